@@ -1,0 +1,39 @@
+"""citeval-irm: trustworthy citation-recommendation evaluation.
+
+>>> import citeval_irm
+>>> result = citeval_irm.evaluate("run.trec", "qrels.txt", "RR R@10 nDCG@10")
+>>> result.aggregate, result.per_query, result.warnings
+"""
+
+from .errors import CitevalError, EvalWarning, InputError
+from .evaluation import evaluate
+from .io import as_qrels, as_run, read_qrels, read_run, write_run
+from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
+from .results import EvalResult
+from .tables import Qrels, Run
+from .ties import TIE_POLICIES, TieReport, rank_run
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GOYAL2026",
+    "MASTERSET2026",
+    "PROTOCOLS",
+    "TIE_POLICIES",
+    "CitevalError",
+    "EvalResult",
+    "EvalWarning",
+    "InputError",
+    "Protocol",
+    "Qrels",
+    "Run",
+    "TieReport",
+    "as_qrels",
+    "as_run",
+    "evaluate",
+    "parse_measures",
+    "rank_run",
+    "read_qrels",
+    "read_run",
+    "write_run",
+]

@@ -1,0 +1,70 @@
+"""Errors and counted warnings.
+
+Bad input raises :class:`InputError`, which names the source, the line (or row) and the
+problem, so a user can open the file at that line. Anything the package ignores or alters
+on purpose is recorded as an :class:`EvalWarning` with a count, never dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class CitevalError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InputError(CitevalError, ValueError):
+    """A run, qrels or argument that cannot be evaluated as given.
+
+    ``source`` is a file path or a description such as ``"<DataFrame>"``; ``line`` is the
+    1-based line number in a file (or row number for in-memory input), when one applies.
+    """
+
+    def __init__(self, source: str | None, problem: str, line: int | None = None):
+        self.source = source
+        self.line = line
+        self.problem = problem
+        where = source or ""
+        if line is not None:
+            where = f"{where}:{line}" if source else f"line {line}"
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+@dataclass(frozen=True)
+class EvalWarning:
+    """Something the evaluation ignored or altered, counted.
+
+    ``code`` is a stable machine-readable name (e.g. ``"run_only_queries"``); ``examples``
+    holds up to a few of the affected ids.
+    """
+
+    code: str
+    message: str
+    count: int
+    examples: tuple[str, ...] = field(default_factory=tuple)
+
+    def __str__(self) -> str:
+        text = f"{self.message} ({self.count})"
+        if self.examples:
+            more = ", ..." if self.count > len(self.examples) else ""
+            text += ": " + ", ".join(self.examples) + more
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "count": self.count,
+            "examples": list(self.examples),
+        }
+
+
+def examples_of(ids, limit: int = 5) -> tuple[str, ...]:
+    """The first ``limit`` ids, as strings, for a warning or error message."""
+    out = []
+    for value in ids:
+        out.append(str(value))
+        if len(out) >= limit:
+            break
+    return tuple(out)

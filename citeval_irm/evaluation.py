@@ -1,0 +1,193 @@
+"""``evaluate``: one run against one qrels, through ir-measures.
+
+The population of queries follows ``trec_eval -c``: every qrels query counts, a qrels query
+absent from the run scores 0, and run-only queries are ignored. Everything this changes or
+ignores is returned as a counted :class:`~citeval_irm.errors.EvalWarning`.
+
+Queries with no relevant document (only label-0 rows, or an empty ``{qid: {}}``) score 0 on
+every measure in trec_eval and ir-measures, and so they do here by default
+(``empty_queries="zero"``), with a warning that counts them; ``empty_queries="skip"`` leaves
+them out of the average instead, as a benchmark that filters such queries would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from .errors import EvalWarning, InputError, examples_of
+from .io import as_qrels, as_run
+from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
+from .results import EvalResult
+from .tables import Qrels, Run
+from .ties import rank_run
+
+EMPTY_QUERY_POLICIES = ("zero", "skip")
+
+
+def resolve_measures(
+    measures: str | Measure | Iterable | None, protocol: str | Protocol | None
+) -> tuple[list[Measure], Protocol | None]:
+    """The measures to compute and the protocol (if any) they come from.
+
+    ``measures`` may itself name a protocol (``evaluate(run, qrels, "goyal2026")``).
+    """
+    if isinstance(measures, str) and measures.strip() in PROTOCOLS and protocol is None:
+        protocol, measures = measures.strip(), None
+    if protocol is not None:
+        protocol = get_protocol(protocol)
+        if measures is None:
+            return list(protocol.measures), protocol
+        return parse_measures(measures), protocol
+    if measures is None:
+        raise InputError(None, "give measures (e.g. 'RR R@10 nDCG@10') or a protocol")
+    return parse_measures(measures), None
+
+
+def align_queries(
+    run: Run, qrels: Qrels, empty_queries: str = "zero"
+) -> tuple[Run, list[str], list[EvalWarning]]:
+    """Restrict ``run`` to the queries that count and list those queries.
+
+    Returns the restricted run, the counted query ids (qrels order) and the warnings.
+    Shared by evaluation and the cross-check, so both average over the same queries.
+    """
+    if empty_queries not in EMPTY_QUERY_POLICIES:
+        raise InputError(
+            None, f"empty_queries must be one of {EMPTY_QUERY_POLICIES}, not {empty_queries!r}"
+        )
+    warnings: list[EvalWarning] = []
+    qrels_ids = qrels.query_ids
+    run_ids = run.query_ids
+    common = qrels_ids.intersection(run_ids)
+    if common.empty:
+        raise InputError(
+            None,
+            f"the run ({run.source}) and the qrels ({qrels.source}) have no query in common: "
+            f"run queries look like {list(examples_of(run_ids, 3))}, "
+            f"qrels queries like {list(examples_of(qrels_ids, 3))}",
+        )
+    run_only = run_ids.difference(qrels_ids, sort=False)
+    if len(run_only):
+        warnings.append(
+            EvalWarning(
+                "run_only_queries",
+                "run queries absent from the qrels: ignored",
+                len(run_only),
+                examples_of(run_only),
+            )
+        )
+        keep = run.frame["query_id"].isin(qrels_ids).to_numpy()
+        run = Run(run.frame[keep].reset_index(drop=True), run.source, list(run.warnings))
+    missing = qrels_ids.difference(run_ids, sort=False)
+    counted = list(qrels_ids)
+    relevant = qrels.relevant_counts()
+    empty = relevant.index[relevant.to_numpy() == 0]
+    if len(empty):
+        skip = empty_queries == "skip"
+        warnings.append(
+            EvalWarning(
+                "queries_without_relevant",
+                "qrels queries with no relevant document: "
+                + ("left out of the average" if skip else "scored 0, as trec_eval does"),
+                len(empty),
+                examples_of(empty),
+            )
+        )
+        if skip:
+            empty_set = set(empty)
+            counted = [q for q in counted if q not in empty_set]
+            missing = missing.difference(empty, sort=False)
+            if not counted:
+                raise InputError(None, f"no query of {qrels.source} has a relevant document")
+    if len(missing):
+        warnings.append(
+            EvalWarning(
+                "missing_queries",
+                "qrels queries with no ranking in the run: scored 0 (trec_eval -c)",
+                len(missing),
+                examples_of(missing),
+            )
+        )
+    return run, counted, warnings
+
+
+def evaluate(
+    run,
+    qrels,
+    measures: str | Measure | Iterable | None = None,
+    *,
+    protocol: str | Protocol | None = None,
+    ties: str = "trec_eval",
+    duplicates: str = "error",
+    empty_queries: str = "zero",
+) -> EvalResult:
+    """Evaluate ``run`` against ``qrels`` with ir-measures (trec_eval semantics).
+
+    ``run``: a TREC run path, DataFrame ``query_id, doc_id, score``, ``{qid: {doc: score}}``
+    or records. ``qrels``: a TREC qrels path, DataFrame ``query_id, doc_id, relevance``,
+    dict, records, or an ir_datasets dataset / id. ``measures``: ir-measures syntax
+    (``"RR R@10 nDCG@10"``, ``MRR`` and ``HR@K`` accepted) or objects; or give
+    ``protocol="goyal2026"`` / ``"masterset2026"``. ``ties``: ``"trec_eval"`` or
+    ``"run_order"`` (see :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or
+    ``"keep_best"``. ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring).
+    """
+    measure_list, protocol_obj = resolve_measures(measures, protocol)
+    qrels_table = as_qrels(qrels)
+    run_table = as_run(run, duplicates=duplicates)
+    warnings = list(run_table.warnings)
+    run_table, counted, population_warnings = align_queries(run_table, qrels_table, empty_queries)
+    ranked, tie_report = rank_run(run_table, ties)
+    tie_warning = tie_report.warning()
+    warnings += population_warnings + ([tie_warning] if tie_warning else [])
+
+    counted_set = set(counted)
+    qrels_dict = {q: d for q, d in qrels_table.to_dict().items() if q in counted_set}
+    per_query = _per_query_values(measure_list, qrels_dict, ranked.to_dict(), counted)
+    aggregate = _aggregate(measure_list, per_query)
+    return EvalResult(
+        measures=measure_list,
+        per_query=per_query,
+        aggregate=aggregate,
+        warnings=warnings,
+        protocol=protocol_obj,
+        ties=tie_report,
+        run_source=run_table.source,
+        qrels_source=qrels_table.source,
+    )
+
+
+def _per_query_values(
+    measures: list[Measure], qrels: dict, run: dict, counted: list[str]
+) -> pd.DataFrame:
+    columns = [str(m) for m in measures]
+    values = pd.DataFrame(np.nan, index=pd.Index(counted, name="query_id"), columns=columns)
+    position = {q: i for i, q in enumerate(counted)}
+    rows, cols, vals = [], [], []
+    column_of = {m: columns.index(str(m)) for m in measures}
+    for metric in ir_measures.iter_calc(measures, qrels, run):
+        row = position.get(metric.query_id)
+        if row is not None:
+            rows.append(row)
+            cols.append(column_of[metric.measure])
+            vals.append(metric.value)
+    array = values.to_numpy(copy=True)
+    array[rows, cols] = vals
+    # A measure a provider does not report for a query it has no ranking for is its default.
+    for measure in measures:
+        column = column_of[measure]
+        array[np.isnan(array[:, column]), column] = measure.DEFAULT
+    return pd.DataFrame(array, index=values.index, columns=columns)
+
+
+def _aggregate(measures: list[Measure], per_query: pd.DataFrame) -> pd.Series:
+    out = {}
+    for measure in measures:
+        aggregator = measure.aggregator()
+        for value in per_query[str(measure)].to_numpy().tolist():
+            aggregator.add(value)
+        out[str(measure)] = aggregator.result()
+    return pd.Series(out, name="value", dtype=float)
