@@ -133,10 +133,7 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
         )
     values = parts.values
     starts = offsets[:-1]
-    columns = {
-        name: values.take(pa.array(starts + layout.index(name)))
-        for name in wanted
-    }
+    columns = {name: values.take(pa.array(starts + layout.index(name))) for name in wanted}
     return columns, line_numbers, int(extra.size)
 
 
@@ -296,8 +293,10 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     frame, line_numbers, extra = _parse_file(
         path, _RUN_LAYOUT, ("query_id", "doc_id", "score"), "score", allow_extra=True
     )
-    locate = (lambda: line_numbers) if line_numbers is not None else _line_locator(
-        path, _RUN_LAYOUT, True
+    locate = (
+        (lambda: line_numbers)
+        if line_numbers is not None
+        else _line_locator(path, _RUN_LAYOUT, True)
     )
     frame, warnings = _check_duplicates(frame, str(path), duplicates, "score", locate)
     if extra:
@@ -325,8 +324,10 @@ def read_qrels(source) -> Qrels:
     frame, line_numbers, _ = _parse_file(
         path, _QRELS_LAYOUT, ("query_id", "doc_id", "relevance"), "relevance", allow_extra=False
     )
-    locate = (lambda: line_numbers) if line_numbers is not None else _line_locator(
-        path, _QRELS_LAYOUT, False
+    locate = (
+        (lambda: line_numbers)
+        if line_numbers is not None
+        else _line_locator(path, _QRELS_LAYOUT, False)
     )
     frame, _ = _check_duplicates(frame, str(path), "error", "judgement", locate)
     return Qrels(frame, str(path))
@@ -365,9 +366,7 @@ def _normalise_frame(frame: pd.DataFrame, source: str, value_column: str) -> pd.
     """Check and convert a user's DataFrame to the canonical columns and dtypes."""
     missing = [c for c in ("query_id", "doc_id", value_column) if c not in frame.columns]
     if missing:
-        raise InputError(
-            source, f"missing column(s) {missing}; found {list(frame.columns)}"
-        )
+        raise InputError(source, f"missing column(s) {missing}; found {list(frame.columns)}")
     if frame.empty:
         raise InputError(source, "is empty: no rows")
     out = pd.DataFrame(
@@ -382,9 +381,7 @@ def _normalise_frame(frame: pd.DataFrame, source: str, value_column: str) -> pd.
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             row = int(bad[0])
-            raise InputError(
-                source, f"score {original[row]!r} is not a finite number", row + 1
-            )
+            raise InputError(source, f"score {original[row]!r} is not a finite number", row + 1)
         out["score"] = values
     else:
         bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
@@ -482,8 +479,16 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     rank = ranked.groupby("query_id", sort=False).cumcount() + 1
     scores = ranked["score"].map(_format_score)
     lines = (
-        ranked["query_id"] + " Q0 " + ranked["doc_id"] + " " + rank.astype(str) + " " + scores
-        + " " + tag + "\n"
+        ranked["query_id"]
+        + " Q0 "
+        + ranked["doc_id"]
+        + " "
+        + rank.astype(str)
+        + " "
+        + scores
+        + " "
+        + tag
+        + "\n"
     )
     path = Path(path)
     text = "".join(lines.tolist())

@@ -67,8 +67,20 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
 
 # trec_eval's own order of measures in its output (its measure table), for the ones we map.
 _TREC_ORDER = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-    "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "P",
+    "recall",
+    "ndcg",
+    "ndcg_cut",
+    "map_cut",
+    "success",
 )
 _INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 
@@ -87,8 +99,13 @@ def trec_eval_name(measure: Measure) -> str | None:
     ``None`` when trec_eval has no such measure (e.g. ``RR@10`` or a non-default ``rel``)."""
     name = measure.NAME
     cutoff = measure.params.get("cutoff")
-    simple = {"RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref", "NumQ": "num_q",
-              "NumRel": "num_rel"}
+    simple = {
+        "RR": "recip_rank",
+        "Rprec": "Rprec",
+        "Bpref": "bpref",
+        "NumQ": "num_q",
+        "NumRel": "num_rel",
+    }
     cut = {"P": "P", "R": "recall", "Success": "success"}
     if not _default_params(measure, {"cutoff"}):
         if name == "NumRet" and measure.params.get("rel") == 1 and cutoff is None:

@@ -55,7 +55,9 @@ class EvalResult:
         try:
             return float(self.aggregate[name])
         except KeyError:
-            raise KeyError(f"{measure!r} was not computed; computed: {list(self.aggregate.index)}")
+            raise KeyError(
+                f"{measure!r} was not computed; computed: {list(self.aggregate.index)}"
+            ) from None
 
     def default_percent(self) -> bool:
         return bool(self.protocol.percent) if self.protocol else False
@@ -101,7 +103,9 @@ class EvalResult:
         return self.format("table")
 
     def _repr_html_(self) -> str:
-        return self.to_frame().to_html(float_format=lambda v: f"{v:.{self.decimals(self.default_percent())}f}")
+        return self.to_frame().to_html(
+            float_format=lambda v: f"{v:.{self.decimals(self.default_percent())}f}"
+        )
 
     def _header(self) -> str:
         protocol = f", protocol {self.protocol.name}" if self.protocol else ""
@@ -115,7 +119,9 @@ class EvalResult:
         lines = [self._header() + (" (percent)" if percent else "")]
         if len(frame) == 1:
             width = max(len(c) for c in frame.columns)
-            lines += [f"  {name:<{width}}  {value:.{decimals}f}" for name, value in frame.iloc[0].items()]
+            lines += [
+                f"  {name:<{width}}  {value:.{decimals}f}" for name, value in frame.iloc[0].items()
+            ]
         else:
             text = frame.to_string(float_format=lambda v: f"{v:.{decimals}f}")
             lines += ["  " + line for line in text.splitlines()]

@@ -42,8 +42,7 @@ class TieReport:
         )
         return EvalWarning(
             "tied_scores",
-            f"queries with tied scores; ties broken by {order}, "
-            f"{self.tied_docs} docs involved",
+            f"queries with tied scores; ties broken by {order}, {self.tied_docs} docs involved",
             self.tied_queries,
             self.examples,
         )
@@ -56,14 +55,14 @@ def _order(frame: pd.DataFrame, policy: str, query_codes: np.ndarray) -> np.ndar
     else:
         # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
         tie_breaker, direction = pa.array(frame["doc_id"]), "descending"
-    table = pa.table(
-        {"query": query_codes, "score": frame["score"].to_numpy(), "tie": tie_breaker}
-    )
+    table = pa.table({"query": query_codes, "score": frame["score"].to_numpy(), "tie": tie_breaker})
     keys = [("query", "ascending"), ("score", "descending"), ("tie", direction)]
     return pc.sort_indices(table, sort_keys=keys).to_numpy()
 
 
-def rank_run(run: Run, ties: str = "trec_eval", *, rewrite_scores: bool = True) -> tuple[Run, TieReport]:
+def rank_run(
+    run: Run, ties: str = "trec_eval", *, rewrite_scores: bool = True
+) -> tuple[Run, TieReport]:
     """Sort ``run`` per query in the order ``ties`` defines and (by default) replace its
     scores by strictly decreasing ones, so any evaluator reproduces exactly that order.
 
