@@ -12,11 +12,7 @@ import pytest
 
 from citeval_irm import InputError, as_qrels, as_run, read_qrels, read_run, write_run
 
-RUN_TEXT = (
-    "q1 Q0 P15-1001 1 2.5 bm25\n"
-    "q1 Q0 N12-1047 2 1.25 bm25\n"
-    "q2 Q0 P15-1001 1 -0.5 bm25\n"
-)
+RUN_TEXT = "q1 Q0 P15-1001 1 2.5 bm25\nq1 Q0 N12-1047 2 1.25 bm25\nq2 Q0 P15-1001 1 -0.5 bm25\n"
 
 
 def frame_rows(table) -> list[tuple]:

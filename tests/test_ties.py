@@ -89,8 +89,13 @@ def test_trec_eval_policy_reproduces_pytrec_eval_on_the_raw_run(run, qrels):
     original scores, query by query."""
     if not set(run) & set(qrels):
         return
-    names = {"recip_rank": RR, "map": AP, "ndcg_cut_3": nDCG @ 3, "recall_2": R @ 2,
-             "success_1": Success @ 1}
+    names = {
+        "recip_rank": RR,
+        "map": AP,
+        "ndcg_cut_3": nDCG @ 3,
+        "recall_2": R @ 2,
+        "success_1": Success @ 1,
+    }
     expected = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
     result = evaluate(run, qrels, list(names.values()))
     for query, values in expected.items():
