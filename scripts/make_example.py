@@ -30,7 +30,10 @@ def paper_ids(rng: np.random.Generator, count: int) -> list[str]:
     return sorted(ids)
 
 
-def main(out: Path = Path(__file__).resolve().parents[1] / "examples") -> None:
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def main(out: Path = EXAMPLES) -> None:
     rng = np.random.default_rng(SEED)
     papers = paper_ids(rng, NUM_PAPERS)
     citing = [p for p in papers if p[1:3] == "15"]
