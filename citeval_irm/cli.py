@@ -8,22 +8,26 @@ error; bad input exits with status 2 and a message naming the file, line and pro
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .errors import CitevalError
+from .crosscheck import crosscheck
+from .errors import CitevalError, InputError
 from .evaluation import EMPTY_QUERY_POLICIES, evaluate
 from .io import DUPLICATE_POLICIES
 from .measures import PROTOCOLS
+from .recipes import RECIPES
 from .results import FORMATS
 from .ties import TIE_POLICIES
 
 EXIT_INPUT_ERROR = 2
+EXIT_STRICT_FAILURE = 3
 
 
-def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every command that evaluates a run."""
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The run, its qrels and the measures: shared by every command that scores a run."""
     parser.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
@@ -33,6 +37,18 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         "-m", "--measures", help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10"'
     )
     which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="a named protocol")
+
+
+def add_recipe_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--recipe",
+        choices=sorted(RECIPES),
+        help="the paper recipe to compare with (default: the protocol's own)",
+    )
+
+
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """How evaluate() treats ties, duplicates and queries without a relevant doc."""
     parser.add_argument(
         "--ties",
         choices=TIE_POLICIES,
@@ -64,8 +80,57 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         empty_queries=args.empty_queries,
     )
     percent = True if args.percent else None
-    sys.stdout.write(result.format(args.format, per_query=args.per_query, percent=percent))
+    if not args.crosscheck:
+        sys.stdout.write(result.format(args.format, per_query=args.per_query, percent=percent))
+        sys.stderr.write(result.warnings_text())
+        return 0
+    if args.format not in ("table", "json"):
+        raise InputError(None, "--crosscheck prints with --format table or json")
+    report = _crosscheck(args)
+    if args.format == "json":
+        evaluation = json.loads(result.format("json", per_query=args.per_query, percent=percent))
+        payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        sys.stdout.write(result.format("table", per_query=args.per_query, percent=percent))
+        sys.stdout.write("\n" + report.format("table", percent=percent))
     sys.stderr.write(result.warnings_text())
+    return 0
+
+
+def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
+    return crosscheck(
+        args.run,
+        args.qrels if args.qrels is not None else args.dataset,
+        args.measures,
+        protocol=args.protocol,
+        recipe=args.recipe,
+        ties=ties,
+    )
+
+
+def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    report = _crosscheck(args, args.ties)
+    percent = True if args.percent else None
+    sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
+    for warning in report.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    if args.strict:
+        failures = report.failures(args.tolerance)
+        for failure in failures:
+            print(f"citeval: strict: {failure}", file=sys.stderr)
+        if failures:
+            return EXIT_STRICT_FAILURE
+    return 0
+
+
+def _cmd_recipes(args: argparse.Namespace) -> int:
+    for recipe in RECIPES.values():
+        quirks = ", ".join(recipe.quirks.active()) or "none"
+        print(f"{recipe.name}: {recipe.reference}")
+        print(f"  {recipe.description}")
+        print(f"  quirks: {quirks}")
+        print(f"  measures: {' '.join(str(m) for m in recipe.measures)}")
     return 0
 
 
@@ -87,11 +152,45 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     ev = commands.add_parser("eval", help="evaluate a run against qrels or a dataset")
+    add_run_options(ev)
     add_evaluation_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--percent", action="store_true", help="print values in percent")
     ev.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    ev.add_argument(
+        "--crosscheck",
+        action="store_true",
+        help="also recompute every measure with the paper's recipe and explain differences",
+    )
+    add_recipe_options(ev)
     ev.set_defaults(handler=_cmd_eval)
+
+    cc = commands.add_parser(
+        "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
+    )
+    add_run_options(cc)
+    add_recipe_options(cc)
+    cc.add_argument(
+        "--ties",
+        choices=TIE_POLICIES,
+        default="run_order",
+        help="order in which the recipe sees tied scores (default: run_order, as a paper's "
+        "script reads its list); the trec_eval side always uses trec_eval's order",
+    )
+    cc.add_argument("--format", choices=("table", "json"), default="table")
+    cc.add_argument("--percent", action="store_true", help="print values in percent")
+    cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
+    cc.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit {EXIT_STRICT_FAILURE} if any difference is unexplained (or, with "
+        "--tolerance, if an aggregate differs by more than it)",
+    )
+    cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
+    cc.set_defaults(handler=_cmd_crosscheck)
+
+    rc = commands.add_parser("recipes", help="list the paper recipes and their quirks")
+    rc.set_defaults(handler=_cmd_recipes)
 
     pr = commands.add_parser("protocols", help="list the named protocols and their measures")
     pr.set_defaults(handler=_cmd_protocols)

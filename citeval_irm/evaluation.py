@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import EvalWarning, InputError, examples_of
-from .io import as_qrels, as_run
+from .io import DUPLICATE_POLICIES, as_qrels, as_run
 from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
 from .results import EvalResult
 from .tables import Qrels, Run
@@ -135,6 +135,10 @@ def evaluate(
     ``"run_order"`` (see :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or
     ``"keep_best"``. ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring).
     """
+    if duplicates not in DUPLICATE_POLICIES:
+        raise InputError(
+            None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {duplicates!r}"
+        )
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
     run_table = as_run(run, duplicates=duplicates)

@@ -27,6 +27,8 @@ from .errors import EvalWarning, InputError, examples_of
 from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
 
 DUPLICATE_POLICIES = ("error", "keep_best")
+# Only for list-based recipes (the cross-check): every copy stays, as a paper's script sees it.
+KEEP_ALL = "keep_all"
 
 _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
@@ -231,13 +233,18 @@ def _check_duplicates(
 
     ``"error"`` raises, naming the line of the first repeat (``locate()`` re-reads a file
     for its line numbers only when needed); ``"keep_best"`` keeps the best-scored copy (the
-    first among equal scores) and returns a counted warning.
+    first among equal scores) and returns a counted warning; ``KEEP_ALL`` keeps every copy.
     """
-    if policy not in DUPLICATE_POLICIES:
+    if policy not in DUPLICATE_POLICIES + (KEEP_ALL,):
         raise InputError(None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {policy!r}")
     rows = _repeated_rows(frame)
     if not rows.size:
         return frame, []
+    repeated = frame.iloc[rows]
+    examples = examples_of(f"{q}/{d}" for q, d in zip(repeated["query_id"], repeated["doc_id"]))
+    if policy == KEEP_ALL:
+        message = "duplicate (query, doc) rows in the run: kept, as a list-based script sees them"
+        return frame, [EvalWarning("duplicate_docs_kept", message, len(rows), examples)]
     if policy == "error":
         row = int(rows[0])
         line_numbers = locate() if locate is not None else None
@@ -258,14 +265,16 @@ def _check_duplicates(
     order = np.lexsort((np.arange(len(frame)), -frame["score"].to_numpy()))
     best = frame.iloc[order].drop_duplicates(subset=["query_id", "doc_id"], keep="first")
     kept = frame.iloc[np.sort(best.index.to_numpy())].reset_index(drop=True)
-    dropped = frame.iloc[rows]
-    warning = EvalWarning(
-        "duplicate_docs_dropped",
-        "duplicate (query, doc) rows in the run: kept the best-scored copy, dropped the others",
-        len(rows),
-        examples_of(f"{q}/{d}" for q, d in zip(dropped["query_id"], dropped["doc_id"])),
+    message = (
+        "duplicate (query, doc) rows in the run: kept the best-scored copy, dropped the others"
     )
-    return kept, [warning]
+    return kept, [EvalWarning("duplicate_docs_dropped", message, len(rows), examples)]
+
+
+def drop_duplicates(run: Run) -> Run:
+    """``run`` with each repeated (query, doc) reduced to its best-scored copy (counted)."""
+    frame, warnings = _check_duplicates(run.frame, run.source, "keep_best", "score")
+    return Run(frame, run.source, list(run.warnings) + warnings)
 
 
 def _line_locator(path: Path, layout: tuple[str, ...], allow_extra: bool):
@@ -510,6 +519,7 @@ __all__ = [
     "RUN_COLUMNS",
     "as_qrels",
     "as_run",
+    "drop_duplicates",
     "read_qrels",
     "read_run",
     "write_run",

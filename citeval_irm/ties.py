@@ -10,7 +10,7 @@ tool afterwards computes the same thing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,7 @@ class TieReport:
     tied_queries: int
     tied_docs: int
     examples: tuple[str, ...] = ()
+    query_ids: frozenset[str] = field(default_factory=frozenset, repr=False)
 
     def warning(self) -> EvalWarning | None:
         if not self.tied_queries:
@@ -84,7 +85,13 @@ def rank_run(
     tied_row[1:] |= tied_pair
     tied_row[:-1] |= tied_pair
     tied_queries = uniques[pd.unique(codes[tied_row])]
-    report = TieReport(ties, len(tied_queries), int(tied_row.sum()), examples_of(tied_queries))
+    report = TieReport(
+        ties,
+        len(tied_queries),
+        int(tied_row.sum()),
+        examples_of(tied_queries),
+        frozenset(str(q) for q in tied_queries),
+    )
     if rewrite_scores:
         starts = np.flatnonzero(np.concatenate(([True], ~same_query)))
         sizes = np.diff(np.append(starts, len(codes)))
