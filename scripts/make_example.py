@@ -51,9 +51,9 @@ def main(out: Path = EXAMPLES) -> None:
                 rank = int(min(rng.geometric(0.15) - 1, DEPTH - 1))
                 ranking.insert(rank, doc)
         ranking = ranking[:DEPTH]
-        scores = np.round(np.sort(rng.uniform(0, 30, size=DEPTH))[::-1], 2)
+        scores = np.round(np.sort(rng.uniform(0, 30, size=DEPTH))[::-1], 1)
         run_lines += [
-            f"{context} Q0 {doc} {rank + 1} {score:.2f} bm25-example\n"
+            f"{context} Q0 {doc} {rank + 1} {score:.1f} bm25-example\n"
             for rank, (doc, score) in enumerate(zip(ranking, scores))
         ]
     out.mkdir(parents=True, exist_ok=True)
