@@ -5,34 +5,45 @@
 >>> result.aggregate, result.per_query, result.warnings
 """
 
+from .crosscheck import CAUSES, CrosscheckReport, crosscheck
 from .errors import CitevalError, EvalWarning, InputError
 from .evaluation import evaluate
 from .io import as_qrels, as_run, read_qrels, read_run, write_run
 from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
+from .recipes import RECIPES, Quirks, Recipe
 from .results import EvalResult
 from .tables import Qrels, Run
+from .tieaware import TieRange, tie_ranges
 from .ties import TIE_POLICIES, TieReport, rank_run
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CAUSES",
     "GOYAL2026",
     "MASTERSET2026",
     "PROTOCOLS",
+    "RECIPES",
     "TIE_POLICIES",
     "CitevalError",
+    "CrosscheckReport",
     "EvalResult",
     "EvalWarning",
     "InputError",
     "Protocol",
     "Qrels",
+    "Quirks",
+    "Recipe",
     "Run",
+    "TieRange",
     "TieReport",
     "as_qrels",
     "as_run",
+    "crosscheck",
     "evaluate",
     "parse_measures",
     "rank_run",
+    "tie_ranges",
     "read_qrels",
     "read_run",
     "write_run",
