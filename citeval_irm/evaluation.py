@@ -150,6 +150,7 @@ def evaluate(
 
     counted_set = set(counted)
     qrels_dict = {q: d for q, d in qrels_table.to_dict().items() if q in counted_set}
+    qrels_dict = _without_negative_labels(qrels_dict, measure_list)
     per_query = _per_query_values(measure_list, qrels_dict, ranked.to_dict(), counted)
     aggregate = _aggregate(measure_list, per_query)
     return EvalResult(
@@ -162,6 +163,23 @@ def evaluate(
         run_source=run_table.source,
         qrels_source=qrels_table.source,
     )
+
+
+# Measures for which a negative label means exactly what label 0 means (not relevant, gain 0).
+_SIGN_BLIND = {"RR", "R", "P", "Success", "nDCG", "AP", "Rprec", "NumRet", "NumRel", "NumQ"}
+
+
+def _without_negative_labels(qrels: dict, measures: list[Measure]) -> dict:
+    """Negative labels as 0 when no measure can tell them apart.
+
+    pytrec_eval 0.5 can hang for ever in ``ndcg`` on a query whose only labels are negative
+    when an earlier evaluator ran in the same process; for the measures in ``_SIGN_BLIND``
+    label -1 and label 0 give identical values, so mapping one to the other is exact.
+    """
+    blind = all(m.NAME in _SIGN_BLIND and "gains" not in m.params for m in measures)
+    if not blind or not any(v < 0 for docs in qrels.values() for v in docs.values()):
+        return qrels
+    return {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels.items()}
 
 
 def _per_query_values(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -163,3 +164,28 @@ def test_dataframe_and_file_inputs_give_same_result(write):
     )
     from_frame = evaluate(frame, QRELS, "RR nDCG@3")
     pd.testing.assert_frame_equal(from_files.per_query, from_frame.per_query)
+
+
+def test_negative_labels_do_not_hang_pytrec_eval():
+    """pytrec_eval's ndcg hangs on a query with only negative labels after an earlier
+    evaluator ran in the same process; evaluate() must finish (checked in a child process
+    with a time limit, so a regression fails instead of hanging the suite)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import citeval_irm as ci\n"
+        "ranking = ['d6', 'd3', 'd2', 'd1', 'd0', 'd4', 'd5']\n"
+        "run = {'q': {d: float(7 - i) for i, d in enumerate(ranking)}}\n"
+        "qrels = {'q': {'d1': 2, 'd2': 3, 'd3': 2, 'd5': 2, 'd6': 1, 'u': 1}}\n"
+        "ci.evaluate(run, qrels, 'nDCG R@3')\n"
+        "r = ci.evaluate({'q': {'d2': 3.0, 'd1': 2.0}}, {'q': {'d2': -1}}, 'nDCG R@3')\n"
+        "print(r.aggregate.tolist())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0.0, 0.0]"
+    mixed = evaluate({"q": {"a": 2.0, "b": 1.0}}, {"q": {"a": -1, "b": 2}}, "nDCG@2 AP RR")
+    assert mixed.aggregate.tolist() == pytest.approx([1 / math.log2(3), 0.5, 0.5])
