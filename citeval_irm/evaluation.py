@@ -186,23 +186,25 @@ def _per_query_values(
     measures: list[Measure], qrels: dict, run: dict, counted: list[str]
 ) -> pd.DataFrame:
     columns = [str(m) for m in measures]
-    values = pd.DataFrame(np.nan, index=pd.Index(counted, name="query_id"), columns=columns)
     position = {q: i for i, q in enumerate(counted)}
+    # Providers hand back the measure objects they were given: look them up by identity
+    # (hashing a measure formats its repr, which costs seconds over a million metrics).
+    by_identity = {id(m): i for i, m in enumerate(measures)}
+    by_name = {name: i for i, name in enumerate(columns)}
     rows, cols, vals = [], [], []
-    column_of = {m: columns.index(str(m)) for m in measures}
     for metric in ir_measures.iter_calc(measures, qrels, run):
         row = position.get(metric.query_id)
         if row is not None:
+            column = by_identity.get(id(metric.measure))
             rows.append(row)
-            cols.append(column_of[metric.measure])
+            cols.append(column if column is not None else by_name[str(metric.measure)])
             vals.append(metric.value)
-    array = values.to_numpy(copy=True)
+    array = np.full((len(counted), len(measures)), np.nan)
     array[rows, cols] = vals
     # A measure a provider does not report for a query it has no ranking for is its default.
-    for measure in measures:
-        column = column_of[measure]
+    for column, measure in enumerate(measures):
         array[np.isnan(array[:, column]), column] = measure.DEFAULT
-    return pd.DataFrame(array, index=values.index, columns=columns)
+    return pd.DataFrame(array, index=pd.Index(counted, name="query_id"), columns=columns)
 
 
 def _aggregate(measures: list[Measure], per_query: pd.DataFrame) -> pd.Series:
