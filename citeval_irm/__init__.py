@@ -6,6 +6,7 @@
 """
 
 from .errors import CitevalError, EvalWarning, InputError
+from . import datasets  # registers the citeval/... datasets with ir_datasets
 from .evaluation import evaluate
 from .io import as_qrels, as_run, read_qrels, read_run, write_run
 from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
