@@ -5,8 +5,8 @@
 >>> result.aggregate, result.per_query, result.warnings
 """
 
+from . import datasets  # noqa: F401 (registers the citeval/... datasets with ir_datasets)
 from .errors import CitevalError, EvalWarning, InputError
-from . import datasets  # registers the citeval/... datasets with ir_datasets
 from .evaluation import evaluate
 from .io import as_qrels, as_run, read_qrels, read_run, write_run
 from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures

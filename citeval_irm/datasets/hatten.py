@@ -236,9 +236,7 @@ def iter_split(path: Path) -> Iterator[SplitEntry]:
         where = f"record {record}"
         context_id = _required(value, ("context_id",), path, where)
         positives = value.get("positive_ids")
-        if not isinstance(positives, list) or not all(
-            isinstance(p, str) and p for p in positives
-        ):
+        if not isinstance(positives, list) or not all(isinstance(p, str) and p for p in positives):
             raise InputError(
                 str(path),
                 f"{where} (context {context_id!r}): 'positive_ids' must be a list of paper ids",
