@@ -1,7 +1,9 @@
 """Record types of the citation datasets (ir_datasets namedtuples).
 
-No ``from __future__ import annotations`` here: ir_datasets' TSV exporter reads the field
-types from ``__annotations__`` and needs real types, not strings.
+No ``from __future__ import annotations`` here: ir_datasets' exporters read the field types
+from ``__annotations__`` and skip any field whose type is not exactly ``str``, ``int`` or
+``float``. That is also why ``year`` is annotated ``int`` although it is ``None`` when a
+dataset cannot tell it (``int | None`` would drop it from ``ir_datasets export``).
 """
 
 from typing import NamedTuple
@@ -16,7 +18,7 @@ class CitationDoc(NamedTuple):
     doc_id: str
     title: str
     abstract: str
-    year: int | None
+    year: int  # or None: see the module docstring
 
     def default_text(self) -> str:
         """title and abstract"""
@@ -36,7 +38,7 @@ class CitationQuery(NamedTuple):
     left_context: str
     right_context: str
     citing_id: str
-    year: int | None
+    year: int  # or None: see the module docstring
 
     def default_text(self) -> str:
         """the masked context"""
