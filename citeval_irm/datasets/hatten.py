@@ -158,10 +158,13 @@ def corpus_file(corpus: HattenCorpus, name: str, *, fetch: bool = True) -> Path 
 # --------------------------------------------------------------------------- record parsing
 
 
-def _text(value: dict, key: str, source: Path, where: str, notes: Notes, note: str) -> str:
+def _text(
+    value: dict, key: str, source: Path, where: str, notes: Notes, note: str, paper_id: str
+) -> str:
+    """A text field; a missing or null one reads as "" and is counted under ``note``."""
     text = value.get(key)
     if text is None:
-        notes.add(note, where)
+        notes.add(note, paper_id)
         return ""
     if not isinstance(text, str):
         raise InputError(str(source), f"{where}: {key!r} must be a string, got {kind(text)}")
@@ -177,8 +180,8 @@ def parse_paper(
         raise InputError(
             str(source), f"{where}: expected an object with title and abstract, got {kind(value)}"
         )
-    title = _text(value, "title", source, where, notes, "paper_no_title")
-    abstract = _text(value, "abstract", source, where, notes, "paper_no_abstract")
+    title = _text(value, "title", source, where, notes, "paper_no_title", key)
+    abstract = _text(value, "abstract", source, where, notes, "paper_no_abstract", key)
     year = paper_year(key, scheme)
     if year is None and scheme != "none":
         notes.add("paper_no_year", key)
