@@ -121,6 +121,15 @@ def test_unknown_split_ids(folder, ir_home: Path) -> None:  # noqa: F811
     assert not (ir_home / "citeval" / NAME).exists()  # nothing installed on failure
 
 
+def test_repeated_key(folder) -> None:
+    path, written = folder
+    text = json.dumps(written["papers"])
+    (path / "papers.json").write_text(text[:-1] + ', "N04-1019": {"title": "t"}}', "utf-8")
+    count = len(written["papers"]) + 1
+    with pytest.raises(InputError, match=rf"record {count}: the key 'N04-1019' occurs twice"):
+        import_dataset(NAME, path)
+
+
 def test_tolerated_oddities_are_counted(folder) -> None:
     path, written = folder
     contexts = written["contexts"]

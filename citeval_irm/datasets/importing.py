@@ -85,6 +85,18 @@ def _check_files(corpus: HattenCorpus, folder: Path) -> None:
         )
 
 
+def _unique_ids(path: Path, parse, scheme: str, notes: Notes) -> set[str]:
+    """The ids of a ``{id: record}`` file, each record checked with ``parse``. A repeated
+    key is an error: JSON readers keep one of the two records, silently."""
+    ids: set[str] = set()
+    for record, (key, value) in enumerate(iter_object(path), start=1):
+        parse(key, value, path, scheme, notes, record=record)
+        if key in ids:
+            raise InputError(str(path), f"record {record}: the key {key!r} occurs twice")
+        ids.add(key)
+    return ids
+
+
 def _check_splits(
     folder: Path, paper_ids: set[str], context_ids: set[str], notes: Notes
 ) -> dict[str, int]:
@@ -120,14 +132,8 @@ def validate_folder(
     folder = Path(folder).expanduser()
     _check_files(corpus, folder)
     notes = Notes({**NOTE_MESSAGES, **SPLIT_NOTES})
-    paper_ids = {
-        parse_paper(key, value, folder / PAPERS, corpus.id_scheme, notes, record=n).doc_id
-        for n, (key, value) in enumerate(iter_object(folder / PAPERS), start=1)
-    }
-    context_ids = {
-        parse_context(key, value, folder / CONTEXTS, corpus.id_scheme, notes, record=n).context_id
-        for n, (key, value) in enumerate(iter_object(folder / CONTEXTS), start=1)
-    }
+    paper_ids = _unique_ids(folder / PAPERS, parse_paper, corpus.id_scheme, notes)
+    context_ids = _unique_ids(folder / CONTEXTS, parse_context, corpus.id_scheme, notes)
     counts = {"papers": len(paper_ids), "contexts": len(context_ids)}
     counts.update(_check_splits(folder, paper_ids, context_ids, notes))
     report = ImportReport(corpus, folder, counts)
