@@ -223,6 +223,13 @@ def parse_context(
     return CitationContext(key, citing, cited, text)
 
 
+def parse_object_file(source: Path, parse: Callable[..., Any], scheme: str, notes: Notes):
+    """The records of a ``{id: record}`` file, streamed, each checked by ``parse``
+    (:func:`parse_paper` or :func:`parse_context`)."""
+    for record, (key, value) in enumerate(iter_object(source), start=1):
+        yield parse(key, value, source, scheme, notes, record=record)
+
+
 class SplitEntry(NamedTuple):
     """One entry of a split file; ``record`` is its 1-based position."""
 
@@ -274,8 +281,7 @@ class JsonObjectRecords:
         """Stream and check the records of ``source``; tolerated oddities go to ``notes``
         (or, without it, are logged as warnings once the file has been read)."""
         own_notes = notes if notes is not None else Notes(NOTE_MESSAGES)
-        for record, (key, value) in enumerate(iter_object(source), start=1):
-            yield self._parse(key, value, source, self.corpus.id_scheme, own_notes, record=record)
+        yield from parse_object_file(source, self._parse, self.corpus.id_scheme, own_notes)
         if notes is None:
             for warning in own_notes.warnings():
                 _logger.warn(f"{self.corpus.dataset_id}: {warning}")

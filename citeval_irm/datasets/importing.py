@@ -30,9 +30,10 @@ from .hatten import (
     get_corpus,
     iter_split,
     parse_context,
+    parse_object_file,
     parse_paper,
 )
-from .jsonstream import Notes, iter_object
+from .jsonstream import Notes
 
 SPLIT_NOTES = {
     "split_not_one_positive": "split entries whose positive_ids does not hold exactly one id",
@@ -89,8 +90,8 @@ def _unique_ids(path: Path, parse, scheme: str, notes: Notes) -> set[str]:
     """The ids of a ``{id: record}`` file, each record checked with ``parse``. A repeated
     key is an error: JSON readers keep one of the two records, silently."""
     ids: set[str] = set()
-    for record, (key, value) in enumerate(iter_object(path), start=1):
-        parse(key, value, path, scheme, notes, record=record)
+    for record, parsed in enumerate(parse_object_file(path, parse, scheme, notes), start=1):
+        key = parsed[0]
         if key in ids:
             raise InputError(str(path), f"record {record}: the key {key!r} occurs twice")
         ids.add(key)
