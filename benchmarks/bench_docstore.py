@@ -40,9 +40,9 @@ def _peak_mb() -> float:
 
 
 def _paper_id(n: int) -> str:
-    """arXiv-style ids spread over 2007-2021 (year and month parse from them)."""
-    year, month = 7 + n % 15, 1 + (n // 15) % 12
-    return f"{year:02d}{month:02d}.{n:05d}" if n < 100_000 else f"{year:02d}{month:02d}.{n}"
+    """Distinct new-style arXiv ids ``YYMM.NNNNN`` spread over 2007-2021 (180 months)."""
+    month_index, number = n % 180, n // 180
+    return f"{7 + month_index // 12:02d}{1 + month_index % 12:02d}.{number:05d}"
 
 
 def generate(folder: Path, papers: int, contexts: int, seed: int = 0) -> None:
