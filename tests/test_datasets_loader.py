@@ -292,3 +292,18 @@ def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, mon
     assert not folder.exists() or not any(
         p.name.startswith(".papers") or p.name == "papers.json" for p in folder.iterdir()
     )
+
+
+def test_tolerated_oddities_are_logged(acl_folder, capfd) -> None:
+    folder, written = acl_folder
+    contexts = written["contexts"]
+    odd = written["splits"]["train"][0]["context_id"]
+    contexts[odd]["masked_text"] = "no marker in this synthetic context"
+    _rewrite(folder / "contexts.json", json.dumps(contexts))
+    query = next(iter(ir_datasets.load(f"{ACL}/train").queries_iter()))
+    assert (query.left_context, query.right_context) == (query.text, "")
+    err = capfd.readouterr().err
+    assert (
+        "contexts without TARGETCIT (left_context is the whole text, right_context empty)"
+        f" (1): {odd}" in err
+    )
