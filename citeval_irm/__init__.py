@@ -5,6 +5,7 @@
 >>> result.aggregate, result.per_query, result.warnings
 """
 
+from . import datasets  # noqa: F401 (registers the citeval/... datasets with ir_datasets)
 from .crosscheck import CAUSES, CrosscheckReport, crosscheck
 from .errors import CitevalError, EvalWarning, InputError
 from .evaluation import evaluate

@@ -143,6 +143,25 @@ def _cmd_protocols(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from .datasets import import_dataset
+
+    report = import_dataset(
+        args.name,
+        args.folder,
+        symlink=args.symlink,
+        allow_count_mismatch=args.allow_count_mismatch,
+    )
+    sys.stdout.write(report.text())
+    return 0
+
+
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from .datasets import ir_datasets_cli
+
+    return ir_datasets_cli(args.args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citeval",
@@ -194,6 +213,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = commands.add_parser("protocols", help="list the named protocols and their measures")
     pr.set_defaults(handler=_cmd_protocols)
+
+    im = commands.add_parser(
+        "import",
+        help="check a downloaded dataset folder and install it into the ir_datasets home",
+    )
+    im.add_argument("name", help="acl-200, fulltextpeerread, refseer or arxiv")
+    im.add_argument("folder", help="folder holding contexts.json, papers.json, train/val/test.json")
+    im.add_argument("--symlink", action="store_true", help="link the files instead of copying")
+    im.add_argument(
+        "--allow-count-mismatch",
+        action="store_true",
+        help="install even if the counts differ from the published ones (reported)",
+    )
+    im.set_defaults(handler=_cmd_import)
+
+    ds = commands.add_parser(
+        "datasets",
+        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets",
+        description="Runs `ir_datasets ARGS` with the citeval/... datasets registered, e.g. "
+        "`citeval datasets export citeval/acl-200/test qrels`.",
+    )
+    ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
+    ds.set_defaults(handler=_cmd_datasets)
     return parser
 
 

@@ -1,0 +1,198 @@
+"""Which candidates a system may rank for each query, as data.
+
+The 2026 protocol forbids recommending a paper published after the query's citing paper, and
+HAtten never lets the citing paper recommend itself. Whether a paper of the *same* year is
+allowed is a choice papers make differently (343 of ACL-200's 9,585 test contexts cite one),
+so it is an explicit, required argument here.
+
+Per query this gives a year bound and a predicate, the admissible doc ids, and a vectorised
+mask over (query, doc) pairs for checking or filtering a whole run. Only doc ids and years are
+kept (numpy arrays, about 30 MB for arXiv's 1.66 million papers), never the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import EvalWarning, InputError, examples_of
+
+UNKNOWN_YEAR_POLICIES = ("admit", "exclude")
+_NO_YEAR = -1
+
+
+class AdmissibleCandidates:
+    """The admissible candidates of every query of a dataset.
+
+    A doc is admissible for a query when it is not the query's citing paper and, if the
+    query has a year, the doc's year is earlier (or, with ``same_year=True``, no later).
+    Docs without a year follow ``unknown_year`` (``"admit"`` or ``"exclude"``); a query
+    without a year has no temporal bound. Both cases are counted in :attr:`warnings`.
+    """
+
+    def __init__(
+        self,
+        docs: Iterable[tuple[str, int | None]],
+        queries: Iterable[tuple[str, str, int | None]],
+        *,
+        same_year: bool,
+        unknown_year: str = "admit",
+        source: str = "<dataset>",
+    ):
+        if not isinstance(same_year, bool):
+            raise InputError(None, "same_year must be True or False (an explicit choice)")
+        if unknown_year not in UNKNOWN_YEAR_POLICIES:
+            raise InputError(
+                None, f"unknown_year must be one of {UNKNOWN_YEAR_POLICIES}, not {unknown_year!r}"
+            )
+        self.same_year = same_year
+        self.unknown_year = unknown_year
+        self.source = source
+        doc_ids, doc_years = [], []
+        for doc_id, year in docs:
+            doc_ids.append(doc_id)
+            doc_years.append(_NO_YEAR if year is None else year)
+        ids = np.array([d.encode("utf-8") for d in doc_ids], dtype=bytes)
+        order = np.argsort(ids, kind="stable")
+        self._ids = ids[order]  # sorted, for searchsorted look-ups
+        self._years = np.asarray(doc_years, dtype=np.int32)[order]
+        if len(self._ids) > 1 and (self._ids[1:] == self._ids[:-1]).any():
+            repeated = self._ids[1:][self._ids[1:] == self._ids[:-1]]
+            raise InputError(source, f"doc id {repeated[0].decode()!r} occurs more than once")
+        self.queries = pd.DataFrame(list(queries), columns=["query_id", "citing_id", "year"])
+        if self.queries["query_id"].duplicated().any():
+            repeated = self.queries["query_id"][self.queries["query_id"].duplicated()].iloc[0]
+            raise InputError(source, f"query id {repeated!r} occurs more than once")
+        years = pd.array(self.queries["year"], dtype="Int32")
+        self.queries["year"] = years
+        self.queries["max_year"] = years if same_year else years - 1
+        self.queries = self.queries.set_index("query_id", drop=False)
+        self.warnings = self._count_unknown_years(doc_ids, doc_years)
+
+    def _count_unknown_years(self, doc_ids: list[str], doc_years: list[int]) -> list:
+        warnings = []
+        undated_docs = [d for d, y in zip(doc_ids, doc_years) if y == _NO_YEAR]
+        if undated_docs:
+            warnings.append(
+                EvalWarning(
+                    "docs_without_year",
+                    "docs without a year ("
+                    + ("admitted" if self.unknown_year == "admit" else "excluded")
+                    + " for every query)",
+                    len(undated_docs),
+                    examples_of(undated_docs),
+                )
+            )
+        undated = self.queries["query_id"][self.queries["year"].isna()]
+        if len(undated):
+            warnings.append(
+                EvalWarning(
+                    "queries_without_year",
+                    "queries without a year (no temporal bound; only the citing paper excluded)",
+                    len(undated),
+                    examples_of(undated),
+                )
+            )
+        return warnings
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    @property
+    def doc_count(self) -> int:
+        return len(self._ids)
+
+    def _query(self, query_id: str) -> pd.Series:
+        try:
+            return self.queries.loc[query_id]
+        except KeyError:
+            raise InputError(self.source, f"unknown query {query_id!r}") from None
+
+    def max_year(self, query_id: str) -> int | None:
+        """The latest admissible publication year for ``query_id`` (``None``: no bound)."""
+        bound = self._query(query_id)["max_year"]
+        return None if pd.isna(bound) else int(bound)
+
+    def _year_ok(self, years: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+        """Element-wise: doc years admissible under year bounds (-1 bound: none)."""
+        unknown = years == _NO_YEAR
+        ok = (bounds == _NO_YEAR) | (~unknown & (years <= bounds))
+        if self.unknown_year == "admit":
+            ok |= unknown
+        return ok
+
+    def doc_ids(self, query_id: str) -> list[str]:
+        """Every admissible doc id for ``query_id``, in doc id order."""
+        query = self._query(query_id)
+        bound = _NO_YEAR if pd.isna(query["max_year"]) else int(query["max_year"])
+        ok = self._year_ok(self._years, np.full(len(self._years), bound, dtype=np.int32))
+        ok &= self._ids != query["citing_id"].encode("utf-8")
+        return [d.decode("utf-8") for d in self._ids[ok]]
+
+    def is_admissible(self, query_id: str, doc_id: str) -> bool:
+        """Whether ``doc_id`` may be ranked for ``query_id`` (unknown docs may not)."""
+        return bool(self.mask([query_id], [doc_id])[0])
+
+    def mask(self, query_ids: Sequence[str], doc_ids: Sequence[str]) -> np.ndarray:
+        """Element-wise admissibility of (query, doc) pairs, e.g. a run's two columns.
+
+        A doc id not in the corpus is not admissible; an unknown query id is an error.
+        """
+        query_ids = pd.Index(query_ids, dtype=object)
+        rows = self.queries.index.get_indexer(query_ids)
+        if (rows < 0).any():
+            missing = query_ids[rows < 0]
+            raise InputError(
+                self.source,
+                f"{len(missing)} query id(s) not in the dataset, e.g. {missing[0]!r}",
+            )
+        wanted = np.array([d.encode("utf-8") for d in doc_ids], dtype=bytes)
+        if not len(self._ids):
+            return np.zeros(len(wanted), dtype=bool)
+        where = np.searchsorted(self._ids, wanted)
+        where[where >= len(self._ids)] = 0
+        known = self._ids[where] == wanted
+        bounds = self.queries["max_year"].to_numpy(dtype=np.int32, na_value=_NO_YEAR)[rows]
+        ok = known & self._year_ok(self._years[where], bounds)
+        citing = self.queries["citing_id"].to_numpy()[rows].astype(str)
+        return ok & (citing != np.asarray(doc_ids, dtype=str))
+
+
+def admissible_candidates(
+    dataset, *, same_year: bool, unknown_year: str = "admit"
+) -> AdmissibleCandidates:
+    """The admissible candidates of every query of an ir_datasets dataset (or its id).
+
+    The dataset's docs need ``doc_id`` and ``year``, its queries ``query_id``,
+    ``citing_id`` and ``year`` (the citeval datasets have them). ``same_year`` is
+    required: ``True`` admits papers of the query paper's own year, ``False`` only earlier
+    ones. Docs are read once, streamed (from the docstore once it is built).
+    """
+    import ir_datasets
+
+    name = dataset if isinstance(dataset, str) else _dataset_name(dataset)
+    if isinstance(dataset, str):
+        dataset = ir_datasets.load(dataset)
+    if not (dataset.has_docs() and dataset.has_queries()):
+        raise InputError(name, "needs a dataset with docs and queries (e.g. citeval/acl-200/test)")
+    for kind, cls, fields in (
+        ("docs", dataset.docs_cls(), ("doc_id", "year")),
+        ("queries", dataset.queries_cls(), ("query_id", "citing_id", "year")),
+    ):
+        missing = [f for f in fields if f not in cls._fields]
+        if missing:
+            raise InputError(name, f"its {kind} have no {', '.join(missing)} field")
+    return AdmissibleCandidates(
+        ((doc.doc_id, doc.year) for doc in dataset.docs_iter()),
+        ((q.query_id, q.citing_id, q.year) for q in dataset.queries_iter()),
+        same_year=same_year,
+        unknown_year=unknown_year,
+        source=name,
+    )
+
+
+def _dataset_name(dataset) -> str:
+    dataset_id = getattr(dataset, "dataset_id", None)
+    return dataset_id() if callable(dataset_id) else "<dataset>"

@@ -1,0 +1,123 @@
+"""Admissible candidates: temporal bound, the explicit same-year choice, no self-citation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from datasets_fixtures import citing_id_of, ir_home, load_real_split, write_hatten_folder  # noqa: F401
+
+from citeval_irm.datasets import AdmissibleCandidates, admissible_candidates, paper_year
+from citeval_irm.errors import InputError
+
+
+def _real_split_candidates(split: str, *, same_year: bool):
+    """Docs: every positive and citing paper of the real split (years from ACL ids);
+    queries: the split's contexts. Returns the candidates and the (query, positive) pairs."""
+    entries = load_real_split(split)
+    pairs = [(e["context_id"], e["positive_ids"][0]) for e in entries]
+    citing = {qid: citing_id_of(qid, pos) for qid, pos in pairs}
+    papers = sorted({p for _, p in pairs} | set(citing.values()))
+    candidates = AdmissibleCandidates(
+        ((p, paper_year(p, "acl")) for p in papers),
+        ((qid, citing[qid], paper_year(citing[qid], "acl")) for qid, _ in pairs),
+        same_year=same_year,
+    )
+    return candidates, pairs
+
+
+@pytest.mark.parametrize(
+    ("split", "same_year", "inadmissible"),
+    [
+        ("test", True, 0),
+        ("test", False, 343),  # the same-year citations
+        ("val", True, 7),  # self-citations: never admissible
+        ("train", True, 12),  # 8 self-citations and 4 citations of a later paper
+    ],
+)
+def test_positives_of_the_real_splits(split: str, same_year: bool, inadmissible: int) -> None:
+    candidates, pairs = _real_split_candidates(split, same_year=same_year)
+    mask = candidates.mask([q for q, _ in pairs], [d for _, d in pairs])
+    assert mask.dtype == bool and len(mask) == len(pairs)
+    assert int((~mask).sum()) == inadmissible
+    assert candidates.warnings == []
+
+
+@pytest.fixture
+def fixture_candidates(tmp_path: Path, ir_home: Path, monkeypatch):  # noqa: F811
+    folder = tmp_path / "acl"
+    written = write_hatten_folder(folder, per_split=10)
+    monkeypatch.setenv("CITEVAL_ACL_200_DIR", str(folder))
+    return written
+
+
+def test_from_a_registered_dataset(fixture_candidates) -> None:
+    papers = fixture_candidates["papers"]
+    strict = admissible_candidates("citeval/acl-200/test", same_year=False)
+    lenient = admissible_candidates("citeval/acl-200/test", same_year=True)
+    query = fixture_candidates["splits"]["test"][0]["context_id"]  # P15-2138_N04-1019_0
+    assert strict.max_year(query) == 2014 and lenient.max_year(query) == 2015
+    years = {p: paper_year(p, "acl") for p in papers}
+    assert strict.doc_ids(query) == sorted(p for p in papers if years[p] <= 2014)
+    assert lenient.doc_ids(query) == sorted(p for p in papers if p != "P15-2138")
+    assert "P15-2138" in papers  # the citing paper is a doc, never its own candidate
+    assert not lenient.is_admissible(query, "P15-2138")
+    assert lenient.is_admissible(query, "N04-1019") and lenient.is_admissible(query, "X98-9001")
+    assert not lenient.is_admissible(query, "not-a-doc")
+    val = admissible_candidates("citeval/acl-200/val", same_year=True)
+    val_query = fixture_candidates["splits"]["val"][0]["context_id"]
+    assert all(years[d] <= 2014 for d in val.doc_ids(val_query))
+    assert len(val) == 10 and val.doc_count == len(papers)
+
+
+def test_mask_matches_the_predicate(fixture_candidates) -> None:
+    candidates = admissible_candidates("citeval/acl-200/train", same_year=False)
+    queries = list(candidates.queries["query_id"])
+    docs = list(fixture_candidates["papers"]) + ["unknown-doc"]
+    pairs = [(q, d) for q in queries for d in docs]
+    mask = candidates.mask([q for q, _ in pairs], [d for _, d in pairs])
+    assert mask.tolist() == [d in set(candidates.doc_ids(q)) for q, d in pairs]
+    assert mask.any() and not mask.all()
+
+
+def test_same_year_is_an_explicit_choice(fixture_candidates) -> None:
+    with pytest.raises(TypeError):
+        admissible_candidates("citeval/acl-200/test")  # type: ignore[call-arg]
+    with pytest.raises(InputError, match="same_year must be True or False"):
+        AdmissibleCandidates([], [], same_year=None)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="unknown_year must be one of"):
+        AdmissibleCandidates([], [], same_year=True, unknown_year="maybe")
+    with pytest.raises(InputError, match="needs a dataset with docs and queries"):
+        admissible_candidates("citeval/acl-200", same_year=True)
+
+
+def test_unknown_years_follow_the_policy() -> None:
+    docs = [("a", None), ("b", 2001), ("c", 2010), ("q", None)]
+    queries = [("q1", "q", 2005), ("q2", "q", None)]
+    admit = AdmissibleCandidates(docs, queries, same_year=True, unknown_year="admit")
+    exclude = AdmissibleCandidates(docs, queries, same_year=True, unknown_year="exclude")
+    assert admit.doc_ids("q1") == ["a", "b"]
+    assert exclude.doc_ids("q1") == ["b"]
+    assert admit.doc_ids("q2") == exclude.doc_ids("q2") == ["a", "b", "c"]  # no bound
+    assert admit.max_year("q2") is None
+    warnings = {w.code: w for w in admit.warnings}
+    assert warnings["docs_without_year"].count == 2
+    assert "admitted" in warnings["docs_without_year"].message
+    assert warnings["queries_without_year"].examples == ("q2",)
+    assert exclude.mask(["q1", "q1", "q2"], ["a", "q", "c"]).tolist() == [False, False, True]
+
+
+def test_bad_inputs_are_named() -> None:
+    with pytest.raises(InputError, match="doc id 'a' occurs more than once"):
+        AdmissibleCandidates([("a", 1), ("a", 2)], [], same_year=True)
+    with pytest.raises(InputError, match="query id 'q' occurs more than once"):
+        AdmissibleCandidates([], [("q", "c", 1), ("q", "c", 1)], same_year=True)
+    candidates = AdmissibleCandidates([("a", 1)], [("q", "c", 1)], same_year=True)
+    with pytest.raises(InputError, match="unknown query 'x'"):
+        candidates.doc_ids("x")
+    with pytest.raises(InputError, match="1 query id"):
+        candidates.mask(["x"], ["a"])
+    empty = AdmissibleCandidates([], [("q", "c", 1)], same_year=True)
+    assert empty.mask(["q"], ["a"]).tolist() == [False]
+    assert isinstance(empty.mask(["q"], ["a"]), np.ndarray)

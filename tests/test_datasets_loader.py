@@ -1,0 +1,309 @@
+"""The full ir_datasets loader on a HAtten-layout fixture built from real ACL-200 context ids.
+
+The split entries are the real ones (first 20 of each split); contexts.json and papers.json
+hold synthetic text for exactly those ids (see ``write_hatten_folder``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ir_datasets
+import pytest
+from datasets_fixtures import (  # noqa: F401 (fixtures)
+    SPLITS,
+    http_files,
+    ir_home,
+    shared_data,
+    write_hatten_folder,
+)
+
+import citeval_irm
+from citeval_irm.cli import main
+from citeval_irm.datasets import (
+    CORPORA,
+    DATASET_IDS,
+    CitationDoc,
+    CitationQuery,
+    DataNotFoundError,
+)
+from citeval_irm.downloads import Checksum, ChecksumError, file_checksum
+from citeval_irm.errors import InputError
+
+ACL = "citeval/acl-200"
+
+
+@pytest.fixture
+def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+    """The fixture corpus, read through CITEVAL_ACL_200_DIR."""
+    folder = tmp_path / "acl-200"
+    written = write_hatten_folder(folder)
+    monkeypatch.setenv("CITEVAL_ACL_200_DIR", str(folder))
+    return folder, written
+
+
+def test_all_ids_registered() -> None:
+    expected = {
+        f"citeval/{name}{suffix}"
+        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv")
+        for suffix in ("", "/train", "/val", "/test")
+    }
+    assert set(DATASET_IDS) == expected
+    assert expected <= set(ir_datasets.registry)
+    corpus = ir_datasets.load("citeval/arxiv")
+    assert corpus.has_docs() and not corpus.has_queries() and not corpus.has_qrels()
+    split = ir_datasets.load("citeval/arxiv/test")
+    assert split.has_docs() and split.has_queries() and split.has_qrels()
+
+
+def test_docs_iter_and_docstore(acl_folder, ir_home: Path) -> None:  # noqa: F811
+    _, written = acl_folder
+    dataset = ir_datasets.load(ACL)
+    docs = list(dataset.docs_iter())
+    assert [d.doc_id for d in docs] == list(written["papers"])
+    assert docs[0] == CitationDoc(
+        docs[0].doc_id,
+        f"Synthetic title {docs[0].doc_id}",
+        f"Synthetic abstract of {docs[0].doc_id}.",
+        docs[0].year,
+    )
+    by_id = {d.doc_id: d for d in docs}
+    assert by_id["N04-1019"].year == 2004 and by_id["X98-9001"].year == 1998
+    assert (
+        by_id["N04-1019"].default_text()
+        == "Synthetic title N04-1019 Synthetic abstract of N04-1019."
+    )
+
+    store = dataset.docs_store()
+    assert store.get("N04-1019") == by_id["N04-1019"]
+    assert set(store.get_many(["N04-1019", "W13-9002", "nope"])) == {"N04-1019", "W13-9002"}
+    with pytest.raises(KeyError):
+        store.get("nope")
+    assert (ir_home / "citeval" / "acl-200" / "docs.pklz4" / "bin").is_file()
+    assert dataset.docs_count() == len(docs)  # the built store's count, not the published one
+    assert list(dataset.docs_iter()[1:3]) == docs[1:3]  # from the store, sliceable
+
+
+def test_queries_follow_the_split_file(acl_folder) -> None:
+    _, written = acl_folder
+    for split in SPLITS:
+        dataset = ir_datasets.load(f"{ACL}/{split}")
+        assert dataset.queries_cls() is CitationQuery
+        queries = list(dataset.queries_iter())
+        assert [q.query_id for q in queries] == [e["context_id"] for e in written["splits"][split]]
+        for query in queries:
+            context = written["contexts"][query.query_id]
+            assert query.text == context["masked_text"]
+            assert query.left_context + "TARGETCIT" + query.right_context == query.text
+            assert query.citing_id == context["citing_id"]
+            assert query.year == 2000 + int(query.citing_id[1:3])
+
+
+def test_qrels_from_positive_ids(acl_folder) -> None:
+    _, written = acl_folder
+    dataset = ir_datasets.load(f"{ACL}/test")
+    qrels = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+    expected = [(e["context_id"], e["positive_ids"][0], 1) for e in written["splits"]["test"]]
+    assert qrels == expected
+    table = citeval_irm.as_qrels(f"{ACL}/test").frame
+    assert len(table) == 20 and set(table["relevance"]) == {1}
+
+
+def test_evaluate_a_run_on_the_dataset(acl_folder) -> None:
+    _, written = acl_folder
+    entries = written["splits"]["test"]
+    # the positive first for even contexts, second (behind an unrelated paper) for odd ones
+    run = {
+        e["context_id"]: {e["positive_ids"][0]: 1.0 if n % 2 == 0 else 0.5, "X98-9001": 0.7}
+        for n, e in enumerate(entries)
+    }
+    result = citeval_irm.evaluate(run, f"{ACL}/test", "RR R@1")
+    assert result.aggregate["RR"] == pytest.approx(0.75)
+    assert result.aggregate["R@1"] == pytest.approx(0.5)
+
+
+def test_metadata_and_documentation() -> None:
+    dataset = ir_datasets.load(f"{ACL}/test")
+    assert dataset.metadata()["docs"] == {"count": 19_776}
+    assert dataset.metadata()["queries"] == {"count": 9_585}
+    assert dataset.qrels_metadata()["count"] == 9_585
+    arxiv = ir_datasets.load("citeval/arxiv")
+    assert arxiv.docs_metadata() == {"count": 1_661_201}
+    for name, corpus in CORPORA.items():
+        meta = ir_datasets.load(f"citeval/{name}/train").metadata()
+        assert meta["docs"]["count"] == corpus.counts.docs
+        assert meta["queries"]["count"] == corpus.counts.train
+    doc = dataset.documentation()
+    assert doc["pretty_name"] == "ACL-200"
+    assert "goyal2026" in doc["official_measures"]
+    assert "no licence" in doc["licence"] and "343" in doc["years"]
+    assert doc["split"].startswith("Test split")
+    assert "None" in ir_datasets.load("citeval/refseer").documentation()["years"]
+
+
+def test_counts_without_data_come_from_metadata(ir_home: Path, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/")  # would refuse
+    assert ir_datasets.load(ACL).docs_count() == 19_776
+    assert not (ir_home / "citeval" / "acl-200").exists() or not any(
+        (ir_home / "citeval" / "acl-200").iterdir()
+    )
+
+
+def test_store_is_rebuilt_when_papers_change(acl_folder) -> None:
+    folder, written = acl_folder
+    dataset = ir_datasets.load(ACL)
+    assert dataset.docs_store().get("N04-1019").title == "Synthetic title N04-1019"
+    papers = written["papers"]
+    papers["N04-1019"]["title"] = "Changed title, and a different length"
+    (folder / "papers.json").write_text(json.dumps(papers), encoding="utf-8")
+    assert dataset.docs_store().get("N04-1019").title == "Changed title, and a different length"
+
+
+def test_cli_export_and_lookup(acl_folder, capsys) -> None:
+    _, written = acl_folder
+    assert main(["datasets", "export", f"{ACL}/test", "qrels"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    expected = [f"{e['context_id']} 0 {e['positive_ids'][0]} 1" for e in written["splits"]["test"]]
+    assert lines == expected
+    assert main(["datasets", "export", f"{ACL}/val", "queries", "--format", "jsonl"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["query_id"] == written["splits"]["val"][0]["context_id"]
+    assert first["year"] == 2014 and "TARGETCIT" in first["text"]
+    assert main(["datasets", "lookup", ACL, "N04-1019", "--format", "jsonl"]) == 0
+    assert json.loads(capsys.readouterr().out)["year"] == 2004
+    assert main(["datasets"]) == 1  # ir_datasets' own usage error
+
+
+def test_hand_installed_corpus_says_what_to_do(ir_home: Path, capsys) -> None:  # noqa: F811
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load("citeval/refseer/test").queries_iter())
+    message = str(info.value)
+    for needle in (
+        "drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2",
+        "citeval import refseer",
+        "CITEVAL_REFSEER_DIR",
+        str(ir_home / "citeval" / "refseer"),
+    ):
+        assert needle in message
+    assert main(["datasets", "export", "citeval/arxiv", "docs"]) == 2
+    assert "citeval import arxiv" in capsys.readouterr().err
+
+
+def test_env_folder_missing_a_file(acl_folder) -> None:
+    folder, _ = acl_folder
+    (folder / "val.json").unlink()
+    with pytest.raises(DataNotFoundError, match="CITEVAL_ACL_200_DIR") as info:
+        list(ir_datasets.load(f"{ACL}/val").qrels_iter())
+    assert str(folder / "val.json") in str(info.value)
+
+
+def _rewrite(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def test_broken_files_name_file_record_and_problem(acl_folder) -> None:
+    folder, written = acl_folder
+    contexts = folder / "contexts.json"
+    _rewrite(contexts, json.dumps(written["contexts"])[:-300])
+    with pytest.raises(InputError, match=r"contexts\.json: invalid JSON after record \d+"):
+        list(ir_datasets.load(f"{ACL}/test").queries_iter())
+
+    first = next(iter(written["contexts"]))
+    broken = dict(written["contexts"])
+    broken[first] = {**broken[first], "context_id": "something-else"}
+    _rewrite(contexts, json.dumps(broken))
+    with pytest.raises(InputError, match=rf"record 1 \(context '{first}'\): its 'context_id'"):
+        list(ir_datasets.load(f"{ACL}/train").queries_iter())
+
+    papers = dict(written["papers"])
+    papers["N04-1019"] = ["not", "an", "object"]
+    _rewrite(folder / "papers.json", json.dumps(papers))
+    with pytest.raises(InputError, match=r"papers\.json: record \d+ \(paper 'N04-1019'\): exp"):
+        list(ir_datasets.load(ACL).docs_iter())
+    _rewrite(folder / "papers.json", json.dumps(list(papers)))
+    with pytest.raises(InputError, match=r"expected a JSON object"):
+        list(ir_datasets.load(ACL).docs_iter())
+
+
+def test_split_entry_not_in_contexts(acl_folder) -> None:
+    folder, written = acl_folder
+    entries = written["splits"]["test"] + [
+        {"context_id": "P15-0000_N04-1019_0", "positive_ids": ["N04-1019"]}
+    ]
+    _rewrite(folder / "test.json", json.dumps(entries))
+    with pytest.raises(InputError) as info:
+        list(ir_datasets.load(f"{ACL}/test").queries_iter())
+    assert str(info.value).startswith(str(folder / "test.json"))
+    assert "record 21: context 'P15-0000_N04-1019_0' is not in" in str(info.value)
+    _rewrite(folder / "test.json", json.dumps([{"context_id": "x", "positive_ids": "N04-1019"}]))
+    with pytest.raises(InputError, match="record 1 .*'positive_ids' must be a list"):
+        list(ir_datasets.load(f"{ACL}/test").qrels_iter())
+
+
+# --------------------------------------------------------------------------- ACL-200 download
+
+
+def _serve_acl(http_files, tmp_path: Path, monkeypatch) -> dict:  # noqa: F811
+    """Serve the fixture corpus as the ACL-200 files; the real split files keep their
+    pinned md5s, the synthetic contexts/papers get theirs pinned for this test."""
+    folder = tmp_path / "served"
+    write_hatten_folder(folder)
+    acl = CORPORA["acl-200"]
+    for split in SPLITS:  # serve the real split files, which match the pinned md5s
+        real = shared_data("acl-200", "hatten-splits", f"{split}.json").read_bytes()
+        (folder / f"{split}.json").write_bytes(real)
+    for name in ("contexts.json", "papers.json"):
+        blob = file_checksum(folder / name, "git-blob-sha1")
+        monkeypatch.setitem(acl.checksums, name, Checksum("git-blob-sha1", blob))
+    for path in folder.iterdir():
+        http_files.files[f"acl/{path.name}"] = path.read_bytes()
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", http_files.base_url + "acl")
+    return {"folder": folder}
+
+
+def test_acl200_downloads_and_verifies(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
+    _serve_acl(http_files, tmp_path, monkeypatch)
+    dataset = ir_datasets.load(f"{ACL}/val")
+    qrels = list(dataset.qrels_iter())
+    assert len(qrels) == 9_381  # the real val.json, downloaded and md5-checked
+    assert http_files.requests == ["acl/val.json"]
+    assert dataset.docs_store().get("N04-1019").year == 2004
+    assert sorted(http_files.requests) == ["acl/papers.json", "acl/val.json"]
+    installed = ir_home / "citeval" / "acl-200"
+    assert (installed / "val.json").is_file() and (installed / "papers.json").is_file()
+    # the val split names contexts absent from the 20-per-split fixture: a clear error
+    with pytest.raises(InputError, match="is not in"):
+        list(dataset.queries_iter())
+
+
+def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
+    _serve_acl(http_files, tmp_path, monkeypatch)
+    pinned = "df9142d01c105f7d5ef51e9d5eee0dcd57cde507"  # the real papers.json blob id
+    monkeypatch.setitem(
+        CORPORA["acl-200"].checksums, "papers.json", Checksum("git-blob-sha1", pinned)
+    )
+    with pytest.raises(ChecksumError) as info:
+        list(ir_datasets.load(ACL).docs_iter())
+    message = str(info.value)
+    assert "papers.json" in message and pinned in message
+    assert file_checksum(tmp_path / "served" / "papers.json", "git-blob-sha1") in message
+    folder = ir_home / "citeval" / "acl-200"
+    assert not folder.exists() or not any(
+        p.name.startswith(".papers") or p.name == "papers.json" for p in folder.iterdir()
+    )
+
+
+def test_tolerated_oddities_are_logged(acl_folder, capfd) -> None:
+    folder, written = acl_folder
+    contexts = written["contexts"]
+    odd = written["splits"]["train"][0]["context_id"]
+    contexts[odd]["masked_text"] = "no marker in this synthetic context"
+    _rewrite(folder / "contexts.json", json.dumps(contexts))
+    query = next(iter(ir_datasets.load(f"{ACL}/train").queries_iter()))
+    assert (query.left_context, query.right_context) == (query.text, "")
+    err = capfd.readouterr().err
+    assert (
+        "contexts without TARGETCIT (left_context is the whole text, right_context empty)"
+        f" (1): {odd}" in err
+    )

@@ -1,0 +1,139 @@
+"""Downloads against a loopback HTTP server: success, checksums, failures, atomicity."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+from datasets_fixtures import http_files  # noqa: F401 (a fixture)
+
+from citeval_irm.downloads import (
+    Checksum,
+    ChecksumError,
+    DownloadError,
+    download,
+    file_checksum,
+    verify_file,
+)
+
+CONTENT = b'{"a": 1}\n' * 5000
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_checksums_match_hashlib_and_git(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(CONTENT)
+    assert file_checksum(path, "md5") == hashlib.md5(CONTENT).hexdigest()
+    assert file_checksum(path, "sha256") == hashlib.sha256(CONTENT).hexdigest()
+    git = subprocess.run(
+        ["git", "hash-object", str(path)], capture_output=True, text=True, check=False
+    )
+    if git.returncode != 0:
+        pytest.skip("git is not available")
+    assert file_checksum(path, "git-blob-sha1") == git.stdout.strip()
+
+
+def test_checksum_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="unknown checksum algorithm"):
+        Checksum("crc32", "0" * 8)
+    with pytest.raises(ValueError, match="not a md5 hex digest"):
+        Checksum("md5", "abc")
+    assert Checksum("md5", "A" * 32).value == "a" * 32
+
+
+def test_verify_file_names_file_and_both_checksums(tmp_path: Path) -> None:
+    path = tmp_path / "papers.json"
+    path.write_bytes(CONTENT)
+    wrong = "0" * 40
+    with pytest.raises(ChecksumError) as info:
+        verify_file(path, Checksum("git-blob-sha1", wrong))
+    message = str(info.value)
+    assert "papers.json" in message and wrong in message
+    assert file_checksum(path, "git-blob-sha1") in message
+
+
+@pytest.mark.parametrize("algorithm", ["md5", "sha256", "git-blob-sha1"])
+def test_download_success(tmp_path: Path, http_files, algorithm: str) -> None:  # noqa: F811
+    http_files.files["data/f.json"] = CONTENT
+    reference = tmp_path / "reference"
+    reference.write_bytes(CONTENT)
+    checksum = Checksum(algorithm, file_checksum(reference, algorithm))
+    dest = tmp_path / "out" / "f.json"
+    assert download(http_files.base_url + "data/f.json", dest, checksum, progress=False) == dest
+    assert dest.read_bytes() == CONTENT
+    assert _leftovers(dest.parent) == ["f.json"]
+    # a verified copy is reused without a request
+    download(http_files.base_url + "data/f.json", dest, checksum, progress=False)
+    assert http_files.requests == ["data/f.json"]
+
+
+def test_download_replaces_damaged_copy(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    dest.write_bytes(b"damaged")
+    download(
+        http_files.base_url + "f.json",
+        dest,
+        Checksum("md5", hashlib.md5(CONTENT).hexdigest()),
+        progress=False,
+    )
+    assert dest.read_bytes() == CONTENT
+
+
+def test_checksum_mismatch_leaves_nothing(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "out" / "f.json"
+    expected = "1" * 32
+    with pytest.raises(ChecksumError) as info:
+        download(http_files.base_url + "f.json", dest, Checksum("md5", expected), progress=False)
+    message = str(info.value)
+    assert str(dest) in message
+    assert expected in message and hashlib.md5(CONTENT).hexdigest() in message
+    assert _leftovers(dest.parent) == []
+
+
+def test_truncated_transfer_is_an_error(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    with pytest.raises(DownloadError, match="truncated|IncompleteRead") as info:
+        download(http_files.base_url + "truncated/f.json", dest, tries=2, retry_wait=0)
+    assert "gave up after 2 tries" in str(info.value)
+    assert http_files.requests == ["truncated/f.json"] * 2
+    assert _leftovers(tmp_path) == []
+
+
+def test_server_error_is_retried_then_reported(tmp_path: Path, http_files) -> None:  # noqa: F811
+    dest = tmp_path / "f.json"
+    with pytest.raises(DownloadError, match="HTTP 500") as info:
+        download(http_files.base_url + "status/500/f.json", dest, tries=3, retry_wait=0)
+    assert "status/500/f.json" in str(info.value)
+    assert len(http_files.requests) == 3
+    assert _leftovers(tmp_path) == []
+
+
+def test_transient_server_error_recovers(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    download(http_files.base_url + "flaky/f.json", dest, tries=2, retry_wait=0, progress=False)
+    assert dest.read_bytes() == CONTENT
+    assert http_files.requests == ["flaky/f.json"] * 2
+
+
+def test_missing_file_fails_at_once(tmp_path: Path, http_files) -> None:  # noqa: F811
+    dest = tmp_path / "f.json"
+    with pytest.raises(DownloadError, match="HTTP 404") as info:
+        download(http_files.base_url + "nope.json", dest, tries=3, retry_wait=0)
+    assert "nope.json" in str(info.value)
+    assert http_files.requests == ["nope.json"]  # not retried
+    assert _leftovers(tmp_path) == []
+
+
+def test_unreachable_host_is_a_download_error(tmp_path: Path) -> None:
+    # port 9 on loopback: nothing listens there, the connection is refused at once
+    with pytest.raises(DownloadError, match="127.0.0.1:9"):
+        download("http://127.0.0.1:9/f.json", tmp_path / "f.json", tries=1)
