@@ -570,6 +570,41 @@ def _per_query_lines(
     return [line]
 
 
+def _run_order_summary(reports: dict[str, dict[str, Any]], data: Dataset) -> Summary | None:
+    """citeval's evaluation with ``ties="run_order"`` (untimed), to show the ties' weight."""
+    if "aggregate" not in reports.get("citeval:evaluate", {}):
+        return None
+    try:
+        import citeval_irm
+
+        result = citeval_irm.evaluate(data.run, data.qrels, MEASURES, ties="run_order")
+    except Exception as exc:  # report and carry on: the timings are already printed
+        print(f"citeval with ties='run_order' failed: {exc!r}")
+        return None
+    return citeval_eval_summary(result)
+
+
+def _git_revision() -> str | None:
+    """The commit of the repository this script lives in, ``+dirty`` if it has changes."""
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if status else "")
+
+
 def _environment() -> dict[str, Any]:
     versions = {}
     for package in PACKAGES:
@@ -582,6 +617,7 @@ def _environment() -> dict[str, Any]:
         "executable": sys.executable,
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "git": _git_revision(),
         "packages": versions,
     }
 
@@ -620,6 +656,7 @@ def main_parent(args: argparse.Namespace) -> int:
         f"load average at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}"
     )
     print("packages: " + ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v))
+    print(f"repository at commit {env['git']}")
     if args.skip_ranx:
         print("ranx: skipped (--skip-ranx)")
     elif not ranx_ok:
@@ -656,12 +693,6 @@ def main_parent(args: argparse.Namespace) -> int:
             base = reports.get(f"citeval:{JOB_BY_KEY[row['tool'] + ':' + row['task']].baseline}")
             if "median_seconds" in row and base and "median_seconds" in base:
                 row["ratio"] = row["median_seconds"] / base["median_seconds"]
-        run_order = None
-        if "aggregate" in reports.get("citeval:evaluate", {}):
-            import citeval_irm
-
-            result = citeval_irm.evaluate(data.run, data.qrels, MEASURES, ties="run_order")
-            run_order = citeval_eval_summary(result)
         print(_table(rows))
         print(
             "\nx citeval = median seconds / citeval's median for the same task (>1: slower); "
@@ -670,7 +701,7 @@ def main_parent(args: argparse.Namespace) -> int:
         )
         parse_rows = {r["tool"]: r.get("rows") for r in rows if r["task"] == "parse"}
         print("rows parsed: " + ", ".join(f"{tool} {n:,}" for tool, n in parse_rows.items() if n))
-        agreement = compare(reports, data, run_order)
+        agreement = compare(reports, data, _run_order_summary(reports, data))
         print("\nagreement (" + MEASURES + "):")
         print("\n".join(agreement))
         load_end = os.getloadavg()

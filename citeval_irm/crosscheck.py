@@ -26,7 +26,7 @@ import pandas as pd
 
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, resolve_measures
-from .io import KEEP_ALL, as_qrels, as_run, drop_duplicates
+from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
 from .measures import Measure, Protocol
 from .recipes import Quirks, Recipe, _check_supported, get_recipe, query_paper_of, score_ranking
 from .tables import Qrels, Run
@@ -245,8 +245,16 @@ def _judged(qrels: Qrels) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
-def _paper_lookup(query_papers) -> Callable[[str], str | None]:
+def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
+    """Who the citing / query paper of a query is: the caller's mapping, else the
+    ``citing_id`` of the qrels' ir_datasets queries, else read off the query id."""
     if query_papers is None:
+        dataset = as_dataset(qrels)
+        if dataset is not None:
+            _, dataset = dataset
+            if dataset.has_queries() and "citing_id" in dataset.queries_cls()._fields:
+                papers = {q.query_id: q.citing_id for q in dataset.queries_iter()}
+                return lambda query_id: papers.get(query_id) or query_paper_of(query_id)
         return query_paper_of
     if isinstance(query_papers, Mapping):
         return query_papers.get
@@ -307,8 +315,9 @@ def crosscheck(
     ``duallcr``, ``symtax``, ``hatten``. ``ties``: the order in which the recipe sees tied
     scores (``"run_order"``, as a paper's script reads its list, or ``"trec_eval"``); the
     trec_eval side always uses trec_eval's order. ``query_papers`` maps a query id to its
-    citing / query paper (default: the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id,
-    else the query id itself).
+    citing / query paper (default: the ``citing_id`` of the queries when ``qrels`` is an
+    ir_datasets dataset, else the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id, else
+    the query id itself).
     """
     if ties not in TIE_POLICIES:
         raise InputError(None, f"ties must be one of {TIE_POLICIES}, not {ties!r}")
@@ -326,7 +335,7 @@ def crosscheck(
     trec_ranked, tie_report = rank_run(deduplicated, "trec_eval", rewrite_scores=False)
     trec_lists = _rankings(rank_run(raw, "trec_eval", rewrite_scores=False)[0])
     judged = _judged(qrels_table)
-    paper_of = _paper_lookup(query_papers)
+    paper_of = _paper_lookup(query_papers, qrels)
     quirks = recipe_obj.quirks
     names = [str(m) for m in measure_list]
 

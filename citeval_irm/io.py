@@ -328,8 +328,9 @@ def read_qrels(source) -> Qrels:
     if not isinstance(source, (str, os.PathLike)):
         return as_qrels(source)
     path = Path(source)
-    if isinstance(source, str) and not path.exists() and _is_dataset_id(source):
-        return _qrels_from_dataset(source)
+    dataset = as_dataset(source)
+    if dataset is not None:
+        return _qrels_from_dataset(*dataset)
     frame, line_numbers, _ = _parse_file(
         path, _QRELS_LAYOUT, ("query_id", "doc_id", "relevance"), "relevance", allow_extra=False
     )
@@ -440,8 +441,9 @@ def as_qrels(obj) -> Qrels:
         return obj
     if isinstance(obj, (str, os.PathLike)):
         return read_qrels(obj)
-    if hasattr(obj, "qrels_iter") and hasattr(obj, "has_qrels"):
-        return _qrels_from_dataset(obj)
+    dataset = as_dataset(obj)
+    if dataset is not None:
+        return _qrels_from_dataset(*dataset)
     frame, source = _coerce_frame(obj, "relevance")
     unjudged: tuple[str, ...] = ()
     if isinstance(obj, Mapping):
@@ -457,22 +459,26 @@ def _make_qrels(frame: pd.DataFrame, source: str, unjudged: tuple[str, ...] = ()
     return Qrels(frame, source, unjudged_queries=unjudged)
 
 
-def _is_dataset_id(text: str) -> bool:
-    import ir_datasets
+def as_dataset(obj) -> tuple[str, object] | None:
+    """``(name, dataset)`` when ``obj`` is an ir_datasets dataset, or a registered dataset id
+    that is not also the path of an existing file; otherwise ``None``."""
+    if isinstance(obj, str):
+        import ir_datasets
 
-    return text in ir_datasets.registry
+        if not Path(obj).exists() and obj in ir_datasets.registry:
+            return obj, ir_datasets.load(obj)
+        return None
+    if hasattr(obj, "qrels_iter") and hasattr(obj, "has_qrels"):
+        dataset_id = getattr(obj, "dataset_id", None)
+        return (dataset_id() if callable(dataset_id) else "<dataset>"), obj
+    return None
 
 
-def _qrels_from_dataset(dataset) -> Qrels:
-    import ir_datasets
-
-    name = dataset if isinstance(dataset, str) else getattr(dataset, "dataset_id", lambda: None)()
-    if isinstance(dataset, str):
-        dataset = ir_datasets.load(dataset)
+def _qrels_from_dataset(name: str, dataset) -> Qrels:
     if not dataset.has_qrels():
-        raise InputError(name or "<dataset>", "this dataset has no qrels")
+        raise InputError(name, "this dataset has no qrels")
     frame = _frame_from_records(dataset.qrels_iter(), "relevance")
-    return _make_qrels(frame, f"ir_datasets:{name}" if name else "<ir_datasets>")
+    return _make_qrels(frame, f"ir_datasets:{name}")
 
 
 # --------------------------------------------------------------------------- writing
@@ -517,6 +523,7 @@ __all__ = [
     "DUPLICATE_POLICIES",
     "QRELS_COLUMNS",
     "RUN_COLUMNS",
+    "as_dataset",
     "as_qrels",
     "as_run",
     "drop_duplicates",

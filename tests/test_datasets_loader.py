@@ -123,6 +123,26 @@ def test_evaluate_a_run_on_the_dataset(acl_folder) -> None:
     assert result.aggregate["R@1"] == pytest.approx(0.5)
 
 
+def test_crosscheck_on_the_dataset_knows_the_citing_paper(acl_folder) -> None:
+    """The citing paper (the dataset's citing_id) ranked first: the HAtten recipe removes
+    it, trec_eval ranks it; the cross-check names the cause and can be told otherwise."""
+    _, written = acl_folder
+    entries = written["splits"]["test"][:4]
+    dataset = ir_datasets.load(f"{ACL}/test")
+    citing = {q.query_id: q.citing_id for q in dataset.queries_iter()}
+    run = {
+        e["context_id"]: {citing[e["context_id"]]: 2.0, e["positive_ids"][0]: 1.0} for e in entries
+    }
+    report = citeval_irm.crosscheck(run, f"{ACL}/test", "R@1", recipe="hatten")
+    assert report.causes["cause"].tolist() == ["query_paper_removed", "missing_query"]
+    assert report.causes.set_index("cause").loc["query_paper_removed", "queries"] == 4
+    elsewhere = {q: "somebody-else" for q in citing}
+    report = citeval_irm.crosscheck(
+        run, f"{ACL}/test", "R@1", recipe="hatten", query_papers=elsewhere
+    )
+    assert report.causes["cause"].tolist() == ["missing_query"]
+
+
 def test_metadata_and_documentation() -> None:
     dataset = ir_datasets.load(f"{ACL}/test")
     assert dataset.metadata()["docs"] == {"count": 19_776}
