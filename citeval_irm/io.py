@@ -277,13 +277,25 @@ def drop_duplicates(run: Run) -> Run:
     return Run(frame, run.source, list(run.warnings) + warnings)
 
 
-def _line_locator(path: Path, layout: tuple[str, ...], allow_extra: bool):
-    """A function that re-reads ``path`` on the line-aware path for its line numbers."""
+def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
+    """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
+
+    Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
+    numbers for a duplicate are re-read only when one is found. Returns the frame, the
+    warnings and the number of lines with extra text.
+    """
+    allow_extra = value_column == "score"
+    kind = "score" if allow_extra else "judgement"
+    wanted = ("query_id", "doc_id", value_column)
+    frame, line_numbers, extra = _parse_file(path, layout, wanted, value_column, allow_extra)
 
     def locate():
+        if line_numbers is not None:
+            return line_numbers
         return _read_lines(path, layout, ("query_id",), allow_extra)[1]
 
-    return locate
+    frame, warnings = _check_duplicates(frame, str(path), duplicates, kind, locate)
+    return frame, warnings, extra
 
 
 # --------------------------------------------------------------------------- public readers
@@ -299,15 +311,7 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     if not isinstance(source, (str, os.PathLike)):
         return as_run(source, duplicates=duplicates)
     path = Path(source)
-    frame, line_numbers, extra = _parse_file(
-        path, _RUN_LAYOUT, ("query_id", "doc_id", "score"), "score", allow_extra=True
-    )
-    locate = (
-        (lambda: line_numbers)
-        if line_numbers is not None
-        else _line_locator(path, _RUN_LAYOUT, True)
-    )
-    frame, warnings = _check_duplicates(frame, str(path), duplicates, "score", locate)
+    frame, warnings, extra = _read_unique(path, _RUN_LAYOUT, "score", duplicates)
     if extra:
         warnings.append(
             EvalWarning(
@@ -331,15 +335,7 @@ def read_qrels(source) -> Qrels:
     dataset = as_dataset(source)
     if dataset is not None:
         return _qrels_from_dataset(*dataset)
-    frame, line_numbers, _ = _parse_file(
-        path, _QRELS_LAYOUT, ("query_id", "doc_id", "relevance"), "relevance", allow_extra=False
-    )
-    locate = (
-        (lambda: line_numbers)
-        if line_numbers is not None
-        else _line_locator(path, _QRELS_LAYOUT, False)
-    )
-    frame, _ = _check_duplicates(frame, str(path), "error", "judgement", locate)
+    frame, _, _ = _read_unique(path, _QRELS_LAYOUT, "relevance", "error")
     return Qrels(frame, str(path))
 
 

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,9 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from reference_data import SHARED_DATA, require
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SPLITS = ("train", "val", "test")
 
 
@@ -103,13 +101,7 @@ def ir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def shared_data(*parts: str) -> Path:
     """A path under ``../shared/data``; skip if it is absent, but fail under CI."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        message = f"reference data not found at {path} (expected ../shared/data beside the repo)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    return require(SHARED_DATA.joinpath(*parts))
 
 
 def load_real_split(split: str) -> list[dict]:
