@@ -8,17 +8,20 @@ the four classic local-citation-recommendation benchmarks as one folder each:
   (some releases spell ``ref_id``), ``context_id = <citing>_<cited>_<n>``;
 - ``train.json`` / ``val.json`` / ``test.json``: ``[{"context_id", "positive_ids": [id]}]``.
 
-One class of each ir_datasets component serves all four corpora; a :class:`HattenCorpus`
-says only what differs (name, id scheme for years, published counts, where the files come
-from). Papers and contexts are read with a streaming parser into disk-backed stores, so
-even arXiv's 1.66 million papers never sit in a Python dict.
+One class of each ir_datasets component serves all four corpora, and the generated
+``citeval/demo`` corpus shipped inside the package; a :class:`HattenCorpus` says only what
+differs (name, id scheme for years, published counts, where the files come from). Papers
+and contexts are read with a streaming parser into disk-backed stores, so even arXiv's 1.66
+million papers never sit in a Python dict.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from itertools import islice
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -82,8 +85,10 @@ class HattenCorpus:
     """What distinguishes one HAtten-format corpus from another.
 
     ``id_scheme`` says how paper ids give years (see :mod:`.years`); ``base_url`` and
-    ``checksums`` are set when the files can be downloaded (ACL-200 only); the others are
-    installed by hand (``citeval import``) or read from the folder named by ``env_var``.
+    ``checksums`` are set when the files can be downloaded (ACL-200 only); ``packaged``
+    names the folder of this package that holds them (the demo); the others are installed
+    by hand (``citeval import``) or read from the folder named by ``env_var``.
+    ``documentation`` is the YAML file (beside this module) that documents the corpus.
     """
 
     name: str
@@ -92,6 +97,8 @@ class HattenCorpus:
     counts: PublishedCounts
     base_url: str | None = None
     checksums: dict[str, Checksum] = field(default_factory=dict)
+    packaged: str | None = None
+    documentation: str = "hatten.yaml"
 
     @property
     def dataset_id(self) -> str:
@@ -128,9 +135,10 @@ class HattenCorpus:
 def corpus_file(corpus: HattenCorpus, name: str, *, fetch: bool = True) -> Path | None:
     """The local path of one of the corpus's files.
 
-    Looked up in the folder named by ``corpus.env_var`` if set, else in the ir_datasets
-    home; a downloadable corpus is fetched there (verified) when missing. With
-    ``fetch=False`` returns ``None`` instead of downloading or raising.
+    Looked up in the folder named by ``corpus.env_var`` if set, else in the package (a
+    packaged corpus), else in the ir_datasets home; a downloadable corpus is fetched there
+    (verified) when missing. With ``fetch=False`` returns ``None`` instead of downloading or
+    raising.
     """
     folder = os.environ.get(corpus.env_var)
     if folder:
@@ -143,6 +151,8 @@ def corpus_file(corpus: HattenCorpus, name: str, *, fetch: bool = True) -> Path 
             f"{path}: no such file ({corpus.env_var} is set to {folder!r}, which must hold "
             f"{', '.join(FILES)})"
         )
+    if corpus.packaged is not None:
+        return packaged_file(corpus, name)
     path = corpus.home() / name
     if path.is_file():
         return path
@@ -153,6 +163,26 @@ def corpus_file(corpus: HattenCorpus, name: str, *, fetch: bool = True) -> Path 
     base = os.environ.get(corpus.base_url_env) or corpus.base_url
     url = f"{base.rstrip('/')}/{name}"
     return download(url, path, corpus.checksums.get(name), desc=f"{corpus.dataset_id} {name}")
+
+
+def packaged_file(corpus: HattenCorpus, name: str) -> Path:
+    """A file shipped inside this package (``corpus.packaged``), as a path on disk: the file
+    itself in a normal install, else a copy made once in the ir_datasets home."""
+    resource = resources.files(__package__).joinpath(corpus.packaged, name)
+    if not resource.is_file():
+        raise DataNotFoundError(
+            f"{corpus.dataset_id}: {name} is missing from the installed package "
+            f"({resource}); reinstall citeval-irm"
+        )
+    if isinstance(resource, Path):
+        return resource
+    path = corpus.home() / name  # e.g. a zipped install: the loader needs a real file
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with resource.open("rb") as source, open(path.with_suffix(".tmp"), "wb") as target:
+            shutil.copyfileobj(source, target)
+        os.replace(path.with_suffix(".tmp"), path)
+    return path
 
 
 # --------------------------------------------------------------------------- record parsing
@@ -474,6 +504,14 @@ CORPORA: dict[str, HattenCorpus] = {
             "arXiv",
             "arxiv",
             PublishedCounts(docs=1_661_201, train=2_988_030, val=112_779, test=104_401),
+        ),
+        HattenCorpus(
+            "demo",
+            "citeval demo (generated)",
+            "acl",
+            PublishedCounts(docs=405, train=671, val=162, test=171),
+            packaged="demo",
+            documentation="demo.yaml",
         ),
     )
 }

@@ -46,15 +46,18 @@ def _load_metadata() -> dict:
 
 
 METADATA = MetadataProvider(_load_metadata)
-DOCUMENTATION = PackageYamlDocumentation("hatten.yaml")
+DOCUMENTATION: dict[str, PackageYamlDocumentation] = {}  # by YAML file name
 
 
 def build_datasets() -> dict[str, Dataset]:
     """Every citeval dataset, by id, wrapped with its documentation and metadata."""
     out = {}
     for corpus in CORPORA.values():
+        documentation = DOCUMENTATION.setdefault(
+            corpus.documentation, PackageYamlDocumentation(corpus.documentation)
+        )
         for dataset_id, parts in corpus_components(corpus).items():
-            dataset = Dataset(*parts, DOCUMENTATION(dataset_id))
+            dataset = Dataset(*parts, documentation(dataset_id))
             out[dataset_id] = Dataset(MetadataComponent(dataset_id, dataset, METADATA), dataset)
     return out
 
