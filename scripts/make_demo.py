@@ -43,303 +43,109 @@ VENUES = ("P", "N", "D", "E", "C", "J", "Q", "W")
 SAME_TOPIC = 0.75  # share of citations to a paper of the citing paper's own topic
 SAME_YEAR = 0.04  # share of citations to a paper of the citing paper's own year
 
+
+def _words(text: str) -> list[str]:
+    """A word list written as one comma-separated string."""
+    return [word.strip() for word in text.split(",")]
+
+
 TOPICS: dict[str, dict[str, list[str]]] = {
     "translation": {
-        "task": ["machine translation", "statistical machine translation", "translation"],
-        "terms": [
-            "phrase table",
-            "word alignment",
-            "decoder",
-            "reordering",
-            "bilingual",
-            "parallel",
-            "BLEU",
-            "source sentence",
-            "target language",
-            "hierarchical phrases",
-            "tuning",
-            "minimum error rate training",
-            "lexical weights",
-            "syntax-based",
-            "preordering",
-            "domain adaptation",
-            "pivot language",
-            "translation rules",
-            "n-best lists",
-            "distortion",
-            "morphologically rich",
-            "transliteration",
-            "system combination",
-        ],
-        "data": ["Europarl", "the NIST Chinese-English task", "WMT news data"],
+        "task": _words("machine translation, statistical machine translation, translation"),
+        "terms": _words(
+            "phrase table, word alignment, decoder, reordering, bilingual, parallel, BLEU, source "
+            "sentence, target language, hierarchical phrases, tuning, minimum error rate training, "
+            "lexical weights, syntax-based, preordering, domain adaptation, pivot language, "
+            "translation rules, n-best lists, distortion, morphologically rich, transliteration, "
+            "system combination"
+        ),
+        "data": _words("Europarl, the NIST Chinese-English task, WMT news data"),
     },
     "parsing": {
-        "task": ["dependency parsing", "syntactic parsing", "parsing"],
-        "terms": [
-            "treebank",
-            "dependency",
-            "constituency",
-            "shift-reduce",
-            "transition-based",
-            "graph-based",
-            "head word",
-            "arcs",
-            "beam search",
-            "CCG",
-            "grammar",
-            "spanning tree",
-            "lexicalized",
-            "PCFG",
-            "attachment",
-            "non-projective",
-            "labeled accuracy",
-            "chart",
-            "derivations",
-            "latent annotations",
-            "dynamic oracle",
-            "self-training",
-            "part-of-speech tags",
-        ],
-        "data": ["the Penn Treebank", "the CoNLL shared task data", "the Prague Treebank"],
+        "task": _words("dependency parsing, syntactic parsing, parsing"),
+        "terms": _words(
+            "treebank, dependency, constituency, shift-reduce, transition-based, graph-based, head "
+            "word, arcs, beam search, CCG, grammar, spanning tree, lexicalized, PCFG, attachment, "
+            "non-projective, labeled accuracy, chart, derivations, latent annotations, dynamic "
+            "oracle, self-training, part-of-speech tags"
+        ),
+        "data": _words("the Penn Treebank, the CoNLL shared task data, the Prague Treebank"),
     },
     "sentiment": {
-        "task": ["sentiment analysis", "opinion mining", "sentiment classification"],
-        "terms": [
-            "polarity",
-            "opinion",
-            "reviews",
-            "subjectivity",
-            "aspects",
-            "sentiment lexicon",
-            "positive",
-            "negative",
-            "emotion",
-            "sarcasm",
-            "product reviews",
-            "stance",
-            "ratings",
-            "valence",
-            "tweets",
-            "opinion holders",
-            "negation",
-            "intensity",
-            "domain transfer",
-            "appraisal",
-            "irony",
-            "helpfulness",
-        ],
-        "data": ["movie reviews", "Amazon product reviews", "a Twitter corpus"],
+        "task": _words("sentiment analysis, opinion mining, sentiment classification"),
+        "terms": _words(
+            "polarity, opinion, reviews, subjectivity, aspects, sentiment lexicon, positive, "
+            "negative, emotion, sarcasm, product reviews, stance, ratings, valence, tweets, "
+            "opinion holders, negation, intensity, domain transfer, appraisal, irony, helpfulness"
+        ),
+        "data": _words("movie reviews, Amazon product reviews, a Twitter corpus"),
     },
     "extraction": {
-        "task": ["information extraction", "relation extraction", "named entity recognition"],
-        "terms": [
-            "named entities",
-            "entity",
-            "relations",
-            "sequence tagging",
-            "CRF",
-            "gazetteers",
-            "entity linking",
-            "coreference",
-            "mentions",
-            "knowledge base",
-            "distant supervision",
-            "slot filling",
-            "event extraction",
-            "triggers",
-            "arguments",
-            "bootstrapping",
-            "patterns",
-            "seed instances",
-            "Wikipedia",
-            "fine-grained types",
-            "open extraction",
-            "temporal expressions",
-        ],
-        "data": ["ACE 2005", "the CoNLL-2003 corpus", "Freebase"],
+        "task": _words("information extraction, relation extraction, named entity recognition"),
+        "terms": _words(
+            "named entities, entity, relations, sequence tagging, CRF, gazetteers, entity linking, "
+            "coreference, mentions, knowledge base, distant supervision, slot filling, event "
+            "extraction, triggers, arguments, bootstrapping, patterns, seed instances, Wikipedia, "
+            "fine-grained types, open extraction, temporal expressions"
+        ),
+        "data": _words("ACE 2005, the CoNLL-2003 corpus, Freebase"),
     },
     "summarization": {
-        "task": ["summarization", "multi-document summarization", "text summarization"],
-        "terms": [
-            "summary",
-            "extractive",
-            "sentence selection",
-            "redundancy",
-            "ROUGE",
-            "sentence compression",
-            "abstractive",
-            "salience",
-            "coverage",
-            "centroid",
-            "topic signatures",
-            "integer linear programming",
-            "submodular",
-            "news articles",
-            "headline generation",
-            "sentence fusion",
-            "query-focused",
-            "sentence ordering",
-            "coherence",
-            "length constraints",
-            "update summaries",
-        ],
-        "data": ["DUC 2004", "TAC 2008", "the CNN news collection"],
+        "task": _words("summarization, multi-document summarization, text summarization"),
+        "terms": _words(
+            "summary, extractive, sentence selection, redundancy, ROUGE, sentence compression, "
+            "abstractive, salience, coverage, centroid, topic signatures, integer linear "
+            "programming, submodular, news articles, headline generation, sentence fusion, "
+            "query-focused, sentence ordering, coherence, length constraints, update summaries"
+        ),
+        "data": _words("DUC 2004, TAC 2008, the CNN news collection"),
     },
     "dialogue": {
-        "task": ["spoken dialogue systems", "dialogue management", "speech recognition"],
-        "terms": [
-            "dialogue",
-            "speech",
-            "acoustic",
-            "utterances",
-            "dialogue acts",
-            "prosody",
-            "spoken",
-            "turn-taking",
-            "user simulation",
-            "reinforcement learning",
-            "POMDP",
-            "belief state",
-            "slots",
-            "transcripts",
-            "disfluency",
-            "recognition errors",
-            "conversational",
-            "system responses",
-            "dialogue policy",
-            "barge-in",
-            "confidence scores",
-            "tutoring",
-        ],
-        "data": ["the Switchboard corpus", "the Let's Go logs", "the DSTC data"],
+        "task": _words("spoken dialogue systems, dialogue management, speech recognition"),
+        "terms": _words(
+            "dialogue, speech, acoustic, utterances, dialogue acts, prosody, spoken, turn-taking, "
+            "user simulation, reinforcement learning, POMDP, belief state, slots, transcripts, "
+            "disfluency, recognition errors, conversational, system responses, dialogue policy, "
+            "barge-in, confidence scores, tutoring"
+        ),
+        "data": _words("the Switchboard corpus, the Let's Go logs, the DSTC data"),
     },
     "semantics": {
-        "task": ["lexical semantics", "word sense disambiguation", "semantic similarity"],
-        "terms": [
-            "word sense",
-            "WordNet",
-            "distributional",
-            "similarity",
-            "vector space",
-            "embeddings",
-            "synonyms",
-            "hypernyms",
-            "semantic relatedness",
-            "compositional",
-            "paraphrases",
-            "thesaurus",
-            "co-occurrence",
-            "word vectors",
-            "analogies",
-            "senses",
-            "lexical substitution",
-            "selectional preferences",
-            "clustering",
-            "polysemy",
-            "semantic roles",
-            "frames",
-        ],
-        "data": ["SemCor", "the WordSim-353 set", "FrameNet"],
+        "task": _words("lexical semantics, word sense disambiguation, semantic similarity"),
+        "terms": _words(
+            "word sense, WordNet, distributional, similarity, vector space, embeddings, synonyms, "
+            "hypernyms, semantic relatedness, compositional, paraphrases, thesaurus, "
+            "co-occurrence, word vectors, analogies, senses, lexical substitution, "
+            "selectional preferences, clustering, polysemy, semantic roles, frames"
+        ),
+        "data": _words("SemCor, the WordSim-353 set, FrameNet"),
     },
     "retrieval": {
-        "task": ["question answering", "information retrieval", "passage retrieval"],
-        "terms": [
-            "questions",
-            "retrieval",
-            "passages",
-            "answers",
-            "queries",
-            "ranking",
-            "relevance",
-            "search engine",
-            "query expansion",
-            "documents",
-            "answer extraction",
-            "factoid",
-            "candidate answers",
-            "reranking",
-            "inverted index",
-            "web search",
-            "clickthrough",
-            "snippets",
-            "community QA",
-            "answer validation",
-            "question classification",
-        ],
-        "data": ["the TREC QA track", "Yahoo! Answers", "a web collection"],
+        "task": _words("question answering, information retrieval, passage retrieval"),
+        "terms": _words(
+            "questions, retrieval, passages, answers, queries, ranking, relevance, search engine, "
+            "query expansion, documents, answer extraction, factoid, candidate answers, reranking, "
+            "inverted index, web search, clickthrough, snippets, community QA, answer validation, "
+            "question classification"
+        ),
+        "data": _words("the TREC QA track, Yahoo! Answers, a web collection"),
     },
 }
-
-GENERIC_ADJECTIVES = [
-    "simple",
-    "novel",
-    "unified",
-    "efficient",
-    "robust",
-    "joint",
-    "discriminative",
-    "probabilistic",
-    "unsupervised",
-    "semi-supervised",
-    "large-scale",
-    "fast",
-    "accurate",
-]
-GENERIC_METHODS = [
-    "model",
-    "approach",
-    "framework",
-    "method",
-    "algorithm",
-    "system",
-    "learning scheme",
-]
-GENERIC_WORDS = [
-    "features",
-    "training data",
-    "annotation",
-    "evaluation",
-    "representation",
-    "structure",
-    "inference",
-    "baseline",
-    "errors",
-    "accuracy",
-    "performance",
-    "supervision",
-    "context",
-    "resources",
-    "error analysis",
-    "scalability",
-    "heuristics",
-]
-METRICS = ["accuracy", "F1", "precision", "recall", "error rate"]
-SYLLABLES = [
-    "ka",
-    "lo",
-    "mi",
-    "ren",
-    "tor",
-    "va",
-    "zu",
-    "quel",
-    "dax",
-    "bri",
-    "fen",
-    "gor",
-    "hal",
-    "jin",
-    "mor",
-    "nex",
-    "pol",
-    "rix",
-    "sam",
-    "tev",
-    "ul",
-    "wen",
-    "yor",
-    "zel",
-]
+GENERIC_ADJECTIVES = _words(
+    "simple, novel, unified, efficient, robust, joint, discriminative, probabilistic, "
+    "unsupervised, semi-supervised, large-scale, fast, accurate"
+)
+GENERIC_METHODS = _words("model, approach, framework, method, algorithm, system, learning scheme")
+GENERIC_WORDS = _words(
+    "features, training data, annotation, evaluation, representation, structure, inference, "
+    "baseline, errors, accuracy, performance, supervision, context, resources, error analysis, "
+    "scalability, heuristics"
+)
+METRICS = _words("accuracy, F1, precision, recall, error rate")
+SYLLABLES = _words(
+    "ka, lo, mi, ren, tor, va, zu, quel, dax, bri, fen, gor, hal, jin, mor, nex, pol, rix, sam, "
+    "tev, ul, wen, yor, zel"
+)
 
 
 @dataclass
