@@ -7,7 +7,8 @@ citation context borrows a few words of the cited paper's title and abstract (so
 system name, sometimes nothing but topic words), so that BM25 finds the cited paper often but
 not always. The files follow the HAtten layout exactly (papers.json, contexts.json,
 train/val/test.json) with ACL-Anthology-style ids that carry the year (``P15-1042`` is 2015),
-and the split is temporal by citing year as in ACL-200: train 2009-2013, val 2014, test 2015.
+and the split is temporal by citing year as in ACL-200: train 2009-2013, val 2014, test 2015
+(papers of 2016 are candidates only, published after every query paper).
 
     python scripts/make_demo.py          # rewrites citeval_irm/datasets/demo/ and metadata.json
     python scripts/make_demo.py --check  # exit 1 if the shipped files differ from a fresh run
@@ -31,12 +32,15 @@ DEMO_DIR = REPO / "citeval_irm" / "datasets" / "demo"
 METADATA = REPO / "citeval_irm" / "datasets" / "metadata.json"
 DATASET_ID = "citeval/demo"
 
-# Papers per year: 2000-2008 are only cited; every paper from 2009 on also cites.
+# Papers per year: those of 2009-2015 cite (train 2009-2013, val 2014, test 2015); the others
+# are only candidates, those of 2016 published after every query paper, so that the temporal
+# protocol has something to exclude even for the test split.
 PAPERS_PER_YEAR = {
     **{year: 20 for year in range(2000, 2009)},
     **{year: 30 for year in range(2009, 2014)},
     2014: 35,
     2015: 40,
+    2016: 15,
 }
 SPLIT_OF_YEAR = {**{year: "train" for year in range(2009, 2014)}, 2014: "val", 2015: "test"}
 VENUES = ("P", "N", "D", "E", "C", "J", "Q", "W")

@@ -5,9 +5,10 @@ HAtten never lets the citing paper recommend itself. Whether a paper of the *sam
 allowed is a choice papers make differently (343 of ACL-200's 9,585 test contexts cite one),
 so it is an explicit, required argument here.
 
-Per query this gives a year bound and a predicate, the admissible doc ids, and a vectorised
-mask over (query, doc) pairs for checking or filtering a whole run. Only doc ids and years are
-kept (numpy arrays, about 30 MB for arXiv's 1.66 million papers), never the corpus.
+Per query this gives a year bound and a predicate, the admissible doc ids (or a boolean
+array over all docs, for rankers), and a vectorised mask over (query, doc) pairs for checking
+or filtering a whole run. Only doc ids and years are kept (numpy arrays, about 30 MB for
+arXiv's 1.66 million papers), never the corpus.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class AdmissibleCandidates:
         self.queries["max_year"] = years if same_year else years - 1
         self.queries = self.queries.set_index("query_id", drop=False)
         self.warnings = self._count_unknown_years(doc_ids, doc_years)
+        self._year_masks: dict[int, np.ndarray] = {}
 
     def _count_unknown_years(self, doc_ids: list[str], doc_years: list[int]) -> list:
         warnings = []
@@ -125,11 +127,40 @@ class AdmissibleCandidates:
 
     def doc_ids(self, query_id: str) -> list[str]:
         """Every admissible doc id for ``query_id``, in doc id order."""
+        return [d.decode("utf-8") for d in self._ids[self.admissible_docs(query_id)]]
+
+    def admissible_docs(self, query_id: str) -> np.ndarray:
+        """Which docs are admissible for ``query_id``: a boolean array over every doc, in
+        doc id order (a doc's place in it is :meth:`doc_positions`). The year part is
+        computed once per year bound, so ranking many queries costs one copy each."""
         query = self._query(query_id)
         bound = _NO_YEAR if pd.isna(query["max_year"]) else int(query["max_year"])
-        ok = self._year_ok(self._years, np.full(len(self._years), bound, dtype=np.int32))
-        ok &= self._ids != query["citing_id"].encode("utf-8")
-        return [d.decode("utf-8") for d in self._ids[ok]]
+        if bound not in self._year_masks:
+            bounds = np.full(len(self._years), bound, dtype=np.int32)
+            self._year_masks[bound] = self._year_ok(self._years, bounds)
+        ok = self._year_masks[bound].copy()
+        citing = self.doc_positions([query["citing_id"]])[0]
+        if citing >= 0:
+            ok[citing] = False
+        return ok
+
+    def doc_positions(self, doc_ids: Sequence[str]) -> np.ndarray:
+        """Each doc id's place in doc id order (bytewise, as trec_eval compares ids); -1 for
+        an id that is not a doc of the dataset."""
+        where, known = self._locate(doc_ids)
+        return np.where(known, where, -1)
+
+    def _locate(self, doc_ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each id's insertion point in the sorted ids and whether it is there; each
+        distinct id is encoded and searched once (a run repeats its docs a lot)."""
+        codes, uniques = pd.factorize(pd.Index(doc_ids, dtype=object))
+        if not len(self._ids):
+            return np.zeros(len(codes), dtype=np.intp), np.zeros(len(codes), dtype=bool)
+        wanted = np.array([str(d).encode("utf-8") for d in uniques], dtype=bytes)
+        where = np.searchsorted(self._ids, wanted)
+        where[where >= len(self._ids)] = 0
+        known = self._ids[where] == wanted
+        return where[codes], known[codes]
 
     def is_admissible(self, query_id: str, doc_id: str) -> bool:
         """Whether ``doc_id`` may be ranked for ``query_id`` (unknown docs may not)."""
@@ -148,16 +179,13 @@ class AdmissibleCandidates:
                 self.source,
                 f"{len(missing)} query id(s) not in the dataset, e.g. {missing[0]!r}",
             )
-        wanted = np.array([d.encode("utf-8") for d in doc_ids], dtype=bytes)
+        where, known = self._locate(doc_ids)
         if not len(self._ids):
-            return np.zeros(len(wanted), dtype=bool)
-        where = np.searchsorted(self._ids, wanted)
-        where[where >= len(self._ids)] = 0
-        known = self._ids[where] == wanted
+            return known
         bounds = self.queries["max_year"].to_numpy(dtype=np.int32, na_value=_NO_YEAR)[rows]
         ok = known & self._year_ok(self._years[where], bounds)
-        citing = self.queries["citing_id"].to_numpy()[rows].astype(str)
-        return ok & (citing != np.asarray(doc_ids, dtype=str))
+        citing = self.doc_positions(self.queries["citing_id"].to_numpy())[rows]
+        return ok & (citing != where)
 
 
 def admissible_candidates(

@@ -1,0 +1,218 @@
+"""Protocol validation: does a run only rank what the evaluation protocol allows?
+
+A citation recommender may not recommend a paper published after the query paper (the 2026
+temporal protocol), nor the query's own citing paper (HAtten removes it; the MasterSet
+recipe does too), nor anything outside the dataset's candidate pool; and it should rank
+exactly the dataset's queries. Evaluation does not notice any of this: a run that breaks
+the rules simply scores higher. :func:`validate` checks every (query, doc) pair of a run
+against the dataset, vectorised, and counts each kind of violation with examples.
+
+The year rule is the one of :func:`citeval_irm.datasets.admissible_candidates` (same-year
+papers an explicit choice); a query or doc without a year cannot break it and is counted in
+the report's warnings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import EvalWarning, InputError
+from .io import KEEP_ALL, as_dataset, as_run
+
+CHECKS: dict[str, str] = {
+    "later_paper": "candidate published after the query paper",
+    "query_paper": "the query's own (citing) paper ranked for it",
+    "unknown_doc": "candidate that is not a doc of the dataset",
+    "duplicate_doc": "(query, doc) pair listed more than once",
+    "unknown_query": "run query that is not a query of the dataset",
+    "missing_query": "dataset query with no ranking in the run",
+}
+"""The checks, in report order: four on (query, doc) pairs, two on queries."""
+
+PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
+_EXAMPLES = 5
+
+
+@dataclass
+class ValidationReport:
+    """What :func:`validate` found.
+
+    ``checks``: one row per check (``check``, ``description``, ``pairs``: violating run rows,
+    ``queries``: queries affected, ``examples``). ``violations``: every violating run row
+    (``query_id``, ``doc_id``, ``score``, ``check``); query-level checks have an empty
+    ``doc_id``. ``warnings``: what could not be checked (queries or docs without a year).
+    """
+
+    dataset: str
+    run_source: str
+    same_year: bool
+    num_queries: int
+    num_docs: int
+    run_rows: int
+    checks: pd.DataFrame
+    violations: pd.DataFrame
+    warnings: list[EvalWarning] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check found anything."""
+        return self.violations.empty
+
+    def count(self, check: str) -> int:
+        """Violations of one check: run rows for pair checks, queries for query checks."""
+        row = self.checks.set_index("check").loc[check]
+        return int(row["queries"] if check not in PAIR_CHECKS else row["pairs"])
+
+    def per_query(self) -> pd.DataFrame:
+        """Violations per query (rows) and check (columns), only queries with one."""
+        if self.violations.empty:
+            return pd.DataFrame(columns=list(CHECKS), dtype=int)
+        table = pd.crosstab(self.violations["query_id"], self.violations["check"])
+        return table.reindex(columns=[c for c in CHECKS if c in table.columns])
+
+    def to_dict(self) -> dict:
+        return {
+            "dataset": self.dataset,
+            "run": self.run_source,
+            "same_year": self.same_year,
+            "dataset_queries": self.num_queries,
+            "dataset_docs": self.num_docs,
+            "run_rows": self.run_rows,
+            "passed": self.passed,
+            "checks": [
+                {**row, "examples": [list(e) for e in row["examples"]]}
+                for row in self.checks.to_dict(orient="records")
+            ],
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+    def format(self, fmt: str = "table") -> str:
+        """``table`` for a terminal, or ``json``."""
+        if fmt == "json":
+            return json.dumps(self.to_dict(), indent=2) + "\n"
+        if fmt != "table":
+            raise InputError(None, f"unknown format {fmt!r}; choose table or json")
+        policy = "admitted" if self.same_year else "not admitted"
+        lines = [
+            f"validation: run {self.run_source} against {self.dataset} "
+            f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run rows; "
+            f"same-year papers {policy})"
+        ]
+        width = max(len(c) for c in CHECKS)
+        lines.append(f"  {'check':<{width}}  {'pairs':>8}  {'queries':>8}  examples")
+        for row in self.checks.itertuples():
+            pairs = f"{row.pairs:,}" if row.check in PAIR_CHECKS else "-"
+            examples = ", ".join(f"{q} -> {d}" if d else q for q, d in row.examples)
+            lines.append(
+                f"  {row.check:<{width}}  {pairs:>8}  {row.queries:>8,}  {examples}".rstrip()
+            )
+        for row in self.checks[self.checks["queries"] > 0].itertuples():
+            lines.append(f"  {row.check}: {row.description}")
+        lines.extend(f"  warning: {w}" for w in self.warnings)
+        if self.passed:
+            lines.append("result: the run obeys the protocol")
+        else:
+            failed = self.checks[self.checks["queries"] > 0]["check"].tolist()
+            lines.append(f"result: VIOLATIONS ({', '.join(failed)})")
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.format("table")
+
+
+def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> ValidationReport:
+    """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
+
+    ``run``: any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and
+    reported, not an error). ``dataset``: an ir_datasets dataset or id with docs and queries
+    that carry years and the citing paper (``citeval/acl-200/test``, ``citeval/demo/test``).
+    ``same_year`` is required: whether papers of the query paper's own year are allowed.
+    ``unknown_year``: ``"admit"`` or ``"exclude"`` docs without a year.
+    """
+    from .datasets import admissible_candidates
+
+    found = as_dataset(dataset)
+    name = found[0] if found is not None else str(dataset)
+    allowed = admissible_candidates(
+        found[1] if found is not None else dataset, same_year=same_year, unknown_year=unknown_year
+    )
+    table = as_run(run, duplicates=KEEP_ALL)
+    frame = table.frame
+    queries = allowed.queries
+    known_query = frame["query_id"].isin(queries.index).to_numpy()
+    pairs = frame[known_query]
+    admissible = allowed.mask(pairs["query_id"], pairs["doc_id"])
+    known_doc = allowed.doc_positions(pairs["doc_id"]) >= 0
+    citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
+    own_paper = pairs["doc_id"].to_numpy() == citing
+    duplicate = frame.duplicated(["query_id", "doc_id"]).to_numpy()
+
+    rows = np.flatnonzero(known_query)
+    flagged = {
+        "unknown_doc": rows[~known_doc],
+        "query_paper": rows[known_doc & own_paper],
+        "later_paper": rows[known_doc & ~own_paper & ~admissible],
+        "duplicate_doc": np.flatnonzero(duplicate),
+    }
+    pieces = [
+        frame.iloc[positions].assign(check=check)
+        for check, positions in flagged.items()
+        if len(positions)
+    ]
+    run_queries = pd.Index(frame["query_id"].unique())
+    unknown_queries = run_queries.difference(queries.index, sort=False)
+    missing_queries = queries.index.difference(run_queries, sort=False)
+    for check, ids in (("unknown_query", unknown_queries), ("missing_query", missing_queries)):
+        if len(ids):
+            pieces.append(
+                pd.DataFrame({"query_id": list(ids), "doc_id": "", "score": np.nan, "check": check})
+            )
+    columns = ["query_id", "doc_id", "score", "check"]
+    violations = (
+        pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
+    )
+    return ValidationReport(
+        dataset=name,
+        run_source=table.source,
+        same_year=same_year,
+        num_queries=len(queries),
+        num_docs=allowed.doc_count,
+        run_rows=len(frame),
+        checks=_check_table(violations, same_year, unknown_year),
+        violations=violations,
+        warnings=list(allowed.warnings),
+    )
+
+
+def _later_paper_rule(same_year: bool, unknown_year: str) -> str:
+    """What ``later_paper`` means under the chosen year policies."""
+    if same_year:
+        rule = CHECKS["later_paper"]
+    else:
+        rule = "candidate published in the query paper's year or later (same_year=False)"
+    if unknown_year == "exclude":
+        rule += ", or undated (unknown_year='exclude')"
+    return rule
+
+
+def _check_table(violations: pd.DataFrame, same_year: bool, unknown_year: str) -> pd.DataFrame:
+    rows = []
+    for check, description in CHECKS.items():
+        if check == "later_paper":
+            description = _later_paper_rule(same_year, unknown_year)
+        hits = violations[violations["check"] == check]
+        head = hits.drop_duplicates("query_id").head(_EXAMPLES)  # one pair per query
+        rows.append(
+            {
+                "check": check,
+                "description": description,
+                "pairs": len(hits) if check in PAIR_CHECKS else 0,
+                "queries": int(hits["query_id"].nunique()),
+                "examples": list(zip(head["query_id"], head["doc_id"])),
+            }
+        )
+    return pd.DataFrame(rows, columns=["check", "description", "pairs", "queries", "examples"])
