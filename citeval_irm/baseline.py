@@ -78,8 +78,13 @@ class BM25Index:
         years: list[int | None] = []
 
         def texts() -> Iterator[str]:
-            bar = tqdm(docs, total=total, desc="BM25 index: tokenize", unit="doc")
-            bar.disable = not show_progress
+            bar = tqdm(
+                docs,
+                total=total,
+                desc="BM25 index: tokenize",
+                unit="doc",
+                disable=not show_progress,
+            )
             for doc_id, text, year in bar:
                 ids.append(doc_id)
                 years.append(year)
