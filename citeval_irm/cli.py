@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .crosscheck import crosscheck
+from .datasets import UNKNOWN_YEAR_POLICIES
 from .errors import CitevalError, InputError
 from .evaluation import EMPTY_QUERY_POLICIES, evaluate
-from .io import DUPLICATE_POLICIES
+from .io import DUPLICATE_POLICIES, write_run
 from .measures import PROTOCOLS
 from .recipes import RECIPES
 from .results import FORMATS
@@ -156,6 +157,79 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
+    from .baseline import bm25_run
+
+    run = bm25_run(
+        args.dataset,
+        args.k,
+        temporal=args.temporal,
+        same_year=args.same_year,
+        unknown_year=args.unknown_year,
+        k1=args.k1,
+        b=args.b,
+        stemmer=args.stemmer if args.stemmer != "none" else None,
+    )
+    write_run(run, args.output, tag=args.tag)
+    queries = run.frame["query_id"].nunique()
+    print(
+        f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}",
+        file=sys.stderr,
+    )
+    for warning in run.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .protocol import validate
+
+    report = validate(
+        args.run, args.dataset, same_year=args.same_year, unknown_year=args.unknown_year
+    )
+    sys.stdout.write(report.format(args.format))
+    if args.strict and not report.passed:
+        print("citeval: strict: the run breaks the protocol", file=sys.stderr)
+        return EXIT_STRICT_FAILURE
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import logging
+
+    from .demo import run_demo
+
+    logging.disable(logging.INFO)  # ir_datasets' store messages; the tables are the point
+    try:
+        report = run_demo(
+            args.dataset,
+            args.k,
+            temporal=args.temporal,
+            same_year=args.same_year,
+            output=args.output,
+        )
+    finally:
+        logging.disable(logging.NOTSET)
+    sys.stdout.write(report.format())
+    return 0
+
+
+def add_year_options(parser: argparse.ArgumentParser) -> None:
+    """The temporal protocol's explicit choices (see admissible_candidates)."""
+    parser.add_argument(
+        "--same-year",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="admit papers of the query paper's own year (default: yes)",
+    )
+    parser.add_argument(
+        "--unknown-year",
+        choices=UNKNOWN_YEAR_POLICIES,
+        default="admit",
+        help="docs without a year: admit (default) or exclude",
+    )
+
+
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from .datasets import ir_datasets_cli
 
@@ -236,6 +310,69 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
     ds.set_defaults(handler=_cmd_datasets)
+
+    bl = commands.add_parser("baseline", help="make a baseline run for a dataset")
+    baselines = bl.add_subparsers(dest="baseline", metavar="BASELINE", required=True)
+    bm = baselines.add_parser(
+        "bm25",
+        help="BM25 (bm25s) over title + abstract, the citing paper never ranked",
+        description="Ranks every doc of DATASET for each query with BM25 (bm25s, Snowball "
+        "stemming, English stopwords) and writes the top K as a TREC run.",
+    )
+    bm.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    bm.add_argument("-k", type=int, default=300, help="docs per query (default 300)")
+    bm.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
+    bm.add_argument(
+        "--temporal",
+        action="store_true",
+        help="rank only admissible candidates (nothing published after the query paper)",
+    )
+    add_year_options(bm)
+    bm.add_argument("--k1", type=float, default=1.5, help="BM25 k1 (default 1.5)")
+    bm.add_argument("--b", type=float, default=0.75, help="BM25 b (default 0.75)")
+    bm.add_argument(
+        "--stemmer", default="english", help="Snowball stemmer language, or none (default english)"
+    )
+    bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
+    bm.set_defaults(handler=_cmd_baseline_bm25)
+
+    va = commands.add_parser(
+        "validate",
+        help="check a run against a dataset's protocol (later papers, the query paper, ...)",
+    )
+    va.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    add_year_options(va)
+    va.add_argument("--format", choices=("table", "json"), default="table")
+    va.add_argument(
+        "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"
+    )
+    va.set_defaults(handler=_cmd_validate)
+
+    de = commands.add_parser(
+        "demo",
+        help="BM25, evaluation, validation and cross-check on the shipped demo benchmark",
+        description="Runs the whole job on citeval/demo/test, a GENERATED benchmark shipped "
+        "inside the package (no download): a BM25 run, its goyal2026 evaluation, protocol "
+        "validation and the cross-check.",
+    )
+    de.add_argument("--dataset", default="citeval/demo/test", help="default citeval/demo/test")
+    de.add_argument("-k", type=int, default=300, help="docs per query (default 300)")
+    de.add_argument(
+        "--temporal",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rank only admissible candidates (default); --no-temporal shows what "
+        "validation catches",
+    )
+    de.add_argument(
+        "--same-year",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="admit papers of the query paper's own year (default: yes)",
+    )
+    de.add_argument("-o", "--output", help="also write the BM25 run to this file")
+    de.set_defaults(handler=_cmd_demo)
     return parser
 
 

@@ -35,6 +35,7 @@ CHECKS: dict[str, str] = {
 
 PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
 _EXAMPLES = 5
+_TABLE_EXAMPLES = 3
 
 
 @dataclass
@@ -106,7 +107,9 @@ class ValidationReport:
         lines.append(f"  {'check':<{width}}  {'pairs':>8}  {'queries':>8}  examples")
         for row in self.checks.itertuples():
             pairs = f"{row.pairs:,}" if row.check in PAIR_CHECKS else "-"
-            examples = ", ".join(f"{q} -> {d}" if d else q for q, d in row.examples)
+            shown = row.examples[:_TABLE_EXAMPLES]
+            examples = ", ".join(f"{q} -> {d}" if d else q for q, d in shown)
+            examples += ", ..." if row.queries > len(shown) else ""
             lines.append(
                 f"  {row.check:<{width}}  {pairs:>8}  {row.queries:>8,}  {examples}".rstrip()
             )
