@@ -6,11 +6,13 @@
 """
 
 from . import datasets  # noqa: F401 (registers the citeval/... datasets with ir_datasets)
+from .baseline import bm25_run
 from .crosscheck import CAUSES, CrosscheckReport, crosscheck
 from .errors import CitevalError, EvalWarning, InputError
 from .evaluation import evaluate
 from .io import as_qrels, as_run, read_qrels, read_run, write_run
 from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
+from .protocol import ValidationReport, validate
 from .recipes import RECIPES, Quirks, Recipe
 from .results import EvalResult
 from .tables import Qrels, Run
@@ -38,13 +40,16 @@ __all__ = [
     "Run",
     "TieRange",
     "TieReport",
+    "ValidationReport",
     "as_qrels",
     "as_run",
+    "bm25_run",
     "crosscheck",
     "evaluate",
     "parse_measures",
     "rank_run",
     "tie_ranges",
+    "validate",
     "read_qrels",
     "read_run",
     "write_run",

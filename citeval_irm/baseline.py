@@ -11,9 +11,9 @@ taken, so no admissible doc is lost to a filter applied after truncation.
 
 Tokens: bm25s' tokenizer (lowercase, English stopwords) with the Snowball English stemmer
 (PyStemmer), like the BM25 baselines of Pyserini and Terrier. Scores are bm25s' BM25
-(``method="lucene"``, ``k1=1.5``, ``b=0.75``) as float32, written as they are; docs with
-equal scores at the cut-off are chosen as trec_eval would order them (doc id descending), so
-a truncated run ranks the same docs first as the full ranking would.
+(``method="lucene"``: Lucene's formula, ``k1=1.5``, ``b=0.75``) as float32, written as
+they are; docs with equal scores at the cut-off are chosen as trec_eval would order them (doc
+id descending), so a truncated run ranks the same docs first as the full ranking would.
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def ir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "ir_datasets_home"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))
     monkeypatch.setenv("IR_DATASETS_TMP", str(tmp_path / "ir_datasets_tmp"))
-    for name in ("ACL_200", "FULLTEXTPEERREAD", "REFSEER", "ARXIV"):
+    for name in ("ACL_200", "FULLTEXTPEERREAD", "REFSEER", "ARXIV", "DEMO"):
         monkeypatch.delenv(f"CITEVAL_{name}_DIR", raising=False)
     monkeypatch.delenv("CITEVAL_ACL_200_BASE_URL", raising=False)
     return home

@@ -46,7 +46,7 @@ def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch): 
 def test_all_ids_registered() -> None:
     expected = {
         f"citeval/{name}{suffix}"
-        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv")
+        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv", "demo")
         for suffix in ("", "/train", "/val", "/test")
     }
     assert set(DATASET_IDS) == expected
