@@ -1,0 +1,58 @@
+"""``citeval demo``: the README's first command, on a fresh ir_datasets home, no download."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from datasets_fixtures import ir_home  # noqa: F401 (fixture)
+
+import citeval_irm
+from citeval_irm.cli import main
+from citeval_irm.demo import DEMO_DATASET, run_demo
+
+
+def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> None:  # noqa: F811
+    report = run_demo(output=tmp_path / "run.trec")
+    assert report.dataset == DEMO_DATASET == "citeval/demo/test"
+    assert len(report.run) == 163 * 300 and report.validation.passed
+    again = citeval_irm.evaluate(tmp_path / "run.trec", DEMO_DATASET, protocol="goyal2026")
+    assert again.aggregate.round(10).equals(report.evaluation.aggregate.round(10))
+    assert report.crosscheck.unexplained == 0
+    assert report.evaluation.protocol.name == "goyal2026"
+
+
+def test_demo_prints_the_tables(ir_home, capsys) -> None:  # noqa: F811
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("citeval demo on citeval/demo/test: citeval demo (generated). ")
+    assert "NOT real" in out
+    for heading in ("1. run: BM25", "2. evaluation", "3. protocol validation", "4. cross-check"):
+        assert f"\n{heading}" in out
+    assert "temporal protocol, same-year papers admitted" in out
+    assert "protocol goyal2026" in out and "  nDCG@300 " in out
+    assert "result: the run obeys the protocol" in out
+    assert "unexplained differences: 0" in out
+    assert "citeval baseline bm25 --dataset citeval/demo/test -k 300 --temporal -o run.trec" in out
+
+
+def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:  # noqa: F811
+    assert main(["demo", "--no-temporal", "-k", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT temporal: later papers ranked" in out
+    assert "result: VIOLATIONS (later_paper)" in out
+
+
+def test_console_script_on_a_fresh_home(tmp_path) -> None:
+    """As a new user runs it: the installed script, an empty ir_datasets home."""
+    script = Path(sys.executable).parent / "citeval"
+    env = {**os.environ, "IR_DATASETS_HOME": str(tmp_path / "home")}
+    env.pop("CITEVAL_DEMO_DIR", None)
+    done = subprocess.run(
+        [str(script), "demo"], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2. evaluation" in done.stdout and "result: the run obeys the protocol" in done.stdout
+    assert "[INFO]" not in done.stderr  # ir_datasets' store messages are kept quiet
