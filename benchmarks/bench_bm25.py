@@ -28,13 +28,13 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from phases import run_phases
 
 REFSEER_PAPERS = 624_957
 VOCABULARY = 200_000
@@ -218,18 +218,9 @@ def main() -> int:
     print(
         f"SYNTHETIC corpus: {args.papers:,} papers, {args.queries:,} queries, k={args.k}, in {work}"
     )
-    out: dict[str, dict] = {}
     try:
-        for phase in PHASES:
-            command = [sys.executable, __file__, "--phase", phase, "--work", str(work)]
-            command += ["--papers", str(args.papers), "--queries", str(args.queries)]
-            command += ["-k", str(args.k)]
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode:
-                sys.stderr.write(done.stderr)
-                return done.returncode
-            out[phase] = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"{phase:>9}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in out[phase].items()))
+        extra = ["--papers", str(args.papers), "--queries", str(args.queries), "-k", str(args.k)]
+        out = run_phases(__file__, PHASES, work, extra)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -237,10 +228,6 @@ def main() -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
     return 0
-
-
-def _fmt(value) -> str:
-    return f"{value:,.2f}" if isinstance(value, float) else f"{value:,}"
 
 
 if __name__ == "__main__":

@@ -36,11 +36,12 @@ import os
 import random
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from phases import run_phases
 
 ARXIV_PAPERS = 1_661_201
 _WORDS = [f"w{n}" for n in range(5000)]
@@ -176,24 +177,12 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="citeval-bench-"))
     print(f"synthetic corpus: {args.papers:,} papers, {args.contexts:,} contexts in {work}")
     try:
-        for phase in PHASES:
-            command = [sys.executable, __file__, "--phase", phase, "--work", str(work)]
-            command += ["--papers", str(args.papers), "--contexts", str(args.contexts)]
-            command += ["--lookups", str(args.lookups)]
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode:
-                sys.stderr.write(done.stderr)
-                return done.returncode
-            figures = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"{phase:>10}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in figures.items()))
+        extra = ["--papers", str(args.papers), "--contexts", str(args.contexts)]
+        run_phases(__file__, PHASES, work, [*extra, "--lookups", str(args.lookups)])
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
     return 0
-
-
-def _fmt(value) -> str:
-    return f"{value:,.2f}" if isinstance(value, float) else f"{value:,}"
 
 
 if __name__ == "__main__":

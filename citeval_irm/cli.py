@@ -214,7 +214,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_year_options(parser: argparse.ArgumentParser) -> None:
+def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
     """The temporal protocol's explicit choices (see admissible_candidates)."""
     parser.add_argument(
         "--same-year",
@@ -222,12 +222,13 @@ def add_year_options(parser: argparse.ArgumentParser) -> None:
         default=True,
         help="admit papers of the query paper's own year (default: yes)",
     )
-    parser.add_argument(
-        "--unknown-year",
-        choices=UNKNOWN_YEAR_POLICIES,
-        default="admit",
-        help="docs without a year: admit (default) or exclude",
-    )
+    if unknown_year:
+        parser.add_argument(
+            "--unknown-year",
+            choices=UNKNOWN_YEAR_POLICIES,
+            default="admit",
+            help="docs without a year: admit (default) or exclude",
+        )
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
@@ -365,12 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="rank only admissible candidates (default); --no-temporal shows what "
         "validation catches",
     )
-    de.add_argument(
-        "--same-year",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="admit papers of the query paper's own year (default: yes)",
-    )
+    add_year_options(de, unknown_year=False)
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
     de.set_defaults(handler=_cmd_demo)
     return parser

@@ -99,6 +99,17 @@ def ir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One ir_datasets home for a whole test module, so the citeval/demo stores are built
+    once per module (the demo's files come from the package)."""
+    home = tmp_path_factory.mktemp("ir_datasets_home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("IR_DATASETS_HOME", str(home))
+        patch.delenv("CITEVAL_DEMO_DIR", raising=False)
+        yield home
+
+
 def shared_data(*parts: str) -> Path:
     """A path under ``../shared/data``; skip if it is absent, but fail under CI."""
     return require(SHARED_DATA.joinpath(*parts))

@@ -8,6 +8,7 @@ from collections import Counter
 import ir_datasets
 import numpy as np
 import pytest
+from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,19 +19,11 @@ from citeval_irm.datasets import admissible_candidates
 from citeval_irm.errors import InputError
 
 TEST = "citeval/demo/test"
+pytestmark = pytest.mark.usefixtures("demo_home")
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    """One ir_datasets home for the module (the stores are built once)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("IR_DATASETS_HOME", str(tmp_path_factory.mktemp("ir_home")))
-        patch.delenv("CITEVAL_DEMO_DIR", raising=False)
-        yield
-
-
-@pytest.fixture(scope="module")
-def runs(demo_home):
+def runs(demo_home):  # noqa: F811
     return {
         temporal: bm25_run(TEST, 300, temporal=temporal, show_progress=False)
         for temporal in (True, False)
@@ -38,12 +31,12 @@ def runs(demo_home):
 
 
 @pytest.fixture(scope="module")
-def queries(demo_home):
+def queries(demo_home):  # noqa: F811
     return list(ir_datasets.load(TEST).queries_iter())
 
 
 @pytest.fixture(scope="module")
-def index(demo_home):
+def index(demo_home):  # noqa: F811
     docs = ir_datasets.load(TEST).docs_iter()
     return BM25Index().build(
         ((d.doc_id, d.default_text(), d.year) for d in docs), show_progress=False
@@ -124,7 +117,7 @@ def test_the_citing_paper_is_never_ranked(runs, index, queries) -> None:
     assert top10 > 10
 
 
-def test_temporal_ranks_only_admissible_docs(runs, demo_home) -> None:
+def test_temporal_ranks_only_admissible_docs(runs) -> None:
     strict = citeval_irm.validate(runs[True], TEST, same_year=True)
     assert strict.passed
     loose = citeval_irm.validate(runs[False], TEST, same_year=True)
@@ -133,7 +126,7 @@ def test_temporal_ranks_only_admissible_docs(runs, demo_home) -> None:
     assert set(later["doc_id"].str[1:3]) == {"16"}  # the 2016 papers
 
 
-def test_fewer_than_k_admissible_gives_all_of_them(demo_home, queries) -> None:
+def test_fewer_than_k_admissible_gives_all_of_them(queries) -> None:
     run = bm25_run(TEST, 1000, temporal=True, show_progress=False)
     allowed = admissible_candidates(TEST, same_year=True)
     sizes = run.frame.groupby("query_id").size()
@@ -151,13 +144,13 @@ def test_a_query_of_stopwords_ranks_by_doc_id(index) -> None:
     assert frame["score"].tolist() == [0.0, 0.0, 0.0]
 
 
-def test_bm25_finds_the_cited_paper_often_but_not_always(runs, demo_home) -> None:
+def test_bm25_finds_the_cited_paper_often_but_not_always(runs) -> None:
     result = citeval_irm.evaluate(runs[True], TEST, protocol="goyal2026")
     assert 0.2 < result["RR"] < 0.45
     assert 0.35 < result["R@10"] < 0.7 and result["R@300"] > 0.9
 
 
-def test_errors(demo_home) -> None:
+def test_errors() -> None:
     with pytest.raises(InputError, match="docs and queries"):
         bm25_run("citeval/demo", show_progress=False)
     with pytest.raises(InputError, match="not an ir_datasets dataset"):
@@ -168,7 +161,7 @@ def test_errors(demo_home) -> None:
         BM25Index().build([("a", "x y", None), ("a", "z", None)], show_progress=False)
 
 
-def test_cli_writes_a_trec_run(demo_home, tmp_path, capsys) -> None:
+def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
     out = tmp_path / "bm25.trec"
     code = main(["baseline", "bm25", "--dataset", TEST, "-k", "20", "-o", str(out), "--temporal"])
     err = capsys.readouterr().err

@@ -7,6 +7,7 @@ import json
 import ir_datasets
 import pandas as pd
 import pytest
+from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 
 from citeval_irm import validate
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
@@ -15,19 +16,12 @@ from citeval_irm.errors import InputError
 from citeval_irm.protocol import CHECKS
 
 TEST = "citeval/demo/test"
+pytestmark = pytest.mark.usefixtures("demo_home")
 LATER = "J16-1722"  # a 2016 paper of the demo corpus
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("IR_DATASETS_HOME", str(tmp_path_factory.mktemp("ir_home")))
-        patch.delenv("CITEVAL_DEMO_DIR", raising=False)
-        yield
-
-
-@pytest.fixture(scope="module")
-def first_query(demo_home) -> CitationQuery:
+def first_query(demo_home) -> CitationQuery:  # noqa: F811
     return next(iter(ir_datasets.load(TEST).queries_iter()))
 
 
@@ -54,7 +48,7 @@ def crafted_run(query: CitationQuery) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
 
 
-def test_each_check_counts_its_violation(first_query, demo_home) -> None:
+def test_each_check_counts_its_violation(first_query) -> None:
     report = validate(crafted_run(first_query), TEST, same_year=True)
     assert not report.passed
     assert report.num_queries == 163 and report.num_docs == 420 and report.run_rows == 7
@@ -85,7 +79,7 @@ def test_each_check_counts_its_violation(first_query, demo_home) -> None:
     assert table.loc["not-a-query", "unknown_query"] == 1
 
 
-def test_same_year_is_an_explicit_choice(first_query, demo_home) -> None:
+def test_same_year_is_an_explicit_choice(first_query) -> None:
     strict = validate(crafted_run(first_query), TEST, same_year=False)
     later = strict.violations[strict.violations["check"] == "later_paper"]
     assert sorted(later["doc_id"]) == sorted([LATER, paper_of_year(2015, first_query.citing_id)])
@@ -94,7 +88,7 @@ def test_same_year_is_an_explicit_choice(first_query, demo_home) -> None:
         validate(crafted_run(first_query), TEST, same_year=None)
 
 
-def test_a_clean_run_passes(first_query, demo_home) -> None:
+def test_a_clean_run_passes(first_query) -> None:
     queries = list(ir_datasets.load(TEST).queries_iter())
     run = {q.query_id: {paper_of_year(2009): 1.0, paper_of_year(2002): 0.5} for q in queries}
     report = validate(run, TEST, same_year=True)
@@ -103,7 +97,7 @@ def test_a_clean_run_passes(first_query, demo_home) -> None:
     assert json.loads(report.format("json"))["passed"] is True
 
 
-def test_table_and_json(first_query, demo_home) -> None:
+def test_table_and_json(first_query) -> None:
     report = validate(crafted_run(first_query), TEST, same_year=True)
     text = str(report)
     assert text.startswith(f"validation: run <DataFrame> against {TEST} (163 queries, 420 docs")
@@ -161,12 +155,12 @@ def test_undated_docs_follow_unknown_year() -> None:
     assert excluded.count("later_paper") == 1 and "or undated" in str(excluded)
 
 
-def test_a_dataset_without_queries_is_an_error(demo_home) -> None:
+def test_a_dataset_without_queries_is_an_error() -> None:
     with pytest.raises(InputError, match="needs a dataset with docs and queries"):
         validate({"q": {"a": 1.0}}, "citeval/demo", same_year=True)
 
 
-def test_cli(first_query, demo_home, tmp_path, capsys) -> None:
+def test_cli(first_query, tmp_path, capsys) -> None:
     path = tmp_path / "run.trec"
     frame = crafted_run(first_query)
     path.write_text(
