@@ -133,6 +133,11 @@ def test_admissible_candidates_on_the_demo(ir_home) -> None:  # noqa: F811
     assert all(paper_year(d, "acl") <= 2015 for d in docs)
     assert len(docs) == 420 - 15 - 1  # not the 2016 papers, not the citing paper
     assert allowed.warnings == []
+    mask = allowed.admissible_docs(query.query_id)  # over every doc, in doc id order
+    positions = allowed.doc_positions([*docs, query.citing_id, "no-such-paper"])
+    assert mask.sum() == len(docs) and mask[positions[: len(docs)]].all()
+    assert not mask[positions[-2]] and positions[-1] == -1
+    assert allowed.mask([query.query_id] * 2, [docs[0], query.citing_id]).tolist() == [True, False]
 
 
 def test_env_folder_overrides_the_package(tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
