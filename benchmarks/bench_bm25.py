@@ -18,8 +18,12 @@ Phases, each in its own process so that peak memory belongs to it alone:
 
     python benchmarks/bench_bm25.py [--papers 625000] [--queries 2000] [--keep DIR]
 
-Takes about 10 minutes and 1 GB of disk; not part of the test suite. Measured figures are
-in benchmarks/README.md.
+Takes about 5 minutes, 0.5 GB of disk and 3 GB of memory; not part of the test suite.
+
+Measured once (2 cores, bm25s 0.3.16 numpy backend; default arguments): generate 28 s;
+index 624,957 papers 192 s (read and tokenize 106 s, bm25s index 86 s), peak RSS 3.0 GB;
+ranking k = 300: 132 queries/s, 125 queries/s under the temporal protocol; validate the
+600,000-line run 6.5 s. Details in benchmarks/README.md.
 """
 
 from __future__ import annotations
