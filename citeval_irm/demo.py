@@ -45,8 +45,12 @@ class DemoReport:
         saved = f"; written to {self.run_path}" if self.run_path else ""
         sections = [
             textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),
-            f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
-            f"queries{saved}",
+            textwrap.fill(
+                f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
+                f"queries{saved}",
+                100,
+                subsequent_indent="   ",
+            ),
             "2. evaluation\n" + self.evaluation.format("table"),
             "3. protocol validation\n" + self.validation.format("table"),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
