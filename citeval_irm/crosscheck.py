@@ -223,15 +223,25 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 # --------------------------------------------------------------------------- computation
 
 
-def _rankings(run: Run) -> dict[str, list[str]]:
-    """``{query: [doc, ...]}`` for a ranked run (rows already contiguous per query)."""
+def _rankings(run: Run) -> dict[str, tuple[list[str], list[float]]]:
+    """``{query: ([doc, ...], [score, ...])}`` for a ranked run (rows contiguous per query)."""
     queries = run.frame["query_id"].to_numpy(dtype=object)
     docs = run.frame["doc_id"].to_numpy(dtype=object)
+    scores = run.frame["score"].to_numpy()
     if not len(queries):
         return {}
     starts = np.flatnonzero(np.concatenate(([True], queries[1:] != queries[:-1])))
     ends = np.append(starts[1:], len(queries))
-    return {queries[s]: docs[s:e].tolist() for s, e in zip(starts.tolist(), ends.tolist())}
+    return {
+        queries[s]: (docs[s:e].tolist(), scores[s:e].tolist())
+        for s, e in zip(starts.tolist(), ends.tolist())
+    }
+
+
+def _ranked_docs(run: Run, ties: str) -> dict[str, list[str]]:
+    """``{query: [doc, ...]}`` in the order ``ties`` defines (duplicates kept)."""
+    ranked = rank_run(run, ties, rewrite_scores=False)[0]
+    return {query: docs for query, (docs, _) in _rankings(ranked).items()}
 
 
 def _judged(qrels: Qrels) -> dict[str, list[tuple[str, int]]]:
@@ -331,18 +341,18 @@ def crosscheck(
     deduplicated = drop_duplicates(raw)
     reference = evaluate(deduplicated, qrels_table, measure_list, ties="trec_eval")
 
-    listed = _rankings(rank_run(raw, ties, rewrite_scores=False)[0])
+    listed = _ranked_docs(raw, ties)
     trec_ranked, tie_report = rank_run(deduplicated, "trec_eval", rewrite_scores=False)
-    trec_lists = _rankings(rank_run(raw, "trec_eval", rewrite_scores=False)[0])
+    trec_lists = _ranked_docs(raw, "trec_eval")
     judged = _judged(qrels_table)
     paper_of = _paper_lookup(query_papers, qrels)
     quirks = recipe_obj.quirks
     names = [str(m) for m in measure_list]
 
-    reference_values = reference.per_query
+    reference_values = reference.per_query.to_dict(orient="index")
     recipe_rows: dict[str, dict[str, float]] = {}
     differences: list[dict] = []
-    qrels_queries = list(reference_values.index)
+    qrels_queries = list(reference_values)
     run_only = [q for q in listed if q not in judged]
     for query_id in qrels_queries + run_only:
         query = _Query(
@@ -353,11 +363,11 @@ def crosscheck(
         )
         has_gold = any(label >= quirks.min_relevance for _, label in query.judged)
         scored = query_id in listed and (has_gold or not recipe_obj.skips_queries_without_gold)
-        counted = query_id in reference_values.index
+        counted = query_id in reference_values
         if scored:
             recipe_rows[query_id] = query.score(measure_list, quirks)
         for measure, name in zip(measure_list, names):
-            ref = float(reference_values.at[query_id, name]) if counted else math.nan
+            ref = reference_values[query_id][name] if counted else math.nan
             mine = recipe_rows[query_id][name] if scored else math.nan
             if scored and counted:
                 if abs(mine - ref) <= TOLERANCE:
@@ -404,24 +414,20 @@ def crosscheck(
 
 
 def _tie_table(
-    ranked: Run, tied: frozenset[str], qrels: Qrels, measures, reference
+    ranked: Run, tied: frozenset[str], qrels: Qrels, measures, reference: dict
 ) -> pd.DataFrame:
     columns = ["query_id", "measure", "trec_eval", "worst", "expected", "best"]
     if not tied:
         return pd.DataFrame(columns=columns)
-    frame = ranked.frame[ranked.frame["query_id"].isin(tied)]
+    tied_rows = ranked.frame[ranked.frame["query_id"].isin(tied)]
     labels = qrels.to_dict()
     rows = []
-    for query_id, group in frame.groupby("query_id", sort=False):
-        if query_id not in reference.index:
+    for query_id, (docs, scores) in _rankings(Run(tied_rows, ranked.source)).items():
+        if query_id not in reference:
             continue
-        ranges = tie_ranges(
-            group["score"].tolist(), group["doc_id"].tolist(), labels.get(query_id, {}), measures
-        )
+        ranges = tie_ranges(scores, docs, labels.get(query_id, {}), measures)
         for name, r in ranges.items():
-            rows.append(
-                (query_id, name, float(reference.at[query_id, name]), r.worst, r.expected, r.best)
-            )
+            rows.append((query_id, name, reference[query_id][name], r.worst, r.expected, r.best))
     return pd.DataFrame(rows, columns=columns)
 
 

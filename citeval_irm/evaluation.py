@@ -144,14 +144,18 @@ def evaluate(
     run_table = as_run(run, duplicates=duplicates)
     warnings = list(run_table.warnings)
     run_table, counted, population_warnings = align_queries(run_table, qrels_table, empty_queries)
+    run_source = run_table.source
     ranked, tie_report = rank_run(run_table, ties)
+    del run_table  # only the ranked copy is needed from here: keep the peak memory down
     tie_warning = tie_report.warning()
     warnings += population_warnings + ([tie_warning] if tie_warning else [])
 
     counted_set = set(counted)
     qrels_dict = {q: d for q, d in qrels_table.to_dict().items() if q in counted_set}
     qrels_dict = _without_negative_labels(qrels_dict, measure_list)
-    per_query = _per_query_values(measure_list, qrels_dict, ranked.to_dict(), counted)
+    run_dict = ranked.to_dict()
+    del ranked
+    per_query = _per_query_values(measure_list, qrels_dict, run_dict, counted)
     aggregate = _aggregate(measure_list, per_query)
     return EvalResult(
         measures=measure_list,
@@ -160,7 +164,7 @@ def evaluate(
         warnings=warnings,
         protocol=protocol_obj,
         ties=tie_report,
-        run_source=run_table.source,
+        run_source=run_source,
         qrels_source=qrels_table.source,
     )
 

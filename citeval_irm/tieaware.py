@@ -123,18 +123,18 @@ def tie_ranges(
     ``docs`` ranked by ``scores`` descending (unique docs); ``labels`` the query's qrels.
     """
     judged = list(labels.items())
+    groups = _groups(scores, docs, labels)
 
     def ordered(best: bool) -> list[str]:
-        key = {doc: labels.get(doc, 0) for doc in docs}
+        """Within each tie group, the highest gains first (best) or last (worst)."""
         ranking: list[str] = []
-        for g in _groups(scores, docs, {}):
+        for g in groups:
             members = docs[g.start - 1 : g.end]
-            ranking += sorted(members, key=lambda d: max(key[d], 0), reverse=best)
+            ranking += sorted(members, key=lambda d: max(labels.get(d, 0), 0), reverse=best)
         return ranking
 
     best = score_ranking(ordered(True), judged, measures, TREC_EVAL)
     worst = score_ranking(ordered(False), judged, measures, TREC_EVAL)
-    groups = _groups(scores, docs, labels)
     return {
         str(m): TieRange(worst[str(m)], _expected(m, groups, labels), best[str(m)])
         for m in measures

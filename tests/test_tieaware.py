@@ -1,0 +1,50 @@
+"""Tie-aware values against brute force: every order of every tie group, enumerated."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeval_irm import parse_measures, tie_ranges
+from citeval_irm.recipes import TREC_EVAL, score_ranking
+
+MEASURES = parse_measures("RR RR@3 R@3 P@3 Success@2 AP nDCG@3 nDCG")
+
+
+def groups_of(scores, docs):
+    out, start = [], 0
+    for end in range(1, len(docs) + 1):
+        if end == len(docs) or scores[end] != scores[start]:
+            out.append(docs[start:end])
+            start = end
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    scores=st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=1, max_size=7),
+    labels=st.lists(st.sampled_from([None, 0, 1, 2]), min_size=7, max_size=7),
+    unretrieved=st.sampled_from([None, 1, 2]),
+)
+def test_worst_expected_best_equal_enumeration(scores, labels, unretrieved):
+    scores = sorted(scores, reverse=True)
+    docs = [f"d{i}" for i in range(len(scores))]
+    judged = {d: label for d, label in zip(docs, labels) if label is not None}
+    if unretrieved is not None:
+        judged["not-retrieved"] = unretrieved
+    ranges = tie_ranges(scores, docs, judged, MEASURES)
+    values = {str(m): [] for m in MEASURES}
+    for orders in itertools.product(*(itertools.permutations(g) for g in groups_of(scores, docs))):
+        ranking = [d for group in orders for d in group]
+        for name, value in score_ranking(
+            ranking, list(judged.items()), MEASURES, TREC_EVAL
+        ).items():
+            values[name].append(value)
+    for name, seen in values.items():
+        r = ranges[name]
+        assert r.worst == pytest.approx(min(seen), abs=1e-12), name
+        assert r.best == pytest.approx(max(seen), abs=1e-12), name
+        assert r.expected == pytest.approx(sum(seen) / len(seen), abs=1e-12), name
