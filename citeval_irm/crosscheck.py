@@ -161,7 +161,8 @@ class CrosscheckReport:
             "tie_expected",
             "tie_best",
         ]
-        shown[value_columns] = shown[value_columns] * scale
+        # rounded, then +0.0, so a difference of -1e-17 prints as 0.00, not -0.00
+        shown[value_columns] = (shown[value_columns] * scale).round(decimals) + 0.0
         lines = [
             f"cross-check: trec_eval (ir-measures) vs recipe {self.recipe.name} "
             f"({self.recipe.reference}); the recipe sees tied scores in "
