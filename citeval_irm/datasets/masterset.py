@@ -285,12 +285,13 @@ def read_docs(corpus: MasterSetCorpus, path: Path) -> Iterator[MasterSetDoc]:
             _string(path, row, values, "venue", notes, None),
             _string(path, row, values, "authors", notes, None),
         )
-    _log(corpus, path, notes)
+    _log(f"{corpus.dataset_id}: {path.name}", notes)
 
 
-def _log(corpus: MasterSetCorpus, path: Path, notes: Notes) -> None:
+def _log(what: str, notes: Notes) -> None:
+    """Log what a full read tolerated, counted, under ``what`` (a dataset id or file)."""
     for warning in notes.warnings():
-        _logger.warn(f"{corpus.dataset_id}: {path.name}: {warning}")
+        _logger.warn(f"{what}: {warning}")
 
 
 def pool_ids(corpus: MasterSetCorpus, notes: Notes | None = None) -> frozenset[str]:
@@ -364,7 +365,7 @@ class MasterSetQueries(BaseQueries):
                 paper_id,
                 _year(path, row, values, notes),
             )
-        _log(self._corpus, path, notes)
+        _log(f"{self._corpus.dataset_id}/{self._split}: {path.name}", notes)
 
     def queries_cls(self) -> type:
         return MasterSetQuery
@@ -405,7 +406,8 @@ class MustCiteQrels(BaseQrels):
                     if dropped:
                         continue
                 yield MustCiteQrel(gold.query_id, doc_id, 1, "0", tier, int(in_pool))
-        _log(self._corpus, Path(SPLITS[self._split]), notes)
+        reading = "/in-pool" if self._reading == "in-pool" else ""
+        _log(f"{self._corpus.dataset_id}/{self._split}/{self._tier}{reading} qrels", notes)
 
     def qrels_defs(self) -> dict[int, str]:
         return {
