@@ -268,23 +268,29 @@ def parse_references(path: Path, row: int, paper_id: str, value: Any, notes: Not
     return out
 
 
+def parse_doc(path: Path, row: int, values: dict, notes: Notes, seen: set[str]) -> MasterSetDoc:
+    """The :class:`MasterSetDoc` of one row, checked; its id must not be in ``seen`` (and
+    is added to it)."""
+    paper_id = _paper_id(path, row, values)
+    if paper_id in seen:
+        raise InputError(str(path), f"{_where(row, paper_id)}: the paper_id occurs twice")
+    seen.add(paper_id)
+    return MasterSetDoc(
+        paper_id,
+        _string(path, row, values, "title", notes, "no_title"),
+        _string(path, row, values, "abstract", notes, "no_abstract"),
+        _year(path, row, values, notes),
+        _string(path, row, values, "venue", notes, None),
+        _string(path, row, values, "authors", notes, None),
+    )
+
+
 def read_docs(corpus: MasterSetCorpus, path: Path) -> Iterator[MasterSetDoc]:
     """The pool papers as :class:`MasterSetDoc`, streamed; tolerated oddities are logged."""
     notes = Notes(NOTES)
     seen: set[str] = set()
     for row, values in iter_rows(path, DOC_COLUMNS, corpus, notes):
-        paper_id = _paper_id(path, row, values)
-        if paper_id in seen:
-            raise InputError(str(path), f"{_where(row, paper_id)}: the paper_id occurs twice")
-        seen.add(paper_id)
-        yield MasterSetDoc(
-            paper_id,
-            _string(path, row, values, "title", notes, "no_title"),
-            _string(path, row, values, "abstract", notes, "no_abstract"),
-            _year(path, row, values, notes),
-            _string(path, row, values, "venue", notes, None),
-            _string(path, row, values, "authors", notes, None),
-        )
+        yield parse_doc(path, row, values, notes, seen)
     _log(f"{corpus.dataset_id}: {path.name}", notes)
 
 
@@ -511,15 +517,7 @@ def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path):
         path = folder / file_name
         seen: set[str] = set()
         for row, values in iter_rows(path, COLUMNS, corpus, None):
-            paper_id = _paper_id(path, row, values)
-            if paper_id in seen:
-                raise InputError(str(path), f"{_where(row, paper_id)}: the paper_id occurs twice")
-            seen.add(paper_id)
-            for column, note in (("title", "no_title"), ("abstract", "no_abstract")):
-                _string(path, row, values, column, notes, note)
-            for column in ("venue", "authors"):
-                _string(path, row, values, column, notes, None)
-            _year(path, row, values, notes)
+            paper_id = parse_doc(path, row, values, notes, seen).doc_id
             gold = query_gold(path, row, paper_id, values["references"], notes)
             if file_name == QUERY_FILE:
                 test_gold.append(gold)
