@@ -179,6 +179,7 @@ def test_download_shows_licence_first_and_records_files(
     assert notice_first == [True]
     err = capfd.readouterr().err
     assert "citeval/arsyta: ArSyTa" in err and "CC BY-NC-ND 4.0" in err
+    assert "test_data.json: no checksum is published; recorded its size" in err
     assert http_files.requests == ["hf/test_data.json"]
     installed = ir_home / "citeval" / "arsyta"
     record = read_record(installed / "test_data.json")

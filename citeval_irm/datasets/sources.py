@@ -22,7 +22,14 @@ from pathlib import Path
 
 import ir_datasets
 
-from ..downloads import Checksum, DownloadError, download, verify_record
+from ..downloads import (
+    Checksum,
+    DownloadError,
+    download,
+    read_record,
+    record_path,
+    verify_record,
+)
 from ..errors import CitevalError
 
 NAMESPACE = "citeval"
@@ -136,13 +143,20 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
     if url is None:
         raise DataNotFoundError(source.instructions(path))
     show_licence_notice(source)
+    checksum = source.checksums.get(name)
     try:
-        return download(
-            url, path, source.checksums.get(name), desc=f"{source.dataset_id} {name}", record=True
-        )
+        download(url, path, checksum, desc=f"{source.dataset_id} {name}", record=True)
     except DownloadError as exc:
         if exc.status in (401, 403, 404, 410):  # not there (or not public): say what to do
             raise DataNotFoundError(
                 source.instructions(path, f"could not download {name} from {url}: {exc}")
             ) from None
         raise
+    if checksum is None:
+        record = read_record(path) or {}
+        _logger.info(
+            f"{source.dataset_id}: {name}: no checksum is published; recorded its size "
+            f"({record.get('size')} bytes) and sha256 ({record.get('sha256')}) in "
+            f"{record_path(path)}, against which later loads check it"
+        )
+    return path
