@@ -214,9 +214,9 @@ def _year(path: Path, row: int, values: dict, notes: Notes) -> int | None:
 
 def _label(path: Path, where: str, key: str, value: Any) -> float | None:
     """A label as a number; ``None`` for a missing one ("", "nan", null)."""
-    number = None
     if value is None:
         return None
+    number = None
     if isinstance(value, str):
         text = value.strip()
         if text == "" or text.lower() == "nan":
@@ -422,11 +422,6 @@ class MustCiteQrels(BaseQrels):
 
     def qrels_cls(self) -> type:
         return MustCiteQrel
-
-
-def dataset_ids(corpus: MasterSetCorpus) -> list[str]:
-    """Every dataset id of a MasterSet release, the corpus first."""
-    return list(masterset_components(corpus))
 
 
 def masterset_components(corpus: MasterSetCorpus) -> dict[str, tuple]:
