@@ -14,7 +14,18 @@ runs in its own process, and its peak memory is that process's ``VmHWM``:
 
     python benchmarks/bench_arsyta_stream.py [--train 8030837] [--keep DIR]
 
-Measured figures are recorded at the end of this docstring when the script is run.
+Takes about 15 minutes and 7 GB of disk (files 3.7 GB, store 3.0 GB); not part of the tests.
+
+Measured once (2 cores, 24 GB, ir_datasets 0.6.3, ijson yajl2_c; default arguments,
+8,030,837 train + 2,000 val/test contexts):
+
+- generate: 255 s, 3.68 GB written;
+- qrels: the 8,030,837 train judgements in 36 s, peak RSS 119 MB (the split file streamed);
+- queries, first time: 399 s, including building the 8,032,837-context store (3.0 GB),
+  peak RSS 3.36 GB. The peak is ir_datasets' id index (``NumpySortedIndex.commit`` holds
+  every id in a dict, then sorts and encodes them), once, while the store is built; the
+  records themselves are streamed;
+- queries again, from the store: 178 s (45,000 queries/s), peak RSS 412 MB.
 """
 
 from __future__ import annotations
