@@ -293,8 +293,16 @@ def build_parser() -> argparse.ArgumentParser:
         "import",
         help="check a downloaded dataset folder and install it into the ir_datasets home",
     )
-    im.add_argument("name", help="acl-200, fulltextpeerread, refseer or arxiv")
-    im.add_argument("folder", help="folder holding contexts.json, papers.json, train/val/test.json")
+    im.add_argument(
+        "name",
+        help="acl-200, fulltextpeerread, refseer, arxiv, arsyta or masterset-coreml-v1",
+    )
+    im.add_argument(
+        "folder",
+        help="folder holding the dataset's files (HAtten: contexts.json, papers.json, "
+        "train/val/test.json; ArSyTa: contexts_new_head.json, papers_cat.json, "
+        "{train,val,test}_data.json; MasterSet: train.parquet, eval.parquet)",
+    )
     im.add_argument("--symlink", action="store_true", help="link the files instead of copying")
     im.add_argument(
         "--allow-count-mismatch",

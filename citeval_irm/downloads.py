@@ -6,6 +6,11 @@ file, ``sha1("blob <size>\\0" + content)``). Bytes go to a temporary file beside
 and are renamed into place only once complete and verified: a failed, truncated or
 mismatching transfer never leaves a file that a later run would trust.
 
+Some corpora publish no checksum at all (ArSyTa and MasterSet on Hugging Face). For those,
+``download(..., record=True)`` writes a small record beside the file (``NAME.download.json``:
+where it came from, its size and sha256), and later loads check the file against it: a
+file that changed after it was fetched is an error, not a silently different benchmark.
+
 Generic on purpose: the HAtten loaders and the Hugging Face loaders use the same function.
 """
 
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import json
 import os
 import tempfile
 import time
@@ -20,6 +26,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import CitevalError
@@ -31,7 +38,12 @@ _USER_AGENT = "citeval-irm (+https://pypi.org/project/citeval-irm/)"
 
 
 class DownloadError(CitevalError):
-    """A file could not be fetched (network error, HTTP error, truncated transfer)."""
+    """A file could not be fetched (network error, HTTP error, truncated transfer);
+    ``status`` is the HTTP status when the server answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 class ChecksumError(DownloadError):
@@ -91,6 +103,72 @@ def verify_file(path: str | os.PathLike, expected: Checksum, *, name: str | None
         raise ChecksumError(name or str(path), expected.algorithm, expected.value, actual)
 
 
+RECORD_SUFFIX = ".download.json"
+
+
+def record_path(path: str | os.PathLike) -> Path:
+    """Where the record of ``path`` is kept: ``NAME.download.json`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + RECORD_SUFFIX)
+
+
+def _stat(path: Path) -> dict:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _write_json(path: Path, value: dict) -> None:
+    part = path.with_name(f".{path.name}.part")
+    part.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
+    os.replace(part, path)
+
+
+def write_record(path: str | os.PathLike, origin: str) -> dict:
+    """Record the size and sha256 of a file that has no published checksum, and where it
+    came from (a URL or a folder), in :func:`record_path`; return the record."""
+    path = Path(path)
+    record = {
+        "file": path.name,
+        "origin": origin,
+        "sha256": file_checksum(path, "sha256"),
+        "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **_stat(path),
+    }
+    _write_json(record_path(path), record)
+    return record
+
+
+def read_record(path: str | os.PathLike) -> dict | None:
+    """The record of ``path``, or ``None`` if it has none (or an unreadable one)."""
+    try:
+        record = json.loads(record_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and "sha256" in record else None
+
+
+def verify_record(path: str | os.PathLike) -> None:
+    """Raise :class:`ChecksumError` if ``path`` is not the file its record describes; a file
+    without a record passes. The sha256 is recomputed only when size or mtime changed."""
+    path = Path(path)
+    record = read_record(path)
+    if record is None:
+        return
+    stat = _stat(path)
+    if stat == {"size": record.get("size"), "mtime_ns": record.get("mtime_ns")}:
+        return
+    actual = file_checksum(path, "sha256")
+    if actual != record["sha256"]:
+        raise ChecksumError(
+            f"{path} (changed since it was recorded from {record.get('origin')}; delete it "
+            f"and {record_path(path).name} to fetch it again)",
+            "sha256",
+            record["sha256"],
+            actual,
+        )
+    _write_json(record_path(path), {**record, **stat})  # touched, same content
+
+
 def _progress_bar(total: int | None, desc: str, enabled: bool | None):
     from tqdm import tqdm
 
@@ -129,8 +207,8 @@ def _fetch_once(
     except urllib.error.HTTPError as exc:
         problem = f"{url}: HTTP {exc.code} {exc.reason}"
         if exc.code >= 500 or exc.code == 429:
-            raise _Retryable(problem) from None
-        raise DownloadError(problem) from None
+            raise _Retryable(problem, exc.code) from None
+        raise DownloadError(problem, exc.code) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         # timeouts, refused or dropped connections, IncompleteRead
         reason = getattr(exc, "reason", exc)
@@ -151,6 +229,7 @@ def download(
     retry_wait: float = 2.0,
     timeout: float = 60.0,
     headers: Mapping[str, str] | None = None,
+    record: bool = False,
 ) -> Path:
     """Fetch ``url`` to ``dest`` atomically and verify it; return ``dest``.
 
@@ -159,12 +238,16 @@ def download(
     are retried ``tries`` times, waiting ``retry_wait`` seconds, doubled each time; other
     HTTP errors (404, 403) fail at once. Raises :class:`DownloadError` or
     :class:`ChecksumError`; on any failure no file is left at ``dest`` nor beside it.
-    ``progress=None`` shows a bar only on a terminal.
+    ``progress=None`` shows a bar only on a terminal. ``record=True`` (for files without a
+    published checksum) writes a :func:`write_record` after the download and checks an
+    existing ``dest`` against its record (:func:`verify_record`) instead of re-fetching.
     """
     dest = Path(dest)
     name = desc or dest.name
     if dest.exists():
         if checksum is None:
+            if record:
+                verify_record(dest)
             return dest
         try:
             verify_file(dest, checksum, name=str(dest))
@@ -182,7 +265,9 @@ def download(
                     break
                 except _Retryable as exc:
                     if attempt >= tries:
-                        raise DownloadError(f"{exc} (gave up after {attempt} tries)") from None
+                        raise DownloadError(
+                            f"{exc} (gave up after {attempt} tries)", exc.status
+                        ) from None
                     time.sleep(wait)
                     wait *= 2
         if checksum is not None:
@@ -200,6 +285,8 @@ def download(
     finally:
         if os.path.exists(part):
             os.remove(part)
+    if record and checksum is None:
+        write_record(dest, url)
     return dest
 
 
@@ -210,5 +297,9 @@ __all__ = [
     "DownloadError",
     "download",
     "file_checksum",
+    "read_record",
+    "record_path",
     "verify_file",
+    "verify_record",
+    "write_record",
 ]

@@ -8,6 +8,11 @@
   skipped when absent locally, a failure when ``CI`` is set.
 - ``write_hatten_folder``: a small corpus in the exact HAtten layout for a sample of real
   ACL-200 context ids, with synthetic text (labelled as such).
+- ``write_arsyta_folder``: a small SYNTHETIC corpus in ArSyTa's layout (its file names, the
+  ``heading`` and ``categories`` fields, arXiv ids old and new).
+- ``write_masterset_folder``: SYNTHETIC ``train.parquet`` / ``eval.parquet`` in MasterSet's
+  exact schema (references as JSON strings, labels as strings), written with pyarrow, with
+  the tier thresholds at their edges.
 """
 
 from __future__ import annotations
@@ -93,9 +98,11 @@ def ir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "ir_datasets_home"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))
     monkeypatch.setenv("IR_DATASETS_TMP", str(tmp_path / "ir_datasets_tmp"))
-    for name in ("ACL_200", "FULLTEXTPEERREAD", "REFSEER", "ARXIV", "DEMO"):
-        monkeypatch.delenv(f"CITEVAL_{name}_DIR", raising=False)
-    monkeypatch.delenv("CITEVAL_ACL_200_BASE_URL", raising=False)
+    from citeval_irm.datasets import CORPORA, MASTERSET_CORPORA
+
+    for corpus in (*CORPORA.values(), *MASTERSET_CORPORA.values()):
+        monkeypatch.delenv(corpus.env_var, raising=False)
+        monkeypatch.delenv(corpus.base_url_env, raising=False)
     return home
 
 
@@ -162,3 +169,170 @@ def write_hatten_folder(folder: Path, per_split: int = 20) -> dict:
     for split, entries in splits.items():
         (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
     return {"splits": splits, "contexts": contexts, "papers": papers}
+
+
+# --------------------------------------------------------------------------- ArSyTa
+
+ARSYTA_FILES = ("contexts_new_head.json", "papers_cat.json") + tuple(
+    f"{split}_data.json" for split in SPLITS
+)
+
+# SYNTHETIC papers with arXiv ids (new style, and one old style); year-month in the id.
+ARSYTA_PAPERS = {
+    "1503.01234": ("cs.CL", "cs.LG"),
+    "1503.05678": ("cs.IR",),
+    "1411.00001": ("cs.CL",),
+    "hep-th/9901001": ("hep-th",),
+    "1703.11111": ("cs.LG", "stat.ML"),
+    "1705.22222": ("cs.CL",),
+    "1801.33333": ("cs.IR", "cs.CL"),
+    "1801.44444": ("cs.DL",),
+}
+
+# (split, citing, cited, heading)
+ARSYTA_CONTEXTS = [
+    ("train", "1503.01234", "1411.00001", "Introduction"),
+    ("train", "1503.01234", "hep-th/9901001", "Related Work"),
+    ("train", "1503.05678", "1503.01234", "Method"),  # same month as the citing paper
+    ("val", "1703.11111", "1503.05678", "Introduction"),
+    ("val", "1705.22222", "1703.11111", "Experiments"),
+    ("test", "1801.33333", "1705.22222", "Related Work"),
+    ("test", "1801.33333", "1703.11111", "Introduction"),
+    ("test", "1801.44444", "1801.33333", "Background"),  # same month
+]
+
+
+def arsyta_context_id(citing: str, cited: str, k: int = 0) -> str:
+    return f"{citing}_{cited}_{k}"
+
+
+def write_arsyta_folder(folder: Path) -> dict:
+    """Write ArSyTa's five files (SYNTHETIC text) into ``folder``; return what was written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    papers = {
+        pid: {
+            "title": f"Synthetic title {pid}",
+            "abstract": f"Synthetic abstract of {pid}.",
+            "categories": list(categories),
+        }
+        for pid, categories in ARSYTA_PAPERS.items()
+    }
+    contexts, splits = {}, {split: [] for split in SPLITS}
+    for n, (split, citing, cited, heading) in enumerate(ARSYTA_CONTEXTS):
+        context_id = arsyta_context_id(citing, cited)
+        contexts[context_id] = {
+            "citing_id": citing,
+            "ref_id": cited,
+            "masked_text": f"synthetic context {n} cites TARGETCIT here",
+            "heading": heading,
+        }
+        splits[split].append({"context_id": context_id, "positive_ids": [cited]})
+    (folder / "papers_cat.json").write_text(json.dumps(papers), encoding="utf-8")
+    (folder / "contexts_new_head.json").write_text(json.dumps(contexts), encoding="utf-8")
+    for split, entries in splits.items():
+        (folder / f"{split}_data.json").write_text(json.dumps(entries), encoding="utf-8")
+    return {"papers": papers, "contexts": contexts, "splits": splits}
+
+
+# --------------------------------------------------------------------------- MasterSet
+
+MASTERSET_COLUMNS = ("paper_id", "title", "abstract", "year", "venue", "authors", "references")
+
+
+def ms_id(name: str) -> str:
+    """A stable UUID-shaped SYNTHETIC paper id for a short name."""
+    import uuid
+
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"citeval-test/{name}"))
+
+
+def ms_ref(target: str | None, t1="", t2="", t3="", **extra) -> dict:
+    """One reference as MasterSet stores it (labels as strings)."""
+    return {
+        "matched_paper_id": ms_id(target) if target else "",
+        "title": f"Synthetic reference title {target}",
+        "year": 2020,
+        "venue": "neurips",
+        "type_1_output": t1,
+        "type_2_output": t2,
+        "type_3_output": t3,
+        **extra,
+    }
+
+
+# The pool: P1-P8 (2018-2024). P7 cites itself (a gold paper that is the query paper).
+MASTERSET_POOL = [
+    ("P1", 2018, []),
+    ("P2", 2019, []),
+    ("P3", 2019, []),
+    ("P4", 2020, []),
+    ("P5", 2021, []),
+    ("P6", 2023, []),
+    ("P7", 2024, [ms_ref("P7", t1="1.0"), ms_ref("P2", t2="4.0")]),
+    ("P8", 2024, [ms_ref("P1", t1="1.0", t2="5.0"), ms_ref("P6", t3="3.0")]),
+]
+
+# The query papers (2025). Q1 holds the tier edges; OUT1/OUT2 are gold outside the pool.
+MASTERSET_QUERIES = [
+    (
+        "Q1",
+        2025,
+        [
+            ms_ref("P1", t1="1.0", t2="4.0", t3="nan"),  # baseline + core
+            ms_ref("P2", t1="0.0", t2="3.99", t3="3.0"),  # frequent only (3.99 < 4.0)
+            ms_ref("P3", t1="", t2="", t3="2.99"),  # nothing
+            ms_ref(None, t1="1.0", t2="5.0", t3="5.0"),  # unmatched: never gold
+            ms_ref("OUT1", t1="1.0", t2="2.0", t3="1.0"),  # baseline, outside the pool
+            ms_ref("P1", t1="nan", t2="nan", t3="5.0"),  # P1 again: + frequent
+        ],
+    ),
+    (
+        "Q2",
+        2025,
+        [
+            ms_ref("P4", t1="0.0", t2="5.0", t3="1.0"),  # core
+            ms_ref("P5", t1=1.0, t2=None, t3="2.0"),  # baseline (a number, a null)
+            ms_ref("OUT2", t1="", t2="4.0", t3=""),  # core, outside the pool
+        ],
+    ),
+    ("Q3", 2025, [ms_ref("P6", t1="nan", t2="", t3="nan")]),  # no gold in any tier
+]
+
+
+def masterset_rows(papers: list) -> list[dict]:
+    return [
+        {
+            "paper_id": ms_id(name),
+            "title": f"Synthetic title {name}",
+            "abstract": f"Synthetic abstract of {name}.",
+            "year": year,
+            "venue": "icml" if name.startswith("Q") else "neurips",
+            "authors": json.dumps([f"Author of {name}"]),
+            "references": json.dumps(references),
+        }
+        for name, year, references in papers
+    ]
+
+
+def write_parquet(path: Path, rows: list[dict], columns=MASTERSET_COLUMNS) -> Path:
+    """Rows as a Parquet file in MasterSet's schema (row groups of 2 rows, to exercise
+    batched reading)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    types = {"year": pa.int64()}
+    table = pa.table(
+        {c: pa.array([r[c] for r in rows], type=types.get(c, pa.string())) for c in columns}
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=2)
+    return path
+
+
+def write_masterset_folder(folder: Path, pool=None, queries=None) -> dict:
+    """Write ``train.parquet`` (the pool) and ``eval.parquet`` (the queries)."""
+    pool_rows = masterset_rows(MASTERSET_POOL if pool is None else pool)
+    query_rows = masterset_rows(MASTERSET_QUERIES if queries is None else queries)
+    write_parquet(folder / "train.parquet", pool_rows)
+    write_parquet(folder / "eval.parquet", query_rows)
+    return {"pool": pool_rows, "queries": query_rows}

@@ -121,3 +121,26 @@ def test_bad_inputs_are_named() -> None:
     empty = AdmissibleCandidates([], [("q", "c", 1)], same_year=True)
     assert empty.mask(["q"], ["a"]).tolist() == [False]
     assert isinstance(empty.mask(["q"], ["a"]), np.ndarray)
+
+
+def test_month_precision() -> None:
+    docs = [("a", 2015, 2), ("b", 2015, 3), ("c", 2015, 4), ("d", 2015, None), ("q", 2014, 12)]
+    queries = [("q1", "q", 2015, 3), ("q2", "x", 2015, None)]
+    strict = AdmissibleCandidates(docs, queries, same_year=False, precision="month")
+    # "q" (December 2014) is the citing paper; "d" has no month: admitted by default
+    assert strict.doc_ids("q1") == ["a", "d"]
+    assert strict.max_date("q1") == (2015, 2) and strict.max_year("q1") == 2015
+    assert strict.max_date("q2") is None  # a year without a month: no bound
+    same = AdmissibleCandidates(docs, queries, same_year=True, precision="month")
+    assert same.doc_ids("q1") == ["a", "b", "d"]
+    codes = {w.code: w for w in strict.warnings}
+    assert codes["docs_without_year"].examples == ("d",)
+    assert "a year and month" in codes["queries_without_year"].message
+    excluded = AdmissibleCandidates(
+        docs, queries, same_year=True, unknown_year="exclude", precision="month"
+    )
+    assert excluded.doc_ids("q1") == ["a", "b"]
+    assert "c" in excluded.doc_ids("q2")  # a query without a month has no bound
+    assert list(strict.mask(["q1", "q1"], ["a", "c"])) == [True, False]
+    with pytest.raises(InputError, match="precision must be one of"):
+        AdmissibleCandidates(docs, queries, same_year=True, precision="day")

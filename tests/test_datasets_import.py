@@ -39,8 +39,10 @@ def test_import_good_folder(folder, ir_home: Path, capsys) -> None:  # noqa: F81
     # the fixture's ids are ACL ids, not arXiv ids: every year unknown, and said so
     assert "papers whose id gives no publication year" in out
     installed = ir_home / "citeval" / NAME
+    files = ["contexts.json", "papers.json", "train.json", "val.json", "test.json"]
+    # each installed file has its record (size, sha256, origin) beside it
     assert sorted(p.name for p in installed.iterdir()) == sorted(
-        ["contexts.json", "papers.json", "train.json", "val.json", "test.json"]
+        files + [f"{name}.download.json" for name in files]
     )
     dataset = ir_datasets.load(f"citeval/{NAME}/test")
     assert [q.query_id for q in dataset.queries_iter()] == [
@@ -158,6 +160,12 @@ def test_acl200_import_checks_pinned_checksums(tmp_path: Path, ir_home: Path) ->
 
 def test_unknown_dataset_name(tmp_path: Path, capsys) -> None:
     assert main(["import", "cora", str(tmp_path)]) == 2
-    assert "unknown dataset 'cora'; known: acl-200, fulltextpeerread, refseer, arxiv" in (
-        capsys.readouterr().err
+    assert (
+        "unknown dataset 'cora'; known: acl-200, fulltextpeerread, refseer, arxiv, arsyta, "
+        "masterset-coreml-v1" in capsys.readouterr().err
     )
+
+
+def test_the_shipped_demo_is_not_imported(tmp_path: Path, capsys) -> None:
+    assert main(["import", "demo", str(tmp_path)]) == 2
+    assert "'demo' ships inside citeval-irm: there is nothing to import" in capsys.readouterr().err

@@ -46,8 +46,15 @@ def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch): 
 def test_all_ids_registered() -> None:
     expected = {
         f"citeval/{name}{suffix}"
-        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv", "demo")
+        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv", "arsyta", "demo")
         for suffix in ("", "/train", "/val", "/test")
+    }
+    masterset = "citeval/masterset-coreml-v1"
+    expected |= {masterset} | {
+        f"{masterset}/{split}/{tier}{reading}"
+        for split in ("test", "train")
+        for tier in ("baseline", "core", "frequent", "must-cite")
+        for reading in ("", "/in-pool")
     }
     assert set(DATASET_IDS) == expected
     assert expected <= set(ir_datasets.registry)

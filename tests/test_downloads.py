@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,11 @@ from citeval_irm.downloads import (
     DownloadError,
     download,
     file_checksum,
+    read_record,
+    record_path,
     verify_file,
+    verify_record,
+    write_record,
 )
 
 CONTENT = b'{"a": 1}\n' * 5000
@@ -137,3 +142,47 @@ def test_unreachable_host_is_a_download_error(tmp_path: Path) -> None:
     # port 9 on loopback: nothing listens there, the connection is refused at once
     with pytest.raises(DownloadError, match="127.0.0.1:9"):
         download("http://127.0.0.1:9/f.json", tmp_path / "f.json", tries=1)
+
+
+def test_record_for_files_without_a_published_checksum(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    url = http_files.base_url + "f.json"
+    download(url, dest, record=True, progress=False)
+    record = read_record(dest)
+    assert record["sha256"] == hashlib.sha256(CONTENT).hexdigest()
+    assert (record["size"], record["origin"], record["file"]) == (len(CONTENT), url, "f.json")
+    assert record_path(dest).name == "f.json.download.json"
+    # touched but unchanged: accepted, and the record follows the new mtime
+    os.utime(dest, ns=(1, 1))
+    download(url, dest, record=True)
+    assert read_record(dest)["mtime_ns"] == 1 and http_files.requests == ["f.json"]
+    # changed: an error naming the file and both sha256, never a silent re-use
+    dest.write_bytes(CONTENT[:-1] + b"?")
+    with pytest.raises(ChecksumError) as info:
+        verify_record(dest)
+    message = str(info.value)
+    assert str(dest) in message and record["sha256"] in message and url in message
+    assert hashlib.sha256(dest.read_bytes()).hexdigest() in message
+    with pytest.raises(ChecksumError):
+        download(url, dest, record=True)
+
+
+def test_no_record_means_nothing_to_check(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(CONTENT)
+    verify_record(path)  # a file installed without a record passes
+    record_path(path).write_text("not json", encoding="utf-8")
+    assert read_record(path) is None
+    write_record(path, "a folder")
+    assert read_record(path)["origin"] == "a folder"
+    verify_record(path)
+
+
+def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # noqa: F811
+    with pytest.raises(DownloadError) as info:
+        download(http_files.base_url + "nope.json", tmp_path / "f.json", tries=1)
+    assert info.value.status == 404
+    with pytest.raises(DownloadError) as info:
+        download(http_files.base_url + "status/500/f", tmp_path / "f.json", tries=1)
+    assert info.value.status == 500

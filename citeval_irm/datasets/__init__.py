@@ -4,20 +4,49 @@
 >>> dataset = ir_datasets.load("citeval/acl-200/test")
 >>> dataset.queries_iter(), dataset.qrels_iter(), dataset.docs_store().get("N04-1019")
 
-Ids: ``citeval/{acl-200,fulltextpeerread,refseer,arxiv}`` (docs) and ``.../{train,val,test}``
-(docs, queries, qrels). ACL-200 downloads itself; the others are installed with
-:func:`import_dataset` (``citeval import NAME DIR``) or read from the folder named by
-``CITEVAL_<NAME>_DIR``. :func:`admissible_candidates` gives, per query, the candidates the
-temporal protocol allows.
+Ids: ``citeval/{acl-200,fulltextpeerread,refseer,arxiv,arsyta}`` (docs) and
+``.../{train,val,test}`` (docs, queries, qrels), all in the HAtten layout;
+``citeval/masterset-coreml-v1`` (the candidate pool) and
+``.../{test,train}/{baseline,core,frequent,must-cite}[/in-pool]`` (query papers and
+must-cite qrels). ACL-200, ArSyTa and MasterSet download themselves; the others are
+installed with :func:`import_dataset` (``citeval import NAME DIR``) or read from the folder
+named by ``CITEVAL_<NAME>_DIR``. :func:`admissible_candidates` gives, per query, the
+candidates the temporal protocol allows; :func:`query_papers` the query paper of each query
+(for the cross-check); :func:`out_of_pool_gold` MasterSet's unreachable gold per query.
 """
 
 from __future__ import annotations
 
-from .admissible import UNKNOWN_YEAR_POLICIES, AdmissibleCandidates, admissible_candidates
-from .hatten import CORPORA, DataNotFoundError, HattenCorpus, PublishedCounts, get_corpus
+from .admissible import (
+    DATE_PRECISIONS,
+    UNKNOWN_YEAR_POLICIES,
+    AdmissibleCandidates,
+    admissible_candidates,
+    query_papers,
+)
+from .hatten import CORPORA, HattenCorpus, HattenLayout, PublishedCounts, get_corpus
 from .importing import ImportReport, import_dataset, validate_folder
-from .records import CitationContext, CitationDoc, CitationQuery
+from .masterset import (
+    MASTERSET_CORPORA,
+    MUST_CITE,
+    TIER_RULES,
+    TIERS,
+    MasterSetCorpus,
+    out_of_pool_gold,
+)
+from .records import (
+    ArsytaContext,
+    ArsytaDoc,
+    ArsytaQuery,
+    CitationContext,
+    CitationDoc,
+    CitationQuery,
+    MasterSetDoc,
+    MasterSetQuery,
+    MustCiteQrel,
+)
 from .registry import register
+from .sources import CorpusSource, DataNotFoundError
 from .years import PaperDate, acl_anthology_date, arxiv_date, paper_date, paper_year
 
 DATASET_IDS = tuple(register())
@@ -39,14 +68,28 @@ def ir_datasets_cli(argv: list[str]) -> int:
 __all__ = [
     "CORPORA",
     "DATASET_IDS",
+    "DATE_PRECISIONS",
+    "MASTERSET_CORPORA",
+    "MUST_CITE",
+    "TIERS",
+    "TIER_RULES",
     "UNKNOWN_YEAR_POLICIES",
     "AdmissibleCandidates",
+    "ArsytaContext",
+    "ArsytaDoc",
+    "ArsytaQuery",
     "CitationContext",
     "CitationDoc",
     "CitationQuery",
+    "CorpusSource",
     "DataNotFoundError",
     "HattenCorpus",
+    "HattenLayout",
     "ImportReport",
+    "MasterSetCorpus",
+    "MasterSetDoc",
+    "MasterSetQuery",
+    "MustCiteQrel",
     "PaperDate",
     "PublishedCounts",
     "acl_anthology_date",
@@ -55,8 +98,10 @@ __all__ = [
     "get_corpus",
     "import_dataset",
     "ir_datasets_cli",
+    "out_of_pool_gold",
     "paper_date",
     "paper_year",
+    "query_papers",
     "register",
     "validate_folder",
 ]

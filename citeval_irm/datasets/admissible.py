@@ -5,10 +5,14 @@ HAtten never lets the citing paper recommend itself. Whether a paper of the *sam
 allowed is a choice papers make differently (343 of ACL-200's 9,585 test contexts cite one),
 so it is an explicit, required argument here.
 
-Per query this gives a year bound and a predicate, the admissible doc ids (or a boolean
-array over all docs, for rankers), and a vectorised mask over (query, doc) pairs for checking
-or filtering a whole run. Only doc ids and years are kept (numpy arrays, about 30 MB for
-arXiv's 1.66 million papers), never the corpus.
+Dates are compared by year, or by year and month (``precision="month"``) where the data has
+months (arXiv ids give them: ArSyTa, arXiv). At month precision ``same_year`` reads "same
+month", and a paper with a year but no month has an unknown date.
+
+Per query this gives a date bound and a predicate, the admissible doc ids (or a boolean array
+over all docs, for rankers), and a vectorised mask over (query, doc) pairs for checking or
+filtering a whole run. Only doc ids and dates are kept (numpy arrays, about 30 MB for arXiv's
+1.66 million papers), never the corpus.
 """
 
 from __future__ import annotations
@@ -19,28 +23,42 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EvalWarning, InputError, examples_of
+from .years import PaperDate
 
 UNKNOWN_YEAR_POLICIES = ("admit", "exclude")
+DATE_PRECISIONS = ("year", "month")
 _NO_YEAR = -1
+
+
+def _date_key(year: int | None, month: int | None, precision: str) -> int:
+    """One integer per period (year, or month counted from year 0); -1 if unknown."""
+    if year is None or (precision == "month" and month is None):
+        return _NO_YEAR
+    return year if precision == "year" else year * 12 + month - 1
 
 
 class AdmissibleCandidates:
     """The admissible candidates of every query of a dataset.
 
     A doc is admissible for a query when it is not the query's citing paper and, if the
-    query has a year, the doc's year is earlier (or, with ``same_year=True``, no later).
-    Docs without a year follow ``unknown_year`` (``"admit"`` or ``"exclude"``); a query
-    without a year has no temporal bound. Both cases are counted in :attr:`warnings`.
+    query has a date, the doc's date is earlier (or, with ``same_year=True``, no later).
+    Docs without a date follow ``unknown_year`` (``"admit"`` or ``"exclude"``); a query
+    without a date has no temporal bound. Both cases are counted in :attr:`warnings`.
+
+    ``docs`` are ``(doc_id, year)`` and ``queries`` ``(query_id, citing_id, year)``; with
+    ``precision="month"`` each ends with the month too: ``(doc_id, year, month)``,
+    ``(query_id, citing_id, year, month)``.
     """
 
     def __init__(
         self,
-        docs: Iterable[tuple[str, int | None]],
-        queries: Iterable[tuple[str, str, int | None]],
+        docs: Iterable[tuple],
+        queries: Iterable[tuple],
         *,
         same_year: bool,
         unknown_year: str = "admit",
         source: str = "<dataset>",
+        precision: str = "year",
     ):
         if not isinstance(same_year, bool):
             raise InputError(None, "same_year must be True or False (an explicit choice)")
@@ -48,13 +66,17 @@ class AdmissibleCandidates:
             raise InputError(
                 None, f"unknown_year must be one of {UNKNOWN_YEAR_POLICIES}, not {unknown_year!r}"
             )
+        if precision not in DATE_PRECISIONS:
+            raise InputError(None, f"precision must be one of {DATE_PRECISIONS}, not {precision!r}")
         self.same_year = same_year
         self.unknown_year = unknown_year
         self.source = source
+        self.precision = precision
+        monthly = precision == "month"
         doc_ids, doc_years = [], []
-        for doc_id, year in docs:
+        for doc_id, year, *month in docs:
             doc_ids.append(doc_id)
-            doc_years.append(_NO_YEAR if year is None else year)
+            doc_years.append(_date_key(year, month[0] if monthly else None, precision))
         ids = np.array([d.encode("utf-8") for d in doc_ids], dtype=bytes)
         order = np.argsort(ids, kind="stable")
         self._ids = ids[order]  # sorted, for searchsorted look-ups
@@ -62,37 +84,49 @@ class AdmissibleCandidates:
         if len(self._ids) > 1 and (self._ids[1:] == self._ids[:-1]).any():
             repeated = self._ids[1:][self._ids[1:] == self._ids[:-1]]
             raise InputError(source, f"doc id {repeated[0].decode()!r} occurs more than once")
-        self.queries = pd.DataFrame(list(queries), columns=["query_id", "citing_id", "year"])
+        columns = ["query_id", "citing_id", "year", *(["month"] if monthly else [])]
+        self.queries = pd.DataFrame(list(queries), columns=columns)
         if self.queries["query_id"].duplicated().any():
             repeated = self.queries["query_id"][self.queries["query_id"].duplicated()].iloc[0]
             raise InputError(source, f"query id {repeated!r} occurs more than once")
-        years = pd.array(self.queries["year"], dtype="Int32")
-        self.queries["year"] = years
-        self.queries["max_year"] = years if same_year else years - 1
+        self.queries["year"] = pd.array(self.queries["year"], dtype="Int32")
+        if monthly:
+            self.queries["month"] = pd.array(self.queries["month"], dtype="Int32")
+        months = self.queries["month"] if monthly else self.queries["year"]  # unused by "year"
+        keys = pd.array(
+            [
+                _date_key(None if pd.isna(y) else int(y), None if pd.isna(m) else int(m), precision)
+                for y, m in zip(self.queries["year"], months)
+            ],
+            dtype="Int64",
+        )
+        keys[keys == _NO_YEAR] = pd.NA
+        self.queries["bound"] = keys if same_year else keys - 1  # the latest admissible key
         self.queries = self.queries.set_index("query_id", drop=False)
         self.warnings = self._count_unknown_years(doc_ids, doc_years)
         self._year_masks: dict[int, np.ndarray] = {}
 
     def _count_unknown_years(self, doc_ids: list[str], doc_years: list[int]) -> list:
         warnings = []
+        date = "a year" if self.precision == "year" else "a year and month"
         undated_docs = [d for d, y in zip(doc_ids, doc_years) if y == _NO_YEAR]
         if undated_docs:
             warnings.append(
                 EvalWarning(
                     "docs_without_year",
-                    "docs without a year ("
+                    f"docs without {date} ("
                     + ("admitted" if self.unknown_year == "admit" else "excluded")
                     + " for every query)",
                     len(undated_docs),
                     examples_of(undated_docs),
                 )
             )
-        undated = self.queries["query_id"][self.queries["year"].isna()]
+        undated = self.queries["query_id"][self.queries["bound"].isna()]
         if len(undated):
             warnings.append(
                 EvalWarning(
                     "queries_without_year",
-                    "queries without a year (no temporal bound; only the citing paper excluded)",
+                    f"queries without {date} (no temporal bound; only the citing paper excluded)",
                     len(undated),
                     examples_of(undated),
                 )
@@ -112,10 +146,21 @@ class AdmissibleCandidates:
         except KeyError:
             raise InputError(self.source, f"unknown query {query_id!r}") from None
 
+    def max_date(self, query_id: str) -> PaperDate | None:
+        """The latest admissible publication date for ``query_id`` (``None``: no bound);
+        with a month at month precision."""
+        bound = self._query(query_id)["bound"]
+        if pd.isna(bound):
+            return None
+        if self.precision == "year":
+            return PaperDate(int(bound))
+        year, month = divmod(int(bound), 12)
+        return PaperDate(year, month + 1)
+
     def max_year(self, query_id: str) -> int | None:
         """The latest admissible publication year for ``query_id`` (``None``: no bound)."""
-        bound = self._query(query_id)["max_year"]
-        return None if pd.isna(bound) else int(bound)
+        date = self.max_date(query_id)
+        return None if date is None else date.year
 
     def _year_ok(self, years: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         """Element-wise: doc years admissible under year bounds (-1 bound: none)."""
@@ -134,7 +179,7 @@ class AdmissibleCandidates:
         doc id order (a doc's place in it is :meth:`doc_positions`). The year part is
         computed once per year bound, so ranking many queries costs one copy each."""
         query = self._query(query_id)
-        bound = _NO_YEAR if pd.isna(query["max_year"]) else int(query["max_year"])
+        bound = _NO_YEAR if pd.isna(query["bound"]) else int(query["bound"])
         if bound not in self._year_masks:
             bounds = np.full(len(self._years), bound, dtype=np.int32)
             self._year_masks[bound] = self._year_ok(self._years, bounds)
@@ -182,43 +227,67 @@ class AdmissibleCandidates:
         where, known = self._locate(doc_ids)
         if not len(self._ids):
             return known
-        bounds = self.queries["max_year"].to_numpy(dtype=np.int32, na_value=_NO_YEAR)[rows]
+        bounds = self.queries["bound"].to_numpy(dtype=np.int64, na_value=_NO_YEAR)[rows]
         ok = known & self._year_ok(self._years[where], bounds)
         citing = self.doc_positions(self.queries["citing_id"].to_numpy())[rows]
         return ok & (citing != where)
 
 
-def admissible_candidates(
-    dataset, *, same_year: bool, unknown_year: str = "admit"
-) -> AdmissibleCandidates:
-    """The admissible candidates of every query of an ir_datasets dataset (or its id).
-
-    The dataset's docs need ``doc_id`` and ``year``, its queries ``query_id``,
-    ``citing_id`` and ``year`` (the citeval datasets have them). ``same_year`` is
-    required: ``True`` admits papers of the query paper's own year, ``False`` only earlier
-    ones. Docs are read once, streamed (from the docstore once it is built).
-    """
+def _loaded(dataset, needs: str):
+    """``(name, dataset)`` for a dataset or its id; it must have docs and/or queries."""
     import ir_datasets
 
     name = dataset if isinstance(dataset, str) else _dataset_name(dataset)
     if isinstance(dataset, str):
         dataset = ir_datasets.load(dataset)
-    if not (dataset.has_docs() and dataset.has_queries()):
-        raise InputError(name, "needs a dataset with docs and queries (e.g. citeval/acl-200/test)")
-    for kind, cls, fields in (
-        ("docs", dataset.docs_cls(), ("doc_id", "year")),
-        ("queries", dataset.queries_cls(), ("query_id", "citing_id", "year")),
-    ):
-        missing = [f for f in fields if f not in cls._fields]
-        if missing:
-            raise InputError(name, f"its {kind} have no {', '.join(missing)} field")
+    if not all(getattr(dataset, f"has_{part}")() for part in needs.split()):
+        raise InputError(
+            name, f"needs a dataset with {' and '.join(needs.split())} (e.g. citeval/acl-200/test)"
+        )
+    return name, dataset
+
+
+def _require_fields(name: str, kind: str, cls: type, fields: tuple[str, ...]) -> None:
+    missing = [f for f in fields if f not in cls._fields]
+    if missing:
+        raise InputError(name, f"its {kind} have no {', '.join(missing)} field")
+
+
+def admissible_candidates(
+    dataset, *, same_year: bool, unknown_year: str = "admit", precision: str = "year"
+) -> AdmissibleCandidates:
+    """The admissible candidates of every query of an ir_datasets dataset (or its id).
+
+    The dataset's docs need ``doc_id`` and ``year``, its queries ``query_id``,
+    ``citing_id`` and ``year`` (the citeval datasets have them), and both ``month`` for
+    ``precision="month"`` (ArSyTa). ``same_year`` is required: ``True`` admits papers of
+    the query paper's own year (month), ``False`` only earlier ones. Docs are read once,
+    streamed (from the docstore once it is built).
+    """
+    name, dataset = _loaded(dataset, "docs queries")
+    dated = ("year", "month") if precision == "month" else ("year",)
+    _require_fields(name, "docs", dataset.docs_cls(), ("doc_id", *dated))
+    _require_fields(name, "queries", dataset.queries_cls(), ("query_id", "citing_id", *dated))
     return AdmissibleCandidates(
-        ((doc.doc_id, doc.year) for doc in dataset.docs_iter()),
-        ((q.query_id, q.citing_id, q.year) for q in dataset.queries_iter()),
+        ((doc.doc_id, *(getattr(doc, f) for f in dated)) for doc in dataset.docs_iter()),
+        (
+            (q.query_id, q.citing_id, *(getattr(q, f) for f in dated))
+            for q in dataset.queries_iter()
+        ),
         same_year=same_year,
         unknown_year=unknown_year,
         source=name,
+        precision=precision,
     )
+
+
+def query_papers(dataset) -> dict[str, str]:
+    """The query paper (``citing_id``) of every query of a dataset (or its id): what
+    :func:`citeval_irm.crosscheck` needs as ``query_papers`` so that a recipe removes each
+    query's own paper from its ranking."""
+    name, dataset = _loaded(dataset, "queries")
+    _require_fields(name, "queries", dataset.queries_cls(), ("query_id", "citing_id"))
+    return {q.query_id: q.citing_id for q in dataset.queries_iter()}
 
 
 def _dataset_name(dataset) -> str:

@@ -8,35 +8,43 @@ the four classic local-citation-recommendation benchmarks as one folder each:
   (some releases spell ``ref_id``), ``context_id = <citing>_<cited>_<n>``;
 - ``train.json`` / ``val.json`` / ``test.json``: ``[{"context_id", "positive_ids": [id]}]``.
 
-One class of each ir_datasets component serves all four corpora, and the generated
-``citeval/demo`` corpus shipped inside the package; a :class:`HattenCorpus` says only what
-differs (name, id scheme for years, published counts, where the files come from). Papers
-and contexts are read with a streaming parser into disk-backed stores, so even arXiv's 1.66
-million papers never sit in a Python dict.
+One class of each ir_datasets component serves all four corpora, ArSyTa (SymTax, 2024),
+which is the same layout under other file names with two more fields (a context's section
+``heading``, a paper's arXiv ``categories``), and the generated ``citeval/demo`` corpus
+shipped inside the package. A :class:`HattenCorpus` says only what differs (name, file
+names, record types, id scheme for dates, published counts, where the files come from).
+Papers and contexts are read with a streaming parser into disk-backed stores, so even
+arXiv's 1.66 million papers (or ArSyTa's 8 million contexts) never sit in a Python dict.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import KW_ONLY, dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import ir_datasets
-from ir_datasets.formats import BaseDocs, BaseQrels, BaseQueries, TrecQrel
-from ir_datasets.indices import DEFAULT_DOCSTORE_OPTIONS
-from ir_datasets.util import DocstoreSplitter
+from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ..downloads import Checksum, download
-from ..errors import CitevalError, InputError
+from ..downloads import Checksum
+from ..errors import InputError
 from .jsonstream import Notes, iter_array, iter_object, kind
-from .records import TARGET_MARKER, CitationContext, CitationDoc, CitationQuery, split_context
-from .stores import SourceStampedStore
-from .years import paper_year
+from .records import (
+    TARGET_MARKER,
+    ArsytaContext,
+    ArsytaDoc,
+    ArsytaQuery,
+    CitationContext,
+    CitationDoc,
+    CitationQuery,
+    split_context,
+)
+from .sources import NAMESPACE, CorpusSource, DataNotFoundError, corpus_file  # noqa: F401 (re-exported)
+from .stores import StoredDocs, StoredRecords
+from .years import paper_date
 
 _logger = ir_datasets.log.easy()
 
@@ -44,27 +52,43 @@ SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"
 CONTEXTS = "contexts.json"
 FILES = (CONTEXTS, PAPERS, *(f"{split}.json" for split in SPLITS))
-NAMESPACE = "citeval"
 QRELS_DEFS = {1: "the paper cited at the context's TARGETCIT position"}
 HATTEN_DRIVE_FOLDER = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
 HATTEN_COMMIT = "e46cae55d8aca02a82cebaca6023dae42982bbf6"
 _LOOKUP_BATCH = 5000
 
 NOTE_MESSAGES = {
-    "paper_no_title": f"{PAPERS}: papers without a title (read as an empty string)",
-    "paper_no_abstract": f"{PAPERS}: papers without an abstract (read as an empty string)",
-    "paper_no_year": f"{PAPERS}: papers whose id gives no publication year (year None)",
-    "context_no_marker": f"{CONTEXTS}: contexts without {TARGET_MARKER} "
+    "paper_no_title": "papers without a title (read as an empty string)",
+    "paper_no_abstract": "papers without an abstract (read as an empty string)",
+    "paper_no_year": "papers whose id gives no publication year (year None)",
+    "paper_no_categories": "papers without categories (read as an empty tuple)",
+    "context_no_marker": f"contexts without {TARGET_MARKER} "
     "(left_context is the whole text, right_context empty)",
-    "context_many_markers": f"{CONTEXTS}: contexts with more than one {TARGET_MARKER} "
+    "context_many_markers": f"contexts with more than one {TARGET_MARKER} "
     "(left/right context split at the first)",
-    "context_no_year": f"{CONTEXTS}: contexts whose citing id gives no year (year None)",
+    "context_no_year": "contexts whose citing id gives no year (year None)",
+    "context_no_heading": "contexts without a section heading (read as an empty string)",
 }
 
 
-class DataNotFoundError(CitevalError, FileNotFoundError):
-    """A dataset file is not on this machine and cannot be downloaded; the message says
-    what to download and where to put it."""
+@dataclass(frozen=True)
+class HattenLayout:
+    """The file names of a HAtten-layout folder: papers, contexts, and ``split_pattern``
+    (``{split}`` filled in) for the split files."""
+
+    papers: str = PAPERS
+    contexts: str = CONTEXTS
+    split_pattern: str = "{split}.json"
+
+    def split(self, split: str) -> str:
+        return self.split_pattern.format(split=split)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.contexts, self.papers, *(self.split(s) for s in SPLITS))
+
+
+HATTEN_LAYOUT = HattenLayout()
 
 
 @dataclass(frozen=True)
@@ -81,108 +105,30 @@ class PublishedCounts:
 
 
 @dataclass(frozen=True)
-class HattenCorpus:
-    """What distinguishes one HAtten-format corpus from another.
+class HattenCorpus(CorpusSource):
+    """What distinguishes one HAtten-layout corpus from another.
 
-    ``id_scheme`` says how paper ids give years (see :mod:`.years`); ``base_url`` and
-    ``checksums`` are set when the files can be downloaded (ACL-200 only); ``packaged``
-    names the folder of this package that holds them (the demo); the others are installed
-    by hand (``citeval import``) or read from the folder named by ``env_var``.
-    ``documentation`` is the YAML file (beside this module) that documents the corpus.
+    ``id_scheme`` says how paper ids give dates (see :mod:`.years`); ``layout`` names the
+    files; ``doc_cls`` / ``context_cls`` / ``query_cls`` are the record types (richer ones
+    carry extra fields such as ArSyTa's ``heading``). Downloads, checksums, hand
+    installation and the licence notice are those of :class:`.sources.CorpusSource`.
     """
 
-    name: str
-    pretty_name: str
     id_scheme: str
     counts: PublishedCounts
-    base_url: str | None = None
-    checksums: dict[str, Checksum] = field(default_factory=dict)
-    packaged: str | None = None
-    documentation: str = "hatten.yaml"
+    _: KW_ONLY
+    layout: HattenLayout = HATTEN_LAYOUT
+    doc_cls: type = CitationDoc
+    context_cls: type = CitationContext
+    query_cls: type = CitationQuery
+    manual_download: str = (
+        f"{{pretty_name}} is distributed only in the HAtten authors' Google Drive folder "
+        f"{HATTEN_DRIVE_FOLDER} , which cannot be downloaded reliably by a program. Download "
+        "the {pretty_name} folder from there and unpack it."
+    )
 
-    @property
-    def dataset_id(self) -> str:
-        return f"{NAMESPACE}/{self.name}"
-
-    @property
-    def env_var(self) -> str:
-        """Environment variable naming a folder that holds this corpus's files."""
-        return f"CITEVAL_{self.name.upper().replace('-', '_')}_DIR"
-
-    @property
-    def base_url_env(self) -> str:
-        """Environment variable that replaces ``base_url`` (mirrors, offline tests)."""
-        return f"CITEVAL_{self.name.upper().replace('-', '_')}_BASE_URL"
-
-    def home(self) -> Path:
-        """Where this corpus's files and stores live in the ir_datasets home."""
-        return Path(ir_datasets.util.home_path()) / NAMESPACE / self.name
-
-    def instructions(self, missing: Path) -> str:
-        """What a user must do to make a hand-installed corpus available."""
-        files = ", ".join(FILES)
-        return (
-            f"{self.dataset_id}: {missing} is missing. {self.pretty_name} is distributed only "
-            f"in the HAtten authors' Google Drive folder {HATTEN_DRIVE_FOLDER} , which cannot "
-            f"be downloaded reliably by a program. Download the {self.pretty_name} folder from "
-            f"there (files {files}), unpack it, then either run\n"
-            f"    citeval import {self.name} /path/to/that/folder\n"
-            f"which checks the files and installs them into {self.home()}, or set "
-            f"{self.env_var}=/path/to/that/folder to read them where they are."
-        )
-
-
-def corpus_file(corpus: HattenCorpus, name: str, *, fetch: bool = True) -> Path | None:
-    """The local path of one of the corpus's files.
-
-    Looked up in the folder named by ``corpus.env_var`` if set, else in the package (a
-    packaged corpus), else in the ir_datasets home; a downloadable corpus is fetched there
-    (verified) when missing. With ``fetch=False`` returns ``None`` instead of downloading or
-    raising.
-    """
-    folder = os.environ.get(corpus.env_var)
-    if folder:
-        path = Path(folder).expanduser() / name
-        if path.is_file():
-            return path
-        if not fetch:
-            return None
-        raise DataNotFoundError(
-            f"{path}: no such file ({corpus.env_var} is set to {folder!r}, which must hold "
-            f"{', '.join(FILES)})"
-        )
-    if corpus.packaged is not None:
-        return packaged_file(corpus, name)
-    path = corpus.home() / name
-    if path.is_file():
-        return path
-    if not fetch:
-        return None
-    if corpus.base_url is None:
-        raise DataNotFoundError(corpus.instructions(path))
-    base = os.environ.get(corpus.base_url_env) or corpus.base_url
-    url = f"{base.rstrip('/')}/{name}"
-    return download(url, path, corpus.checksums.get(name), desc=f"{corpus.dataset_id} {name}")
-
-
-def packaged_file(corpus: HattenCorpus, name: str) -> Path:
-    """A file shipped inside this package (``corpus.packaged``), as a path on disk: the file
-    itself in a normal install, else a copy made once in the ir_datasets home."""
-    resource = resources.files(__package__).joinpath(corpus.packaged, name)
-    if not resource.is_file():
-        raise DataNotFoundError(
-            f"{corpus.dataset_id}: {name} is missing from the installed package "
-            f"({resource}); reinstall citeval-irm"
-        )
-    if isinstance(resource, Path):
-        return resource
-    path = corpus.home() / name  # e.g. a zipped install: the loader needs a real file
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with resource.open("rb") as source, open(path.with_suffix(".tmp"), "wb") as target:
-            shutil.copyfileobj(source, target)
-        os.replace(path.with_suffix(".tmp"), path)
-    return path
+    def file_names(self) -> tuple[str, ...]:
+        return self.layout.files
 
 
 # --------------------------------------------------------------------------- record parsing
@@ -201,10 +147,31 @@ def _text(
     return text
 
 
+def _categories(value: dict, source: Path, where: str, notes: Notes, paper_id: str) -> tuple:
+    categories = value.get("categories")
+    if categories is None:
+        notes.add("paper_no_categories", paper_id)
+        return ()
+    if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+        raise InputError(
+            str(source), f"{where}: 'categories' must be a list of strings, got {kind(categories)}"
+        )
+    return tuple(categories)
+
+
 def parse_paper(
-    key: str, value: Any, source: Path, scheme: str, notes: Notes, *, record: int
+    key: str,
+    value: Any,
+    source: Path,
+    scheme: str,
+    notes: Notes,
+    *,
+    record: int,
+    doc_cls: type = CitationDoc,
 ) -> CitationDoc:
-    """A :class:`CitationDoc` from one ``papers.json`` entry (extra keys are ignored)."""
+    """A ``doc_cls`` record (:class:`CitationDoc` or a richer one such as
+    :class:`ArsytaDoc`) from one papers-file entry; keys the record has no field for are
+    ignored."""
     where = f"record {record} (paper {key!r})"
     if not isinstance(value, dict):
         raise InputError(
@@ -212,10 +179,19 @@ def parse_paper(
         )
     title = _text(value, "title", source, where, notes, "paper_no_title", key)
     abstract = _text(value, "abstract", source, where, notes, "paper_no_abstract", key)
-    year = paper_year(key, scheme)
-    if year is None and scheme != "none":
+    date = paper_date(key, scheme)
+    if date is None and scheme != "none":
         notes.add("paper_no_year", key)
-    return CitationDoc(key, title, abstract, year)
+    fields = {
+        "doc_id": key,
+        "title": title,
+        "abstract": abstract,
+        "year": date.year if date else None,
+        "month": date.month if date else None,
+    }
+    if "categories" in doc_cls._fields:
+        fields["categories"] = _categories(value, source, where, notes, key)
+    return doc_cls(**{name: fields[name] for name in doc_cls._fields})
 
 
 def _required(value: dict, keys: tuple[str, ...], source: Path, where: str) -> str:
@@ -231,9 +207,17 @@ def _required(value: dict, keys: tuple[str, ...], source: Path, where: str) -> s
 
 
 def parse_context(
-    key: str, value: Any, source: Path, scheme: str, notes: Notes, *, record: int
+    key: str,
+    value: Any,
+    source: Path,
+    scheme: str,
+    notes: Notes,
+    *,
+    record: int,
+    context_cls: type = CitationContext,
 ) -> CitationContext:
-    """A :class:`CitationContext` from one ``contexts.json`` entry."""
+    """A ``context_cls`` record (:class:`CitationContext`, or :class:`ArsytaContext` with
+    the section ``heading``) from one contexts-file entry."""
     where = f"record {record} (context {key!r})"
     if not isinstance(value, dict):
         raise InputError(str(source), f"{where}: expected an object, got {kind(value)}")
@@ -248,9 +232,12 @@ def parse_context(
     markers = text.count(TARGET_MARKER)
     if markers != 1:
         notes.add("context_no_marker" if markers == 0 else "context_many_markers", key)
-    if scheme != "none" and paper_year(citing, scheme) is None:
+    if scheme != "none" and paper_date(citing, scheme) is None:
         notes.add("context_no_year", key)
-    return CitationContext(key, citing, cited, text)
+    if "heading" not in context_cls._fields:
+        return context_cls(key, citing, cited, text)
+    heading = _text(value, "heading", source, where, notes, "context_no_heading", key)
+    return context_cls(key, citing, cited, text, heading)
 
 
 def parse_object_file(source: Path, parse: Callable[..., Any], scheme: str, notes: Notes):
@@ -287,9 +274,9 @@ def iter_split(path: Path) -> Iterator[SplitEntry]:
 # --------------------------------------------------------------------------- stores
 
 
-class JsonObjectRecords:
-    """The records of one ``{id: record}`` file of a corpus: streamed, or from a
-    disk-backed store built on first use (and rebuilt when the file changes)."""
+class JsonObjectRecords(StoredRecords):
+    """The records of one ``{id: record}`` file of a corpus (papers or contexts), checked by
+    ``parse`` (:func:`parse_paper` or :func:`parse_context`, bound to the record type)."""
 
     def __init__(
         self,
@@ -300,83 +287,36 @@ class JsonObjectRecords:
         parse: Callable[..., Any],
         count_hint: int,
     ):
-        self.corpus = corpus
-        self.file_name = file_name
-        self._store_name = store_name
-        self._record_cls = record_cls
-        self._parse = parse
-        self._count_hint = count_hint
+        super().__init__(corpus, file_name, store_name, record_cls, self.parse, count_hint)
+        self._parse_record = parse
 
     def parse(self, source: Path, notes: Notes | None = None) -> Iterator:
         """Stream and check the records of ``source``; tolerated oddities go to ``notes``
         (or, without it, are logged as warnings once the file has been read)."""
         own_notes = notes if notes is not None else Notes(NOTE_MESSAGES)
-        yield from parse_object_file(source, self._parse, self.corpus.id_scheme, own_notes)
+        yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, own_notes)
         if notes is None:
             for warning in own_notes.warnings():
-                _logger.warn(f"{self.corpus.dataset_id}: {warning}")
-
-    def store(self, *, fetch: bool = True, options=DEFAULT_DOCSTORE_OPTIONS):
-        """The store (not yet built); ``None`` if the file is absent and ``fetch`` is off."""
-        source = corpus_file(self.corpus, self.file_name, fetch=fetch)
-        if source is None:
-            return None
-        return SourceStampedStore(
-            self.corpus.home() / f"{self._store_name}.pklz4",
-            source,
-            init_iter_fn=lambda: self.parse(source),
-            data_cls=self._record_cls,
-            lookup_field=self._record_cls._fields[0],
-            index_fields=[self._record_cls._fields[0]],
-            count_hint=self._count_hint,
-            options=options,
-        )
-
-    def iter(self):
-        """All records in file order: from the store when built (sliceable), else streamed
-        from the file (slicing then builds the store)."""
-        store = self.store()
-        if store.built():
-            return iter(store)
-        return DocstoreSplitter(self.parse(store.source), store)
-
-    def count(self) -> int | None:
-        """The number of records if the store is built, else ``None`` (no download)."""
-        store = self.store(fetch=False)
-        return store.count() if store is not None and store.built() else None
+                _logger.warn(f"{self.corpus.dataset_id}: {source.name}: {warning}")
 
 
 # --------------------------------------------------------------------------- components
 
 
-class HattenDocs(BaseDocs):
-    """The candidate papers of a corpus (``papers.json``), with a disk-backed docstore."""
+class HattenDocs(StoredDocs):
+    """The candidate papers of a corpus (its papers file), with a disk-backed docstore."""
 
     def __init__(self, corpus: HattenCorpus):
-        self._corpus = corpus
-        self.papers = JsonObjectRecords(
-            corpus, PAPERS, "docs", CitationDoc, parse_paper, corpus.counts.docs
+        super().__init__(
+            JsonObjectRecords(
+                corpus,
+                corpus.layout.papers,
+                "docs",
+                corpus.doc_cls,
+                partial(parse_paper, doc_cls=corpus.doc_cls),
+                corpus.counts.docs,
+            )
         )
-
-    def docs_iter(self):
-        return self.papers.iter()
-
-    def docs_store(self, field: str = "doc_id", options=DEFAULT_DOCSTORE_OPTIONS):
-        if field != "doc_id":
-            raise ValueError(f"{self._corpus.dataset_id} docs are looked up by doc_id only")
-        return self.papers.store(options=options)
-
-    def docs_count(self) -> int | None:
-        return self.papers.count()
-
-    def docs_cls(self) -> type:
-        return CitationDoc
-
-    def docs_namespace(self) -> str:
-        return self._corpus.dataset_id
-
-    def docs_lang(self) -> str:
-        return "en"
 
 
 class HattenQueries(BaseQueries):
@@ -388,7 +328,7 @@ class HattenQueries(BaseQueries):
         self._contexts = contexts
 
     def queries_iter(self) -> Iterator[CitationQuery]:
-        path = corpus_file(self._corpus, f"{self._split}.json")
+        path = corpus_file(self._corpus, self._corpus.layout.split(self._split))
         store = self._contexts.store()
         entries = iter_split(path)
         while batch := list(islice(entries, _LOOKUP_BATCH)):
@@ -405,13 +345,21 @@ class HattenQueries(BaseQueries):
 
     def query(self, context: CitationContext) -> CitationQuery:
         left, right = split_context(context.masked_text)
-        year = paper_year(context.citing_id, self._corpus.id_scheme)
-        return CitationQuery(
-            context.context_id, context.masked_text, left, right, context.citing_id, year
-        )
+        date = paper_date(context.citing_id, self._corpus.id_scheme)
+        fields = {
+            "query_id": context.context_id,
+            "text": context.masked_text,
+            "left_context": left,
+            "right_context": right,
+            "citing_id": context.citing_id,
+            "year": date.year if date else None,
+            "month": date.month if date else None,
+            "heading": getattr(context, "heading", ""),
+        }
+        return self._corpus.query_cls(**{f: fields[f] for f in self._corpus.query_cls._fields})
 
     def queries_cls(self) -> type:
-        return CitationQuery
+        return self._corpus.query_cls
 
     def queries_namespace(self) -> str:
         return self._corpus.dataset_id
@@ -428,7 +376,7 @@ class HattenQrels(BaseQrels):
         self._split = split
 
     def qrels_path(self) -> Path:
-        return corpus_file(self._corpus, f"{self._split}.json")
+        return corpus_file(self._corpus, self._corpus.layout.split(self._split))
 
     def qrels_iter(self) -> Iterator[TrecQrel]:
         for entry in iter_split(self.qrels_path()):
@@ -448,10 +396,10 @@ def corpus_components(corpus: HattenCorpus) -> dict[str, tuple]:
     docs = HattenDocs(corpus)
     contexts = JsonObjectRecords(
         corpus,
-        CONTEXTS,
+        corpus.layout.contexts,
         "contexts",
-        CitationContext,
-        parse_context,
+        corpus.context_cls,
+        partial(parse_context, context_cls=corpus.context_cls),
         sum(corpus.counts.split(s) for s in SPLITS),
     )
     components: dict[str, tuple] = {corpus.dataset_id: (docs,)}
@@ -468,6 +416,19 @@ def corpus_components(corpus: HattenCorpus) -> dict[str, tuple]:
 
 _ACL200_URL = (
     f"https://github.com/nianlonggu/Local-Citation-Recommendation/raw/{HATTEN_COMMIT}/data/custom"
+)
+
+ARSYTA_REPOSITORY = "https://huggingface.co/datasets/goyalkaraniit/ArSyTa"
+ARSYTA_REVISION = "a7bdfcadf220960fb0fde144bdb2ddfaf3233b13"
+ARSYTA_LAYOUT = HattenLayout(
+    papers="papers_cat.json", contexts="contexts_new_head.json", split_pattern="{split}_data.json"
+)
+ARSYTA_LICENCE_NOTICE = (
+    "ArSyTa (Goyal et al., SymTax, Findings of ACL 2024) is licensed CC BY-NC-ND 4.0 "
+    "(https://creativecommons.org/licenses/by-nc-nd/4.0/): attribution, non-commercial use "
+    "only, and no distribution of the files or of anything derived from them (converted "
+    "copies, indexes). citeval-irm downloads them from "
+    f"{ARSYTA_REPOSITORY} for your own use; by continuing you accept these terms."
 )
 
 CORPORA: dict[str, HattenCorpus] = {
@@ -504,6 +465,25 @@ CORPORA: dict[str, HattenCorpus] = {
             "arXiv",
             "arxiv",
             PublishedCounts(docs=1_661_201, train=2_988_030, val=112_779, test=104_401),
+        ),
+        HattenCorpus(
+            "arsyta",
+            "ArSyTa",
+            "arxiv",
+            PublishedCounts(docs=474_341, train=8_030_837, val=124_188, test=124_189),
+            base_url=f"{ARSYTA_REPOSITORY}/resolve/{ARSYTA_REVISION}",
+            licence_notice=ARSYTA_LICENCE_NOTICE,
+            manual_download=(
+                f"ArSyTa is hosted on Hugging Face at {ARSYTA_REPOSITORY} (citeval-irm reads "
+                f"revision {ARSYTA_REVISION}). Only test_data.json is confirmed under its "
+                "name there; the other names are the ones the SymTax code reads, and the "
+                "hosted files may be named or packed differently. Download the files from "
+                "the dataset page (accepting its CC BY-NC-ND 4.0 licence), under these names."
+            ),
+            layout=ARSYTA_LAYOUT,
+            doc_cls=ArsytaDoc,
+            context_cls=ArsytaContext,
+            query_cls=ArsytaQuery,
         ),
         HattenCorpus(
             "demo",

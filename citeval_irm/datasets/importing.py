@@ -1,14 +1,17 @@
 """``citeval import NAME DIR``: check a hand-downloaded corpus folder and install it.
 
 FullTextPeerRead, RefSeer and arXiv exist only in a Google Drive folder that programs cannot
-fetch reliably, so users download them by hand. Before such a folder is trusted it is read
-completely with the loader's own parsers: every file present and of the right JSON shape,
-counts equal to the published ones, every split's context ids in ``contexts.json`` and every
-positive id in ``papers.json``. Only then are the files copied (or linked) into the
-ir_datasets home, each atomically.
+fetch reliably, so users download them by hand; ArSyTa and MasterSet may be fetched by hand
+from Hugging Face too. Before such a folder is trusted it is read completely with the
+loader's own parsers: every file present and of the right shape, counts equal to the
+published ones, every split's context ids in the contexts file and every positive id in the
+papers file (MasterSet: see :func:`.masterset.validate_masterset_folder`). Only then are the
+files copied (or linked) into the ir_datasets home, each atomically, and recorded (size,
+sha256) so that a later change is detected.
 
 Memory: the check holds the paper ids and context ids as Python sets (for arXiv about
-1.7 + 3.2 million short strings, a few hundred MB), never the records.
+1.7 + 3.2 million short strings, a few hundred MB; for ArSyTa 0.5 + 8.3 million, about 1 GB
+by estimate), never the records.
 """
 
 from __future__ import annotations
@@ -16,24 +19,23 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from ..downloads import verify_file
+from ..downloads import verify_file, write_record
 from ..errors import EvalWarning, InputError
 from .hatten import (
-    CONTEXTS,
-    FILES,
+    CORPORA,
     NOTE_MESSAGES,
-    PAPERS,
     SPLITS,
     HattenCorpus,
-    get_corpus,
     iter_split,
     parse_context,
     parse_object_file,
     parse_paper,
 )
 from .jsonstream import Notes
+from .sources import CorpusSource
 
 SPLIT_NOTES = {
     "split_not_one_positive": "split entries whose positive_ids does not hold exactly one id",
@@ -46,36 +48,51 @@ SPLIT_NOTES = {
 @dataclass
 class ImportReport:
     """What a folder holds and what was tolerated; ``target`` is where it was installed
-    (``None`` after a check only)."""
+    (``None`` after a check only). ``published_counts`` holds the published figure of each
+    count that has one."""
 
-    corpus: HattenCorpus
+    corpus: CorpusSource
     folder: Path
     counts: dict[str, int]
+    published_counts: dict[str, int] = field(default_factory=dict)
     warnings: list[EvalWarning] = field(default_factory=list)
     target: Path | None = None
 
-    def published(self, what: str) -> int:
-        return self.corpus.counts.docs if what == "papers" else self.corpus.counts.split(what)
+    def published(self, what: str) -> int | None:
+        return self.published_counts.get(what)
+
+    def differences(self) -> list[str]:
+        """Each count that differs from its published figure, for people."""
+        return [
+            f"{what} {count:,} (published {self.published(what):,})"
+            for what, count in self.counts.items()
+            if self.published(what) is not None and count != self.published(what)
+        ]
 
     def text(self) -> str:
-        """A summary for people: counts against the published ones, then warnings."""
+        """A summary for people: counts against the published ones, warnings, licence."""
         action = f"installed into {self.target}" if self.target else "checked"
         lines = [f"{self.corpus.dataset_id}: {self.folder} {action}"]
         for what, count in self.counts.items():
-            published = "" if what == "contexts" else f" (published {self.published(what):,})"
-            lines.append(f"  {what}: {count:,}{published}")
+            published = self.published(what)
+            figure = "" if published is None else f" (published {published:,})"
+            lines.append(f"  {what}: {count:,}{figure}")
         lines.extend(f"  warning: {warning}" for warning in self.warnings)
+        if self.corpus.licence_notice:
+            lines.append(f"  licence: {self.corpus.licence_notice}")
         return "\n".join(lines) + "\n"
 
 
-def _check_files(corpus: HattenCorpus, folder: Path) -> None:
+def check_files(corpus: CorpusSource, folder: Path) -> None:
+    """Fail unless ``folder`` holds every file of the corpus, with its pinned checksum."""
     if not folder.is_dir():
         raise InputError(str(folder), "no such folder")
-    missing = [name for name in FILES if not (folder / name).is_file()]
+    files = corpus.file_names()
+    missing = [name for name in files if not (folder / name).is_file()]
     if missing:
         raise InputError(
             str(folder),
-            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(FILES)}",
+            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(files)}",
         )
     for name, checksum in corpus.checksums.items():
         verify_file(
@@ -99,11 +116,11 @@ def _unique_ids(path: Path, parse, scheme: str, notes: Notes) -> set[str]:
 
 
 def _check_splits(
-    folder: Path, paper_ids: set[str], context_ids: set[str], notes: Notes
+    corpus: HattenCorpus, folder: Path, paper_ids: set[str], context_ids: set[str], notes: Notes
 ) -> dict[str, int]:
     counts = {}
     for split in SPLITS:
-        path = folder / f"{split}.json"
+        path = folder / corpus.layout.split(split)
         seen: set[str] = set()
         for entry in iter_split(path):
             where = f"record {entry.record} (context {entry.context_id!r})"
@@ -111,10 +128,12 @@ def _check_splits(
                 raise InputError(str(path), f"{where}: the context occurs twice in this split")
             seen.add(entry.context_id)
             if entry.context_id not in context_ids:
-                raise InputError(str(path), f"{where}: not in {CONTEXTS}")
+                raise InputError(str(path), f"{where}: not in {corpus.layout.contexts}")
             for positive in entry.positive_ids:
                 if positive not in paper_ids:
-                    raise InputError(str(path), f"{where}: positive {positive!r} not in {PAPERS}")
+                    raise InputError(
+                        str(path), f"{where}: positive {positive!r} not in {corpus.layout.papers}"
+                    )
                 if f"_{positive}_" not in entry.context_id:
                     notes.add("split_positive_not_in_id", entry.context_id)
             if len(entry.positive_ids) != 1:
@@ -129,30 +148,46 @@ def validate_folder(
     """Read a corpus folder completely and check it; raise :class:`InputError` naming the
     file, record and problem at the first fault. Counts that differ from the published
     ones are an error unless ``allow_count_mismatch`` (then a warning)."""
-    corpus = get_corpus(name)
+    from .masterset import MASTERSET_CORPORA, validate_masterset_folder
+
     folder = Path(folder).expanduser()
-    _check_files(corpus, folder)
-    notes = Notes({**NOTE_MESSAGES, **SPLIT_NOTES})
-    paper_ids = _unique_ids(folder / PAPERS, parse_paper, corpus.id_scheme, notes)
-    context_ids = _unique_ids(folder / CONTEXTS, parse_context, corpus.id_scheme, notes)
-    counts = {"papers": len(paper_ids), "contexts": len(context_ids)}
-    counts.update(_check_splits(folder, paper_ids, context_ids, notes))
-    report = ImportReport(corpus, folder, counts)
-    differ = [
-        f"{what} {count:,} (published {report.published(what):,})"
-        for what, count in counts.items()
-        if what != "contexts" and count != report.published(what)
-    ]
+    key = name.removeprefix("citeval/")
+    importable = [k for k, c in CORPORA.items() if c.packaged is None]
+    if key in MASTERSET_CORPORA:
+        report = validate_masterset_folder(MASTERSET_CORPORA[key], folder)
+    elif key in importable:
+        report = _validate_hatten_folder(CORPORA[key], folder)
+    elif key in CORPORA:
+        raise InputError(None, f"{name!r} ships inside citeval-irm: there is nothing to import")
+    else:
+        known = ", ".join([*importable, *MASTERSET_CORPORA])
+        raise InputError(None, f"unknown dataset {name!r}; known: {known}")
+    differ = report.differences()
     if differ and not allow_count_mismatch:
         raise InputError(
             str(folder),
-            f"not the published {corpus.pretty_name}: {'; '.join(differ)}. "
+            f"not the published {report.corpus.pretty_name}: {'; '.join(differ)}. "
             "Pass --allow-count-mismatch (allow_count_mismatch=True) to import it anyway",
         )
-    for mismatch in differ:
-        notes.add("count_mismatch", mismatch)
-    report.warnings = notes.warnings()
+    if differ:
+        report.warnings.append(
+            EvalWarning("count_mismatch", SPLIT_NOTES["count_mismatch"], len(differ), tuple(differ))
+        )
     return report
+
+
+def _validate_hatten_folder(corpus: HattenCorpus, folder: Path) -> ImportReport:
+    check_files(corpus, folder)
+    notes = Notes({**NOTE_MESSAGES, **SPLIT_NOTES})
+    layout, scheme = corpus.layout, corpus.id_scheme
+    parse_doc = partial(parse_paper, doc_cls=corpus.doc_cls)
+    parse_ctx = partial(parse_context, context_cls=corpus.context_cls)
+    paper_ids = _unique_ids(folder / layout.papers, parse_doc, scheme, notes)
+    context_ids = _unique_ids(folder / layout.contexts, parse_ctx, scheme, notes)
+    counts = {"papers": len(paper_ids), "contexts": len(context_ids)}
+    counts.update(_check_splits(corpus, folder, paper_ids, context_ids, notes))
+    published = {"papers": corpus.counts.docs, **{s: corpus.counts.split(s) for s in SPLITS}}
+    return ImportReport(corpus, folder, counts, published, notes.warnings())
 
 
 def import_dataset(
@@ -162,13 +197,14 @@ def import_dataset(
     symlink: bool = False,
     allow_count_mismatch: bool = False,
 ) -> ImportReport:
-    """Check a corpus folder (see :func:`validate_folder`) and install its five files into
-    the ir_datasets home, copied (or symlinked), each file replaced atomically. Stores built
+    """Check a corpus folder (see :func:`validate_folder`) and install its files into the
+    ir_datasets home, copied (or symlinked), each file replaced atomically and recorded
+    (size, sha256, origin: see :func:`citeval_irm.downloads.write_record`). Stores built
     from earlier files are rebuilt on next use."""
     report = validate_folder(name, folder, allow_count_mismatch=allow_count_mismatch)
     target = report.corpus.home()
     target.mkdir(parents=True, exist_ok=True)
-    for file_name in FILES:
+    for file_name in report.corpus.file_names():
         source = report.folder / file_name
         part = target / f".{file_name}.importing"
         if part.is_symlink() or part.exists():
@@ -178,6 +214,7 @@ def import_dataset(
         else:
             shutil.copyfile(source, part)
         os.replace(part, target / file_name)
+        write_record(target / file_name, str(source.resolve()))
     report.target = target
     if os.environ.get(report.corpus.env_var):
         report.warnings.append(

@@ -1,8 +1,9 @@
 """Registration of our datasets with ir_datasets, with their documentation and counts.
 
 ir_datasets has no plugin discovery and reads documentation and metadata from its own
-package, so this module adapts both to read ``hatten.yaml`` and ``metadata.json`` shipped
-with citeval-irm, and registers every dataset when :mod:`citeval_irm` is imported.
+package, so this module adapts both to read ``hatten.yaml``, ``masterset.yaml`` and
+``metadata.json`` shipped with citeval-irm, and registers every dataset when
+:mod:`citeval_irm` is imported.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset, YamlDocumentation
 from ir_datasets.util import MetadataComponent, MetadataProvider
 
-from .hatten import CORPORA, SPLITS, corpus_components
+from .hatten import CORPORA, corpus_components
+from .masterset import MASTERSET_CORPORA, masterset_components
 
 
 class PackageYamlDocumentation(YamlDocumentation):
     """ir_datasets' YAML documentation, read from this package instead of ir_datasets'.
 
-    An entry is the dataset's own keys over the corpus's, over ``_common``; a split also
-    gets its ``_split`` line as ``split``.
+    An entry is ``_common``, under the keys of the longest id prefix that has an entry (the
+    corpus), under one line per later id segment: a table ``_NAME: {segment: text}`` gives
+    segment its text as ``NAME`` (``citeval/acl-200/test`` gets ``_split.test`` as
+    ``split``).
     """
 
     def get_key(self, key: str) -> dict | None:
@@ -29,15 +33,20 @@ class PackageYamlDocumentation(YamlDocumentation):
             yaml = ir_datasets.lazy_libs.yaml()
             text = resources.files(__package__).joinpath(self._file).read_text("utf-8")
             self._contents = yaml.load(text, Loader=yaml.BaseLoader)  # strings only
-        corpus_id, _, split = key.rpartition("/")
-        if split in SPLITS and corpus_id in self._contents:
-            entry = dict(self._contents[corpus_id])
-            entry["split"] = self._contents["_split"][split]
-        elif key in self._contents:
-            entry = dict(self._contents[key])
-        else:
+        parts = key.split("/")
+        known = [n for n in range(len(parts), 0, -1) if "/".join(parts[:n]) in self._contents]
+        if not known:
             return None
-        return {**self._contents["_common"], **entry}
+        entry = {**self._contents["_common"], **self._contents["/".join(parts[: known[0]])]}
+        tables = {
+            k[1:]: v for k, v in self._contents.items() if k.startswith("_") and k != "_common"
+        }
+        for segment in parts[known[0] :]:
+            found = {name: table[segment] for name, table in tables.items() if segment in table}
+            if not found:
+                return None
+            entry.update(found)
+        return entry
 
 
 def _load_metadata() -> dict:
@@ -49,14 +58,23 @@ METADATA = MetadataProvider(_load_metadata)
 DOCUMENTATION: dict[str, PackageYamlDocumentation] = {}  # by YAML file name
 
 
+def documentation_file(name: str) -> PackageYamlDocumentation:
+    """The documentation read from one YAML file of this package (read once)."""
+    return DOCUMENTATION.setdefault(name, PackageYamlDocumentation(name))
+
+
 def build_datasets() -> dict[str, Dataset]:
     """Every citeval dataset, by id, wrapped with its documentation and metadata."""
+    families = [
+        (corpus_components(c), documentation_file(c.documentation)) for c in CORPORA.values()
+    ]
+    families += [
+        (masterset_components(c), documentation_file("masterset.yaml"))
+        for c in MASTERSET_CORPORA.values()
+    ]
     out = {}
-    for corpus in CORPORA.values():
-        documentation = DOCUMENTATION.setdefault(
-            corpus.documentation, PackageYamlDocumentation(corpus.documentation)
-        )
-        for dataset_id, parts in corpus_components(corpus).items():
+    for components, documentation in families:
+        for dataset_id, parts in components.items():
             dataset = Dataset(*parts, documentation(dataset_id))
             out[dataset_id] = Dataset(MetadataComponent(dataset_id, dataset, METADATA), dataset)
     return out

@@ -1,0 +1,192 @@
+"""Where a corpus's files come from: a user's folder, the ir_datasets home, or a download.
+
+Every citeval corpus (the HAtten-format ones, ArSyTa, MasterSet) finds its files the same way:
+
+1. the folder named by ``CITEVAL_<NAME>_DIR``, if set (read in place, never downloaded);
+2. for a corpus shipped inside this package (the generated demo), the package itself;
+3. the ir_datasets home, ``$IR_DATASETS_HOME/citeval/<name>/`` (where ``citeval import``
+   installs a folder and where downloads go);
+4. a download from ``base_url`` (replaceable with ``CITEVAL_<NAME>_BASE_URL``), verified
+   against a published checksum, or, where none is published, recorded (size and sha256)
+   so that a later change to the file is detected.
+
+A corpus whose licence restricts use shows its notice once per process, before its first
+download, as ir_datasets does for data usage agreements. A file that cannot be had is a
+:class:`DataNotFoundError` that says which file, from where, and what to do instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import KW_ONLY, dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import ir_datasets
+
+from ..downloads import (
+    Checksum,
+    DownloadError,
+    download,
+    read_record,
+    record_path,
+    verify_record,
+)
+from ..errors import CitevalError
+
+NAMESPACE = "citeval"
+
+_logger = ir_datasets.log.easy()
+_NOTICES_SHOWN: set[str] = set()
+
+
+class DataNotFoundError(CitevalError, FileNotFoundError):
+    """A dataset file is not on this machine and cannot be downloaded; the message says
+    what to download and where to put it."""
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """Where one corpus's files come from, and what to tell a user who lacks them.
+
+    ``base_url`` is set when the files can be downloaded (``base_url/<file name>``);
+    ``checksums`` pins the published ones; files without one are recorded on download
+    (see :func:`citeval_irm.downloads.write_record`). ``licence_notice`` is shown before the
+    first download. ``manual_download`` says where to get the files by hand
+    (``{pretty_name}`` is filled in). ``packaged`` names the folder of this package that
+    holds the files of a shipped corpus (the demo); ``documentation`` is the YAML file
+    (beside this module) that documents the corpus.
+    """
+
+    name: str
+    pretty_name: str
+    _: KW_ONLY
+    base_url: str | None = None
+    checksums: dict[str, Checksum] = field(default_factory=dict)
+    licence_notice: str | None = None
+    manual_download: str = "Get the {pretty_name} files by hand."
+    packaged: str | None = None
+    documentation: str = "hatten.yaml"
+
+    @property
+    def dataset_id(self) -> str:
+        return f"{NAMESPACE}/{self.name}"
+
+    @property
+    def env_var(self) -> str:
+        """Environment variable naming a folder that holds this corpus's files."""
+        return f"CITEVAL_{self._env_name}_DIR"
+
+    @property
+    def base_url_env(self) -> str:
+        """Environment variable that replaces ``base_url`` (mirrors, offline tests)."""
+        return f"CITEVAL_{self._env_name}_BASE_URL"
+
+    @property
+    def _env_name(self) -> str:
+        return self.name.upper().replace("-", "_").replace(".", "_")
+
+    def file_names(self) -> tuple[str, ...]:
+        """The files that make up the corpus."""
+        raise NotImplementedError
+
+    def home(self) -> Path:
+        """Where this corpus's files and stores live in the ir_datasets home."""
+        return Path(ir_datasets.util.home_path()) / NAMESPACE / self.name
+
+    def url(self, file_name: str) -> str | None:
+        """Where ``file_name`` is downloaded from, or ``None`` for a hand-installed corpus."""
+        base = os.environ.get(self.base_url_env) or self.base_url
+        return None if base is None else f"{base.rstrip('/')}/{file_name}"
+
+    def instructions(self, missing: Path, reason: str | None = None) -> str:
+        """What a user must do to make the corpus available by hand."""
+        because = f" ({reason})" if reason else ""
+        return (
+            f"{self.dataset_id}: {missing} is missing{because}. "
+            + self.manual_download.format(pretty_name=self.pretty_name)
+            + f" Put its files ({', '.join(self.file_names())}) in one folder, then either run\n"
+            f"    citeval import {self.name} /path/to/that/folder\n"
+            f"which checks the files and installs them into {self.home()}, or set "
+            f"{self.env_var}=/path/to/that/folder to read them where they are."
+        )
+
+
+def show_licence_notice(source: CorpusSource) -> None:
+    """Log the corpus's licence notice, once per process (ir_datasets shows data usage
+    agreements the same way, before the first download)."""
+    if source.licence_notice and source.name not in _NOTICES_SHOWN:
+        _NOTICES_SHOWN.add(source.name)
+        _logger.info(f"{source.dataset_id}: {source.licence_notice}")
+
+
+def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path | None:
+    """The local path of one of the corpus's files.
+
+    Looked up in the folder named by ``source.env_var`` if set, else in the package (a
+    shipped corpus), else in the ir_datasets home; a downloadable corpus is fetched there
+    (verified or recorded) when missing. With ``fetch=False`` returns ``None`` instead of
+    downloading or raising.
+    """
+    folder = os.environ.get(source.env_var)
+    if folder:
+        path = Path(folder).expanduser() / name
+        if path.is_file():
+            return path
+        if not fetch:
+            return None
+        raise DataNotFoundError(
+            f"{path}: no such file ({source.env_var} is set to {folder!r}, which must hold "
+            f"{', '.join(source.file_names())})"
+        )
+    if source.packaged is not None:
+        return packaged_file(source, name)
+    path = source.home() / name
+    if path.is_file():
+        if fetch:
+            verify_record(path)  # a file fetched without a published checksum: unchanged?
+        return path
+    if not fetch:
+        return None
+    url = source.url(name)
+    if url is None:
+        raise DataNotFoundError(source.instructions(path))
+    show_licence_notice(source)
+    checksum = source.checksums.get(name)
+    try:
+        download(url, path, checksum, desc=f"{source.dataset_id} {name}", record=True)
+    except DownloadError as exc:
+        if exc.status in (401, 403, 404, 410):  # not there (or not public): say what to do
+            raise DataNotFoundError(
+                source.instructions(path, f"could not download {name} from {url}: {exc}")
+            ) from None
+        raise
+    if checksum is None:
+        record = read_record(path) or {}
+        _logger.info(
+            f"{source.dataset_id}: {name}: no checksum is published; recorded its size "
+            f"({record.get('size')} bytes) and sha256 ({record.get('sha256')}) in "
+            f"{record_path(path)}, against which later loads check it"
+        )
+    return path
+
+
+def packaged_file(corpus: CorpusSource, name: str) -> Path:
+    """A file shipped inside this package (``corpus.packaged``), as a path on disk: the file
+    itself in a normal install, else a copy made once in the ir_datasets home."""
+    resource = resources.files(__package__).joinpath(corpus.packaged, name)
+    if not resource.is_file():
+        raise DataNotFoundError(
+            f"{corpus.dataset_id}: {name} is missing from the installed package "
+            f"({resource}); reinstall citeval-irm"
+        )
+    if isinstance(resource, Path):
+        return resource
+    path = corpus.home() / name  # e.g. a zipped install: the loader needs a real file
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with resource.open("rb") as source, open(path.with_suffix(".tmp"), "wb") as target:
+            shutil.copyfileobj(source, target)
+        os.replace(path.with_suffix(".tmp"), path)
+    return path

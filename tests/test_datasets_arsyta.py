@@ -1,0 +1,291 @@
+"""ArSyTa through the full loader: its own file names and fields, month-precision dates, the
+licence notice, downloads against a loopback server (record, missing file), import."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import ir_datasets
+import pytest
+from datasets_fixtures import (  # noqa: F401 (fixtures)
+    ARSYTA_CONTEXTS,
+    ARSYTA_FILES,
+    SPLITS,
+    arsyta_context_id,
+    http_files,
+    ir_home,
+    write_arsyta_folder,
+)
+
+import citeval_irm
+from citeval_irm.cli import main
+from citeval_irm.datasets import (
+    CORPORA,
+    ArsytaDoc,
+    ArsytaQuery,
+    DataNotFoundError,
+    PublishedCounts,
+    admissible_candidates,
+    hatten,
+    import_dataset,
+)
+from citeval_irm.datasets import sources as sources_module
+from citeval_irm.downloads import ChecksumError, file_checksum, read_record
+from citeval_irm.errors import InputError
+
+ARSYTA = "citeval/arsyta"
+REVISION = "a7bdfcadf220960fb0fde144bdb2ddfaf3233b13"
+
+
+@pytest.fixture
+def arsyta_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+    """The fixture corpus, read in place through CITEVAL_ARSYTA_DIR."""
+    folder = tmp_path / "arsyta"
+    written = write_arsyta_folder(folder)
+    monkeypatch.setenv("CITEVAL_ARSYTA_DIR", str(folder))
+    return folder, written
+
+
+@pytest.fixture
+def fresh_notices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget which licence notices this process has shown."""
+    monkeypatch.setattr(sources_module, "_NOTICES_SHOWN", set())
+
+
+def test_docs_have_month_and_categories(arsyta_folder, ir_home: Path) -> None:  # noqa: F811
+    _, written = arsyta_folder
+    dataset = ir_datasets.load(ARSYTA)
+    assert dataset.docs_cls() is ArsytaDoc
+    docs = {doc.doc_id: doc for doc in dataset.docs_iter()}
+    assert list(docs) == list(written["papers"])
+    assert docs["1503.01234"] == ArsytaDoc(
+        "1503.01234",
+        "Synthetic title 1503.01234",
+        "Synthetic abstract of 1503.01234.",
+        2015,
+        3,
+        ("cs.CL", "cs.LG"),
+    )
+    old_style = dataset.docs_store().get("hep-th/9901001")
+    assert (old_style.year, old_style.month, old_style.categories) == (1999, 1, ("hep-th",))
+    assert old_style.default_text() == "Synthetic title hep-th/9901001 Synthetic abstract of " + (
+        "hep-th/9901001."
+    )
+    assert (ir_home / "citeval" / "arsyta" / "docs.pklz4").is_dir()
+
+
+def test_queries_keep_heading_and_month(arsyta_folder) -> None:
+    for split in SPLITS:
+        dataset = ir_datasets.load(f"{ARSYTA}/{split}")
+        assert dataset.queries_cls() is ArsytaQuery
+        queries = list(dataset.queries_iter())
+        expected = [c for c in ARSYTA_CONTEXTS if c[0] == split]
+        assert [q.query_id for q in queries] == [arsyta_context_id(c[1], c[2]) for c in expected]
+        for query, (_, citing, _, heading) in zip(queries, expected):
+            assert query.heading == heading and query.citing_id == citing
+            assert (query.year, query.month) == (2000 + int(citing[:2]), int(citing[2:4]))
+            assert query.left_context + "TARGETCIT" + query.right_context == query.text
+        qrels = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+        assert qrels == [(arsyta_context_id(c[1], c[2]), c[2], 1) for c in expected]
+
+
+def test_train_split_is_streamed(arsyta_folder, monkeypatch) -> None:
+    """The split file is read entry by entry (queries in batches of context look-ups): the
+    first judgement and query come before the reader reaches a broken end of the file,
+    where json.load would fail at once."""
+    folder, written = arsyta_folder
+    text = json.dumps(written["splits"]["train"])
+    (folder / "train_data.json").write_text(text[:-1] + ', {"context_id": ', encoding="utf-8")
+    dataset = ir_datasets.load(f"{ARSYTA}/train")
+    first_id = written["splits"]["train"][0]["context_id"]
+    qrels = dataset.qrels_iter()
+    assert next(qrels).query_id == first_id
+    with pytest.raises(InputError, match=r"train_data\.json: invalid JSON after record 3"):
+        list(qrels)
+    monkeypatch.setattr(hatten, "_LOOKUP_BATCH", 2)  # 5,000 look-ups per batch otherwise
+    queries = dataset.queries_iter()
+    assert next(queries).query_id == first_id
+    with pytest.raises(InputError, match=r"train_data\.json: invalid JSON after record 3"):
+        list(queries)
+
+
+def test_month_precision_admissible_candidates(arsyta_folder) -> None:
+    # 1801.44444 cites 1801.33333: the same month. 1801.33333 cites 1705.22222 and 1703.11111.
+    same_month = arsyta_context_id("1801.44444", "1801.33333")
+    monthly = admissible_candidates(f"{ARSYTA}/test", same_year=False, precision="month")
+    assert monthly.max_date(same_month) == (2017, 12)
+    assert not monthly.is_admissible(same_month, "1801.33333")  # same month: excluded
+    assert monthly.is_admissible(same_month, "1705.22222")
+    assert not monthly.is_admissible(same_month, "1801.44444")  # never the citing paper
+    lenient = admissible_candidates(f"{ARSYTA}/test", same_year=True, precision="month")
+    assert lenient.is_admissible(same_month, "1801.33333")
+    # at year precision the same-year paper is out too, but so is nothing else here
+    yearly = admissible_candidates(f"{ARSYTA}/test", same_year=False)
+    assert yearly.max_year(same_month) == 2017
+    assert set(monthly.doc_ids(same_month)) == set(yearly.doc_ids(same_month))
+    # 1503.05678 cites 1503.01234 (same month) in train
+    train = admissible_candidates(f"{ARSYTA}/train", same_year=False, precision="month")
+    query = arsyta_context_id("1503.05678", "1503.01234")
+    assert "1503.01234" not in train.doc_ids(query) and "1411.00001" in train.doc_ids(query)
+
+
+def test_evaluate_and_documentation(arsyta_folder) -> None:
+    entries = [c for c in ARSYTA_CONTEXTS if c[0] == "test"]
+    run = {arsyta_context_id(c[1], c[2]): {c[2]: 0.5, "1411.00001": 0.9} for c in entries}
+    result = citeval_irm.evaluate(run, f"{ARSYTA}/test", "RR R@1 R@2")
+    assert result.aggregate["RR"] == pytest.approx(0.5)
+    assert result.aggregate["R@1"] == 0 and result.aggregate["R@2"] == 1
+    dataset = ir_datasets.load(f"{ARSYTA}/test")
+    meta = dataset.metadata()
+    assert meta["docs"]["count"] == 474_341 and meta["queries"]["count"] == 124_189
+    assert ir_datasets.load(f"{ARSYTA}/train").queries_count() == 8_030_837
+    doc = dataset.documentation()
+    assert doc["pretty_name"] == "ArSyTa"
+    assert "CC BY-NC-ND 4.0" in doc["licence"] and REVISION in doc["data_access"]
+    assert "heading" in doc["queries"] and doc["split"].startswith("Test split")
+
+
+# --------------------------------------------------------------------------- downloads
+
+
+def _serve(http_files, folder: Path, monkeypatch, skip: tuple[str, ...] = ()) -> None:  # noqa: F811
+    for name in ARSYTA_FILES:
+        if name not in skip:
+            http_files.files[f"hf/{name}"] = (folder / name).read_bytes()
+    monkeypatch.setenv("CITEVAL_ARSYTA_BASE_URL", http_files.base_url + "hf")
+
+
+def test_download_shows_licence_first_and_records_files(
+    http_files,  # noqa: F811
+    tmp_path: Path,
+    ir_home: Path,  # noqa: F811
+    monkeypatch,
+    capfd,
+    fresh_notices,
+) -> None:
+    write_arsyta_folder(tmp_path / "served")
+    _serve(http_files, tmp_path / "served", monkeypatch)
+    real_download, notice_first = sources_module.download, []
+
+    def download(*args, **kwargs):  # was the notice shown before this download started?
+        notice_first.append("arsyta" in sources_module._NOTICES_SHOWN)
+        return real_download(*args, **kwargs)
+
+    monkeypatch.setattr(sources_module, "download", download)
+    dataset = ir_datasets.load(f"{ARSYTA}/test")
+    assert len(list(dataset.qrels_iter())) == 3
+    assert notice_first == [True]
+    err = capfd.readouterr().err
+    assert "citeval/arsyta: ArSyTa" in err and "CC BY-NC-ND 4.0" in err
+    assert "test_data.json: no checksum is published; recorded its size" in err
+    assert http_files.requests == ["hf/test_data.json"]
+    installed = ir_home / "citeval" / "arsyta"
+    record = read_record(installed / "test_data.json")
+    assert record["sha256"] == file_checksum(installed / "test_data.json", "sha256")
+    assert record["origin"] == http_files.base_url + "hf/test_data.json"
+    assert record["size"] == (installed / "test_data.json").stat().st_size
+
+    # the notice is shown once per process; files already here are not fetched again
+    assert [q.doc_id for q in dataset.qrels_iter()] and len(list(dataset.queries_iter())) == 3
+    assert "CC BY-NC-ND" not in capfd.readouterr().err
+    assert sorted(http_files.requests) == sorted(["hf/test_data.json", "hf/contexts_new_head.json"])
+
+    # a file that changes after its download is detected on the next load
+    (installed / "test_data.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ChecksumError) as info:
+        list(dataset.qrels_iter())
+    message = str(info.value)
+    assert "test_data.json" in message and record["sha256"] in message
+    assert "changed since it was recorded" in message
+
+
+def test_missing_hosted_file_says_which_and_how_to_import(
+    http_files,  # noqa: F811
+    tmp_path: Path,
+    ir_home: Path,  # noqa: F811
+    monkeypatch,
+    capsys,
+    fresh_notices,
+) -> None:
+    write_arsyta_folder(tmp_path / "served")
+    _serve(http_files, tmp_path / "served", monkeypatch, skip=("contexts_new_head.json",))
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load(f"{ARSYTA}/test").queries_iter())
+    message = str(info.value)
+    url = http_files.base_url + "hf/contexts_new_head.json"
+    for needle in (
+        "could not download contexts_new_head.json from",
+        url,
+        "HTTP 404",
+        "huggingface.co/datasets/goyalkaraniit/ArSyTa",
+        "Only test_data.json is confirmed",
+        "citeval import arsyta /path/to/that/folder",
+        "CITEVAL_ARSYTA_DIR",
+    ):
+        assert needle in message
+    installed = ir_home / "citeval" / "arsyta"
+    assert sorted(p.name for p in installed.iterdir()) == [
+        "test_data.json",
+        "test_data.json.download.json",
+    ]  # nothing half-written for the missing file
+    assert "CC BY-NC-ND 4.0" in capsys.readouterr().err  # shown before the first download
+    assert main(["eval", "--dataset", f"{ARSYTA}/test", "-m", "RR", str(tmp_path / "x")]) == 2
+
+
+def test_default_urls_are_the_pinned_revision() -> None:
+    corpus = CORPORA["arsyta"]
+    assert corpus.url("test_data.json") == (
+        f"https://huggingface.co/datasets/goyalkaraniit/ArSyTa/resolve/{REVISION}/test_data.json"
+    )
+    assert corpus.file_names() == ARSYTA_FILES
+    assert corpus.checksums == {}  # none published: downloads are recorded instead
+
+
+# --------------------------------------------------------------------------- import
+
+
+def test_import_folder_shows_licence_and_loads(
+    tmp_path: Path,
+    ir_home: Path,  # noqa: F811
+    monkeypatch,
+    capsys,
+) -> None:
+    folder = tmp_path / "by-hand"
+    written = write_arsyta_folder(folder)
+    assert main(["import", "arsyta", str(folder)]) == 2
+    assert "not the published ArSyTa: papers 8 (published 474,341)" in capsys.readouterr().err
+    counts = PublishedCounts(len(written["papers"]), 3, 2, 3)
+    monkeypatch.setitem(CORPORA, "arsyta", dataclasses.replace(CORPORA["arsyta"], counts=counts))
+    assert main(["import", "arsyta", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "papers: 8 (published 8)" in out and "licence: ArSyTa" in out
+    installed = ir_home / "citeval" / "arsyta"
+    assert all((installed / name).is_file() for name in ARSYTA_FILES)
+    assert read_record(installed / "papers_cat.json")["origin"] == str(
+        (folder / "papers_cat.json").resolve()
+    )
+    dataset = ir_datasets.load(f"{ARSYTA}/val")
+    assert [q.heading for q in dataset.queries_iter()] == ["Introduction", "Experiments"]
+
+
+def test_import_rejects_bad_categories_and_counts_missing_heading(
+    tmp_path: Path,
+    ir_home: Path,  # noqa: F811
+) -> None:
+    folder = tmp_path / "by-hand"
+    written = write_arsyta_folder(folder)
+    contexts = written["contexts"]
+    first = next(iter(contexts))
+    del contexts[first]["heading"]
+    (folder / "contexts_new_head.json").write_text(json.dumps(contexts), encoding="utf-8")
+    report = import_dataset("arsyta", folder, allow_count_mismatch=True)
+    warnings = {w.code: w for w in report.warnings}
+    assert warnings["context_no_heading"].examples == (first,)
+    assert warnings["count_mismatch"].count == 4  # papers and the three splits
+    papers = written["papers"]
+    papers["1503.01234"]["categories"] = "cs.CL"
+    (folder / "papers_cat.json").write_text(json.dumps(papers), encoding="utf-8")
+    with pytest.raises(InputError, match=r"paper '1503\.01234'\): 'categories' must be a list"):
+        import_dataset("arsyta", folder, allow_count_mismatch=True)
