@@ -27,13 +27,13 @@ EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
+def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
     parser.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
-    which = parser.add_mutually_exclusive_group(required=True)
+    which = parser.add_mutually_exclusive_group(required=measures_required)
     which.add_argument(
         "-m", "--measures", help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10"'
     )
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     cc = commands.add_parser(
         "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
     )
-    add_run_options(cc)
+    add_run_options(cc, measures_required=False)  # a --recipe alone brings its measures
     add_recipe_options(cc)
     cc.add_argument(
         "--ties",

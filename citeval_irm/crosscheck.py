@@ -319,8 +319,8 @@ def crosscheck(
     ties: str = "run_order",
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
 ) -> CrosscheckReport:
-    """Compute ``measures`` (or a protocol's) with trec_eval semantics and with a recipe,
-    and explain every per-query difference.
+    """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
+    semantics and with a recipe, and explain every per-query difference.
 
     ``recipe`` defaults to the protocol's own (``goyal2026``, ``masterset2026``); others:
     ``duallcr``, ``symtax``, ``hatten``. ``ties``: the order in which the recipe sees tied
@@ -332,6 +332,8 @@ def crosscheck(
     """
     if ties not in TIE_POLICIES:
         raise InputError(None, f"ties must be one of {TIE_POLICIES}, not {ties!r}")
+    if measures is None and protocol is None and recipe is not None:
+        measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     if recipe is None and protocol_obj is None:
         raise InputError(None, "name a recipe (e.g. recipe='goyal2026') or a protocol")

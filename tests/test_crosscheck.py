@@ -177,6 +177,11 @@ def test_tie_ranges_bracket_the_trec_eval_value():
     assert report.summary.loc["R@1", "tie_expected"] == pytest.approx(1 / 3)
 
 
+def test_a_recipe_alone_brings_its_measures():
+    report = crosscheck({"q": {"a": 1.0}}, {"q": {"a": 1}}, recipe="hatten")
+    assert list(report.summary.index) == [str(m) for m in RECIPES["hatten"].measures]
+
+
 def test_unknown_recipe_and_unsupported_measure():
     from citeval_irm import InputError
 
@@ -288,6 +293,11 @@ def test_cli_crosscheck_table_json_and_strict(capsys, trec_eval_dir):
     assert {c["cause"] for c in payload["causes"]} == {"tie_order", "gold_not_retrieved"}
     assert main(args + ["--strict", "--tolerance", "0.01"]) == 3
     assert "RR: recipe and trec_eval differ by" in capsys.readouterr().err
+    recipe_only = args[:4] + ["--recipe", "hatten", "--format", "json"]
+    assert main(recipe_only) == 0
+    assert [row["measure"] for row in json.loads(capsys.readouterr().out)["summary"]][0] == "R@10"
+    assert main(args[:4]) == 2
+    assert "name a recipe" in capsys.readouterr().err
 
 
 def test_cli_eval_with_crosscheck(capsys, trec_eval_dir):
