@@ -27,7 +27,7 @@ import pandas as pd
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
-from .measures import Measure, Protocol
+from .measures import PROTOCOLS, Measure, Protocol
 from .recipes import Quirks, Recipe, _check_supported, get_recipe, query_paper_of, score_ranking
 from .tables import Qrels, Run
 from .tieaware import tie_ranges
@@ -332,11 +332,15 @@ def crosscheck(
     """
     if ties not in TIE_POLICIES:
         raise InputError(None, f"ties must be one of {TIE_POLICIES}, not {ties!r}")
-    if measures is None and protocol is None and recipe is not None:
+    if (
+        recipe is None
+        and protocol is None
+        and not (isinstance(measures, str) and measures in PROTOCOLS)
+    ):
+        raise InputError(None, "name a recipe (e.g. recipe='goyal2026') or a protocol")
+    if measures is None and protocol is None:
         measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
-    if recipe is None and protocol_obj is None:
-        raise InputError(None, "name a recipe (e.g. recipe='goyal2026') or a protocol")
     recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.name)
     _check_supported(measure_list)
     qrels_table = as_qrels(qrels)
