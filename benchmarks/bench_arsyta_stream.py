@@ -35,11 +35,12 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from phases import run_phases
 
 ARSYTA_TRAIN = 8_030_837
 SMALL_SPLIT = 1_000
@@ -137,18 +138,7 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="citeval-arsyta-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        for phase in PHASES:
-            command = [sys.executable, __file__, "--phase", phase, "--work", str(work)]
-            command += ["--train", str(args.train)]
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                sys.stderr.write(done.stderr)
-                return done.returncode
-            result = json.loads(done.stdout.strip().splitlines()[-1])
-            shown = ", ".join(
-                f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v:,}" for k, v in result.items()
-            )
-            print(f"{phase}: {shown}", flush=True)
+        run_phases(__file__, PHASES, work, ["--train", str(args.train)])
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
