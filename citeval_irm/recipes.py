@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from .errors import InputError
-from .measures import Measure, parse_measures
+from .measures import PROTOCOLS, Measure, parse_measures
 
 SUPPORTED = ("RR", "R", "P", "Success", "nDCG", "AP")
 
@@ -138,7 +138,7 @@ def _measure_value(measure: Measure, hits, gold, gain, quirks: Quirks) -> float:
     return dcg / ideal if ideal > 0 else 0.0
 
 
-def _measures(spec: str) -> tuple[Measure, ...]:
+def _measures(spec) -> tuple[Measure, ...]:
     found = tuple(parse_measures(spec))
     _check_supported(found)
     return found
@@ -151,7 +151,7 @@ GOYAL2026 = Recipe(
     "relevant paper ranks higher; Recall@K = |top-K & relevant| / |relevant|; nDCG@K with "
     "binary gains, IDCG over min(|relevant|, K) positions; averaged over scored queries.",
     quirks=Quirks(list_duplicates=True, list_order=True, first_listed_gold=True, binary_gains=True),
-    measures=_measures("RR R@5 R@10 R@20 R@50 R@300 nDCG@5 nDCG@10 nDCG@20 nDCG@50 nDCG@300"),
+    measures=_measures(PROTOCOLS["goyal2026"].measures),
     percent=True,
 )
 
@@ -164,9 +164,7 @@ MASTERSET2026 = Recipe(
     quirks=Quirks(
         list_duplicates=True, list_order=True, remove_query_paper=True, binary_gains=True
     ),
-    measures=_measures(
-        "R@10 R@50 R@100 R@500 AP RR nDCG@10 nDCG@20 nDCG@30 nDCG@50 Success@10 Success@20"
-    ),
+    measures=_measures(PROTOCOLS["masterset2026"].measures),
     percent=False,
     skips_queries_without_gold=False,
 )
@@ -189,16 +187,10 @@ SYMTAX = Recipe(
     name="symtax",
     reference="SymTax (Goyal et al., Findings of ACL 2024) evaluation code",
     description="The DualLCR convention, plus a quirk: a gold paper that is not retrieved is "
-    "given rank 100, so it counts as a hit for every K >= 100 (Recall@100 of an empty "
-    "ranking is 1). Reproduced here and flagged by the cross-check.",
-    quirks=Quirks(
-        list_duplicates=True,
-        list_order=True,
-        single_gold=True,
-        binary_gains=True,
-        rr_cutoff=10,
-        unretrieved_rank=100,
-    ),
+    "given rank 100, so it counts as a hit for every K >= 100 (a query whose gold paper is "
+    "missing from its list still scores Recall@100 = 1). Reproduced here and flagged by the "
+    "cross-check.",
+    quirks=replace(DUALLCR.quirks, unretrieved_rank=100),
     measures=DUALLCR.measures,
     percent=True,
 )
