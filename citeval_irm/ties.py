@@ -28,10 +28,13 @@ class TieReport:
     """How many queries (and docs) had tied scores, and which order broke the ties."""
 
     policy: str
-    tied_queries: int
     tied_docs: int
     examples: tuple[str, ...] = ()
     query_ids: frozenset[str] = field(default_factory=frozenset, repr=False)
+
+    @property
+    def tied_queries(self) -> int:
+        return len(self.query_ids)
 
     def warning(self) -> EvalWarning | None:
         if not self.tied_queries:
@@ -87,7 +90,6 @@ def rank_run(
     tied_queries = uniques[pd.unique(codes[tied_row])]
     report = TieReport(
         ties,
-        len(tied_queries),
         int(tied_row.sum()),
         examples_of(tied_queries),
         frozenset(str(q) for q in tied_queries),
