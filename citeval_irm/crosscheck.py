@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from .datasets.admissible import query_papers as dataset_query_papers
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
@@ -264,7 +265,7 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
         if dataset is not None:
             _, dataset = dataset
             if dataset.has_queries() and "citing_id" in dataset.queries_cls()._fields:
-                papers = {q.query_id: q.citing_id for q in dataset.queries_iter()}
+                papers = dataset_query_papers(dataset)
                 return lambda query_id: papers.get(query_id) or query_paper_of(query_id)
         return query_paper_of
     if isinstance(query_papers, Mapping):
