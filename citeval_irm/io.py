@@ -204,7 +204,7 @@ def _typed_frame(path: Path, columns, line_numbers, value_column: str) -> pd.Dat
     )
 
 
-def _repeated_rows(frame: pd.DataFrame) -> np.ndarray:
+def repeated_rows(frame: pd.DataFrame) -> np.ndarray:
     """Positions (ascending) of rows whose (query_id, doc_id) appeared on an earlier row.
 
     A stable Arrow sort by (query, doc) puts repeats next to each other, first occurrence
@@ -237,7 +237,7 @@ def _check_duplicates(
     """
     if policy not in DUPLICATE_POLICIES + (KEEP_ALL,):
         raise InputError(None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {policy!r}")
-    rows = _repeated_rows(frame)
+    rows = repeated_rows(frame)
     if not rows.size:
         return frame, []
     repeated = frame.iloc[rows]

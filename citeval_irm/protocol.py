@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import EvalWarning, InputError
-from .io import KEEP_ALL, as_dataset, as_run
+from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -152,14 +152,13 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
     known_doc = allowed.doc_positions(pairs["doc_id"]) >= 0
     citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
     own_paper = pairs["doc_id"].to_numpy() == citing
-    duplicate = frame.duplicated(["query_id", "doc_id"]).to_numpy()
 
     rows = np.flatnonzero(known_query)
     flagged = {
         "unknown_doc": rows[~known_doc],
         "query_paper": rows[known_doc & own_paper],
         "later_paper": rows[known_doc & ~own_paper & ~admissible],
-        "duplicate_doc": np.flatnonzero(duplicate),
+        "duplicate_doc": repeated_rows(frame),
     }
     pieces = [
         frame.iloc[positions].assign(check=check)
