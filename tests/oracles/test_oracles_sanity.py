@@ -1,0 +1,80 @@
+"""Sanity checks of the oracles on tiny cases computed by hand.
+
+Each oracle is checked on the ordinary case, a doc listed twice, a gold paper not retrieved
+and the citing paper in the list, plus the inputs on which the author code raises. The
+expected values are worked out in the comments, from the author code's rules, not from the
+oracle.
+"""
+
+from __future__ import annotations
+
+from math import log2
+
+import pytest
+
+from . import duallcr
+
+approx = pytest.approx
+
+# 1 / log2(r + 1) for r = 2, 3, 4
+D2 = 1 / log2(3)  # 0.6309297535714575
+D3 = 1 / log2(4)  # 0.5
+D4 = 1 / log2(5)  # 0.43067655807339306
+
+
+# --------------------------------------------------------------------------- DualLCR
+
+
+def test_duallcr_ordinary():
+    # A_G_0: gold G (from the id) at rank 2 -> R@10 1, RR@10 1/2, nDCG@10 1/log2(3)
+    # B_H_1: gold H at rank 1 -> 1, 1, 1
+    # C_K_2: gold K at rank 12 (> 10) -> 0, 0, 0
+    run = {
+        "A_G_0": ["x", "G", "y"],
+        "B_H_1": ["H"],
+        "C_K_2": [f"n{i}" for i in range(11)] + ["K"],
+    }
+    per_query, aggregate = duallcr.score(run, {})
+    assert per_query["A_G_0"] == approx({"R@10": 1.0, "RR@10": 0.5, "nDCG@10": D2})
+    assert per_query["B_H_1"] == approx({"R@10": 1.0, "RR@10": 1.0, "nDCG@10": 1.0})
+    assert per_query["C_K_2"] == approx({"R@10": 0.0, "RR@10": 0.0, "nDCG@10": 0.0})
+    # means over the three predictions: R 2/3, RR (1/2 + 1)/3 = 1/2, nDCG (0.6309 + 1)/3
+    assert aggregate == approx({"R@10": 2 / 3, "RR@10": 0.5, "nDCG@10": (D2 + 1) / 3})
+
+
+def test_duallcr_gold_comes_from_the_context_id_not_the_qrels():
+    # the qrels name Z; the script reads G off "A_G_0": rank 1
+    per_query, _ = duallcr.score({"A_G_0": ["G", "Z"]}, {"A_G_0": [("Z", 1)]})
+    assert per_query["A_G_0"]["RR@10"] == 1.0
+
+
+def test_duallcr_duplicate_counts_through_the_first_copy():
+    # x, x, G, G: .index(G) = 2 -> rank 3 (both copies of x push it down; the second G is
+    # never seen): RR@10 1/3, nDCG@10 1/log2(4) = 0.5, R@10 1 (never 2)
+    per_query, _ = duallcr.score({"A_G_0": ["x", "x", "G", "G"]})
+    assert per_query["A_G_0"] == approx({"R@10": 1.0, "RR@10": 1 / 3, "nDCG@10": D3})
+
+
+def test_duallcr_gold_not_retrieved_crashes():
+    # sorted_preds.index("G") on a list without G
+    with pytest.raises(ValueError):
+        duallcr.score({"A_G_0": ["x", "y"]})
+
+
+def test_duallcr_citing_paper_is_not_removed():
+    # A is the citing paper of A_G_0 and stays at rank 1: G at rank 2, RR@10 1/2
+    per_query, _ = duallcr.score({"A_G_0": ["A", "G"]}, {}, {"A_G_0": "A"})
+    assert per_query["A_G_0"]["RR@10"] == 0.5
+
+
+def test_duallcr_other_crashes():
+    with pytest.raises(IndexError):  # no "_" in the context id
+        duallcr.score({"nounderscore": ["x"]})
+    with pytest.raises(ZeroDivisionError):  # no predictions: len(ranks) == 0
+        duallcr.score({})
+
+
+def test_duallcr_loops_over_the_predictions():
+    # a context only in the qrels is not averaged: one prediction, rank 1 -> RR@10 1
+    _, aggregate = duallcr.score({"A_G_0": ["G"]}, {"A_G_0": [("G", 1)], "B_H_1": [("H", 1)]})
+    assert aggregate["RR@10"] == 1.0
