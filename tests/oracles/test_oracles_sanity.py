@@ -12,7 +12,7 @@ from math import log2
 
 import pytest
 
-from . import duallcr
+from . import duallcr, symtax
 
 approx = pytest.approx
 
@@ -78,3 +78,60 @@ def test_duallcr_loops_over_the_predictions():
     # a context only in the qrels is not averaged: one prediction, rank 1 -> RR@10 1
     _, aggregate = duallcr.score({"A_G_0": ["G"]}, {"A_G_0": [("G", 1)], "B_H_1": [("H", 1)]})
     assert aggregate["RR@10"] == 1.0
+
+
+# --------------------------------------------------------------------------- SymTax
+
+
+def test_symtax_ordinary():
+    # gold G at rank 2: R@5..50 1, nDCG@10 1/log2(3), RR@10 1/2
+    per_query, aggregate = symtax.score({"A_G_0": ["x", "G"]}, {"A_G_0": [("G", 1)]})
+    expected = {"R@5": 1, "R@10": 1, "R@20": 1, "R@50": 1, "nDCG@10": D2, "RR@10": 0.5}
+    assert per_query["A_G_0"] == approx(expected)
+    assert aggregate == approx(expected)
+
+
+def test_symtax_gold_not_retrieved_gets_rank_100():
+    # G missing -> rank 100: 0 for every printed measure (k <= 50), a hit at k = 100
+    qrels = {"A_G_0": [("G", 1)]}
+    per_query, _ = symtax.score({"A_G_0": ["x"]}, qrels, cutoffs={"R": (50, 100), "RR": (10,)})
+    assert per_query["A_G_0"] == approx({"R@50": 0.0, "R@100": 1.0, "RR@10": 0.0})
+    # a gold paper retrieved at rank 150 is not a hit at 100, a missing one is
+    long_list = [f"n{i}" for i in range(149)] + ["G"]
+    per_query, _ = symtax.score({"A_G_0": long_list}, qrels, cutoffs={"R": (100,)})
+    assert per_query["A_G_0"]["R@100"] == 0.0
+
+
+def test_symtax_loops_over_the_test_set():
+    # B_H_1 has no ranking: rank 100, averaged as 0 -> R@10 (1 + 0) / 2
+    qrels = {"A_G_0": [("G", 1)], "B_H_1": [("H", 1)]}
+    per_query, aggregate = symtax.score({"A_G_0": ["G"]}, qrels)
+    assert per_query["B_H_1"]["R@10"] == 0.0
+    assert aggregate["R@10"] == 0.5
+
+
+def test_symtax_duplicate_counts_through_the_first_copy():
+    # x, x, G, G: rank 3 -> RR@10 1/3, R@5 1, nDCG@10 0.5
+    per_query, _ = symtax.score({"A_G_0": ["x", "x", "G", "G"]}, {"A_G_0": [("G", 1)]})
+    assert per_query["A_G_0"] == approx(
+        {"R@5": 1, "R@10": 1, "R@20": 1, "R@50": 1, "nDCG@10": D3, "RR@10": 1 / 3}
+    )
+
+
+def test_symtax_citing_paper_is_not_removed():
+    per_query, _ = symtax.score({"A_G_0": ["A", "G"]}, {"A_G_0": [("G", 1)]}, {"A_G_0": "A"})
+    assert per_query["A_G_0"]["RR@10"] == 0.5
+
+
+def test_symtax_single_gold_is_the_first_listed_relevant_doc():
+    # ref_id = G1 (N is judged 0): G2 at rank 1 does not count, G1 at rank 2 -> RR@10 1/2
+    qrels = {"q": [("N", 0), ("G1", 1), ("G2", 1)]}
+    per_query, _ = symtax.score({"q": ["G2", "G1"]}, qrels)
+    assert per_query["q"]["RR@10"] == 0.5
+
+
+def test_symtax_crashes():
+    with pytest.raises(IndexError):  # no relevant doc: no ref_id
+        symtax.score({"q": ["x"]}, {"q": [("x", 0)]})
+    with pytest.raises(ZeroDivisionError):  # empty test set
+        symtax.score({}, {})
