@@ -12,7 +12,7 @@ from math import log2
 
 import pytest
 
-from . import duallcr, symtax
+from . import duallcr, hatten, symtax
 
 approx = pytest.approx
 
@@ -135,3 +135,66 @@ def test_symtax_crashes():
         symtax.score({"q": ["x"]}, {"q": [("x", 0)]})
     with pytest.raises(ZeroDivisionError):  # empty test set
         symtax.score({}, {})
+
+
+# --------------------------------------------------------------------------- HAtten
+
+
+def test_hatten_ordinary():
+    # K_list 1, 2 -> max_K 2: candidates x, G, y -> [:2] = x, G: R@1 0, R@2 1
+    per_query, aggregate = hatten.score(
+        {"A_G_0": ["x", "G", "y"]}, {"A_G_0": [("G", 1)]}, {"A_G_0": "A"}, {"R": (1, 2)}
+    )
+    assert per_query["A_G_0"] == {"R@1": 0.0, "R@2": 1.0}
+    assert aggregate == {"R@1": 0.0, "R@2": 1.0}
+
+
+def test_hatten_duplicate_counts_once():
+    # gold G1, G2; top 2 = G1, G1 -> set intersection {G1}: R@2 1/2 (a list sum would say 1)
+    per_query, _ = hatten.score(
+        {"q": ["G1", "G1", "G2"]}, {"q": [("G1", 1), ("G2", 1)]}, {"q": "P"}, {"R": (2, 3)}
+    )
+    assert per_query["q"] == {"R@2": 0.5, "R@3": 1.0}
+
+
+def test_hatten_gold_not_retrieved_and_missing_query():
+    # q1: G not retrieved -> 0; q2: no ranking -> empty candidates -> 0; both averaged
+    qrels = {"q1": [("G", 1)], "q2": [("H", 1)], "q3": [("K", 1)]}
+    run = {"q1": ["x"], "q3": ["K"]}
+    per_query, aggregate = hatten.score(run, qrels, {"q1": "a", "q2": "b", "q3": "c"}, {"R": (10,)})
+    assert [per_query[q]["R@10"] for q in ("q1", "q2", "q3")] == [0.0, 0.0, 1.0]
+    assert aggregate["R@10"] == approx(1 / 3)
+
+
+def test_hatten_citing_paper_removed_before_truncation():
+    # max_K 2: candidates = run[:3] = x, A, G; remove A -> x, G; [:2] -> x, G: R@2 1
+    per_query, _ = hatten.score(
+        {"A_G_0": ["x", "A", "G"]}, {"A_G_0": [("G", 1)]}, {"A_G_0": "A"}, {"R": (2,)}
+    )
+    assert per_query["A_G_0"]["R@2"] == 1.0
+
+
+def test_hatten_citing_paper_removed_once():
+    # max_K 3: candidates = A, x, A, G; remove the first A -> x, A, G: R@2 0, R@3 1
+    # (removing every copy would give x, G: R@2 1)
+    per_query, _ = hatten.score(
+        {"A_G_0": ["A", "x", "A", "G"]}, {"A_G_0": [("G", 1)]}, {"A_G_0": "A"}, {"R": (2, 3)}
+    )
+    assert per_query["A_G_0"] == {"R@2": 0.0, "R@3": 1.0}
+
+
+def test_hatten_citing_paper_kept_when_gold():
+    # A is gold: not removed; top 1 = A -> R@1 1/2
+    per_query, _ = hatten.score(
+        {"q": ["A", "G"]}, {"q": [("A", 1), ("G", 1)]}, {"q": "A"}, {"R": (1,)}
+    )
+    assert per_query["q"]["R@1"] == 0.5
+
+
+def test_hatten_crashes_and_empty():
+    with pytest.raises(ZeroDivisionError):  # no positive id
+        hatten.score({"q": ["x"]}, {"q": [("x", 0)]}, {"q": "P"})
+    with pytest.raises(KeyError):  # no citing paper for q
+        hatten.score({"q": ["x"]}, {"q": [("x", 1)]}, {})
+    _, aggregate = hatten.score({}, {}, {}, {"R": (10,)})
+    assert aggregate["R@10"] != aggregate["R@10"]  # NaN, as np.mean([])
