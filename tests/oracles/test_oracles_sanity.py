@@ -12,7 +12,7 @@ from math import log2
 
 import pytest
 
-from . import duallcr, hatten, symtax
+from . import duallcr, hatten, masterset2026, symtax
 
 approx = pytest.approx
 
@@ -198,3 +198,92 @@ def test_hatten_crashes_and_empty():
         hatten.score({"q": ["x"]}, {"q": [("x", 1)]}, {})
     _, aggregate = hatten.score({}, {}, {}, {"R": (10,)})
     assert aggregate["R@10"] != aggregate["R@10"]  # NaN, as np.mean([])
+
+
+# --------------------------------------------------------------------------- MasterSet
+
+
+def test_masterset_ordinary():
+    # gold {g1, g2}; list x, g1, y, g2
+    # AP = (1/2 + 2/4) / 2 = 0.5; RR = 1/2; R@10 = 1; Success@10 = 1
+    # nDCG@10 = (1/log2(3) + 1/log2(5)) / (1 + 1/log2(3)) = 1.0616063 / 1.6309298 = 0.6509209
+    per_query, aggregate = masterset2026.score(
+        {"Q": ["x", "g1", "y", "g2"]}, {"Q": [("g1", 1), ("g2", 1)]}
+    )
+    row = per_query["Q"]
+    assert row["AP"] == 0.5
+    assert row["RR"] == 0.5
+    assert row["R@10"] == row["R@500"] == row["Success@10"] == 1.0
+    assert row["nDCG@10"] == approx((D2 + D4) / (1 + D2))
+    assert set(row) == {"AP", "RR", "R@10", "R@50", "R@100", "R@500", "nDCG@10", "nDCG@20"} | {
+        "nDCG@30",
+        "nDCG@50",
+        "Success@10",
+        "Success@20",
+    }
+    assert aggregate == approx(row)
+
+
+def test_masterset_duplicate():
+    # gold {g1, g2}; list g1, g1, x
+    # R@10 = |{g1}| / 2 = 0.5 (scibert_utils, set); the SPECTER and CiteRoute recall count
+    # both copies: 2 / 2 = 1.0
+    # AP = (1/1 + 2/2) / 2 = 1.0 (every copy is a hit); nDCG@10 = (1 + 1/log2(3)) / (1 +
+    # 1/log2(3)) = 1.0; RR = 1; Success@10 = 1
+    per_query, _ = masterset2026.score({"Q": ["g1", "g1", "x"]}, {"Q": [("g1", 1), ("g2", 1)]})
+    row = per_query["Q"]
+    assert row["R@10"] == 0.5
+    assert row["AP"] == 1.0
+    assert row["nDCG@10"] == approx(1.0)
+    assert row["RR"] == row["Success@10"] == 1.0
+    ranking, gold = ["g1", "g1", "x"], {"g1", "g2"}
+    assert masterset2026.specter_compute_recall(gold, ranking, 10) == 1.0
+    assert masterset2026.citeroute_compute_recall_at_k(gold, ranking, 10) == 1.0
+    # P@2: set intersection 1 / 2 (scibert_utils) against list sum 2 / 2 (metrics.py)
+    assert masterset2026.precision_at_k(ranking, gold, 2) == 0.5
+    assert masterset2026.citeroute_compute_precision_at_k(gold, ranking, 2) == 1.0
+
+
+def test_masterset_gold_not_retrieved():
+    per_query, _ = masterset2026.score({"Q": ["x", "y"]}, {"Q": [("g1", 1)]})
+    assert set(per_query["Q"].values()) == {0.0}
+
+
+def test_masterset_query_paper_removed_every_copy_even_when_gold():
+    # Q, x, Q, g1 -> x, g1: RR 1/2
+    per_query, _ = masterset2026.score({"Q": ["Q", "x", "Q", "g1"]}, {"Q": [("g1", 1)]})
+    assert per_query["Q"]["RR"] == 0.5
+    # Q is gold but still removed: Q, g1 -> g1; R@10 = 1/2, AP = (1/1) / 2 = 0.5, RR 1
+    per_query, _ = masterset2026.score({"Q": ["Q", "g1"]}, {"Q": [("Q", 1), ("g1", 1)]})
+    assert per_query["Q"]["R@10"] == 0.5
+    assert per_query["Q"]["AP"] == 0.5
+    assert per_query["Q"]["RR"] == 1.0
+
+
+def test_masterset_query_paper_removed_after_truncation():
+    # R cut-offs (2,) -> max_k 2: Q, x, g1 -> [:2] = Q, x -> x: R@2 0, RR 0, AP 0
+    # (removing first would give x, g1: R@2 1)
+    per_query, _ = masterset2026.score(
+        {"Q": ["Q", "x", "g1"]}, {"Q": [("g1", 1)]}, cutoffs={"R": (2,)}
+    )
+    assert per_query["Q"] == {"AP": 0.0, "RR": 0.0, "R@2": 0.0}
+
+
+def test_masterset_queries_averaged():
+    # E: no gold -> not scored; M: gold but no ranking -> not scored; P: RR 1
+    qrels = {"E": [("d", 0)], "M": [("g", 1)], "P": [("g", 1)]}
+    per_query, aggregate = masterset2026.score({"E": ["d"], "P": ["g"]}, qrels)
+    assert list(per_query) == ["P"]
+    assert aggregate["RR"] == 1.0
+    # nothing scored: every mean is 0.0
+    _, aggregate = masterset2026.score({}, qrels)
+    assert set(aggregate.values()) == {0.0}
+
+
+def test_masterset_gold_outside_the_pool_dropped():
+    # gold {g1, out}; pool without "out": gold {g1} -> R@10 1; without the pool 1/2
+    qrels = {"Q": [("g1", 1), ("out", 1)]}
+    per_query, _ = masterset2026.score({"Q": ["g1"]}, qrels, pool={"g1", "x"})
+    assert per_query["Q"]["R@10"] == 1.0
+    per_query, _ = masterset2026.score({"Q": ["g1"]}, qrels)
+    assert per_query["Q"]["R@10"] == 0.5
