@@ -12,7 +12,7 @@ from math import log2
 
 import pytest
 
-from . import duallcr, hatten, masterset2026, symtax
+from . import duallcr, goyal2026, hatten, masterset2026, symtax
 
 approx = pytest.approx
 
@@ -287,3 +287,61 @@ def test_masterset_gold_outside_the_pool_dropped():
     assert per_query["Q"]["R@10"] == 1.0
     per_query, _ = masterset2026.score({"Q": ["g1"]}, qrels)
     assert per_query["Q"]["R@10"] == 0.5
+
+
+# --------------------------------------------------------------------------- goyal2026
+
+
+def test_goyal2026_ordinary():
+    # relevant g1, g2 (in qrels order); list x, g1, g2
+    # RR = 1 / (index(g1) + 1) = 1/2; R@1 0, R@2 1/2, R@3 1
+    # nDCG@3 = (1/log2(3) + 1/log2(4)) / (1 + 1/log2(3)) = 1.1309298 / 1.6309298 = 0.6934264
+    per_query, aggregate = goyal2026.score(
+        {"q": ["x", "g1", "g2"]},
+        {"q": [("g1", 1), ("g2", 1)]},
+        cutoffs={"R": (1, 2, 3), "nDCG": (3,)},
+    )
+    expected = {"RR": 0.5, "R@1": 0.0, "R@2": 0.5, "R@3": 1.0, "nDCG@3": (D2 + D3) / (1 + D2)}
+    assert per_query["q"] == approx(expected)
+    assert aggregate == approx(expected)
+
+
+def test_goyal2026_rr_from_the_first_listed_gold():
+    # g2 at rank 1 does not count; g1 at rank 2 -> RR 1/2
+    per_query, _ = goyal2026.score({"q": ["g2", "g1"]}, {"q": [("g1", 1), ("g2", 1)]})
+    assert per_query["q"]["RR"] == 0.5
+
+
+def test_goyal2026_duplicates():
+    # relevant g1, g2; list g1, g1, x: R@2 = |{g1}| / 2 = 1/2 (set); nDCG@2 = (1 +
+    # 1/log2(3)) / (1 + 1/log2(3)) = 1; RR = 1 (first copy)
+    cut = {"R": (2,), "nDCG": (2,)}
+    per_query, _ = goyal2026.score(
+        {"q": ["g1", "g1", "x"]}, {"q": [("g1", 1), ("g2", 1)]}, None, cut
+    )
+    assert per_query["q"] == approx({"RR": 1.0, "R@2": 0.5, "nDCG@2": 1.0})
+    # relevant g1 alone; list g1, g1: dcg = 1 + 1/log2(3), idcg = 1 -> nDCG@2 = 1.6309 > 1
+    per_query, _ = goyal2026.score({"q": ["g1", "g1"]}, {"q": [("g1", 1)]}, None, cut)
+    assert per_query["q"] == approx({"RR": 1.0, "R@2": 1.0, "nDCG@2": 1 + D2})
+
+
+def test_goyal2026_gold_not_retrieved():
+    # the first listed gold g1 is absent, g2 is at rank 1: RR 0, R@1 1/2
+    per_query, _ = goyal2026.score(
+        {"q": ["g2"]}, {"q": [("g1", 1), ("g2", 1)]}, cutoffs={"R": (1,)}
+    )
+    assert per_query["q"] == {"RR": 0.0, "R@1": 0.5}
+
+
+def test_goyal2026_citing_paper_not_removed_and_missing_query():
+    # A (the citing paper) stays at rank 1: RR 1/2; B_H_1 has no ranking: 0, still averaged
+    qrels = {"A_G_0": [("G", 1)], "B_H_1": [("H", 1)]}
+    per_query, aggregate = goyal2026.score({"A_G_0": ["A", "G"]}, qrels, {"A_G_0": "A"})
+    assert per_query["A_G_0"]["RR"] == 0.5
+    assert per_query["B_H_1"]["RR"] == 0.0
+    assert aggregate["RR"] == 0.25
+
+
+def test_goyal2026_crashes_without_relevant_doc():
+    with pytest.raises(IndexError):  # relevant_docs[0]
+        goyal2026.score({"q": ["x"]}, {"q": [("x", 0)]})
