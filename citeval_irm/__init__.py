@@ -3,54 +3,112 @@
 >>> import citeval_irm
 >>> result = citeval_irm.evaluate("run.trec", "qrels.txt", "RR R@10 nDCG@10")
 >>> result.aggregate, result.per_query, result.warnings
+
+Importing the package is cheap: each name below is imported on first use, and the
+``citeval/...`` datasets are registered with ir_datasets as soon as ir_datasets itself is
+imported (at once if it already is), so ``ir_datasets.load("citeval/acl-200/test")`` works
+after ``import citeval_irm`` without every command paying for ir_datasets.
 """
 
-from . import datasets  # noqa: F401 (registers the citeval/... datasets with ir_datasets)
-from .baseline import bm25_run
-from .crosscheck import CAUSES, CrosscheckReport, crosscheck
-from .errors import CitevalError, EvalWarning, InputError
-from .evaluation import evaluate
-from .io import as_qrels, as_run, read_qrels, read_run, write_run
-from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
-from .protocol import ValidationReport, validate
-from .recipes import RECIPES, Quirks, Recipe
-from .results import EvalResult
-from .tables import Qrels, Run
-from .tieaware import TieRange, tie_ranges
-from .ties import TIE_POLICIES, TieReport, rank_run
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING
+
+from ._hooks import after_import
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "CAUSES",
-    "GOYAL2026",
-    "MASTERSET2026",
-    "PROTOCOLS",
-    "RECIPES",
-    "TIE_POLICIES",
-    "CitevalError",
-    "CrosscheckReport",
-    "EvalResult",
-    "EvalWarning",
-    "InputError",
-    "Protocol",
-    "Qrels",
-    "Quirks",
-    "Recipe",
-    "Run",
-    "TieRange",
-    "TieReport",
-    "ValidationReport",
-    "as_qrels",
-    "as_run",
-    "bm25_run",
-    "crosscheck",
-    "evaluate",
-    "parse_measures",
-    "rank_run",
-    "tie_ranges",
-    "validate",
-    "read_qrels",
-    "read_run",
-    "write_run",
-]
+# public name -> the module that defines it
+_EXPORTS = {
+    "CAUSES": "crosscheck",
+    "CrosscheckReport": "crosscheck",
+    "crosscheck": "crosscheck",
+    "CitevalError": "errors",
+    "EvalWarning": "errors",
+    "InputError": "errors",
+    "evaluate": "evaluation",
+    "VerificationError": "evaluation",
+    "as_qrels": "io",
+    "as_run": "io",
+    "read_qrels": "io",
+    "read_run": "io",
+    "write_run": "io",
+    "GOYAL2026": "measures",
+    "MASTERSET2026": "measures",
+    "PROTOCOLS": "measures",
+    "Protocol": "measures",
+    "parse_measures": "measures",
+    "ValidationReport": "protocol",
+    "validate": "protocol",
+    "RECIPES": "recipes",
+    "Quirks": "recipes",
+    "Recipe": "recipes",
+    "EvalResult": "results",
+    "Qrels": "tables",
+    "Run": "tables",
+    "TieRange": "tieaware",
+    "tie_ranges": "tieaware",
+    "TIE_POLICIES": "ties",
+    "TieReport": "ties",
+    "rank_run": "ties",
+    "bm25_run": "baseline",
+    "datasets": None,
+    "scoring": None,
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'citeval_irm' has no attribute {name!r}")
+    module_name = _EXPORTS[name]
+    if module_name is None:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    """This package's module type: a submodule named like the function it defines
+    (``crosscheck``) does not replace that function as the package's attribute when it is
+    imported (as the import system would do to a lazily loaded package)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, types.ModuleType) and _EXPORTS.get(name):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def _register_datasets() -> None:
+    importlib.import_module(".datasets", __name__)
+
+
+after_import("ir_datasets", _register_datasets)
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
+    from . import datasets, scoring  # noqa: F401
+    from .baseline import bm25_run  # noqa: F401
+    from .crosscheck import CAUSES, CrosscheckReport, crosscheck  # noqa: F401
+    from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
+    from .evaluation import VerificationError, evaluate  # noqa: F401
+    from .io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
+    from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures  # noqa: F401
+    from .protocol import ValidationReport, validate  # noqa: F401
+    from .recipes import RECIPES, Quirks, Recipe  # noqa: F401
+    from .results import EvalResult  # noqa: F401
+    from .tables import Qrels, Run  # noqa: F401
+    from .tieaware import TieRange, tie_ranges  # noqa: F401
+    from .ties import TIE_POLICIES, TieReport, rank_run  # noqa: F401

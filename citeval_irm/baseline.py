@@ -245,4 +245,6 @@ def bm25_run(
         )
     frame = index.rank(queries, k, admissible=admissible, show_progress=show_progress)
     warnings = list(admissible.warnings) if admissible is not None else []
-    return Run(as_run(frame).frame, f"bm25:{name}", warnings)
+    run = as_run(frame)
+    run.source, run.warnings = f"bm25:{name}", warnings
+    return run

@@ -171,7 +171,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
         stemmer=args.stemmer if args.stemmer != "none" else None,
     )
     write_run(run, args.output, tag=args.tag)
-    queries = run.frame["query_id"].nunique()
+    queries = run.num_queries
     print(
         f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}",
         file=sys.stderr,

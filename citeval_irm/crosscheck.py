@@ -19,20 +19,27 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from .datasets.admissible import query_papers as dataset_query_papers
 from .errors import EvalWarning, InputError, examples_of
-from .evaluation import evaluate, resolve_measures
+from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
 from .measures import PROTOCOLS, Measure, Protocol
-from .recipes import Quirks, Recipe, _check_supported, get_recipe, query_paper_of, score_ranking
-from .tables import Qrels, Run
-from .tieaware import tie_ranges
-from .ties import TIE_POLICIES, rank_run
+from .recipes import (
+    Quirks,
+    Recipe,
+    RecipeScorer,
+    check_recipe_measures,
+    get_recipe,
+    query_paper_of,
+)
+from .scoring import build_rankings, tie_range_matrix
+from .tables import Qrels, Run, lookup
+from .ties import TIE_POLICIES, check_choice
 
 TOLERANCE = 1e-9
 
@@ -225,38 +232,6 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 # --------------------------------------------------------------------------- computation
 
 
-def _rankings(run: Run) -> dict[str, tuple[list[str], list[float]]]:
-    """``{query: ([doc, ...], [score, ...])}`` for a ranked run (rows contiguous per query)."""
-    queries = run.frame["query_id"].to_numpy(dtype=object)
-    docs = run.frame["doc_id"].to_numpy(dtype=object)
-    scores = run.frame["score"].to_numpy()
-    if not len(queries):
-        return {}
-    starts = np.flatnonzero(np.concatenate(([True], queries[1:] != queries[:-1])))
-    ends = np.append(starts[1:], len(queries))
-    return {
-        queries[s]: (docs[s:e].tolist(), scores[s:e].tolist())
-        for s, e in zip(starts.tolist(), ends.tolist())
-    }
-
-
-def _ranked_docs(run: Run, ties: str) -> dict[str, list[str]]:
-    """``{query: [doc, ...]}`` in the order ``ties`` defines (duplicates kept)."""
-    ranked = rank_run(run, ties, rewrite_scores=False)[0]
-    return {query: docs for query, (docs, _) in _rankings(ranked).items()}
-
-
-def _judged(qrels: Qrels) -> dict[str, list[tuple[str, int]]]:
-    """``{query: [(doc, label), ...]}`` in the order the qrels list them."""
-    out: dict[str, list[tuple[str, int]]] = {q: [] for q in qrels.query_ids}
-    frame = qrels.frame
-    for query, doc, label in zip(
-        frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["relevance"].tolist()
-    ):
-        out[query].append((doc, label))
-    return out
-
-
 def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
     """Who the citing / query paper of a query is: the caller's mapping, else the
     ``citing_id`` of the qrels' ir_datasets queries, else read off the query id."""
@@ -265,6 +240,8 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
         if dataset is not None:
             _, dataset = dataset
             if dataset.has_queries() and "citing_id" in dataset.queries_cls()._fields:
+                from .datasets.admissible import query_papers as dataset_query_papers
+
                 papers = dataset_query_papers(dataset)
                 return lambda query_id: papers.get(query_id) or query_paper_of(query_id)
         return query_paper_of
@@ -273,41 +250,45 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
     return query_papers
 
 
-@dataclass
-class _Query:
-    """Everything the recipe needs to score one query, under any set of quirks."""
-
-    listed: list[str]
-    trec: list[str]
-    judged: list[tuple[str, int]]
-    paper: str | None
-
-    def score(self, measures: list[Measure], quirks: Quirks) -> dict[str, float]:
-        ranking = self.listed if quirks.list_order else self.trec
-        return score_ranking(ranking, self.judged, measures, quirks, self.paper)
-
-    def cause_name(self, quirk: str, quirks: Quirks) -> str:
-        if quirk == "first_listed_gold":
-            gold = [d for d, label in self.judged if label >= quirks.min_relevance]
-            ranking = self.listed if quirks.list_order else self.trec
-            if gold and gold[0] not in ranking:
-                return "gold_not_retrieved"
-        return _QUIRK_CAUSE[quirk]
+def _paper_codes(query_ids: list[str], paper_of, run: Run) -> np.ndarray:
+    """Per query, the run's doc code of its own paper (-1: none, or never in the run)."""
+    papers = [paper_of(q) for q in query_ids]
+    found = lookup(pa.array([p or "" for p in papers], pa.string()), run.doc_ids)
+    return np.where([p is not None for p in papers], found, -1) if papers else found
 
 
-def _attribute(query: _Query, measure: Measure, quirks: Quirks, value: float, reference: float):
-    """Switch the recipe's quirks off one at a time; a quirk that moves the value is a cause."""
-    causes = []
-    defaults = Quirks()
+def _attribute(
+    scorer: RecipeScorer, measures, quirks: Quirks, values: np.ndarray, reference: np.ndarray
+) -> list[list[list[str]]]:
+    """Causes of each (query, measure) of ``scorer``'s queries: the recipe's quirks are
+    switched off one at a time, in attribution order; a quirk that moves the value is a
+    cause. What still differs with every quirk off is ``unexplained``."""
+    causes: list[list[list[str]]] = [[[] for _ in measures] for _ in range(len(values))]
     for name in quirks.active():
-        lighter = replace(quirks, **{name: getattr(defaults, name)})
-        moved = query.score([measure], lighter)[str(measure)]
-        if abs(moved - value) > TOLERANCE:
-            causes.append(query.cause_name(name, quirks))
-        quirks, value = lighter, moved
-    if abs(value - reference) > TOLERANCE:
-        causes.append("unexplained")
+        lighter = quirks.without(name)
+        moved_values = scorer.values(measures, lighter)
+        moved = np.abs(moved_values - values) > TOLERANCE
+        if moved.any():
+            label = _cause_names(scorer, name, quirks)
+            for row, column in zip(*np.nonzero(moved)):
+                causes[row][column].append(label[row])
+        quirks, values = lighter, moved_values
+    for row, column in zip(*np.nonzero(np.abs(values - reference) > TOLERANCE)):
+        causes[row][column].append("unexplained")
     return causes
+
+
+def _cause_names(scorer: RecipeScorer, quirk: str, quirks: Quirks) -> list[str]:
+    """The cause a quirk names for each query (``first_listed_gold`` is
+    ``gold_not_retrieved`` where that gold paper is not in the ranking at all)."""
+    cause = _QUIRK_CAUSE[quirk]
+    if quirk != "first_listed_gold":
+        return [cause] * len(scorer.counted)
+    rankings = scorer.rankings(quirks)
+    first = rankings.judgements.first_relevant_row(quirks.min_relevance)
+    retrieved = np.zeros(len(rankings.judgements.label) + 1, dtype=bool)
+    retrieved[rankings.qrel_row] = True
+    return [cause if row < 0 or retrieved[row] else "gold_not_retrieved" for row in first]
 
 
 def crosscheck(
@@ -331,8 +312,7 @@ def crosscheck(
     ir_datasets dataset, else the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id, else
     the query id itself).
     """
-    if ties not in TIE_POLICIES:
-        raise InputError(None, f"ties must be one of {TIE_POLICIES}, not {ties!r}")
+    check_choice("ties", ties, TIE_POLICIES)
     if (
         recipe is None
         and protocol is None
@@ -343,69 +323,82 @@ def crosscheck(
         measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.name)
-    _check_supported(measure_list)
+    check_recipe_measures(measure_list)
+    quirks = recipe_obj.quirks
+    names = [str(m) for m in measure_list]
     qrels_table = as_qrels(qrels)
     raw = as_run(run, duplicates=KEEP_ALL)
     deduplicated = drop_duplicates(raw)
     reference = evaluate(deduplicated, qrels_table, measure_list, ties="trec_eval")
 
-    listed = _ranked_docs(raw, ties)
-    trec_ranked, tie_report = rank_run(deduplicated, "trec_eval", rewrite_scores=False)
-    trec_lists = _ranked_docs(raw, "trec_eval")
-    judged = _judged(qrels_table)
-    paper_of = _paper_lookup(query_papers, qrels)
-    quirks = recipe_obj.quirks
-    names = [str(m) for m in measure_list]
+    # who each side averages: trec_eval every qrels query; the recipe the run's queries,
+    # those with gold only if its script cannot score a query without one
+    qrels_ids = qrels_table.all_query_ids
+    in_run = np.zeros(len(qrels_ids), dtype=bool)
+    run_ids = raw.query_ids.take(pa.array(np.flatnonzero(np.bincount(raw.query) > 0)))
+    run_in_qrels = lookup(run_ids, qrels_ids)
+    in_run[run_in_qrels[run_in_qrels >= 0]] = True
+    has_gold = qrels_table.relevant_per_query(quirks.min_relevance) > 0
+    scored = in_run & (has_gold | (not recipe_obj.skips_queries_without_gold))
+    scored_positions = np.flatnonzero(scored)
+    scored_ids = qrels_ids.take(pa.array(scored_positions)).to_pylist()
+    run_only = run_ids.filter(pa.array(run_in_qrels < 0)).to_pylist()
+    if recipe_obj.skips_queries_without_gold:
+        run_only = []  # no gold, so not scored
 
-    reference_values = reference.per_query.to_dict(orient="index")
-    recipe_rows: dict[str, dict[str, float]] = {}
-    differences: list[dict] = []
-    qrels_queries = list(reference_values)
-    run_only = [q for q in listed if q not in judged]
-    for query_id in qrels_queries + run_only:
-        query = _Query(
-            listed.get(query_id, []),
-            trec_lists.get(query_id, []),
-            judged.get(query_id, []),
-            paper_of(query_id),
+    paper_of = _paper_lookup(query_papers, qrels)
+    scorer = RecipeScorer(
+        raw, qrels_table, scored_positions, _paper_codes(scored_ids, paper_of, raw), ties
+    )
+    recipe_values = scorer.values(measure_list, quirks)
+
+    reference_row = {q: i for i, q in enumerate(reference.query_ids)}
+    ref_of_scored = np.array([reference_row.get(q, -1) for q in scored_ids], dtype=np.int64)
+    common = np.flatnonzero(ref_of_scored >= 0)
+    ref_values = reference.values[ref_of_scored[common]]
+    mine = recipe_values[common]
+    differing = np.flatnonzero((np.abs(mine - ref_values) > TOLERANCE).any(axis=1))
+    differences: list[tuple] = []
+    if differing.size:
+        rows = common[differing]
+        causes = _attribute(
+            scorer.restricted(rows), measure_list, quirks, mine[differing], ref_values[differing]
         )
-        has_gold = any(label >= quirks.min_relevance for _, label in query.judged)
-        scored = query_id in listed and (has_gold or not recipe_obj.skips_queries_without_gold)
-        counted = query_id in reference_values
-        if scored:
-            recipe_rows[query_id] = query.score(measure_list, quirks)
-        for measure, name in zip(measure_list, names):
-            ref = reference_values[query_id][name] if counted else math.nan
-            mine = recipe_rows[query_id][name] if scored else math.nan
-            if scored and counted:
-                if abs(mine - ref) <= TOLERANCE:
-                    continue
-                causes = _attribute(query, measure, quirks, mine, ref)
-            elif counted:
-                causes = ["missing_query" if query_id not in listed else "query_without_relevant"]
-            elif scored:
-                causes = ["run_only_query"]
-            else:
-                continue
-            differences.append(
-                {
-                    "query_id": query_id,
-                    "measure": name,
-                    "trec_eval": ref,
-                    "recipe": mine,
-                    "difference": mine - ref if scored and counted else math.nan,
-                    "causes": ";".join(causes),
-                }
+        for i, row in enumerate(rows.tolist()):
+            for column, name in enumerate(names):
+                if causes[i][column]:
+                    ref, value = ref_values[differing[i], column], mine[differing[i], column]
+                    differences.append(
+                        (
+                            scored_ids[row],
+                            name,
+                            ref,
+                            value,
+                            value - ref,
+                            ";".join(causes[i][column]),
+                        )
+                    )
+    scored_set = set(scored_ids)
+    for query_id, row in reference_row.items():
+        if query_id not in scored_set:
+            cause = (
+                "missing_query"
+                if not in_run[_position(qrels_ids, query_id)]
+                else ("query_without_relevant")
             )
+            differences += [
+                (query_id, name, reference.values[row, c], math.nan, math.nan, cause)
+                for c, name in enumerate(names)
+            ]
+    for query_id in run_only:
+        differences += [(query_id, n, math.nan, 0.0, math.nan, "run_only_query") for n in names]
 
     diff_frame = pd.DataFrame(
         differences, columns=["query_id", "measure", "trec_eval", "recipe", "difference", "causes"]
     )
-    recipe_frame = pd.DataFrame.from_dict(recipe_rows, orient="index", columns=names)
-    tie_frame = _tie_table(
-        trec_ranked, tie_report.query_ids, qrels_table, measure_list, reference_values
-    )
-    summary = _summary(names, reference, recipe_frame, diff_frame, tie_frame)
+    all_recipe = np.vstack([recipe_values, np.zeros((len(run_only), len(names)))])
+    tie_frame, tie_means = _tie_table(deduplicated, qrels_table, measure_list, reference)
+    summary = _summary(names, reference, all_recipe, diff_frame, tie_means)
     percent = protocol_obj.percent if protocol_obj is not None else recipe_obj.percent
     return CrosscheckReport(
         recipe=recipe_obj,
@@ -421,47 +414,49 @@ def crosscheck(
     )
 
 
-def _tie_table(
-    ranked: Run, tied: frozenset[str], qrels: Qrels, measures, reference: dict
-) -> pd.DataFrame:
+def _position(ids: pa.Array, query_id: str) -> int:
+    return int(lookup(pa.array([query_id], pa.string()), ids)[0])
+
+
+def _tie_table(run: Run, qrels: Qrels, measures, reference) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per tied query and measure: the trec_eval value and its worst / expected / best
+    over every order of the tied scores; and the three means over all counted queries."""
     columns = ["query_id", "measure", "trec_eval", "worst", "expected", "best"]
-    if not tied:
-        return pd.DataFrame(columns=columns)
-    tied_rows = ranked.frame[ranked.frame["query_id"].isin(tied)]
-    labels = qrels.to_dict()
-    rows = []
-    for query_id, (docs, scores) in _rankings(Run(tied_rows, ranked.source)).items():
-        if query_id not in reference:
-            continue
-        ranges = tie_ranges(scores, docs, labels.get(query_id, {}), measures)
-        for name, r in ranges.items():
-            rows.append((query_id, name, reference[query_id][name], r.worst, r.expected, r.best))
-    return pd.DataFrame(rows, columns=columns)
+    people = population(run, qrels)
+    rankings = build_rankings(run, qrels, people.counted, ties="trec_eval")
+    worst, expected, best = tie_range_matrix(measures, rankings)
+    means = np.vstack([worst.mean(axis=0), expected.mean(axis=0), best.mean(axis=0)])
+    tied = reference.ties.query_ids if reference.ties else frozenset()
+    rows = [i for i, q in enumerate(people.query_ids) if q in tied]
+    if not rows:
+        return pd.DataFrame(columns=columns), means
+    names = [str(m) for m in measures]
+    out = pd.DataFrame(
+        {
+            "query_id": np.repeat([people.query_ids[i] for i in rows], len(names)),
+            "measure": np.tile(names, len(rows)),
+            "trec_eval": reference.values[rows].ravel(),
+            "worst": worst[rows].ravel(),
+            "expected": expected[rows].ravel(),
+            "best": best[rows].ravel(),
+        }
+    )
+    return out, means
 
 
-def _summary(names, reference, recipe_frame, diff_frame, tie_frame) -> pd.DataFrame:
-    per_query = reference.per_query
+def _summary(names, reference, recipe_values, diff_frame, tie_means) -> pd.DataFrame:
     rows = {}
-    for name in names:
-        ref_values = per_query[name]
-        worst = ref_values.copy()
-        expected = ref_values.copy()
-        best = ref_values.copy()
-        ties_here = tie_frame[tie_frame["measure"] == name].set_index("query_id")
-        if len(ties_here):
-            worst.loc[ties_here.index] = ties_here["worst"]
-            expected.loc[ties_here.index] = ties_here["expected"]
-            best.loc[ties_here.index] = ties_here["best"]
+    for column, name in enumerate(names):
         mine = diff_frame[diff_frame["measure"] == name]
         both = mine["difference"].dropna()
         rows[name] = {
-            "trec_eval": float(reference.aggregate[name]),
-            "recipe": float(recipe_frame[name].mean()) if len(recipe_frame) else math.nan,
+            "trec_eval": float(reference.aggregates[name]),
+            "recipe": float(recipe_values[:, column].mean()) if len(recipe_values) else math.nan,
             "max_abs_query_difference": float(both.abs().max()) if len(both) else 0.0,
             "queries_differing": int(mine["query_id"].nunique()),
-            "tie_worst": float(worst.mean()),
-            "tie_expected": float(expected.mean()),
-            "tie_best": float(best.mean()),
+            "tie_worst": float(tie_means[0, column]),
+            "tie_expected": float(tie_means[1, column]),
+            "tie_best": float(tie_means[2, column]),
         }
     summary = pd.DataFrame.from_dict(rows, orient="index")
     summary.insert(2, "difference", summary["recipe"] - summary["trec_eval"])

@@ -41,7 +41,7 @@ class DemoReport:
 
     def format(self) -> str:
         """The three tables with a line on what produced them, for a terminal."""
-        queries = self.run.frame["query_id"].nunique()
+        queries = self.run.num_queries
         saved = f"; written to {self.run_path}" if self.run_path else ""
         sections = [
             textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),

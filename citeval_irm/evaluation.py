@@ -1,4 +1,4 @@
-"""``evaluate``: one run against one qrels, through ir-measures.
+"""``evaluate``: one run against one qrels, with trec_eval's semantics.
 
 The population of queries follows ``trec_eval -c``: every qrels query counts, a qrels query
 absent from the run scores 0, and run-only queries are ignored. Everything this changes or
@@ -8,24 +8,37 @@ Queries with no relevant document (only label-0 rows, or an empty ``{qid: {}}``)
 every measure in trec_eval and ir-measures, and so they do here by default
 (``empty_queries="zero"``), with a warning that counts them; ``empty_queries="skip"`` leaves
 them out of the average instead, as a benchmark that filters such queries would.
+
+Engines: ``"citeval"`` (the default) computes every measure of the measure table with the
+columnar kernels of :mod:`citeval_irm.scoring` and hands any other ir-measures measure to
+ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-measures
+(pytrec_eval for trec_eval's measures), the reference the kernels are tested against.
+``verify=True`` computes both and raises on any difference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-import ir_measures
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
-from .errors import EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import DUPLICATE_POLICIES, as_qrels, as_run
 from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
 from .results import EvalResult
-from .tables import Qrels, Run
-from .ties import rank_run
+from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
+from .tables import Qrels, Run, lookup
+from .ties import check_choice, rank_order, rank_run, tie_report
 
 EMPTY_QUERY_POLICIES = ("zero", "skip")
+ENGINES = ("citeval", "pytrec_eval")
+VERIFY_TOLERANCE = 1e-9
+
+
+class VerificationError(CitevalError):
+    """``verify=True`` found the two engines disagreeing (a bug: please report it)."""
 
 
 def resolve_measures(
@@ -47,72 +60,83 @@ def resolve_measures(
     return parse_measures(measures), None
 
 
-def align_queries(
-    run: Run, qrels: Qrels, empty_queries: str = "zero"
-) -> tuple[Run, list[str], list[EvalWarning]]:
-    """Restrict ``run`` to the queries that count and list those queries.
+@dataclass
+class Population:
+    """Which queries are averaged: positions in ``qrels.all_query_ids``, in qrels order."""
 
-    Returns the restricted run, the counted query ids (qrels order) and the warnings.
+    counted: np.ndarray
+    query_ids: list[str]
+    warnings: list[EvalWarning]
+
+
+def _present(run: Run) -> np.ndarray:
+    """Codes of the run's queries that have rows, in first-appearance order."""
+    if len(run.query_ids) == 0:
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(np.bincount(run.query, minlength=len(run.query_ids)) > 0)
+
+
+def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Population:
+    """The queries that count and the warnings about the others (trec_eval ``-c``).
+
     Shared by evaluation and the cross-check, so both average over the same queries.
     """
-    if empty_queries not in EMPTY_QUERY_POLICIES:
-        raise InputError(
-            None, f"empty_queries must be one of {EMPTY_QUERY_POLICIES}, not {empty_queries!r}"
-        )
+    check_choice("empty_queries", empty_queries, EMPTY_QUERY_POLICIES)
     warnings: list[EvalWarning] = []
-    qrels_ids = qrels.query_ids
-    run_ids = run.query_ids
-    common = qrels_ids.intersection(run_ids)
-    if common.empty:
+    qrels_ids = qrels.all_query_ids
+    run_ids = run.query_ids.take(pa.array(_present(run)))
+    in_qrels = lookup(run_ids, qrels_ids)
+    if not (in_qrels >= 0).any():
         raise InputError(
             None,
             f"the run ({run.source}) and the qrels ({qrels.source}) have no query in common: "
-            f"run queries look like {list(examples_of(run_ids, 3))}, "
-            f"qrels queries like {list(examples_of(qrels_ids, 3))}",
+            f"run queries look like {run_ids[:3].to_pylist()}, "
+            f"qrels queries like {qrels_ids[:3].to_pylist()}",
         )
-    run_only = run_ids.difference(qrels_ids, sort=False)
-    if len(run_only):
+    run_only = np.flatnonzero(in_qrels < 0)
+    if run_only.size:
         warnings.append(
             EvalWarning(
                 "run_only_queries",
                 "run queries absent from the qrels: ignored",
-                len(run_only),
-                examples_of(run_only),
+                int(run_only.size),
+                examples_of(run_ids.take(pa.array(run_only[:5])).to_pylist()),
             )
         )
-        keep = run.frame["query_id"].isin(qrels_ids).to_numpy()
-        run = Run(run.frame[keep].reset_index(drop=True), run.source, list(run.warnings))
-    missing = qrels_ids.difference(run_ids, sort=False)
-    counted = list(qrels_ids)
-    relevant = qrels.relevant_counts()
-    empty = relevant.index[relevant.to_numpy() == 0]
-    if len(empty):
+    in_run = np.zeros(len(qrels_ids), dtype=bool)
+    in_run[in_qrels[in_qrels >= 0]] = True
+    counted = np.arange(len(qrels_ids))
+    empty = np.flatnonzero(qrels.relevant_per_query() == 0)
+    if empty.size:
         skip = empty_queries == "skip"
         warnings.append(
             EvalWarning(
                 "queries_without_relevant",
                 "qrels queries with no relevant document: "
                 + ("left out of the average" if skip else "scored 0, as trec_eval does"),
-                len(empty),
-                examples_of(empty),
+                int(empty.size),
+                examples_of(qrels_ids.take(pa.array(empty[:5])).to_pylist()),
             )
         )
         if skip:
-            empty_set = set(empty)
-            counted = [q for q in counted if q not in empty_set]
-            missing = missing.difference(empty, sort=False)
-            if not counted:
+            keep = np.ones(len(qrels_ids), dtype=bool)
+            keep[empty] = False
+            counted = counted[keep]
+            in_run[empty] = True  # not counted, so not missing either
+            if not counted.size:
                 raise InputError(None, f"no query of {qrels.source} has a relevant document")
-    if len(missing):
+    missing = np.flatnonzero(~in_run)
+    if missing.size:
         warnings.append(
             EvalWarning(
                 "missing_queries",
                 "qrels queries with no ranking in the run: scored 0 (trec_eval -c)",
-                len(missing),
-                examples_of(missing),
+                int(missing.size),
+                examples_of(qrels_ids.take(pa.array(missing[:5])).to_pylist()),
             )
         )
-    return run, counted, warnings
+    query_ids = qrels_ids.take(pa.array(counted)).to_pylist()
+    return Population(counted, query_ids, warnings)
 
 
 def evaluate(
@@ -124,98 +148,111 @@ def evaluate(
     ties: str = "trec_eval",
     duplicates: str = "error",
     empty_queries: str = "zero",
+    engine: str = "citeval",
+    verify: bool = False,
 ) -> EvalResult:
-    """Evaluate ``run`` against ``qrels`` with ir-measures (trec_eval semantics).
+    """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
-    ``run``: a TREC run path, DataFrame ``query_id, doc_id, score``, ``{qid: {doc: score}}``
-    or records. ``qrels``: a TREC qrels path, DataFrame ``query_id, doc_id, relevance``,
-    dict, records, or an ir_datasets dataset / id. ``measures``: ir-measures syntax
-    (``"RR R@10 nDCG@10"``, ``MRR`` and ``HR@K`` accepted) or objects; or give
-    ``protocol="goyal2026"`` / ``"masterset2026"``. ``ties``: ``"trec_eval"`` or
-    ``"run_order"`` (see :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or
-    ``"keep_best"``. ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring).
+    ``run``: a TREC run path, DataFrame ``query_id, doc_id, score`` (or PyTerrier's ``qid,
+    docno, score``), ``{qid: {doc: score}}`` or records. ``qrels``: a TREC qrels path,
+    DataFrame ``query_id, doc_id, relevance`` (or ``qid, docno, label``), dict, records, or
+    an ir_datasets dataset / id. ``measures``: ir-measures syntax (``"RR R@10 nDCG@10"``,
+    ``MRR`` and ``HR@K`` accepted) or objects; or give ``protocol="goyal2026"`` /
+    ``"masterset2026"``. ``ties``: ``"trec_eval"`` or ``"run_order"`` (see
+    :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or ``"keep_best"``.
+    ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring). ``engine``:
+    ``"citeval"`` or ``"pytrec_eval"``; ``verify``: compute with both and raise
+    :class:`VerificationError` on any per-query difference above 1e-9.
     """
-    if duplicates not in DUPLICATE_POLICIES:
-        raise InputError(
-            None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {duplicates!r}"
-        )
+    check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
+    check_choice("engine", engine, ENGINES)
+    check_choice("ties", ties, ("trec_eval", "run_order"))
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
     run_table = as_run(run, duplicates=duplicates)
-    warnings = list(run_table.warnings)
-    run_table, counted, population_warnings = align_queries(run_table, qrels_table, empty_queries)
-    run_source = run_table.source
-    ranked, tie_report = rank_run(run_table, ties)
-    del run_table  # only the ranked copy is needed from here: keep the peak memory down
-    tie_warning = tie_report.warning()
-    warnings += population_warnings + ([tie_warning] if tie_warning else [])
+    people = population(run_table, qrels_table, empty_queries)
+    order, tied = rank_order(run_table, ties)
+    report = tie_report(run_table, order, tied, ties)
+    tie_warning = report.warning()
+    warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
 
-    counted_set = set(counted)
-    qrels_dict = {q: d for q, d in qrels_table.to_dict().items() if q in counted_set}
-    qrels_dict = _without_negative_labels(qrels_dict, measure_list)
-    run_dict = ranked.to_dict()
-    del ranked
-    per_query = _per_query_values(measure_list, qrels_dict, run_dict, counted)
-    aggregate = _aggregate(measure_list, per_query)
+    if engine == "citeval" or verify:
+        values = _citeval_values(measure_list, run_table, qrels_table, people, order, ties)
+    if engine == "pytrec_eval" or verify:
+        reference = _ir_measures_values(measure_list, run_table, qrels_table, people, ties)
+        if verify:
+            _verify(values, reference, measure_list, people.query_ids)
+        values = reference if engine == "pytrec_eval" else values
+    aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
     return EvalResult(
         measures=measure_list,
-        per_query=per_query,
-        aggregate=aggregate,
+        query_ids=people.query_ids,
+        values=values,
+        aggregates=aggregates,
         warnings=warnings,
         protocol=protocol_obj,
-        ties=tie_report,
-        run_source=run_source,
+        ties=report,
+        run_source=run_table.source,
         qrels_source=qrels_table.source,
+        engine=engine,
     )
 
 
-# Measures for which a negative label means exactly what label 0 means (not relevant, gain 0).
-_SIGN_BLIND = {"RR", "R", "P", "Success", "nDCG", "AP", "Rprec", "NumRet", "NumRel", "NumQ"}
+def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order, ties: str):
+    """Every measure of the table by the kernels; any other one by ir-measures."""
+    rankings = build_rankings(run, qrels, people.counted, order=order)
+    native = [i for i, m in enumerate(measures) if supports(m)]
+    values = np.empty((len(people.query_ids), len(measures)))
+    values[:, native] = score_matrix([measures[i] for i in native], rankings)
+    others = [i for i in range(len(measures)) if i not in native]
+    if others:
+        rest = _ir_measures_values([measures[i] for i in others], run, qrels, people, ties)
+        values[:, others] = rest
+    return values
 
 
-def _without_negative_labels(qrels: dict, measures: list[Measure]) -> dict:
-    """Negative labels as 0 when no measure can tell them apart.
+def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ties: str):
+    """Per-query values through ir-measures' pipeline (pytrec_eval for trec_eval's
+    measures), on the run ranked by the tie policy with strictly decreasing scores."""
+    import ir_measures
 
-    pytrec_eval 0.5 can hang for ever in ``ndcg`` on a query whose only labels are negative
-    when an earlier evaluator ran in the same process; for the measures in ``_SIGN_BLIND``
-    label -1 and label 0 give identical values, so mapping one to the other is exact.
-    """
-    blind = all(m.NAME in _SIGN_BLIND and "gains" not in m.params for m in measures)
-    if not blind or not any(v < 0 for docs in qrels.values() for v in docs.values()):
-        return qrels
-    return {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels.items()}
-
-
-def _per_query_values(
-    measures: list[Measure], qrels: dict, run: dict, counted: list[str]
-) -> pd.DataFrame:
-    columns = [str(m) for m in measures]
-    position = {q: i for i, q in enumerate(counted)}
+    ranked, _ = rank_run(run, ties)
+    counted = set(people.query_ids)
+    qrels_dict = {q: d for q, d in qrels.to_dict().items() if q in counted}
+    if all(sign_blind(m) for m in measures):
+        # exact for these measures, and pytrec_eval 0.5 can hang for ever in ``ndcg`` on a
+        # query whose only labels are negative once an earlier evaluator ran
+        qrels_dict = {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels_dict.items()}
+    run_dict = ranked.to_dict()
+    for query in people.query_ids:  # an empty ranking: pytrec_eval then computes trec_eval -c
+        run_dict.setdefault(query, {})
+    position = {q: i for i, q in enumerate(people.query_ids)}
     # Providers hand back the measure objects they were given: look them up by identity
     # (hashing a measure formats its repr, which costs seconds over a million metrics).
     by_identity = {id(m): i for i, m in enumerate(measures)}
-    by_name = {name: i for i, name in enumerate(columns)}
-    rows, cols, vals = [], [], []
-    for metric in ir_measures.iter_calc(measures, qrels, run):
+    by_name = {str(m): i for i, m in enumerate(measures)}
+    values = np.full((len(people.query_ids), len(measures)), np.nan)
+    for metric in ir_measures.iter_calc(measures, qrels_dict, run_dict):
         row = position.get(metric.query_id)
         if row is not None:
             column = by_identity.get(id(metric.measure))
-            rows.append(row)
-            cols.append(column if column is not None else by_name[str(metric.measure)])
-            vals.append(metric.value)
-    array = np.full((len(counted), len(measures)), np.nan)
-    array[rows, cols] = vals
+            values[row, column if column is not None else by_name[str(metric.measure)]] = (
+                metric.value
+            )
     # A measure a provider does not report for a query it has no ranking for is its default.
     for column, measure in enumerate(measures):
-        array[np.isnan(array[:, column]), column] = measure.DEFAULT
-    return pd.DataFrame(array, index=pd.Index(counted, name="query_id"), columns=columns)
+        values[np.isnan(values[:, column]), column] = measure.DEFAULT
+    return values
 
 
-def _aggregate(measures: list[Measure], per_query: pd.DataFrame) -> pd.Series:
-    out = {}
-    for measure in measures:
-        aggregator = measure.aggregator()
-        for value in per_query[str(measure)].to_numpy().tolist():
-            aggregator.add(value)
-        out[str(measure)] = aggregator.result()
-    return pd.Series(out, name="value", dtype=float)
+def _verify(values: np.ndarray, reference: np.ndarray, measures, query_ids) -> None:
+    gap = np.abs(values - reference)
+    if not (gap > VERIFY_TOLERANCE).any():
+        return
+    row, column = np.argwhere(gap > VERIFY_TOLERANCE)[0]
+    count = int((gap > VERIFY_TOLERANCE).sum())
+    raise VerificationError(
+        f"engines disagree on {count} (query, measure) value(s); first: query "
+        f"{query_ids[row]!r}, {measures[column]}: citeval {values[row, column]!r}, "
+        f"pytrec_eval {reference[row, column]!r}"
+    )

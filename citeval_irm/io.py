@@ -14,17 +14,17 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .errors import EvalWarning, InputError, examples_of
-from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
+from .errors import EvalWarning, InputError
+from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run, first_copies
 
 DUPLICATE_POLICIES = ("error", "keep_best")
 # Only for list-based recipes (the cross-check): every copy stays, as a paper's script sees it.
@@ -65,10 +65,20 @@ def _first_line(path: Path) -> str:
     return ""
 
 
-def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...]):
-    """Columns of a file with one delimiter (tab or space) and exactly ``len(layout)``
-    fields per line; raises :class:`_NeedLineNumbers` for anything else."""
+_ID_TYPE = pa.dictionary(pa.int32(), pa.string())
+_VALUE_TYPES = {"score": pa.float64(), "relevance": pa.int64()}
+# trec_eval splits a line at runs of C ``isspace`` characters: these six, nothing else (a
+# non-breaking space is part of an id).
+_ASCII_SPACE = "[ \t\n\v\f\r]"
+
+
+def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
+    """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
+    fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
+    :class:`_NeedLineNumbers` for anything else, or for anything to report."""
     delimiter = "\t" if "\t" in _first_line(path) else " "
+    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
+    types[value_column] = _VALUE_TYPES[value_column]
     try:
         table = pa_csv.read_csv(
             _input_stream(path),
@@ -77,23 +87,40 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...]):
                 delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
             ),
             convert_options=pa_csv.ConvertOptions(
-                column_types={name: pa.string() for name in layout}, include_columns=list(wanted)
+                column_types=types,
+                include_columns=list(wanted),
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
-    columns = {name: pc.utf8_trim_whitespace(table[name].combine_chunks()) for name in wanted}
+    columns: dict[str, object] = {}
     for name in ("query_id", "doc_id"):
-        if name in columns and pc.any(pc.equal(columns[name], "")).as_py():
+        ids = table[name].unify_dictionaries().combine_chunks()
+        # One tokenisation rule on every path: a field holding any other whitespace (a
+        # space in a tab-separated file) or nothing must be split as trec_eval splits it.
+        dictionary = ids.dictionary
+        if len(dictionary) and (
+            pc.any(pc.equal(dictionary, "")).as_py()
+            or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
+        ):
             raise _NeedLineNumbers
+        columns[name] = ids
+    values = table[value_column].to_numpy()
+    if value_column == "score" and not np.isfinite(values).all():
+        raise _NeedLineNumbers
+    columns[value_column] = values
     return columns, None, 0
 
 
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
     """Columns of any whitespace-separated file, with the 1-based line number of each row.
 
-    Blank lines are skipped; a line with too few fields (or, unless ``allow_extra``, too
-    many) is an error naming its line.
+    Fields are separated by runs of ASCII whitespace, as trec_eval splits them. Blank lines
+    are skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an
+    error naming its line.
     """
     try:
         table = pa_csv.read_csv(
@@ -102,11 +129,13 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
             parse_options=pa_csv.ParseOptions(
                 delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
             ),
-            convert_options=pa_csv.ConvertOptions(column_types={"line": pa.string()}),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"line": pa.string()}, null_values=[], strings_can_be_null=False
+            ),
         )
     except pa.ArrowInvalid as exc:
         raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
-    lines = pc.utf8_trim_whitespace(table["line"].combine_chunks())
+    lines = pc.ascii_trim_whitespace(table["line"].combine_chunks())
     lines = pc.fill_null(lines, "")
     keep = np.flatnonzero(pc.not_equal(lines, "").to_numpy(zero_copy_only=False))
     line_numbers = keep + 1
@@ -146,9 +175,9 @@ def _first_invalid(column: pa.Array, pattern: str) -> int | None:
 
 
 def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: bool):
-    """Parse a TREC-style file into ids and a validated numeric column.
+    """Parse a TREC-style file into id columns and a validated numeric column.
 
-    Returns ``(frame, line_numbers or None, lines_with_extra_text)``. Errors name the line.
+    Returns ``(columns, line_numbers or None, lines_with_extra_text)``. Errors name the line.
     """
     path = Path(path)
     if not path.exists():
@@ -157,28 +186,26 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
         raise InputError(str(path), "is a folder, expected a file")
     try:
         try:
-            columns, line_numbers, extra = _read_fast(path, layout, wanted)
-            frame = _typed_frame(path, columns, line_numbers, value_column)
+            columns, line_numbers, extra = _read_fast(path, layout, wanted, value_column)
         except _NeedLineNumbers:
             columns, line_numbers, extra = _read_lines(path, layout, wanted, allow_extra)
-            frame = _typed_frame(path, columns, line_numbers, value_column)
+            columns[value_column] = _typed_values(
+                path, columns[value_column], line_numbers, value_column
+            )
     except (OSError, EOFError, gzip.BadGzipFile, pa.ArrowInvalid) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(path), f"cannot be read: {exc}") from None
-    if frame.empty:
+    if not len(columns[value_column]):
         raise InputError(str(path), "is empty: no lines to read")
-    return frame, line_numbers, extra
+    return columns, line_numbers, extra
 
 
-def _typed_frame(path: Path, columns, line_numbers, value_column: str) -> pd.DataFrame:
-    raw = columns[value_column]
+def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) -> np.ndarray:
+    """The score (finite float) or relevance (integer) column, or an error naming the line."""
     is_score = value_column == "score"
-    pattern = _FLOAT_PATTERN if is_score else _INT_PATTERN
-    bad = _first_invalid(raw, pattern)
+    bad = _first_invalid(raw, _FLOAT_PATTERN if is_score else _INT_PATTERN)
     if bad is not None:
-        if line_numbers is None:
-            raise _NeedLineNumbers
         value = raw[bad].as_py()
         kind = "score" if is_score else "relevance label"
         expected = "a finite number" if is_score else "an integer"
@@ -187,49 +214,34 @@ def _typed_frame(path: Path, columns, line_numbers, value_column: str) -> pd.Dat
         values = pc.cast(raw, pa.float64()).to_numpy(zero_copy_only=False)
         nonfinite = np.flatnonzero(~np.isfinite(values))
         if nonfinite.size:
-            if line_numbers is None:
-                raise _NeedLineNumbers
             row = nonfinite[0]
             raise InputError(
                 str(path), f"score {raw[row].as_py()!r} is not finite", int(line_numbers[row])
             )
-    else:
-        values = pc.cast(raw, pa.int64()).to_numpy(zero_copy_only=False)
-    return pd.DataFrame(
-        {
-            "query_id": pd.array(columns["query_id"], dtype="str"),
-            "doc_id": pd.array(columns["doc_id"], dtype="str"),
-            value_column: values,
-        }
-    )
+        return values
+    unsigned = pc.utf8_ltrim(raw, "+")  # the pattern allows one leading sign
+    try:
+        return pc.cast(unsigned, pa.int64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        row = next(i for i, v in enumerate(unsigned.to_pylist()) if not _fits_int64(v))
+        raise InputError(
+            str(path),
+            f"relevance label {raw[row].as_py()!r} is out of range",
+            int(line_numbers[row]),
+        ) from None
 
 
-def repeated_rows(frame: pd.DataFrame) -> np.ndarray:
-    """Positions (ascending) of rows whose (query_id, doc_id) appeared on an earlier row.
-
-    A stable Arrow sort by (query, doc) puts repeats next to each other, first occurrence
-    first; far faster than hashing millions of string pairs.
-    """
-    if len(frame) < 2:
-        return np.empty(0, dtype=np.int64)
-    codes = pd.factorize(frame["query_id"], sort=False)[0]
-    docs = pa.array(frame["doc_id"])
-    order = pc.sort_indices(
-        pa.table({"query": codes, "doc": docs}),
-        sort_keys=[("query", "ascending"), ("doc", "ascending")],
-    )
-    sorted_docs = docs.take(order)
-    order = order.to_numpy()
-    same = (codes[order][1:] == codes[order][:-1]) & pc.equal(
-        sorted_docs[1:], sorted_docs[:-1]
-    ).to_numpy(zero_copy_only=False)
-    return np.sort(order[1:][same])
+def _fits_int64(text: str) -> bool:
+    return -(2**63) <= int(text) < 2**63
 
 
-def _check_duplicates(
-    frame: pd.DataFrame, source: str, policy: str, kind: str, locate=None
-) -> tuple[pd.DataFrame, list[EvalWarning]]:
-    """Apply a duplicate policy to a table whose (query_id, doc_id) pairs must be unique.
+def repeated_rows(table: Run | Qrels) -> np.ndarray:
+    """Positions (ascending) of rows whose (query, doc) appeared on an earlier row."""
+    return np.flatnonzero(~first_copies(table.query, table.doc, len(table.doc_ids)))
+
+
+def _check_duplicates(table, policy: str, kind: str, locate=None):
+    """Apply a duplicate policy to a table whose (query, doc) pairs must be unique.
 
     ``"error"`` raises, naming the line of the first repeat (``locate()`` re-reads a file
     for its line numbers only when needed); ``"keep_best"`` keeps the best-scored copy (the
@@ -237,19 +249,19 @@ def _check_duplicates(
     """
     if policy not in DUPLICATE_POLICIES + (KEEP_ALL,):
         raise InputError(None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {policy!r}")
-    rows = repeated_rows(frame)
+    rows = repeated_rows(table)
     if not rows.size:
-        return frame, []
-    repeated = frame.iloc[rows]
-    examples = examples_of(f"{q}/{d}" for q, d in zip(repeated["query_id"], repeated["doc_id"]))
+        return table, []
+    queries = table.query_ids.take(pa.array(table.query[rows[:5]])).to_pylist()
+    docs = table.doc_ids.take(pa.array(table.doc[rows[:5]])).to_pylist()
+    examples = tuple(f"{q}/{d}" for q, d in zip(queries, docs))
     if policy == KEEP_ALL:
         message = "duplicate (query, doc) rows in the run: kept, as a list-based script sees them"
-        return frame, [EvalWarning("duplicate_docs_kept", message, len(rows), examples)]
+        return table, [EvalWarning("duplicate_docs_kept", message, len(rows), examples)]
     if policy == "error":
         row = int(rows[0])
         line_numbers = locate() if locate is not None else None
         line = int(line_numbers[row]) if line_numbers is not None else row + 1
-        query, doc = frame["query_id"].iat[row], frame["doc_id"].iat[row]
         hint = (
             "; pass duplicates='keep_best' (CLI: --duplicates keep_best) to keep the "
             "best-scored copy"
@@ -257,14 +269,14 @@ def _check_duplicates(
             else ""
         )
         raise InputError(
-            source,
-            f"duplicate {kind} for query {query!r} and doc {doc!r} "
+            table.source,
+            f"duplicate {kind} for query {queries[0]!r} and doc {docs[0]!r} "
             f"({len(rows)} repeated rows in all){hint}",
             line,
         )
-    order = np.lexsort((np.arange(len(frame)), -frame["score"].to_numpy()))
-    best = frame.iloc[order].drop_duplicates(subset=["query_id", "doc_id"], keep="first")
-    kept = frame.iloc[np.sort(best.index.to_numpy())].reset_index(drop=True)
+    by_score = np.lexsort((np.arange(len(table)), -table.score))  # best first, then line order
+    best = first_copies(table.query[by_score], table.doc[by_score], len(table.doc_ids))
+    kept = table.take(np.sort(by_score[best]))
     message = (
         "duplicate (query, doc) rows in the run: kept the best-scored copy, dropped the others"
     )
@@ -273,29 +285,37 @@ def _check_duplicates(
 
 def drop_duplicates(run: Run) -> Run:
     """``run`` with each repeated (query, doc) reduced to its best-scored copy (counted)."""
-    frame, warnings = _check_duplicates(run.frame, run.source, "keep_best", "score")
-    return Run(frame, run.source, list(run.warnings) + warnings)
+    kept, warnings = _check_duplicates(run, "keep_best", "score")
+    if kept is run:
+        return run
+    return kept.take(np.arange(len(kept)), warnings=list(run.warnings) + warnings)
 
 
 def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
     """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
 
     Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
-    numbers for a duplicate are re-read only when one is found. Returns the frame, the
-    warnings and the number of lines with extra text.
+    numbers for a duplicate are re-read only when one is found. Returns the table and the
+    number of lines with extra text (the table's warnings hold the duplicate policy's).
     """
     allow_extra = value_column == "score"
     kind = "score" if allow_extra else "judgement"
     wanted = ("query_id", "doc_id", value_column)
-    frame, line_numbers, extra = _parse_file(path, layout, wanted, value_column, allow_extra)
+    columns, line_numbers, extra = _parse_file(path, layout, wanted, value_column, allow_extra)
+    cls = Run if allow_extra else Qrels
+    table = cls.from_columns(
+        columns["query_id"], columns["doc_id"], columns[value_column], str(path)
+    )
 
     def locate():
         if line_numbers is not None:
             return line_numbers
         return _read_lines(path, layout, ("query_id",), allow_extra)[1]
 
-    frame, warnings = _check_duplicates(frame, str(path), duplicates, kind, locate)
-    return frame, warnings, extra
+    table, warnings = _check_duplicates(table, duplicates, kind, locate)
+    if allow_extra:
+        table.warnings = list(table.warnings) + warnings
+    return table, extra
 
 
 # --------------------------------------------------------------------------- public readers
@@ -310,17 +330,16 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_run(source, duplicates=duplicates)
-    path = Path(source)
-    frame, warnings, extra = _read_unique(path, _RUN_LAYOUT, "score", duplicates)
+    run, extra = _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
     if extra:
-        warnings.append(
+        run.warnings.append(
             EvalWarning(
                 "run_extra_text",
                 "run lines with text after the 6th column (ignored, as trec_eval does)",
                 extra,
             )
         )
-    return Run(frame, str(path), warnings)
+    return run
 
 
 def read_qrels(source) -> Qrels:
@@ -331,108 +350,169 @@ def read_qrels(source) -> Qrels:
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_qrels(source)
-    path = Path(source)
     dataset = as_dataset(source)
     if dataset is not None:
         return _qrels_from_dataset(*dataset)
-    frame, _, _ = _read_unique(path, _QRELS_LAYOUT, "relevance", "error")
-    return Qrels(frame, str(path))
+    return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")[0]
 
 
 # --------------------------------------------------------------------------- in-memory forms
 
+# Column names accepted for each canonical column, in order of preference: ir-measures'
+# and ir_datasets' own, then PyTerrier's.
+COLUMN_NAMES = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno"),
+    "score": ("score",),
+    "relevance": ("relevance", "label"),
+}
 
-def _frame_from_mapping(data: Mapping, value_column: str) -> pd.DataFrame:
+
+def _columns_from_mapping(data: Mapping, value_column: str) -> dict[str, list]:
     queries, docs, values = [], [], []
     for query_id, ranking in data.items():
         if not isinstance(ranking, Mapping):
             raise InputError(
                 "<dict>", f"query {query_id!r}: expected a {{doc_id: {value_column}}} mapping"
             )
-        queries.extend([str(query_id)] * len(ranking))
-        docs.extend(str(doc) for doc in ranking)
+        queries.extend([query_id] * len(ranking))
+        docs.extend(ranking)
         values.extend(ranking.values())
-    return pd.DataFrame({"query_id": queries, "doc_id": docs, value_column: values})
+    return {"query_id": queries, "doc_id": docs, value_column: values}
 
 
-def _frame_from_records(records: Iterable, value_column: str) -> pd.DataFrame:
-    rows = []
+def _columns_from_records(records: Iterable, value_column: str) -> dict[str, list]:
+    queries, docs, values = [], [], []
     for record in records:
         try:
-            rows.append((record.query_id, record.doc_id, getattr(record, value_column)))
+            query, doc, value = record.query_id, record.doc_id, getattr(record, value_column)
         except AttributeError:
             raise InputError(
                 "<records>",
                 f"expected records with query_id, doc_id and {value_column}, got {record!r}",
             ) from None
-    return pd.DataFrame(rows, columns=["query_id", "doc_id", value_column])
+        queries.append(query)
+        docs.append(doc)
+        values.append(value)
+    return {"query_id": queries, "doc_id": docs, value_column: values}
 
 
-def _normalise_frame(frame: pd.DataFrame, source: str, value_column: str) -> pd.DataFrame:
-    """Check and convert a user's DataFrame to the canonical columns and dtypes."""
-    missing = [c for c in ("query_id", "doc_id", value_column) if c not in frame.columns]
+def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, object]:
+    """The canonical columns of a user's DataFrame, under any accepted column name."""
+    if frame.columns.duplicated().any():
+        repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise InputError(source, f"repeated column name(s) {repeated}")
+    wanted = ("query_id", "doc_id", value_column)
+    found = {c: next((n for n in COLUMN_NAMES[c] if n in frame.columns), None) for c in wanted}
+    missing = [c for c in wanted if found[c] is None]
     if missing:
-        raise InputError(source, f"missing column(s) {missing}; found {list(frame.columns)}")
-    if frame.empty:
-        raise InputError(source, "is empty: no rows")
-    out = pd.DataFrame(
-        {
-            "query_id": frame["query_id"].astype(str).astype("str").to_numpy(),
-            "doc_id": frame["doc_id"].astype(str).astype("str").to_numpy(),
-        }
-    )
-    values = pd.to_numeric(frame[value_column], errors="coerce").to_numpy(dtype=float)
-    original = frame[value_column].to_numpy()
-    if value_column == "score":
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            row = int(bad[0])
-            raise InputError(source, f"score {original[row]!r} is not a finite number", row + 1)
-        out["score"] = values
+        accepted = ", ".join(" or ".join(COLUMN_NAMES[c]) for c in wanted)
+        raise InputError(
+            source,
+            f"missing column(s) {missing} (accepted names: {accepted}); "
+            f"found {[str(c) for c in frame.columns]}",
+        )
+    return {c: frame[found[c]].to_numpy(dtype=object) for c in wanted}
+
+
+def _id_column(values, source: str, name: str) -> pa.Array:
+    """Ids as strings (numbers written as they print); a missing or empty id is an error."""
+    values = np.asarray(values, dtype=object)
+    missing = [
+        i
+        for i, v in enumerate(values.tolist())
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
+    ]
+    if missing:
+        raise InputError(source, f"missing or empty {name}: {values[missing[0]]!r}", missing[0] + 1)
+    return pa.array([v if isinstance(v, str) else str(v) for v in values.tolist()], pa.string())
+
+
+def _number(value) -> float:
+    """A score or label as a float, NaN when it is not a number (a bool is not)."""
+    if isinstance(value, (bool, np.bool_, bytes)) or value is None:
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _value_column(values, source: str, value_column: str) -> np.ndarray:
+    """Finite float scores, or integer labels, from an in-memory column; else an error
+    naming the row."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iuf":
+        numbers = array.astype(np.float64)
     else:
-        bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
+        numbers = np.array([_number(v) for v in array.tolist()], dtype=np.float64)
+    if value_column == "score":
+        bad = np.flatnonzero(~np.isfinite(numbers))
         if bad.size:
             row = int(bad[0])
-            raise InputError(
-                source, f"relevance label {original[row]!r} is not an integer", row + 1
-            )
-        out["relevance"] = values.astype(np.int64)
-    for column in ("query_id", "doc_id"):
-        empty = np.flatnonzero((out[column] == "").to_numpy())
-        if empty.size:
-            raise InputError(source, f"empty {column}", int(empty[0]) + 1)
-    return out
+            raise InputError(source, f"score {array[row]!r} is not a finite number", row + 1)
+        return numbers
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    bad = np.flatnonzero(
+        ~np.isfinite(numbers) | (numbers != np.round(numbers)) | (np.abs(numbers) >= 2.0**63)
+    )
+    if bad.size:
+        row = int(bad[0])
+        raise InputError(source, f"relevance label {array[row]!r} is not an integer", row + 1)
+    return numbers.astype(np.int64)
 
 
-def _coerce_frame(obj, value_column: str) -> tuple[pd.DataFrame, str]:
-    if isinstance(obj, pd.DataFrame):
-        return obj, "<DataFrame>"
+def _is_frame(obj) -> bool:
+    """A pandas DataFrame (checked without importing pandas: a user with one has it)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(obj, pandas.DataFrame)
+
+
+def _coerce_columns(obj, value_column: str) -> tuple[dict[str, object], str]:
+    if _is_frame(obj):
+        if obj.empty:
+            raise InputError("<DataFrame>", "is empty: no rows")
+        return _columns_from_frame(obj, "<DataFrame>", value_column), "<DataFrame>"
     if isinstance(obj, Mapping):
-        return _frame_from_mapping(obj, value_column), "<dict>"
+        return _columns_from_mapping(obj, value_column), "<dict>"
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
-        return _frame_from_records(obj, value_column), "<records>"
+        return _columns_from_records(obj, value_column), "<records>"
     raise InputError(None, f"cannot read a {value_column} table from {type(obj).__name__}")
 
 
+def _table_from(obj, value_column: str, cls, **extra):
+    columns, source = _coerce_columns(obj, value_column)
+    if not len(columns["query_id"]) and not extra.get("unjudged"):
+        raise InputError(source, "is empty: no rows")
+    return cls.from_columns(
+        _id_column(columns["query_id"], source, "query_id"),
+        _id_column(columns["doc_id"], source, "doc_id"),
+        _value_column(columns[value_column], source, value_column),
+        source,
+        **extra,
+    )
+
+
 def as_run(obj, *, duplicates: str = "error") -> Run:
-    """A :class:`Run` from a path, a Run, a DataFrame (``query_id, doc_id, score``), a
-    ``{qid: {doc: score}}`` dict, or an iterable of records with those fields (ir-measures
-    ``ScoredDoc``, ir_datasets scoreddocs)."""
+    """A :class:`Run` from a path, a Run, a DataFrame (``query_id, doc_id, score``, or
+    PyTerrier's ``qid, docno, score``), a ``{qid: {doc: score}}`` dict, or an iterable of
+    records with those fields (ir-measures ``ScoredDoc``, ir_datasets scoreddocs)."""
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj, duplicates=duplicates)
-    frame, source = _coerce_frame(obj, "score")
-    frame = _normalise_frame(frame, source, "score")
-    frame, warnings = _check_duplicates(frame, source, duplicates, "score")
-    return Run(frame, source, warnings)
+    run = _table_from(obj, "score", Run)
+    run, warnings = _check_duplicates(run, duplicates, "score")
+    run.warnings = list(run.warnings) + warnings
+    return run
 
 
 def as_qrels(obj) -> Qrels:
     """A :class:`Qrels` from a path, a Qrels, an ir_datasets dataset or id, a DataFrame
-    (``query_id, doc_id, relevance``), a ``{qid: {doc: rel}}`` dict (an empty inner dict is a
-    query with no relevant doc), or an iterable of records (ir-measures / ir_datasets
-    ``Qrel``)."""
+    (``query_id, doc_id, relevance``, or PyTerrier's ``qid, docno, label``), a
+    ``{qid: {doc: rel}}`` dict (an empty inner dict is a query with no relevant doc), or an
+    iterable of records (ir-measures / ir_datasets ``Qrel``)."""
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):
@@ -440,28 +520,29 @@ def as_qrels(obj) -> Qrels:
     dataset = as_dataset(obj)
     if dataset is not None:
         return _qrels_from_dataset(*dataset)
-    frame, source = _coerce_frame(obj, "relevance")
     unjudged: tuple[str, ...] = ()
     if isinstance(obj, Mapping):
         unjudged = tuple(str(q) for q, ranking in obj.items() if not ranking)
-    return _make_qrels(frame, source, unjudged)
+        if unjudged and not any(obj.values()):
+            raise InputError("<dict>", "has no judged document at all")
+    return _checked_qrels(_table_from(obj, "relevance", Qrels, unjudged=unjudged))
 
 
-def _make_qrels(frame: pd.DataFrame, source: str, unjudged: tuple[str, ...] = ()) -> Qrels:
-    if frame.empty and unjudged:
-        raise InputError(source, "has no judged document at all")
-    frame = _normalise_frame(frame, source, "relevance")
-    frame, _ = _check_duplicates(frame, source, "error", "judgement")
-    return Qrels(frame, source, unjudged_queries=unjudged)
+def _checked_qrels(qrels: Qrels) -> Qrels:
+    return _check_duplicates(qrels, "error", "judgement")[0]
 
 
 def as_dataset(obj) -> tuple[str, object] | None:
     """``(name, dataset)`` when ``obj`` is an ir_datasets dataset, or a registered dataset id
     that is not also the path of an existing file; otherwise ``None``."""
     if isinstance(obj, str):
-        import ir_datasets
+        if Path(obj).exists() or "/" not in obj:
+            return None
+        from .datasets.registry import dataset_ids
 
-        if not Path(obj).exists() and obj in ir_datasets.registry:
+        if obj in dataset_ids():
+            import ir_datasets
+
             return obj, ir_datasets.load(obj)
         return None
     if hasattr(obj, "qrels_iter") and hasattr(obj, "has_qrels"):
@@ -473,8 +554,17 @@ def as_dataset(obj) -> tuple[str, object] | None:
 def _qrels_from_dataset(name: str, dataset) -> Qrels:
     if not dataset.has_qrels():
         raise InputError(name, "this dataset has no qrels")
-    frame = _frame_from_records(dataset.qrels_iter(), "relevance")
-    return _make_qrels(frame, f"ir_datasets:{name}")
+    columns = _columns_from_records(dataset.qrels_iter(), "relevance")
+    if not columns["query_id"]:
+        raise InputError(f"ir_datasets:{name}", "is empty: no rows")
+    source = f"ir_datasets:{name}"
+    qrels = Qrels.from_columns(
+        _id_column(columns["query_id"], source, "query_id"),
+        _id_column(columns["doc_id"], source, "doc_id"),
+        _value_column(columns["relevance"], source, "relevance"),
+        source,
+    )
+    return _checked_qrels(qrels)
 
 
 # --------------------------------------------------------------------------- writing
@@ -485,24 +575,20 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     (ties in trec_eval order), with ranks from 1. A ``.gz`` suffix writes gzip."""
     from .ties import rank_run
 
-    run = as_run(run)
-    ranked = rank_run(run, "trec_eval", rewrite_scores=False)[0].frame
-    rank = ranked.groupby("query_id", sort=False).cumcount() + 1
-    scores = ranked["score"].map(_format_score)
-    lines = (
-        ranked["query_id"]
-        + " Q0 "
-        + ranked["doc_id"]
-        + " "
-        + rank.astype(str)
-        + " "
-        + scores
-        + " "
-        + tag
-        + "\n"
-    )
+    ranked, _ = rank_run(as_run(run), "trec_eval", rewrite_scores=False)
+    rank = ranked.rank_in_query()
+    scores = [_format_score(v) for v in ranked.score.tolist()]
+    lines = [
+        f"{q} Q0 {d} {r} {s} {tag}\n"
+        for q, d, r, s in zip(
+            ranked.query_strings().to_pylist(),
+            ranked.doc_strings().to_pylist(),
+            rank.tolist(),
+            scores,
+        )
+    ]
     path = Path(path)
-    text = "".join(lines.tolist())
+    text = "".join(lines)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt", encoding="utf-8") as handle:
         handle.write(text)

@@ -25,16 +25,37 @@ Measure = ir_measures.Measure
 _TOKEN = re.compile(r"[^\s,()]+(?:\([^)]*\))?(?:@[^\s,]+)?")
 
 
+def check_params(measure: Measure, source: str | None = None) -> Measure:
+    """``measure`` if its parameters are ones any engine can take; a clear error otherwise.
+
+    Checked here, before any engine sees them: pytrec_eval aborts the interpreter on a
+    cut-off of 0, and a cut-off too large for a C int cannot be passed at all.
+    """
+    try:
+        measure.validate_params()
+    except AssertionError as exc:
+        raise InputError(source, f"measure {measure}: {exc}") from None
+    cutoff = measure.params.get("cutoff")
+    if cutoff is not None and not (isinstance(cutoff, int) and 1 <= cutoff < 2**31):
+        raise InputError(
+            source, f"measure {measure}: the cut-off must be a whole number from 1 to 2^31 - 1"
+        )
+    rel = measure.params.get("rel")
+    if rel is not None and not (isinstance(rel, int) and -(2**31) <= rel < 2**31):
+        raise InputError(source, f"measure {measure}: rel must be a whole number")
+    return measure
+
+
 def _parse_one(token: str) -> Measure:
     try:
-        measure = ir_measures.parse_measure(token)
-        measure.validate_params()
-        return measure
-    except (NameError, ValueError, AssertionError, SyntaxError) as first_error:
+        return check_params(ir_measures.parse_measure(token))
+    except InputError:
+        raise
+    except (NameError, ValueError, AssertionError, SyntaxError, TypeError) as first_error:
         try:  # trec_eval spelling, e.g. "recip_rank" or "ndcg_cut.10"
             parsed = ir_measures.parse_trec_measure(token)
             if len(parsed) == 1:
-                return parsed[0]
+                return check_params(parsed[0])
         except (NameError, ValueError, KeyError, AssertionError, IndexError):
             pass
         raise InputError(
@@ -55,7 +76,14 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
         items = list(spec)
     out: list[Measure] = []
     for item in items:
-        measure = item if isinstance(item, Measure) else _parse_one(item.strip())
+        if isinstance(item, Measure):
+            measure = check_params(item)
+        elif isinstance(item, str):
+            measure = _parse_one(item.strip())
+        else:
+            raise InputError(
+                None, f"a measure must be a string or an ir-measures object, not {item!r}"
+            )
         if measure not in out:
             out.append(measure)
     if not out:
@@ -83,45 +111,6 @@ _TREC_ORDER = (
     "success",
 )
 _INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-
-
-def _default_params(measure: Measure, allowed: set[str]) -> bool:
-    for name, info in measure.SUPPORTED_PARAMS.items():
-        if name in allowed:
-            continue
-        if measure.params.get(name, info.default) != info.default:
-            return False
-    return True
-
-
-def trec_eval_name(measure: Measure) -> str | None:
-    """The name trec_eval prints for ``measure`` (``recip_rank``, ``recall_10``, ...), or
-    ``None`` when trec_eval has no such measure (e.g. ``RR@10`` or a non-default ``rel``)."""
-    name = measure.NAME
-    cutoff = measure.params.get("cutoff")
-    simple = {
-        "RR": "recip_rank",
-        "Rprec": "Rprec",
-        "Bpref": "bpref",
-        "NumQ": "num_q",
-        "NumRel": "num_rel",
-    }
-    cut = {"P": "P", "R": "recall", "Success": "success"}
-    if not _default_params(measure, {"cutoff"}):
-        if name == "NumRet" and measure.params.get("rel") == 1 and cutoff is None:
-            return "num_rel_ret"
-        return None
-    if name in simple and cutoff is None:
-        return simple[name]
-    if name in cut and cutoff is not None:
-        return f"{cut[name]}_{cutoff}"
-    if name == "AP":
-        return "map" if cutoff is None else f"map_cut_{cutoff}"
-    if name == "nDCG":
-        return "ndcg" if cutoff is None else f"ndcg_cut_{cutoff}"
-    if name == "NumRet" and cutoff is None:
-        return "num_ret"
-    return None
 
 
 def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:

@@ -158,7 +158,7 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
         "unknown_doc": rows[~known_doc],
         "query_paper": rows[known_doc & own_paper],
         "later_paper": rows[known_doc & ~own_paper & ~admissible],
-        "duplicate_doc": repeated_rows(frame),
+        "duplicate_doc": repeated_rows(table),
     }
     pieces = [
         frame.iloc[positions].assign(check=check)

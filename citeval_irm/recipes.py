@@ -1,11 +1,13 @@
-"""The papers' own scoring recipes, quirks included.
+"""The papers' own scoring recipes, quirks included, as parameters of the scoring core.
 
 Each benchmark paper ships a metric script, and those scripts do not always compute what
 trec_eval computes. A :class:`Recipe` reproduces one of them as a set of :class:`Quirks`
-(deviations from trec_eval semantics) applied by one list-based scorer,
-:func:`score_ranking`. With every quirk switched off the scorer computes exactly what
-trec_eval computes, which is what lets :mod:`citeval_irm.crosscheck` explain a difference by
-switching the quirks off one at a time and watching which one moves the number.
+(deviations from trec_eval semantics). A quirk is either a way of building the rankings
+(tie order, duplicates, the query's own paper, which labels are gold) or a kernel
+parameter (binary gains, RR from the first listed gold paper, MRR@N); with every quirk off,
+:class:`RecipeScorer` computes exactly what trec_eval computes, which is what lets
+:mod:`citeval_irm.crosscheck` explain a difference by switching the quirks off one at a
+time and watching which one moves the number.
 
 The recipes score a ranked list in the order the run gives it (ties in the run's own order
 unless told otherwise), as the papers' scripts consume their prediction lists.
@@ -13,12 +15,16 @@ unless told otherwise), as the papers' scripts consume their prediction lists.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
+
+import numpy as np
 
 from .errors import InputError
 from .measures import PROTOCOLS, Measure, parse_measures
+from .scoring import Rankings, build_rankings, score_matrix
+from .tables import Qrels, Run
+from .ties import rank_order
 
 SUPPORTED = ("RR", "R", "P", "Success", "nDCG", "AP")
 
@@ -40,6 +46,19 @@ class Quirks:
     def active(self) -> list[str]:
         """Names of the quirks that differ from trec_eval, in attribution order."""
         return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+
+    def without(self, name: str) -> Quirks:
+        """The same quirks with ``name`` switched back to trec_eval's behaviour."""
+        return replace(self, **{name: getattr(TREC_EVAL, name)})
+
+    def kernel_params(self) -> dict:
+        """The quirks that are parameters of the kernels (the rest shape the rankings)."""
+        return {
+            "rel": self.min_relevance,
+            "binary_gains": self.binary_gains,
+            "first_listed_gold": self.first_listed_gold,
+            "rr_cutoff": self.rr_cutoff,
+        }
 
 
 TREC_EVAL = Quirks()
@@ -67,8 +86,11 @@ class Recipe:
         return self.name
 
 
-def _check_supported(measures: Iterable[Measure]) -> None:
-    for measure in measures:
+def check_recipe_measures(measures: Iterable[Measure]) -> list[Measure]:
+    """``measures`` if a recipe can compute each of them; an error naming the first that
+    it cannot (a recipe is a paper's script: it has no formula for anything else)."""
+    out = list(measures)
+    for measure in out:
         extra = {k for k, v in measure.params.items() if k != "cutoff" and v is not None}
         if measure.NAME not in SUPPORTED or extra:
             raise InputError(
@@ -76,72 +98,94 @@ def _check_supported(measures: Iterable[Measure]) -> None:
                 f"the recipes compute {', '.join(SUPPORTED)} (with a cutoff where it applies); "
                 f"{measure} is not one of them",
             )
+    return out
 
 
-def score_ranking(
-    ranking: Sequence[str],
-    judged: Sequence[tuple[str, int]],
-    measures: Sequence[Measure],
-    quirks: Quirks = TREC_EVAL,
-    query_paper: str | None = None,
-) -> dict[str, float]:
-    """Score one ranked list the way a recipe with ``quirks`` does.
+def first_gold_only(qrels: Qrels, min_relevance: int) -> Qrels:
+    """``qrels`` with every gold label but the first listed of each query set to 0."""
+    gold = np.flatnonzero(qrels.relevance >= min_relevance)
+    first = np.zeros(len(qrels), dtype=bool)
+    seen = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    firsts = gold[::-1]  # assigning in reverse leaves the first row of each query
+    last_seen = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    last_seen[qrels.query[firsts]] = firsts
+    seen[qrels.query[gold]] = True
+    first[last_seen[seen]] = True
+    labels = np.where((qrels.relevance >= min_relevance) & ~first, 0, qrels.relevance)
+    return replace(qrels, relevance=labels)
 
-    ``ranking``: doc ids best first (duplicates kept: ``quirks.list_duplicates`` decides).
-    ``judged``: ``(doc_id, label)`` in the order the qrels list them (the "first listed"
-    gold is the first one here). With ``quirks=TREC_EVAL`` this equals trec_eval.
+
+class RecipeScorer:
+    """Scores one run the way a recipe does, under any set of quirks.
+
+    ``counted``: positions in ``qrels.all_query_ids`` of the queries to score;
+    ``papers``: per counted query, the run's doc code of its own (citing) paper, -1 if the
+    run never lists it. ``ties``: the order in which the recipe sees tied scores when its
+    ``list_order`` quirk is on. Rank orders and rankings are computed once per setting.
     """
-    if quirks.remove_query_paper and query_paper is not None:
-        ranking = [doc for doc in ranking if doc != query_paper]
-    if not quirks.list_duplicates:
-        ranking = list(dict.fromkeys(ranking))
-    gold = [doc for doc, label in judged if label >= quirks.min_relevance]
-    if quirks.single_gold:
-        gold = gold[:1]
-    labels = dict(judged)
-    gain = {doc: 1.0 if quirks.binary_gains else float(labels[doc]) for doc in gold}
-    hits = [(rank, doc) for rank, doc in enumerate(ranking, start=1) if doc in gain]
-    if quirks.unretrieved_rank is not None:
-        retrieved = {doc for _, doc in hits}
-        hits += [(quirks.unretrieved_rank, doc) for doc in gold if doc not in retrieved]
-        hits.sort(key=lambda hit: hit[0])
-    return {str(m): _measure_value(m, hits, gold, gain, quirks) for m in measures}
 
+    def __init__(
+        self,
+        run: Run,
+        qrels: Qrels,
+        counted: np.ndarray,
+        papers: np.ndarray,
+        ties: str = "run_order",
+    ):
+        self.run, self.qrels, self.counted, self.papers, self.ties = (
+            run,
+            qrels,
+            counted,
+            papers,
+            ties,
+        )
+        self._orders: dict[str, np.ndarray] = {}
+        self._rankings: dict[tuple, Rankings] = {}
 
-def _measure_value(measure: Measure, hits, gold, gain, quirks: Quirks) -> float:
-    if not gold:
-        return 0.0
-    name, cutoff = measure.NAME, measure.params.get("cutoff")
-    depth = math.inf if cutoff is None else cutoff
-    in_cut = [(rank, doc) for rank, doc in hits if rank <= depth]
-    if name == "R":
-        return len(in_cut) / len(gold)
-    if name == "P":
-        return len(in_cut) / cutoff
-    if name == "Success":
-        return 1.0 if in_cut else 0.0
-    if name == "AP":
-        return sum(i / rank for i, (rank, _) in enumerate(hits, start=1)) / len(gold)
-    if name == "RR":
-        if quirks.first_listed_gold:
-            ranks = [rank for rank, doc in in_cut if doc == gold[0]]
-        else:
-            ranks = [rank for rank, _ in in_cut]
-        if not ranks or (quirks.rr_cutoff is not None and ranks[0] > quirks.rr_cutoff):
-            return 0.0
-        return 1.0 / ranks[0]
-    # nDCG: ideal DCG over the best min(|gold|, K) gains
-    dcg = sum(gain[doc] / math.log2(rank + 1) for rank, doc in in_cut)
-    ideal_gains = sorted((g for g in gain.values() if g > 0), reverse=True)
-    ideal_depth = len(ideal_gains) if cutoff is None else min(len(ideal_gains), cutoff)
-    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(ideal_gains[:ideal_depth]))
-    return dcg / ideal if ideal > 0 else 0.0
+    def restricted(self, rows: np.ndarray) -> RecipeScorer:
+        """The scorer for the counted queries at ``rows`` only (orders are shared)."""
+        other = RecipeScorer(self.run, self.qrels, self.counted[rows], self.papers[rows], self.ties)
+        other._orders = self._orders
+        return other
+
+    def order(self, ties: str) -> np.ndarray:
+        if ties not in self._orders:
+            self._orders[ties] = rank_order(self.run, ties)[0]
+        return self._orders[ties]
+
+    def rankings(self, quirks: Quirks) -> Rankings:
+        key = (
+            quirks.list_order,
+            quirks.list_duplicates,
+            quirks.remove_query_paper,
+            quirks.single_gold,
+            quirks.min_relevance if quirks.single_gold else None,
+        )
+        if key not in self._rankings:
+            ties = self.ties if quirks.list_order else "trec_eval"
+            qrels = self.qrels
+            if quirks.single_gold:
+                qrels = first_gold_only(qrels, quirks.min_relevance)
+            self._rankings[key] = build_rankings(
+                self.run,
+                qrels,
+                self.counted,
+                order=self.order(ties),
+                exclude_doc=self.papers if quirks.remove_query_paper else None,
+                first_copy_only=not quirks.list_duplicates,
+            )
+        found = self._rankings[key]
+        if quirks.unretrieved_rank is not None:
+            found = found.with_unretrieved_at(quirks.unretrieved_rank, quirks.min_relevance)
+        return found
+
+    def values(self, measures: list[Measure], quirks: Quirks) -> np.ndarray:
+        """Per counted query (rows) and measure (columns), as the recipe computes them."""
+        return score_matrix(measures, self.rankings(quirks), **quirks.kernel_params())
 
 
 def _measures(spec) -> tuple[Measure, ...]:
-    found = tuple(parse_measures(spec))
-    _check_supported(found)
-    return found
+    return tuple(check_recipe_measures(parse_measures(spec)))
 
 
 GOYAL2026 = Recipe(

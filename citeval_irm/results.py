@@ -1,28 +1,28 @@
 """The result of an evaluation and its output formats.
 
-Values are stored as fractions; percent is a presentation choice (a protocol's default or
-the caller's). ``format("trec_eval")`` prints exactly trec_eval's ``-q`` layout and measure
-names, so ``citeval eval ... --format trec_eval --per-query`` can be ``diff``-ed against
-``trec_eval -c -q -m ...``.
+Values are stored as fractions, one row per counted query and one column per measure;
+percent is a presentation choice (a protocol's default or the caller's).
+``format("trec_eval")`` prints exactly trec_eval's ``-q`` layout and measure names, so
+``citeval eval ... --format trec_eval --per-query`` can be ``diff``-ed against
+``trec_eval -c -q -m ...``. pandas is imported only when a DataFrame is asked for.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from .errors import EvalWarning, InputError
-from .measures import (
-    Measure,
-    Protocol,
-    is_integer_measure,
-    parse_measures,
-    trec_eval_name,
-    trec_eval_sort_key,
-)
+from .measures import Measure, Protocol, is_integer_measure, parse_measures, trec_eval_sort_key
+from .scoring import trec_eval_name
 from .ties import TieReport
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("table", "csv", "json", "trec_eval")
 
@@ -33,31 +33,50 @@ class EvalResult:
 
     ``aggregate``: a Series indexed by measure name (``"RR"``, ``"R@10"``, ...).
     ``per_query``: a DataFrame, one row per counted query, one column per measure.
+    ``values``: the same per-query values as a numpy array, rows in ``query_ids`` order.
     """
 
     measures: list[Measure]
-    per_query: pd.DataFrame
-    aggregate: pd.Series
+    query_ids: list[str]
+    values: np.ndarray
+    aggregates: dict[str, float]
     warnings: list[EvalWarning] = field(default_factory=list)
     protocol: Protocol | None = None
     ties: TieReport | None = None
     run_source: str = "<run>"
     qrels_source: str = "<qrels>"
+    engine: str = "citeval"
 
     # ------------------------------------------------------------------ access
     @property
+    def names(self) -> list[str]:
+        return [str(m) for m in self.measures]
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(
+            self.values, index=pd.Index(self.query_ids, name="query_id"), columns=self.names
+        )
+
+    @cached_property
+    def aggregate(self) -> pd.Series:
+        import pandas as pd
+
+        return pd.Series(self.aggregates, name="value", dtype=float)
+
+    @property
     def num_queries(self) -> int:
-        return len(self.per_query)
+        return len(self.query_ids)
 
     def __getitem__(self, measure) -> float:
         """The aggregate of one measure, by object or name (``result["MRR"]``)."""
         name = str(parse_measures(measure)[0]) if not isinstance(measure, Measure) else str(measure)
         try:
-            return float(self.aggregate[name])
+            return float(self.aggregates[name])
         except KeyError:
-            raise KeyError(
-                f"{measure!r} was not computed; computed: {list(self.aggregate.index)}"
-            ) from None
+            raise KeyError(f"{measure!r} was not computed; computed: {self.names}") from None
 
     def default_percent(self) -> bool:
         return bool(self.protocol.percent) if self.protocol else False
@@ -70,6 +89,8 @@ class EvalResult:
     def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:
         """The aggregate as a one-row DataFrame (index ``"all"``), or with ``per_query`` the
         per-query table followed by the ``"all"`` row; scaled to percent if asked."""
+        import pandas as pd
+
         percent = self.default_percent() if percent is None else percent
         frame = self.aggregate.to_frame("all").T
         if per_query:
@@ -89,15 +110,25 @@ class EvalResult:
                 raise InputError(None, "trec_eval format prints fractions; drop --percent")
             return self._format_trec_eval(per_query)
         percent = self.default_percent() if percent is None else percent
-        frame = self.to_frame(percent=percent, per_query=per_query)
+        scale = 100.0 if percent else 1.0
         decimals = self.decimals(percent)
+        rows = self._rows(per_query, scale)
         if fmt == "csv":
-            long = frame.reset_index().melt(id_vars="query_id", var_name="measure")
-            long["value"] = long["value"].round(decimals + 2)
-            return long.to_csv(index=False)
+            lines = ["query_id,measure,value"]
+            for name in self.names:  # measure-major, as a melted table
+                lines += [f"{q},{name},{round(v[name], decimals + 2)!r}" for q, v in rows]
+            return "\n".join(lines) + "\n"
         if fmt == "json":
-            return json.dumps(self._json(frame, percent, per_query), indent=2) + "\n"
-        return self._format_table(frame, decimals, percent)
+            return json.dumps(self._json(rows, percent, per_query), indent=2) + "\n"
+        return self._format_table(decimals, percent, per_query)
+
+    def _rows(self, per_query: bool, scale: float) -> list[tuple[str, dict[str, float]]]:
+        rows = []
+        if per_query:
+            for query, values in zip(self.query_ids, (self.values * scale).tolist()):
+                rows.append((query, dict(zip(self.names, values))))
+        rows.append(("all", {n: v * scale for n, v in self.aggregates.items()}))
+        return rows
 
     def __str__(self) -> str:
         return self.format("table")
@@ -115,14 +146,17 @@ class EvalResult:
             f"{self.num_queries} queries{protocol}{ties}"
         )
 
-    def _format_table(self, frame: pd.DataFrame, decimals: int, percent: bool) -> str:
+    def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:
         lines = [self._header() + (" (percent)" if percent else "")]
-        if len(frame) == 1:
-            width = max(len(c) for c in frame.columns)
+        if not per_query:
+            scale = 100.0 if percent else 1.0
+            width = max(len(n) for n in self.names)
             lines += [
-                f"  {name:<{width}}  {value:.{decimals}f}" for name, value in frame.iloc[0].items()
+                f"  {name:<{width}}  {self.aggregates[name] * scale:.{decimals}f}"
+                for name in self.names
             ]
         else:
+            frame = self.to_frame(percent=percent, per_query=True)
             text = frame.to_string(float_format=lambda v: f"{v:.{decimals}f}")
             lines += ["  " + line for line in text.splitlines()]
         return "\n".join(lines) + "\n"
@@ -131,22 +165,20 @@ class EvalResult:
         """The warnings, one per line, for a terminal."""
         return "".join(f"warning: {w}\n" for w in self.warnings)
 
-    def _json(self, frame: pd.DataFrame, percent: bool, per_query: bool) -> dict:
+    def _json(self, rows, percent: bool, per_query: bool) -> dict:
         out = {
             "run": self.run_source,
             "qrels": self.qrels_source,
             "protocol": self.protocol.name if self.protocol else None,
             "ties": self.ties.policy if self.ties else None,
+            "engine": self.engine,
             "num_queries": self.num_queries,
             "percent": percent,
-            "aggregate": {k: float(v) for k, v in frame.loc["all"].items()},
+            "aggregate": {k: float(v) for k, v in rows[-1][1].items()},
             "warnings": [w.to_dict() for w in self.warnings],
         }
         if per_query:
-            body = frame.drop(index="all")
-            out["per_query"] = {
-                str(q): {k: float(v) for k, v in row.items()} for q, row in body.iterrows()
-            }
+            out["per_query"] = {q: {k: float(v) for k, v in row.items()} for q, row in rows[:-1]}
         return out
 
     def _format_trec_eval(self, per_query: bool) -> str:
@@ -157,6 +189,7 @@ class EvalResult:
                 None, f"trec_eval has no measure for {', '.join(unmapped)}; use another format"
             )
         order = sorted(names, key=lambda m: trec_eval_sort_key(names[m]))
+        columns = [self.names.index(m) for m in order]
         lines = []
 
         def line(measure: str, query: str, value: float) -> str:
@@ -165,9 +198,11 @@ class EvalResult:
             return f"{trec:<22}\t{query}\t{shown}\n"
 
         if per_query:
-            # trec_eval orders queries by strcmp of their ids, which Python's sort reproduces.
-            for query in sorted(self.per_query.index):
-                row = self.per_query.loc[query]
-                lines += [line(m, query, row[m]) for m in order]
-        lines += [line(m, "all", self.aggregate[m]) for m in order]
+            # trec_eval orders queries by strcmp of their ids, which Python's sort reproduces
+            # (for str; ids compared as UTF-8 bytes give the same order as code points).
+            values = self.values.tolist()
+            for row in sorted(range(len(self.query_ids)), key=self.query_ids.__getitem__):
+                query = self.query_ids[row]
+                lines += [line(order[i], query, values[row][c]) for i, c in enumerate(columns)]
+        lines += [line(m, "all", self.aggregates[m]) for m in order]
         return "".join(lines)

@@ -1,98 +1,266 @@
-"""The canonical run and qrels tables every other module reads.
+"""The canonical run and qrels tables every other module reads: columns, built once.
 
-A :class:`Run` is a DataFrame ``query_id, doc_id, score`` (ids as strings, scores finite
-floats, at most one row per query and doc) whose row order is the input order; a
-:class:`Qrels` is ``query_id, doc_id, relevance`` (integer labels). They are built once, by
-:mod:`citeval_irm.io`, and the conversion to the dict-of-dicts that pytrec_eval wants
-happens here and nowhere else.
+A :class:`Run` holds one row per (query, doc) as numpy columns: integer codes into two
+dictionaries of ids (``query_ids``, ``doc_ids``, Arrow string arrays) and float scores; a
+:class:`Qrels` holds codes and integer labels the same way. Rows keep the input order. Ids
+are strings to the user and codes inside: nothing on the scoring path holds one Python
+object per line. ``frame`` gives a pandas view for the rare places (and users) that want
+one, built on first use; the dict-of-dicts that pytrec_eval takes is built here and
+nowhere else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import EvalWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 
 
-def _nested_dict(frame: pd.DataFrame, value_column: str) -> dict[str, dict[str, object]]:
-    """``{query_id: {doc_id: value}}`` from a table, grouped with numpy (no per-row Python
-    work beyond the final ``dict(zip(...))``)."""
-    if frame.empty:
-        return {}
-    codes, uniques = pd.factorize(frame["query_id"], sort=False)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    docs = frame["doc_id"].to_numpy(dtype=object)[order]
-    values = frame[value_column].to_numpy()[order].tolist()
-    out: dict[str, dict[str, object]] = {}
-    starts = np.concatenate(([0], bounds)).tolist()
-    ends = np.concatenate((bounds, [len(order)])).tolist()
-    for start, end in zip(starts, ends):
-        query = uniques[codes[order[start]]]
-        out[str(query)] = dict(zip(docs[start:end].tolist(), values[start:end]))
+def encode(values) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes and the dictionary of unique values (first-appearance order) of a
+    string column given as an Arrow (chunked, dictionary) array or any sequence."""
+    if isinstance(values, pa.ChunkedArray):
+        if pa.types.is_dictionary(values.type):
+            values = values.unify_dictionaries().combine_chunks()
+        else:
+            values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, type=pa.string())
+    if pa.types.is_dictionary(values.type):
+        encoded = values
+    else:
+        if values.type != pa.string():
+            values = values.cast(pa.string())
+        encoded = pc.dictionary_encode(values)
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    dictionary = encoded.dictionary
+    if dictionary.type != pa.string():
+        dictionary = dictionary.cast(pa.string())
+    return codes, dictionary
+
+
+def lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
+    """Position of each of ``values`` in ``dictionary``, -1 where absent."""
+    found = pc.index_in(values, value_set=dictionary)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Which rows start a new run of equal consecutive values (of all ``keys`` together)."""
+    out = np.ones(len(keys[0]), dtype=bool)
+    if len(out):
+        out[1:] = np.logical_or.reduce([key[1:] != key[:-1] for key in keys])
     return out
 
 
-@dataclass
-class Run:
-    """A ranked run: one scored row per (query, doc), in input order.
+def segment_starts(*keys: np.ndarray) -> np.ndarray:
+    """Start positions of the runs of equal consecutive values in ``keys``."""
+    return np.flatnonzero(run_starts(*keys))
 
-    ``source`` names where it came from (a path or ``"<DataFrame>"``) for messages;
-    ``warnings`` counts what reading it ignored or altered (e.g. dropped duplicates).
+
+def position_in_segment(*keys: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its run of equal consecutive ``keys``."""
+    starts = segment_starts(*keys)
+    sizes = np.diff(np.append(starts, len(keys[0])))
+    return np.arange(len(keys[0])) - np.repeat(starts, sizes)
+
+
+def first_copies(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
+    """Which rows hold the first occurrence (in row order) of their (query, doc) pair.
+
+    A stable sort of one integer key per row puts repeats next to each other, first
+    occurrence first: far faster than hashing millions of pairs.
     """
+    keys = query.astype(np.int64) * max(ndocs, 1) + doc
+    order = np.argsort(keys, kind="stable")
+    out = np.zeros(len(keys), dtype=bool)
+    out[order[run_starts(keys[order])]] = True
+    return out
 
-    frame: pd.DataFrame
-    source: str = "<run>"
-    warnings: list[EvalWarning] = field(default_factory=list)
+
+class _Table:
+    """Shared by :class:`Run` and :class:`Qrels`: codes, dictionaries and views."""
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    _VALUE: str
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.query)
 
-    @property
-    def query_ids(self) -> pd.Index:
-        return pd.Index(self.frame["query_id"].unique())
+    def values(self) -> np.ndarray:
+        return getattr(self, self._VALUE)
+
+    def query_strings(self) -> pa.Array:
+        """The query id of every row (an Arrow array)."""
+        return self.query_ids.take(pa.array(self.query))
+
+    def doc_strings(self) -> pa.Array:
+        return self.doc_ids.take(pa.array(self.doc))
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """``query_id, doc_id, <value>`` as a pandas DataFrame (built on first use)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "query_id": pd.array(self.query_strings(), dtype="str"),
+                "doc_id": pd.array(self.doc_strings(), dtype="str"),
+                self._VALUE: self.values(),
+            }
+        )
+
+    def _nested_dict(self) -> dict[str, dict[str, object]]:
+        """``{query_id: {doc_id: value}}``, grouped with numpy."""
+        out: dict[str, dict[str, object]] = {}
+        if not len(self):
+            return out
+        order = np.argsort(self.query, kind="stable")
+        codes = self.query[order]
+        starts = segment_starts(codes).tolist()
+        ends = starts[1:] + [len(order)]
+        docs = self.doc_ids.take(pa.array(self.doc[order])).to_pylist()
+        values = self.values()[order].tolist()
+        queries = self.query_ids.to_pylist()
+        for start, end in zip(starts, ends):
+            out[queries[codes[start]]] = dict(zip(docs[start:end], values[start:end]))
+        return out
+
+
+@dataclass(eq=False)
+class Run(_Table):
+    """A run: one scored row per (query, doc) unless duplicates were kept on purpose,
+    in input order. ``source`` names where it came from (a path or ``"<DataFrame>"``) for
+    messages; ``warnings`` counts what reading it ignored or altered."""
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    score: np.ndarray
+    source: str = "<run>"
+    warnings: list[EvalWarning] = field(default_factory=list)
+    _VALUE = "score"
+
+    @classmethod
+    def from_columns(cls, query, doc, score, source: str = "<run>", warnings=None) -> Run:
+        query_codes, query_ids = encode(query)
+        doc_codes, doc_ids = encode(doc)
+        scores = np.asarray(score, dtype=np.float64)
+        return cls(query_codes, query_ids, doc_codes, doc_ids, scores, source, list(warnings or []))
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, source: str = "<run>", warnings=None) -> Run:
+        return cls.from_columns(
+            frame["query_id"].astype(str).to_numpy(dtype=object),
+            frame["doc_id"].astype(str).to_numpy(dtype=object),
+            frame["score"].to_numpy(dtype=np.float64),
+            source,
+            warnings,
+        )
+
+    def take(self, rows: np.ndarray, **changes) -> Run:
+        """The rows at ``rows`` (same dictionaries); ``changes`` replace other fields."""
+        out = Run(
+            self.query[rows],
+            self.query_ids,
+            self.doc[rows],
+            self.doc_ids,
+            self.score[rows],
+            self.source,
+            list(self.warnings),
+        )
+        for name, value in changes.items():
+            setattr(out, name, value)
+        return out
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``, the form pytrec_eval and ir-measures take."""
-        return _nested_dict(self.frame, "score")
-
-
-@dataclass
-class Qrels:
-    """Relevance judgements: one integer label per (query, doc).
-
-    ``unjudged_queries`` are queries known to exist with no judged doc at all (an empty
-    inner dict in a ``{qid: {}}`` qrels); they count, like queries with only label-0 rows.
-    """
-
-    frame: pd.DataFrame
-    source: str = "<qrels>"
-    unjudged_queries: tuple[str, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.frame)
+        return self._nested_dict()
 
     @property
-    def query_ids(self) -> pd.Index:
-        judged = self.frame["query_id"].unique().tolist()
-        known = set(judged)
-        return pd.Index(judged + [q for q in self.unjudged_queries if q not in known])
+    def num_queries(self) -> int:
+        """Number of queries that have at least one row."""
+        if not len(self.query_ids):
+            return 0
+        return int(np.count_nonzero(np.bincount(self.query, minlength=len(self.query_ids))))
+
+    def rank_in_query(self) -> np.ndarray:
+        """1-based position of each row within its query's block of consecutive rows
+        (its rank, once the run is ranked)."""
+        return position_in_segment(self.query) + 1
+
+
+@dataclass(eq=False)
+class Qrels(_Table):
+    """Relevance judgements: one integer label per (query, doc), in input order.
+
+    ``unjudged_queries`` are queries known to exist with no judged doc at all (an empty
+    inner dict in a ``{qid: {}}`` qrels); they count, like queries with only label-0 rows,
+    and come after the judged ones in ``all_query_ids``.
+    """
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    relevance: np.ndarray
+    source: str = "<qrels>"
+    unjudged_queries: tuple[str, ...] = ()
+    _VALUE = "relevance"
+
+    @classmethod
+    def from_columns(
+        cls, query, doc, relevance, source: str = "<qrels>", unjudged: tuple[str, ...] = ()
+    ) -> Qrels:
+        query_codes, query_ids = encode(query)
+        doc_codes, doc_ids = encode(doc)
+        labels = np.asarray(relevance, dtype=np.int64)
+        known = set(query_ids.to_pylist()) if unjudged else set()
+        extra = tuple(dict.fromkeys(q for q in unjudged if q not in known))
+        return cls(query_codes, query_ids, doc_codes, doc_ids, labels, source, extra)
+
+    @cached_property
+    def all_query_ids(self) -> pa.Array:
+        """Every query of the qrels: the judged ones (first-appearance order), then the
+        unjudged ones."""
+        if not self.unjudged_queries:
+            return self.query_ids
+        return pa.concat_arrays([self.query_ids, pa.array(self.unjudged_queries, pa.string())])
+
+    @property
+    def query_id_list(self) -> list[str]:
+        return self.all_query_ids.to_pylist()
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: relevance}}``, unjudged queries as empty dicts."""
-        out = _nested_dict(self.frame, "relevance")
+        out = self._nested_dict()
         for query in self.unjudged_queries:
             out.setdefault(query, {})
         return out
 
+    def relevant_per_query(self, min_relevance: int = 1) -> np.ndarray:
+        """Number of docs with a label >= ``min_relevance``, per query of ``all_query_ids``."""
+        hits = self.relevance >= min_relevance
+        return np.bincount(self.query[hits], minlength=len(self.all_query_ids))
+
     def relevant_counts(self, min_relevance: int = 1) -> pd.Series:
-        """Number of docs with a label >= ``min_relevance`` per query (0 included)."""
-        frame = self.frame
-        hits = (frame["relevance"] >= min_relevance).groupby(frame["query_id"], sort=False)
-        return hits.sum().astype(int).reindex(self.query_ids, fill_value=0)
+        """:meth:`relevant_per_query` as a Series indexed by query id."""
+        import pandas as pd
+
+        return pd.Series(self.relevant_per_query(min_relevance), index=pd.Index(self.query_id_list))

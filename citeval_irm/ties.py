@@ -1,11 +1,11 @@
-"""One tie policy, applied once, before any tool sees the run.
+"""One tie policy, applied once, before any measure sees the run.
 
 Tools order tied scores differently: trec_eval (and so pytrec_eval and ir-measures' default
 provider) sorts by score, then by doc id in *descending* string order, ignoring the rank
 column; ir-measures' msmarco provider sorts doc ids ascending; ranx has no defined order;
-list-based recipes keep the input order. :func:`rank_run` picks one order, explicitly, and
-rewrites the scores into strictly decreasing values (``n, n-1, ..., 1`` per query), so every
-tool afterwards computes the same thing.
+list-based recipes keep the input order. :func:`rank_order` picks one order, explicitly;
+:func:`rank_run` applies it and can rewrite the scores into strictly decreasing values
+(``n, n-1, ..., 1`` per query), so any other tool afterwards computes the same thing.
 """
 
 from __future__ import annotations
@@ -13,14 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import EvalWarning, InputError, examples_of
-from .tables import Run
+from .tables import Run, segment_starts
 
 TIE_POLICIES = ("trec_eval", "run_order")
+
+
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else an error that lists them."""
+    if value not in choices:
+        raise InputError(None, f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -52,16 +58,51 @@ class TieReport:
         )
 
 
-def _order(frame: pd.DataFrame, policy: str, query_codes: np.ndarray) -> np.ndarray:
-    """Row positions sorted by query, score descending, then the policy's tie-breaker."""
-    if policy == "run_order":
-        tie_breaker, direction = np.arange(len(frame)), "ascending"
-    else:
+def tie_groups(query: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a ranked run: which rows share their score with a neighbour in the same query
+    (``tied``), and which rows continue the tie group of the row before (``continues``)."""
+    continues = np.zeros(len(query), dtype=bool)
+    continues[1:] = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+    tied = continues.copy()
+    tied[:-1] |= continues[1:]
+    return tied, continues
+
+
+def rank_order(run: Run, ties: str = "trec_eval") -> tuple[np.ndarray, np.ndarray]:
+    """Row positions with each query's rows together (first-appearance order of queries),
+    by score descending, tied scores in the policy's order; and which of them are tied.
+
+    A run already grouped by query and sorted by score (what nearly every system writes)
+    is only checked, not sorted; then only the tied rows are reordered.
+    """
+    check_choice("ties", ties, TIE_POLICIES)
+    query, score = run.query, run.score
+    starts = segment_starts(query)
+    grouped = bool(np.all(np.diff(query[starts]) > 0))  # each query in one block
+    if grouped and not np.any((score[1:] > score[:-1]) & (query[1:] == query[:-1])):
+        order = np.arange(len(query))
+    else:  # Arrow's sort is stable: tied rows keep their input order
+        table = pa.table({"query": query, "score": score})
+        keys = [("query", "ascending"), ("score", "descending")]
+        order = pc.sort_indices(table, sort_keys=keys).to_numpy().copy()
+    tied, continues = tie_groups(query[order], score[order])
+    if ties == "trec_eval" and tied.any():
+        positions = np.flatnonzero(tied)
+        group = np.cumsum(~continues[positions])
         # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
-        tie_breaker, direction = pa.array(frame["doc_id"]), "descending"
-    table = pa.table({"query": query_codes, "score": frame["score"].to_numpy(), "tie": tie_breaker})
-    keys = [("query", "ascending"), ("score", "descending"), ("tie", direction)]
-    return pc.sort_indices(table, sort_keys=keys).to_numpy()
+        docs = run.doc_ids.take(pa.array(run.doc[order[positions]]))
+        inner = pc.sort_indices(
+            pa.table({"group": group, "doc": docs}),
+            sort_keys=[("group", "ascending"), ("doc", "descending")],
+        ).to_numpy()
+        order[positions] = order[positions][inner]
+    return order, tied
+
+
+def tie_report(run: Run, order: np.ndarray, tied: np.ndarray, ties: str) -> TieReport:
+    codes = np.unique(run.query[order[tied]])
+    ids = run.query_ids.take(pa.array(codes)).to_pylist()
+    return TieReport(ties, int(tied.sum()), examples_of(ids), frozenset(ids))
 
 
 def rank_run(
@@ -74,29 +115,12 @@ def rank_run(
     ``ties="run_order"``: score descending, then the order of the rows in the input (line
     order of a file, insertion order of a dict).
     """
-    if ties not in TIE_POLICIES:
-        raise InputError(None, f"ties must be one of {TIE_POLICIES}, not {ties!r}")
-    frame = run.frame
-    codes, uniques = pd.factorize(frame["query_id"], sort=False)
-    order = _order(frame, ties, codes)
-    ranked = frame.iloc[order].reset_index(drop=True)
-    codes = codes[order]
-    scores = ranked["score"].to_numpy()
-    same_query = codes[1:] == codes[:-1]
-    tied_pair = same_query & (scores[1:] == scores[:-1])
-    tied_row = np.zeros(len(ranked), dtype=bool)
-    tied_row[1:] |= tied_pair
-    tied_row[:-1] |= tied_pair
-    tied_queries = uniques[pd.unique(codes[tied_row])]
-    report = TieReport(
-        ties,
-        int(tied_row.sum()),
-        examples_of(tied_queries),
-        frozenset(str(q) for q in tied_queries),
-    )
+    order, tied = rank_order(run, ties)
+    report = tie_report(run, order, tied, ties)
+    ranked = run.take(order)
     if rewrite_scores:
-        starts = np.flatnonzero(np.concatenate(([True], ~same_query)))
-        sizes = np.diff(np.append(starts, len(codes)))
-        position = np.arange(len(codes)) - np.repeat(starts, sizes)
-        ranked["score"] = (np.repeat(sizes, sizes) - position).astype(np.float64)
-    return Run(ranked, run.source, list(run.warnings)), report
+        rank = ranked.rank_in_query()
+        starts = segment_starts(ranked.query)
+        sizes = np.diff(np.append(starts, len(ranked)))
+        ranked.score = (np.repeat(sizes, sizes) - rank + 1).astype(np.float64)
+    return ranked, report

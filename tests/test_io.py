@@ -98,7 +98,7 @@ def test_in_memory_qrels_forms_agree():
 
 def test_dict_qrels_with_empty_query_keeps_the_query():
     qrels = as_qrels({"q1": {"a": 1}, "q2": {}})
-    assert list(qrels.query_ids) == ["q1", "q2"]
+    assert qrels.query_id_list == ["q1", "q2"]
     assert qrels.to_dict() == {"q1": {"a": 1}, "q2": {}}
     assert qrels.relevant_counts().to_dict() == {"q1": 1, "q2": 0}
 

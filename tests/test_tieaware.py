@@ -1,15 +1,16 @@
-"""Tie-aware values against brute force: every order of every tie group, enumerated."""
+"""Tie-aware values against brute force: every order of every tie group, enumerated, each
+order scored by ir-measures (pytrec_eval) as a query of its own."""
 
 from __future__ import annotations
 
 import itertools
 
+import ir_measures
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeval_irm import parse_measures, tie_ranges
-from citeval_irm.recipes import TREC_EVAL, score_ranking
 
 MEASURES = parse_measures("RR RR@3 R@3 P@3 Success@2 AP nDCG@3 nDCG")
 
@@ -36,13 +37,15 @@ def test_worst_expected_best_equal_enumeration(scores, labels, unretrieved):
     if unretrieved is not None:
         judged["not-retrieved"] = unretrieved
     ranges = tie_ranges(scores, docs, judged, MEASURES)
+    run, qrels = {}, {}
+    orders = itertools.product(*(itertools.permutations(g) for g in groups_of(scores, docs)))
+    for n, order in enumerate(orders):
+        ranking = [d for group in order for d in group]
+        run[f"p{n}"] = {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
+        qrels[f"p{n}"] = judged
     values = {str(m): [] for m in MEASURES}
-    for orders in itertools.product(*(itertools.permutations(g) for g in groups_of(scores, docs))):
-        ranking = [d for group in orders for d in group]
-        for name, value in score_ranking(
-            ranking, list(judged.items()), MEASURES, TREC_EVAL
-        ).items():
-            values[name].append(value)
+    for metric in ir_measures.iter_calc(MEASURES, qrels, run):
+        values[str(metric.measure)].append(metric.value)
     for name, seen in values.items():
         r = ranges[name]
         assert r.worst == pytest.approx(min(seen), abs=1e-12), name

@@ -80,11 +80,21 @@ def build_datasets() -> dict[str, Dataset]:
     return out
 
 
+_REGISTERED: list[str] = []
+
+
 def register() -> list[str]:
-    """Register every citeval dataset with ir_datasets (idempotent); return their ids."""
-    registered = set(ir_datasets.registry)
-    datasets = build_datasets()
-    for dataset_id, dataset in datasets.items():
-        if dataset_id not in registered:
-            ir_datasets.registry.register(dataset_id, dataset)
-    return list(datasets)
+    """Register every citeval dataset with ir_datasets (once); return their ids."""
+    if not _REGISTERED:
+        registered = set(ir_datasets.registry)
+        datasets = build_datasets()
+        for dataset_id, dataset in datasets.items():
+            if dataset_id not in registered:
+                ir_datasets.registry.register(dataset_id, dataset)
+        _REGISTERED.extend(datasets)
+    return list(_REGISTERED)
+
+
+def dataset_ids() -> list[str]:
+    """Ids of every citeval dataset (registering them with ir_datasets on first use)."""
+    return register()

@@ -1,0 +1,42 @@
+"""The scoring core: one columnar form, one table of measures, vectorised kernels.
+
+:func:`build_rankings` joins a ranked run with its qrels once; :data:`MEASURES` says, per
+measure family, how it is computed; :func:`score_matrix` computes every requested measure
+for every query at once, :func:`tie_range_matrix` their worst / expected / best values over
+the orders of tied scores. :mod:`citeval_irm.scoring.provider` offers the same kernels to
+ir-measures as a provider.
+"""
+
+from .kernels import Params
+from .rankings import Judgements, Rankings, build_rankings
+from .table import (
+    MEASURES,
+    MeasureDef,
+    aggregate,
+    definition,
+    params_of,
+    require,
+    score_matrix,
+    sign_blind,
+    supports,
+    tie_range_matrix,
+    trec_eval_name,
+)
+
+__all__ = [
+    "MEASURES",
+    "Judgements",
+    "MeasureDef",
+    "Params",
+    "Rankings",
+    "aggregate",
+    "build_rankings",
+    "definition",
+    "params_of",
+    "require",
+    "score_matrix",
+    "sign_blind",
+    "supports",
+    "tie_range_matrix",
+    "trec_eval_name",
+]

@@ -1,0 +1,225 @@
+"""The one columnar form the measures read: a ranked run joined once with its qrels.
+
+:class:`Rankings` keeps, for the queries that count, how many docs each ranking holds and
+one row per *judged* retrieved doc (a "hit": a doc the qrels label for that query) with its
+rank, its rank among the judged docs and its label. Unjudged docs only need counting, so a
+300-deep ranking with one judged doc costs one hit row. :class:`Judgements` holds the qrels
+labels of the same queries, for the denominators (relevant docs, ideal DCG).
+
+Everything is numpy arrays indexed by the counted query's position; no Python object per
+line, per (query, doc) or per (query, measure).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..tables import Qrels, Run, first_copies, lookup, position_in_segment, segment_starts
+from ..ties import rank_order, tie_groups
+
+
+@dataclass(frozen=True)
+class Judgements:
+    """The qrels rows of the counted queries, in qrels order (first listed first)."""
+
+    query: np.ndarray  # counted-query position of each row
+    label: np.ndarray
+    n_queries: int
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Number of docs labelled >= ``rel`` per query."""
+        return np.bincount(self.query[self.label >= rel], minlength=self.n_queries)
+
+    def first_relevant_row(self, rel: int) -> np.ndarray:
+        """Per query, the qrels row of its first listed doc labelled >= ``rel`` (-1: none)."""
+        rows = np.flatnonzero(self.label >= rel)
+        out = np.full(self.n_queries, -1, dtype=np.int64)
+        first = rows[::-1]  # assigning in reverse leaves the first row of each query
+        out[self.query[first]] = first
+        return out
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """Ranked run x qrels for the counted queries (see the module docstring).
+
+    Hit arrays are sorted by (query, rank). ``group_start`` and ``group_size`` describe
+    the tie group (equal scores) of each hit among all docs of its ranking, and
+    ``score`` lets the judged-only view find its own tie groups.
+    """
+
+    n_queries: int
+    num_ret: np.ndarray
+    query: np.ndarray  # per hit: counted-query position
+    rank: np.ndarray  # per hit: 1-based rank in the whole ranking
+    label: np.ndarray  # per hit
+    qrel_row: np.ndarray  # per hit: its row in ``judgements``
+    score: np.ndarray  # per hit
+    group_start: np.ndarray  # per hit: rank of the first doc of its tie group
+    group_size: np.ndarray  # per hit
+    judgements: Judgements
+
+    def judged_only(self) -> Rankings:
+        """The rankings with every doc the qrels do not judge removed (trec_eval ``-J``):
+        unjudged docs, and docs with a negative label, which trec_eval reads as unjudged."""
+        keep = self.label >= 0
+        query, score = self.query[keep], self.score[keep]
+        num_ret = np.bincount(query, minlength=self.n_queries)
+        rank = position_in_segment(query) + 1
+        _, continues = tie_groups(query, score)
+        group_start, group_size = _groups(rank, continues)
+        return replace(
+            self,
+            num_ret=num_ret,
+            query=query,
+            rank=rank,
+            label=self.label[keep],
+            qrel_row=self.qrel_row[keep],
+            score=score,
+            group_start=group_start,
+            group_size=group_size,
+        )
+
+    def with_ties_resolved(self, best: bool) -> Rankings:
+        """The rankings with every tie group ordered best-first (highest labels at the
+        group's first ranks) or worst-first (highest labels at its last ranks): the two
+        orders between which every tie order's value of a monotone measure lies."""
+        label_key = -self.label if best else self.label
+        order = np.lexsort((label_key, self.group_start, self.query))
+        label = self.label[order]
+        group_start, group_size = self.group_start[order], self.group_size[order]
+        query = self.query[order]
+        first = segment_starts(query, group_start)
+        counts = np.diff(np.append(first, len(order)))
+        offset = position_in_segment(query, group_start)
+        if best:
+            rank = group_start + offset
+        else:
+            rank = group_start + group_size - np.repeat(counts, counts) + offset
+        return replace(
+            self,
+            query=query,
+            rank=rank,
+            label=label,
+            qrel_row=self.qrel_row[order],
+            score=self.score[order],
+            group_start=group_start,
+            group_size=group_size,
+        )
+
+    def with_unretrieved_at(self, rank: int, rel: int) -> Rankings:
+        """Every relevant doc that is not retrieved added as a hit at ``rank`` (SymTax's
+        rule for a missing gold paper)."""
+        j = self.judgements
+        found = np.zeros(len(j.label), dtype=bool)
+        found[self.qrel_row] = True
+        missing = np.flatnonzero(~found & (j.label >= rel))
+        if not missing.size:
+            return self
+        n = missing.size
+        query = np.concatenate((self.query, j.query[missing]))
+        ranks = np.concatenate((self.rank, np.full(n, rank)))
+        order = np.lexsort((ranks, query))
+
+        def joined(mine: np.ndarray, extra: np.ndarray) -> np.ndarray:
+            return np.concatenate((mine, extra))[order]
+
+        return replace(
+            self,
+            query=query[order],
+            rank=ranks[order],
+            label=joined(self.label, j.label[missing]),
+            qrel_row=joined(self.qrel_row, missing),
+            score=joined(self.score, np.full(n, -np.inf)),
+            group_start=joined(self.group_start, np.full(n, rank)),
+            group_size=joined(self.group_size, np.ones(n, dtype=np.int64)),
+        )
+
+
+def _groups(rank: np.ndarray, continues: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of the first row and size of the tie group of each row of a ranking."""
+    group = np.cumsum(~continues) - 1
+    first = np.flatnonzero(~continues)
+    sizes = np.diff(np.append(first, len(rank)))
+    return rank[first][group], sizes[group]
+
+
+def build_rankings(
+    run: Run,
+    qrels: Qrels,
+    counted: np.ndarray,
+    *,
+    ties: str = "trec_eval",
+    order: np.ndarray | None = None,
+    exclude_doc: np.ndarray | None = None,
+    first_copy_only: bool = False,
+) -> Rankings:
+    """Join ``run`` with ``qrels`` for the counted queries.
+
+    ``counted``: positions in ``qrels.all_query_ids`` of the queries that count, in output
+    order. ``order``: the run's rank order if already computed (see
+    :func:`citeval_irm.ties.rank_order`). ``exclude_doc``: per counted query, a doc code of
+    the run to drop from its ranking (-1: none), for recipes that remove the query's own
+    paper. ``first_copy_only``: drop later copies of a doc listed twice.
+    """
+    n = len(counted)
+    position = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    position[counted] = np.arange(n)
+    run_to_qrels = lookup(run.query_ids, qrels.all_query_ids)
+    run_position = np.where(run_to_qrels >= 0, position[np.maximum(run_to_qrels, 0)], -1)
+
+    if order is None:
+        order, _ = rank_order(run, ties)
+    row_query = run_position[run.query[order]]
+    keep = row_query >= 0
+    if exclude_doc is not None:
+        rows = np.flatnonzero(keep)
+        keep[rows[run.doc[order[rows]] == exclude_doc[row_query[rows]]]] = False
+    rows = order[keep] if not keep.all() else order
+    row_query = row_query[keep] if not keep.all() else row_query
+    docs = run.doc[rows]
+    if first_copy_only:
+        first = first_copies(row_query, docs, len(run.doc_ids))
+        rows, row_query, docs = rows[first], row_query[first], docs[first]
+    scores = run.score[rows]
+
+    # the judgements of the counted queries, with their docs in the run's doc codes
+    qrels_query = position[qrels.query]
+    counted_rows = np.flatnonzero(qrels_query >= 0)
+    judged_query = qrels_query[counted_rows]
+    judged_doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[counted_rows]]
+    judgements = Judgements(judged_query, qrels.relevance[counted_rows], n)
+
+    # hits: ranked rows whose (query, doc) is judged; only rows of judged docs can be
+    ndocs = max(len(run.doc_ids), 1)
+    judged_keys = judged_query * ndocs + judged_doc
+    key_order = np.argsort(np.where(judged_doc >= 0, judged_keys, -1), kind="stable")
+    sorted_keys = np.where(judged_doc >= 0, judged_keys, -1)[key_order]
+    maybe = np.zeros(ndocs, dtype=bool)
+    maybe[judged_doc[judged_doc >= 0]] = True
+    candidates = np.flatnonzero(maybe[docs])
+    candidate_keys = row_query[candidates] * ndocs + docs[candidates]
+    at = np.searchsorted(sorted_keys, candidate_keys)
+    at = np.minimum(at, max(len(sorted_keys) - 1, 0))
+    matched = sorted_keys[at] == candidate_keys if len(sorted_keys) else np.zeros(0, dtype=bool)
+    hit_rows = candidates[matched]
+    qrel_row = key_order[at[matched]]
+
+    num_ret = np.bincount(row_query, minlength=n)
+    rank = position_in_segment(row_query) + 1
+    _, continues = tie_groups(row_query, scores)
+    group_start, group_size = _groups(rank, continues)
+    return Rankings(
+        n_queries=n,
+        num_ret=num_ret,
+        query=row_query[hit_rows],
+        rank=rank[hit_rows],
+        label=judgements.label[qrel_row],
+        qrel_row=qrel_row,
+        score=scores[hit_rows],
+        group_start=group_start[hit_rows],
+        group_size=group_size[hit_rows],
+        judgements=judgements,
+    )
