@@ -25,7 +25,6 @@ import importlib.util
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import peak_rss_mb
 
 MEASURES = "RR R@10 nDCG@10 AP Success@10"
 MEASURE_NAMES = ("RR", "R@10", "nDCG@10", "AP", "Success@10")
@@ -405,25 +405,6 @@ JOBS = (
 JOB_BY_KEY = {job.key: job for job in JOBS}
 
 
-def _peak_rss_mb() -> float:
-    """This process's peak RSS in MB: ``VmHWM`` from ``/proc/self/status`` on Linux.
-
-    Not ``ru_maxrss``: Linux carries the *parent's* peak over ``fork`` + ``exec`` into the
-    child's ``ru_maxrss`` (and ``RUSAGE_CHILDREN`` is a max over all children), so a child
-    spawned by a parent holding the generated data would report the parent's size.
-    ``ru_maxrss`` is the fallback where ``/proc`` does not exist.
-    """
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024 / 1e6
-    except OSError:
-        pass
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
-
-
 def run_child(args: argparse.Namespace) -> None:
     """``--only TOOL:TASK``: warm up on the tiny files, time ``--repeat`` calls, write JSON."""
     warnings.simplefilter("ignore")  # ranx's NumbaTypeSafetyWarning, pandas notices
@@ -434,7 +415,7 @@ def run_child(args: argparse.Namespace) -> None:
     del warm_state
     warmup = time.perf_counter() - start
     gc.collect()
-    setup_rss = _peak_rss_mb()
+    setup_rss = peak_rss_mb()
     state = job.setup(Path(args.run_file), Path(args.qrels_file))
     gc.collect()
     times, summary = [], {}
@@ -450,7 +431,7 @@ def run_child(args: argparse.Namespace) -> None:
         "times": times,
         "warmup_seconds": warmup,
         "setup_rss_mb": setup_rss,
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         **summary,
     }
     Path(args.child_out).write_text(json.dumps(report))
