@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 from harness import peak_rss_mb
+from synthetic import acl_ids, distinct_rows, write_trec
 
 MEASURES = "RR R@10 nDCG@10 AP Success@10"
 MEASURE_NAMES = ("RR", "R@10", "nDCG@10", "AP", "Success@10")
@@ -90,32 +91,6 @@ class Dataset:
     seconds: float
 
 
-def _doc_ids(rng: np.random.Generator, count: int) -> np.ndarray:
-    """``count`` distinct ACL-Anthology-style ids such as ``P15-1001``."""
-    letters = np.array(list("ACDEFHIJKLMNOPQRSTUVWXYZ"))
-    codes = rng.choice(len(letters) * 26 * 9000, size=count, replace=False)
-    letter, rest = np.divmod(codes, 26 * 9000)
-    year, number = np.divmod(rest, 9000)
-    return np.char.add(
-        np.char.add(letters[letter], np.char.zfill(year.astype(str), 2)),
-        np.char.add("-", (number + 1000).astype(str)),
-    )
-
-
-def _distinct_rows(rng: np.random.Generator, rows: int, width: int, high: int) -> np.ndarray:
-    """A ``rows x width`` matrix of integers below ``high``, distinct within each row."""
-    matrix = rng.integers(0, high, size=(rows, width))
-    while True:
-        order = np.argsort(matrix, axis=1, kind="stable")
-        ordered = np.take_along_axis(matrix, order, axis=1)
-        repeat = np.zeros_like(matrix, dtype=bool)
-        repeat[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
-        if not repeat.any():
-            return matrix
-        row, col = np.nonzero(repeat)
-        matrix[row, order[row, col]] = rng.integers(0, high, size=row.size)
-
-
 def generate(
     workdir: Path,
     queries: int,
@@ -132,12 +107,11 @@ def generate(
     ``hit_fraction`` of the queries have their relevant doc in the run (rank ~ geometric).
     """
     import pyarrow as pa
-    import pyarrow.csv as pa_csv
 
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    pool = _doc_ids(rng, max(100_000, 2 * depth, queries))
-    candidates = _distinct_rows(rng, queries, depth, len(pool))
+    pool = acl_ids(rng, max(100_000, 2 * depth, queries))
+    candidates = distinct_rows(rng, queries, depth, len(pool))
 
     # Relevant doc: the candidate at a geometric rank for hits, a doc outside the run otherwise.
     hit = rng.random(queries) < hit_fraction
@@ -178,9 +152,8 @@ def generate(
             "tag": pa.array(["bench"]).take(np.zeros(lines, dtype=np.int64)),
         }
     )
-    options = pa_csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
     run_path, qrels_path = workdir / f"{name}.run", workdir / f"{name}.qrels"
-    pa_csv.write_csv(table, str(run_path), write_options=options)
+    write_trec(table, run_path)
     qrels = pa.table(
         {
             "query_id": query_array,
@@ -189,7 +162,7 @@ def generate(
             "relevance": np.ones(queries, dtype=np.int64),
         }
     )
-    pa_csv.write_csv(qrels, str(qrels_path), write_options=options)
+    write_trec(qrels, qrels_path)
     return Dataset(
         run=run_path,
         qrels=qrels_path,
