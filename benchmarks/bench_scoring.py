@@ -32,10 +32,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata, util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from harness import Row, floor_mb, markdown_table, measure, run_once
 from synthetic import acl_ids, arxiv_ids, distinct_rows, write_trec
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 HERE = Path(__file__).resolve().parent
 CHILDREN = HERE / "scoring_children.py"
@@ -85,7 +89,7 @@ WORKLOADS = {
 
 
 def _missing_relevant(
-    rng: np.random.Generator, pool: int, candidates: np.ndarray, rel_doc: np.ndarray, slots
+    rng: np.random.Generator, pool: int, candidates: np.ndarray, rel_doc: np.ndarray, slots: tuple
 ) -> None:
     """Fill ``rel_doc[slots]`` with docs below ``pool`` outside each query's run, distinct
     within a query."""
@@ -101,7 +105,9 @@ def _missing_relevant(
         todo = np.flatnonzero(found | repeated)
 
 
-def _tie(rng: np.random.Generator, scores: np.ndarray, tied: np.ndarray, anchor: np.ndarray):
+def _tie(
+    rng: np.random.Generator, scores: np.ndarray, tied: np.ndarray, anchor: np.ndarray
+) -> None:
     """Give each ``tied`` query a group of 2-5 equal scores starting near ``anchor``."""
     size = rng.integers(2, 6, size=tied.size)
     first = np.clip(anchor - rng.integers(0, size), 0, scores.shape[1] - size)
@@ -187,19 +193,19 @@ def generate(w: Workload, queries: int) -> tuple[dict, dict, dict]:
     return run, qrels, stats
 
 
-def _strings(values: np.ndarray, index: np.ndarray):
+def _strings(values: np.ndarray, index: np.ndarray) -> pa.Array:
     import pyarrow as pa
 
     return pa.array(values.tolist()).take(index)
 
 
-def _constant(text: str, count: int):
+def _constant(text: str, count: int) -> pa.Array:
     import pyarrow as pa
 
     return pa.array([text]).take(np.zeros(count, dtype=np.int64))
 
 
-def _six_decimals(micro: np.ndarray):
+def _six_decimals(micro: np.ndarray) -> pa.Array:
     """Millionths as ``I.FFFFFF`` strings, exactly (no float formatting)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -273,7 +279,6 @@ class Measures:
     trec: list[str]  # trec_eval output names (recall_10)
     trec_args: list[str]  # trec_eval -m arguments (recall.5,10,20)
     ranx: list[str]
-    percent: bool
 
     @classmethod
     def of(cls, protocol: str) -> Measures:
@@ -295,7 +300,7 @@ class Measures:
             cutoff = each.params.get("cutoff")
             ranx_names.append(ranx[each.NAME] + (f"@{cutoff}" if cutoff else ""))
         irm = [str(m) for m in chosen.measures]
-        return cls(irm, trec, args, ranx_names, chosen.percent)
+        return cls(irm, trec, args, ranx_names)
 
 
 def _tool(name: str) -> str:

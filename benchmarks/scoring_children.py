@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 RUN_COLUMNS = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
 
 
-def read_trec(path: str, columns: tuple[str, ...], types: dict):
+def read_trec(path: str, columns: tuple[str, ...], types: dict) -> pa.Table:
     """A space-separated TREC file as a pyarrow table, with the given column types."""
     import pyarrow.csv as pa_csv
 
@@ -29,7 +33,7 @@ def read_trec(path: str, columns: tuple[str, ...], types: dict):
     )
 
 
-def read_run(path: str):
+def read_run(path: str) -> pa.Table:
     """The run's six columns, typed as a TREC run is (ids and tag strings, rank int, score
     float): the parse every evaluator has to do, so its time is the floor."""
     import pyarrow as pa

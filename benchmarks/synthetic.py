@@ -7,8 +7,12 @@ benchmark's multi-million-line files are the same bytes on every machine and tak
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def acl_ids(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -52,7 +56,7 @@ def distinct_rows(rng: np.random.Generator, rows: int, width: int, high: int) ->
         matrix[row, order[row, col]] = rng.integers(0, high, size=row.size)
 
 
-def write_trec(table, path: Path) -> None:
+def write_trec(table: pa.Table, path: Path) -> None:
     """Write a pyarrow table as a TREC file: no header, one space between columns."""
     import pyarrow.csv as pa_csv
 
