@@ -40,21 +40,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from phases import run_phases
+from phases import report, run_phases
 
 ARSYTA_TRAIN = 8_030_837
 SMALL_SPLIT = 1_000
 _WORDS = [f"w{n}" for n in range(5000)]
 _HEADINGS = ["Introduction", "Related Work", "Method", "Experiments", "Conclusion"]
 PHASES = ("generate", "qrels", "queries", "queries-again")
-
-
-def _peak_mb() -> float:
-    """This process's peak resident memory (VmHWM), in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _paper_id(n: int) -> str:
@@ -132,8 +124,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.phase:  # a child: run one phase, print its result as JSON
         result = _phase(args.phase, args.work / "corpus", args.work / "home", args)
-        result["peak_rss_mb"] = _peak_mb()
-        print(json.dumps(result))
+        report(result)
         return 0
     work = args.keep or Path(tempfile.mkdtemp(prefix="citeval-arsyta-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from phases import run_phases
+from harness import peak_rss_mb
+from phases import report, run_phases
 
 REFSEER_PAPERS = 624_957
 VOCABULARY = 200_000
@@ -109,14 +110,6 @@ def generate(folder: Path, papers: int, queries: int, seed: int = 0) -> None:
         (folder / f"{split}.json").write_text("[]", encoding="utf-8")
 
 
-def _peak_mb() -> float:
-    """Peak resident memory of this process so far (VmHWM), in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def _bm25_phase(k: int) -> dict:
     import ir_datasets
 
@@ -124,7 +117,7 @@ def _bm25_phase(k: int) -> dict:
     from citeval_irm.baseline import BM25Index, QueryInfo
     from citeval_irm.datasets import AdmissibleCandidates
 
-    figures: dict[str, float | int] = {"rss_after_imports_mb": _peak_mb()}
+    figures: dict[str, float | int] = {"rss_after_imports_mb": peak_rss_mb()}
     dataset = ir_datasets.load("citeval/arxiv/test")
     index = BM25Index()
     timed: dict[str, float] = {}
@@ -146,7 +139,7 @@ def _bm25_phase(k: int) -> dict:
         index_seconds=total,
         read_and_tokenize_seconds=total - timed["bm25s"],
         bm25s_index_seconds=timed["bm25s"],
-        peak_rss_after_index_mb=_peak_mb(),
+        peak_rss_after_index_mb=peak_rss_mb(),
     )
     start = time.perf_counter()
     queries = [
@@ -214,8 +207,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.phase:  # a child process: one phase, its figures as JSON on the last line
         result = _phase(args.phase, args.work, args)
-        result["peak_rss_mb"] = _peak_mb()
-        print(json.dumps(result))
+        report(result)
         return 0
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="citeval-bench-bm25-"))

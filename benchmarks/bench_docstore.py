@@ -3,7 +3,7 @@
 The corpus is SYNTHETIC: random words in the HAtten layout (papers.json, contexts.json,
 train/val/test.json), written to a temporary folder and read as ``citeval/arxiv`` through
 ``CITEVAL_ARXIV_DIR``. It measures, each phase in its own process so that peak memory
-(``ru_maxrss``) belongs to that phase alone:
+(``VmHWM``, ``harness.peak_rss_mb``) belongs to that phase alone:
 
 1. ``generate``: writing the corpus (not part of the loader);
 2. ``build``: the first load, i.e. streaming papers.json into the docstore;
@@ -34,21 +34,16 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from phases import run_phases
+from phases import report, run_phases
 
 ARXIV_PAPERS = 1_661_201
 _WORDS = [f"w{n}" for n in range(5000)]
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
 def _paper_id(n: int) -> str:
@@ -170,8 +165,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.phase:  # a child process: run one phase, print its figures as JSON
         result = _phase(args.phase, args.work / "corpus", args.work / "ir_home", args)
-        result["peak_rss_mb"] = _peak_mb()
-        print(json.dumps(result))
+        report(result)
         return 0
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="citeval-bench-"))

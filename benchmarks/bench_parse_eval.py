@@ -25,7 +25,6 @@ import importlib.util
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -40,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import peak_rss_mb
+from synthetic import acl_ids, distinct_rows, write_trec
 
 MEASURES = "RR R@10 nDCG@10 AP Success@10"
 MEASURE_NAMES = ("RR", "R@10", "nDCG@10", "AP", "Success@10")
@@ -90,32 +91,6 @@ class Dataset:
     seconds: float
 
 
-def _doc_ids(rng: np.random.Generator, count: int) -> np.ndarray:
-    """``count`` distinct ACL-Anthology-style ids such as ``P15-1001``."""
-    letters = np.array(list("ACDEFHIJKLMNOPQRSTUVWXYZ"))
-    codes = rng.choice(len(letters) * 26 * 9000, size=count, replace=False)
-    letter, rest = np.divmod(codes, 26 * 9000)
-    year, number = np.divmod(rest, 9000)
-    return np.char.add(
-        np.char.add(letters[letter], np.char.zfill(year.astype(str), 2)),
-        np.char.add("-", (number + 1000).astype(str)),
-    )
-
-
-def _distinct_rows(rng: np.random.Generator, rows: int, width: int, high: int) -> np.ndarray:
-    """A ``rows x width`` matrix of integers below ``high``, distinct within each row."""
-    matrix = rng.integers(0, high, size=(rows, width))
-    while True:
-        order = np.argsort(matrix, axis=1, kind="stable")
-        ordered = np.take_along_axis(matrix, order, axis=1)
-        repeat = np.zeros_like(matrix, dtype=bool)
-        repeat[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
-        if not repeat.any():
-            return matrix
-        row, col = np.nonzero(repeat)
-        matrix[row, order[row, col]] = rng.integers(0, high, size=row.size)
-
-
 def generate(
     workdir: Path,
     queries: int,
@@ -132,12 +107,11 @@ def generate(
     ``hit_fraction`` of the queries have their relevant doc in the run (rank ~ geometric).
     """
     import pyarrow as pa
-    import pyarrow.csv as pa_csv
 
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    pool = _doc_ids(rng, max(100_000, 2 * depth, queries))
-    candidates = _distinct_rows(rng, queries, depth, len(pool))
+    pool = acl_ids(rng, max(100_000, 2 * depth, queries))
+    candidates = distinct_rows(rng, queries, depth, len(pool))
 
     # Relevant doc: the candidate at a geometric rank for hits, a doc outside the run otherwise.
     hit = rng.random(queries) < hit_fraction
@@ -178,9 +152,8 @@ def generate(
             "tag": pa.array(["bench"]).take(np.zeros(lines, dtype=np.int64)),
         }
     )
-    options = pa_csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
     run_path, qrels_path = workdir / f"{name}.run", workdir / f"{name}.qrels"
-    pa_csv.write_csv(table, str(run_path), write_options=options)
+    write_trec(table, run_path)
     qrels = pa.table(
         {
             "query_id": query_array,
@@ -189,7 +162,7 @@ def generate(
             "relevance": np.ones(queries, dtype=np.int64),
         }
     )
-    pa_csv.write_csv(qrels, str(qrels_path), write_options=options)
+    write_trec(qrels, qrels_path)
     return Dataset(
         run=run_path,
         qrels=qrels_path,
@@ -405,25 +378,6 @@ JOBS = (
 JOB_BY_KEY = {job.key: job for job in JOBS}
 
 
-def _peak_rss_mb() -> float:
-    """This process's peak RSS in MB: ``VmHWM`` from ``/proc/self/status`` on Linux.
-
-    Not ``ru_maxrss``: Linux carries the *parent's* peak over ``fork`` + ``exec`` into the
-    child's ``ru_maxrss`` (and ``RUSAGE_CHILDREN`` is a max over all children), so a child
-    spawned by a parent holding the generated data would report the parent's size.
-    ``ru_maxrss`` is the fallback where ``/proc`` does not exist.
-    """
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024 / 1e6
-    except OSError:
-        pass
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
-
-
 def run_child(args: argparse.Namespace) -> None:
     """``--only TOOL:TASK``: warm up on the tiny files, time ``--repeat`` calls, write JSON."""
     warnings.simplefilter("ignore")  # ranx's NumbaTypeSafetyWarning, pandas notices
@@ -434,7 +388,7 @@ def run_child(args: argparse.Namespace) -> None:
     del warm_state
     warmup = time.perf_counter() - start
     gc.collect()
-    setup_rss = _peak_rss_mb()
+    setup_rss = peak_rss_mb()
     state = job.setup(Path(args.run_file), Path(args.qrels_file))
     gc.collect()
     times, summary = [], {}
@@ -450,7 +404,7 @@ def run_child(args: argparse.Namespace) -> None:
         "times": times,
         "warmup_seconds": warmup,
         "setup_rss_mb": setup_rss,
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         **summary,
     }
     Path(args.child_out).write_text(json.dumps(report))
