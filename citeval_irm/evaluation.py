@@ -253,6 +253,6 @@ def _verify(values: np.ndarray, reference: np.ndarray, measures, query_ids) -> N
     count = int((gap > VERIFY_TOLERANCE).sum())
     raise VerificationError(
         f"engines disagree on {count} (query, measure) value(s); first: query "
-        f"{query_ids[row]!r}, {measures[column]}: citeval {values[row, column]!r}, "
-        f"pytrec_eval {reference[row, column]!r}"
+        f"{query_ids[row]!r}, {measures[column]}: citeval {float(values[row, column])!r}, "
+        f"pytrec_eval {float(reference[row, column])!r}"
     )

@@ -203,6 +203,10 @@ class EvalResult:
             values = self.values.tolist()
             for row in sorted(range(len(self.query_ids)), key=self.query_ids.__getitem__):
                 query = self.query_ids[row]
-                lines += [line(order[i], query, values[row][c]) for i, c in enumerate(columns)]
+                lines += [
+                    line(order[i], query, values[row][c])
+                    for i, c in enumerate(columns)
+                    if names[order[i]] != "num_q"  # trec_eval prints num_q for "all" only
+                ]
         lines += [line(m, "all", self.aggregates[m]) for m in order]
         return "".join(lines)
