@@ -51,7 +51,7 @@ _EXPORTS = {
     "Run": "tables",
     "TieRange": "tieaware",
     "tie_ranges": "tieaware",
-    "TIE_POLICIES": "ties",
+    "TIE_POLICIES": "choices",
     "TieReport": "ties",
     "rank_run": "ties",
     "bm25_run": "baseline",
@@ -101,6 +101,7 @@ after_import("ir_datasets", _register_datasets)
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
     from .baseline import bm25_run  # noqa: F401
+    from .choices import TIE_POLICIES  # noqa: F401
     from .crosscheck import CAUSES, CrosscheckReport, crosscheck  # noqa: F401
     from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
     from .evaluation import VerificationError, evaluate  # noqa: F401
@@ -111,4 +112,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .results import EvalResult  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401
     from .tieaware import TieRange, tie_ranges  # noqa: F401
-    from .ties import TIE_POLICIES, TieReport, rank_run  # noqa: F401
+    from .ties import TieReport, rank_run  # noqa: F401

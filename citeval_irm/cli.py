@@ -13,15 +13,17 @@ import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .crosscheck import crosscheck
-from .datasets import UNKNOWN_YEAR_POLICIES
+from .choices import (
+    DUPLICATE_POLICIES,
+    EMPTY_QUERY_POLICIES,
+    ENGINES,
+    TIE_POLICIES,
+    UNKNOWN_YEAR_POLICIES,
+)
 from .errors import CitevalError, InputError
-from .evaluation import EMPTY_QUERY_POLICIES, evaluate
-from .io import DUPLICATE_POLICIES, write_run
 from .measures import PROTOCOLS
 from .recipes import RECIPES
 from .results import FORMATS
-from .ties import TIE_POLICIES
 
 EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
@@ -68,9 +70,23 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         default="zero",
         help="qrels queries with no relevant doc: score 0 (default, trec_eval) or skip",
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="citeval",
+        help="citeval (default: the columnar kernels; any measure they lack goes to "
+        "ir-measures) or pytrec_eval (every measure through ir-measures)",
+    )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="compute with both engines and fail on any per-query difference above 1e-9",
+    )
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate
+
     result = evaluate(
         args.run,
         args.qrels if args.qrels is not None else args.dataset,
@@ -79,6 +95,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         ties=args.ties,
         duplicates=args.duplicates,
         empty_queries=args.empty_queries,
+        engine=args.engine,
+        verify=args.verify,
     )
     percent = True if args.percent else None
     if not args.crosscheck:
@@ -100,6 +118,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
+    from .crosscheck import crosscheck
+
     return crosscheck(
         args.run,
         args.qrels if args.qrels is not None else args.dataset,
@@ -159,6 +179,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from .baseline import bm25_run
+    from .io import write_run
 
     run = bm25_run(
         args.dataset,

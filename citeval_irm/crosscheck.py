@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .choices import TIE_POLICIES, check_choice
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
@@ -39,7 +40,6 @@ from .recipes import (
 )
 from .scoring import build_rankings, tie_range_matrix
 from .tables import Qrels, Run, lookup
-from .ties import TIE_POLICIES, check_choice
 
 TOLERANCE = 1e-9
 

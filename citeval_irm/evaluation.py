@@ -22,18 +22,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
 
+from .choices import (
+    DUPLICATE_POLICIES,
+    EMPTY_QUERY_POLICIES,
+    ENGINES,
+    TIE_POLICIES,
+    check_choice,
+)
 from .errors import CitevalError, EvalWarning, InputError, examples_of
-from .io import DUPLICATE_POLICIES, as_qrels, as_run
+from .io import as_qrels, as_run
 from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
 from .results import EvalResult
 from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
-from .tables import Qrels, Run, lookup
-from .ties import check_choice, rank_order, rank_run, tie_report
+from .tables import Qrels, Run, lookup, take
+from .ties import rank_order, rank_run, tie_report
 
-EMPTY_QUERY_POLICIES = ("zero", "skip")
-ENGINES = ("citeval", "pytrec_eval")
 VERIFY_TOLERANCE = 1e-9
 
 
@@ -84,7 +88,7 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
     check_choice("empty_queries", empty_queries, EMPTY_QUERY_POLICIES)
     warnings: list[EvalWarning] = []
     qrels_ids = qrels.all_query_ids
-    run_ids = run.query_ids.take(pa.array(_present(run)))
+    run_ids = take(run.query_ids, _present(run))
     in_qrels = lookup(run_ids, qrels_ids)
     if not (in_qrels >= 0).any():
         raise InputError(
@@ -100,7 +104,7 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
                 "run_only_queries",
                 "run queries absent from the qrels: ignored",
                 int(run_only.size),
-                examples_of(run_ids.take(pa.array(run_only[:5])).to_pylist()),
+                examples_of(take(run_ids, run_only[:5]).to_pylist()),
             )
         )
     in_run = np.zeros(len(qrels_ids), dtype=bool)
@@ -115,7 +119,7 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
                 "qrels queries with no relevant document: "
                 + ("left out of the average" if skip else "scored 0, as trec_eval does"),
                 int(empty.size),
-                examples_of(qrels_ids.take(pa.array(empty[:5])).to_pylist()),
+                examples_of(take(qrels_ids, empty[:5]).to_pylist()),
             )
         )
         if skip:
@@ -132,10 +136,10 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
                 "missing_queries",
                 "qrels queries with no ranking in the run: scored 0 (trec_eval -c)",
                 int(missing.size),
-                examples_of(qrels_ids.take(pa.array(missing[:5])).to_pylist()),
+                examples_of(take(qrels_ids, missing[:5]).to_pylist()),
             )
         )
-    query_ids = qrels_ids.take(pa.array(counted)).to_pylist()
+    query_ids = take(qrels_ids, counted).to_pylist()
     return Population(counted, query_ids, warnings)
 
 
@@ -166,7 +170,7 @@ def evaluate(
     """
     check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
     check_choice("engine", engine, ENGINES)
-    check_choice("ties", ties, ("trec_eval", "run_order"))
+    check_choice("ties", ties, TIE_POLICIES)
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
     run_table = as_run(run, duplicates=duplicates)

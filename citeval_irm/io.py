@@ -23,12 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from .choices import DUPLICATE_POLICIES, KEEP_ALL, check_choice
 from .errors import EvalWarning, InputError
-from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run, first_copies
-
-DUPLICATE_POLICIES = ("error", "keep_best")
-# Only for list-based recipes (the cross-check): every copy stays, as a paper's script sees it.
-KEEP_ALL = "keep_all"
+from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run, first_copies, numpy_of, take
 
 _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
@@ -103,12 +100,12 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
         # space in a tab-separated file) or nothing must be split as trec_eval splits it.
         dictionary = ids.dictionary
         if len(dictionary) and (
-            pc.any(pc.equal(dictionary, "")).as_py()
+            not _lengths(dictionary).all()
             or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
         ):
             raise _NeedLineNumbers
         columns[name] = ids
-    values = table[value_column].to_numpy()
+    values = numpy_of(table[value_column])
     if value_column == "score" and not np.isfinite(values).all():
         raise _NeedLineNumbers
     columns[value_column] = values
@@ -136,13 +133,12 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     except pa.ArrowInvalid as exc:
         raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
     lines = pc.ascii_trim_whitespace(table["line"].combine_chunks())
-    lines = pc.fill_null(lines, "")
-    keep = np.flatnonzero(pc.not_equal(lines, "").to_numpy(zero_copy_only=False))
+    keep = np.flatnonzero(_lengths(lines))
     line_numbers = keep + 1
-    lines = lines.take(pa.array(keep))
+    lines = take(lines, keep)
     width = len(layout)
     parts = pc.ascii_split_whitespace(lines, max_splits=width)
-    offsets = parts.offsets.to_numpy()
+    offsets = numpy_of(parts.offsets)
     counts = np.diff(offsets)
     short = np.flatnonzero(counts < width)
     if short.size:
@@ -164,12 +160,17 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
         )
     values = parts.values
     starts = offsets[:-1]
-    columns = {name: values.take(pa.array(starts + layout.index(name))) for name in wanted}
+    columns = {name: take(values, starts + layout.index(name)) for name in wanted}
     return columns, line_numbers, int(extra.size)
 
 
+def _lengths(strings: pa.Array) -> np.ndarray:
+    """Length in bytes of each string of an Arrow string array."""
+    return numpy_of(pc.binary_length(strings))
+
+
 def _first_invalid(column: pa.Array, pattern: str) -> int | None:
-    ok = pc.match_substring_regex(column, pattern).to_numpy(zero_copy_only=False)
+    ok = numpy_of(pc.match_substring_regex(column, pattern))
     bad = np.flatnonzero(~ok)
     return int(bad[0]) if bad.size else None
 
@@ -211,7 +212,7 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
         expected = "a finite number" if is_score else "an integer"
         raise InputError(str(path), f"{kind} {value!r} is not {expected}", int(line_numbers[bad]))
     if is_score:
-        values = pc.cast(raw, pa.float64()).to_numpy(zero_copy_only=False)
+        values = numpy_of(pc.cast(raw, pa.float64()))
         nonfinite = np.flatnonzero(~np.isfinite(values))
         if nonfinite.size:
             row = nonfinite[0]
@@ -221,7 +222,7 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
         return values
     unsigned = pc.utf8_ltrim(raw, "+")  # the pattern allows one leading sign
     try:
-        return pc.cast(unsigned, pa.int64()).to_numpy(zero_copy_only=False)
+        return numpy_of(pc.cast(unsigned, pa.int64()))
     except pa.ArrowInvalid:
         row = next(i for i, v in enumerate(unsigned.to_pylist()) if not _fits_int64(v))
         raise InputError(
@@ -247,13 +248,12 @@ def _check_duplicates(table, policy: str, kind: str, locate=None):
     for its line numbers only when needed); ``"keep_best"`` keeps the best-scored copy (the
     first among equal scores) and returns a counted warning; ``KEEP_ALL`` keeps every copy.
     """
-    if policy not in DUPLICATE_POLICIES + (KEEP_ALL,):
-        raise InputError(None, f"duplicates must be one of {DUPLICATE_POLICIES}, not {policy!r}")
+    check_choice("duplicates", policy, DUPLICATE_POLICIES + (KEEP_ALL,))
     rows = repeated_rows(table)
     if not rows.size:
         return table, []
-    queries = table.query_ids.take(pa.array(table.query[rows[:5]])).to_pylist()
-    docs = table.doc_ids.take(pa.array(table.doc[rows[:5]])).to_pylist()
+    queries = take(table.query_ids, table.query[rows[:5]]).to_pylist()
+    docs = take(table.doc_ids, table.doc[rows[:5]]).to_pylist()
     examples = tuple(f"{q}/{d}" for q, d in zip(queries, docs))
     if policy == KEEP_ALL:
         message = "duplicate (query, doc) rows in the run: kept, as a list-based script sees them"

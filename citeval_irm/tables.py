@@ -28,6 +28,57 @@ RUN_COLUMNS = ("query_id", "doc_id", "score")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 
 
+# pyarrow converts numpy input and non-zero-copy output through its pandas layer, which
+# imports pandas (a fifth of a second) on first use: the scoring path goes through buffers.
+_NUMPY_TYPES = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint16(): np.uint16,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
+
+
+def arrow_array(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers as an Arrow array, without pyarrow's pandas layer."""
+    values = np.ascontiguousarray(values)
+    arrow_type = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(values)])
+
+
+def numpy_of(values, fill=None) -> np.ndarray:
+    """A numpy array of an Arrow numeric or boolean (chunked) array, read from its buffers;
+    nulls become ``fill`` (which must then be given)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    validity, data = values.buffers()[:2]
+    n, offset = len(values), values.offset
+    if pa.types.is_boolean(values.type):
+        bits = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+        out = np.unpackbits(bits, bitorder="little", count=n + offset)[offset:].astype(bool)
+    else:
+        dtype = _NUMPY_TYPES[values.type]
+        out = np.frombuffer(data, dtype=dtype, count=n, offset=offset * np.dtype(dtype).itemsize)
+    if values.null_count:
+        if fill is None:
+            raise ValueError("nulls in an array that must have none")
+        valid = np.unpackbits(
+            np.frombuffer(validity, dtype=np.uint8), bitorder="little", count=n + offset
+        )[offset:].astype(bool)
+        out = np.where(valid, out, fill)
+    return out
+
+
+def take(values: pa.Array, positions: np.ndarray) -> pa.Array:
+    """``values`` at ``positions`` (a numpy array of indices)."""
+    return values.take(arrow_array(np.asarray(positions, dtype=np.int64)))
+
+
 def encode(values) -> tuple[np.ndarray, pa.Array]:
     """Integer codes and the dictionary of unique values (first-appearance order) of a
     string column given as an Arrow (chunked, dictionary) array or any sequence."""
@@ -44,7 +95,7 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
         if values.type != pa.string():
             values = values.cast(pa.string())
         encoded = pc.dictionary_encode(values)
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    codes = numpy_of(encoded.indices).astype(np.int32, copy=False)
     dictionary = encoded.dictionary
     if dictionary.type != pa.string():
         dictionary = dictionary.cast(pa.string())
@@ -54,7 +105,7 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
 def lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     """Position of each of ``values`` in ``dictionary``, -1 where absent."""
     found = pc.index_in(values, value_set=dictionary)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return numpy_of(found, fill=-1).astype(np.int64)
 
 
 def run_starts(*keys: np.ndarray) -> np.ndarray:
@@ -107,10 +158,10 @@ class _Table:
 
     def query_strings(self) -> pa.Array:
         """The query id of every row (an Arrow array)."""
-        return self.query_ids.take(pa.array(self.query))
+        return take(self.query_ids, self.query)
 
     def doc_strings(self) -> pa.Array:
-        return self.doc_ids.take(pa.array(self.doc))
+        return take(self.doc_ids, self.doc)
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -134,7 +185,7 @@ class _Table:
         codes = self.query[order]
         starts = segment_starts(codes).tolist()
         ends = starts[1:] + [len(order)]
-        docs = self.doc_ids.take(pa.array(self.doc[order])).to_pylist()
+        docs = take(self.doc_ids, self.doc[order]).to_pylist()
         values = self.values()[order].tolist()
         queries = self.query_ids.to_pylist()
         for start, end in zip(starts, ends):

@@ -16,17 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import EvalWarning, InputError, examples_of
-from .tables import Run, segment_starts
-
-TIE_POLICIES = ("trec_eval", "run_order")
-
-
-def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``choices``, else an error that lists them."""
-    if value not in choices:
-        raise InputError(None, f"{name} must be one of {', '.join(choices)}, not {value!r}")
-    return value
+from .choices import TIE_POLICIES, check_choice
+from .errors import EvalWarning, examples_of
+from .tables import Run, arrow_array, numpy_of, segment_starts, take
 
 
 @dataclass(frozen=True)
@@ -82,26 +74,28 @@ def rank_order(run: Run, ties: str = "trec_eval") -> tuple[np.ndarray, np.ndarra
     if grouped and not np.any((score[1:] > score[:-1]) & (query[1:] == query[:-1])):
         order = np.arange(len(query))
     else:  # Arrow's sort is stable: tied rows keep their input order
-        table = pa.table({"query": query, "score": score})
+        table = pa.Table.from_arrays([arrow_array(query), arrow_array(score)], ["query", "score"])
         keys = [("query", "ascending"), ("score", "descending")]
-        order = pc.sort_indices(table, sort_keys=keys).to_numpy().copy()
+        order = numpy_of(pc.sort_indices(table, sort_keys=keys)).astype(np.int64)
     tied, continues = tie_groups(query[order], score[order])
     if ties == "trec_eval" and tied.any():
         positions = np.flatnonzero(tied)
         group = np.cumsum(~continues[positions])
         # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
-        docs = run.doc_ids.take(pa.array(run.doc[order[positions]]))
-        inner = pc.sort_indices(
-            pa.table({"group": group, "doc": docs}),
-            sort_keys=[("group", "ascending"), ("doc", "descending")],
-        ).to_numpy()
+        docs = take(run.doc_ids, run.doc[order[positions]])
+        inner = numpy_of(
+            pc.sort_indices(
+                pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
+                sort_keys=[("group", "ascending"), ("doc", "descending")],
+            )
+        )
         order[positions] = order[positions][inner]
     return order, tied
 
 
 def tie_report(run: Run, order: np.ndarray, tied: np.ndarray, ties: str) -> TieReport:
     codes = np.unique(run.query[order[tied]])
-    ids = run.query_ids.take(pa.array(codes)).to_pylist()
+    ids = take(run.query_ids, codes).to_pylist()
     return TieReport(ties, int(tied.sum()), examples_of(ids), frozenset(ids))
 
 

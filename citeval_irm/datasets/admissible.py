@@ -22,11 +22,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES, check_choice
 from ..errors import EvalWarning, InputError, examples_of
 from .years import PaperDate
 
-UNKNOWN_YEAR_POLICIES = ("admit", "exclude")
-DATE_PRECISIONS = ("year", "month")
 _NO_YEAR = -1
 
 
@@ -62,12 +61,8 @@ class AdmissibleCandidates:
     ):
         if not isinstance(same_year, bool):
             raise InputError(None, "same_year must be True or False (an explicit choice)")
-        if unknown_year not in UNKNOWN_YEAR_POLICIES:
-            raise InputError(
-                None, f"unknown_year must be one of {UNKNOWN_YEAR_POLICIES}, not {unknown_year!r}"
-            )
-        if precision not in DATE_PRECISIONS:
-            raise InputError(None, f"precision must be one of {DATE_PRECISIONS}, not {precision!r}")
+        check_choice("unknown_year", unknown_year, UNKNOWN_YEAR_POLICIES)
+        check_choice("precision", precision, DATE_PRECISIONS)
         self.same_year = same_year
         self.unknown_year = unknown_year
         self.source = source
