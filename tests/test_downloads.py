@@ -14,8 +14,10 @@ from citeval_irm.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
+    RecordError,
     download,
     file_checksum,
+    fingerprint,
     read_record,
     record_path,
     verify_file,
@@ -27,7 +29,10 @@ CONTENT = b'{"a": 1}\n' * 5000
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    """What is in ``folder`` but lock files (kept: deleting a lock file races its waiters)."""
+    if not folder.exists():
+        return []
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
 
 
 def test_checksums_match_hashlib_and_git(tmp_path: Path) -> None:
@@ -168,15 +173,18 @@ def test_record_for_files_without_a_published_checksum(tmp_path: Path, http_file
         download(url, dest, record=True)
 
 
-def test_no_record_means_nothing_to_check(tmp_path: Path) -> None:
+def test_no_record_means_nothing_to_check_but_a_bad_record_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "f.json"
     path.write_bytes(CONTENT)
-    verify_record(path)  # a file installed without a record passes
-    record_path(path).write_text("not json", encoding="utf-8")
-    assert read_record(path) is None
+    assert verify_record(path) is None  # no record: the caller decides (see sources)
+    for bad in ("not json", '{"sha256": "x"}', "[]"):  # damaged: never read as "no record"
+        record_path(path).write_text(bad, encoding="utf-8")
+        with pytest.raises(RecordError) as info:
+            verify_record(path)
+        assert str(record_path(path)) in str(info.value) and "delete f.json" in str(info.value)
     write_record(path, "a folder")
     assert read_record(path)["origin"] == "a folder"
-    verify_record(path)
+    assert verify_record(path, full=True)["fingerprint"] == fingerprint(path)
 
 
 def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # noqa: F811
