@@ -336,3 +336,36 @@ def write_masterset_folder(folder: Path, pool=None, queries=None) -> dict:
     write_parquet(folder / "train.parquet", pool_rows)
     write_parquet(folder / "eval.parquet", query_rows)
     return {"pool": pool_rows, "queries": query_rows}
+
+
+# --------------------------------------------------------------------------- generated corpus
+
+
+def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 200) -> dict:
+    """A GENERATED corpus in the HAtten layout (no real data): ``papers`` papers with ACL-style
+    ids (so they have years), ``per_split`` contexts per split, each citing an earlier
+    paper. Big enough that building its stores takes long enough for processes to race."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ids = [f"{'PNDW'[n % 4]}{10 + n % 5:02d}-{n:04d}" for n in range(papers)]
+    papers_json = {
+        pid: {"title": f"Generated title {n}", "abstract": f"Generated abstract {n} " * 8}
+        for n, pid in enumerate(ids)
+    }
+    contexts, splits = {}, {}
+    for s, split in enumerate(SPLITS):
+        splits[split] = []
+        for n in range(per_split):
+            citing, cited = ids[(7 * n + s) % papers], ids[(13 * n + 3 * s + 1) % papers]
+            context_id = f"{citing}_{cited}_{n}"
+            contexts[context_id] = {
+                "masked_text": f"generated context {n} of {split} cites TARGETCIT here",
+                "context_id": context_id,
+                "citing_id": citing,
+                "refid": cited,
+            }
+            splits[split].append({"context_id": context_id, "positive_ids": [cited]})
+    (folder / "papers.json").write_text(json.dumps(papers_json), encoding="utf-8")
+    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
+    for split, entries in splits.items():
+        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+    return {"papers": papers_json, "contexts": contexts, "splits": splits}

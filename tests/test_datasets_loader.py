@@ -261,8 +261,10 @@ def test_split_entry_not_in_contexts(acl_folder) -> None:
     _rewrite(folder / "test.json", json.dumps(entries))
     with pytest.raises(InputError) as info:
         list(ir_datasets.load(f"{ACL}/test").queries_iter())
-    assert str(info.value).startswith(str(folder / "test.json"))
-    assert "record 21: context 'P15-0000_N04-1019_0' is not in" in str(info.value)
+    # the checks of `citeval import`, for a folder read in place too
+    assert str(info.value) == (
+        f"{folder / 'test.json'}: record 21 (context 'P15-0000_N04-1019_0'): not in contexts.json"
+    )
     _rewrite(folder / "test.json", json.dumps([{"context_id": "x", "positive_ids": "N04-1019"}]))
     with pytest.raises(InputError, match="record 1 .*'positive_ids' must be a list"):
         list(ir_datasets.load(f"{ACL}/test").qrels_iter())
@@ -317,7 +319,7 @@ def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, mon
     assert file_checksum(tmp_path / "served" / "papers.json", "git-blob-sha1") in message
     folder = ir_home / "citeval" / "acl-200"
     assert not folder.exists() or not any(
-        p.name.startswith(".papers") or p.name == "papers.json" for p in folder.iterdir()
+        p.name.endswith(".part") or p.name == "papers.json" for p in folder.iterdir()
     )
 
 

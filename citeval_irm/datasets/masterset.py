@@ -502,9 +502,8 @@ def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path):
     """Read both files of a MasterSet folder completely (every row, every reference and
     label) and count what they hold, with the test gold per tier and how much of it lies
     outside the pool: the :class:`~.importing.ImportReport` of ``citeval import``."""
-    from .importing import ImportReport, check_files
+    from .importing import ImportReport
 
-    check_files(corpus, folder)
     notes = Notes(NOTES)
     ids: dict[str, set[str]] = {}
     test_gold: list[QueryGold] = []
