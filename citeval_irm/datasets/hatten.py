@@ -19,6 +19,9 @@ arXiv's 1.66 million papers (or ArSyTa's 8 million contexts) never sit in a Pyth
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 from collections.abc import Callable, Iterator
 from dataclasses import KW_ONLY, dataclass
 from functools import partial

@@ -33,6 +33,9 @@ naming the file, the row index (0-based, as pyarrow and pandas count) and the pa
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import json
 import math
 from collections.abc import Iterator

@@ -17,6 +17,9 @@ download, as ir_datasets does for data usage agreements. A file that cannot be h
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import contextlib
 import hashlib
 import json
@@ -216,6 +219,14 @@ def verify_corpus_file(source: CorpusSource, name: str, *, full: bool = False) -
         if not path.is_file():
             raise DataNotFoundError(source.instructions(path))
         verify_installed(source, name, path, full=full)
+
+
+def check_corpus(source: CorpusSource) -> None:
+    """The checks of a load (:func:`verify_corpus_file`, not in full) on every file of the
+    corpus that is on this machine, at once: before a command starts printing records."""
+    for name in source.file_names():
+        if corpus_file(source, name, fetch=False) is not None:
+            verify_corpus_file(source, name)
 
 
 # --------------------------------------------------------------------------- in place

@@ -17,6 +17,9 @@ whose stamp does not match its source, or whose files do not match its stamp, is
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import json
 import os
 import shutil
@@ -50,15 +53,33 @@ def source_stamp(source: Path) -> dict:
     return {"path": str(source.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-def _store_files(path: Path, lookup_field: str) -> dict:
-    """The sizes that a complete store's files must have: records, bytes of records."""
+def _store_files(path: Path) -> dict:
+    """What a store's files hold: records, bytes of records, distinct ids (its one index)."""
     pos = path / "bin.pos"
-    meta = path / f"idx.{lookup_field}.meta"
+    (meta,) = path.glob("idx.*.meta")
     return {
         "records": pos.stat().st_size // 8,
         "bin_bytes": (path / "bin").stat().st_size,
         "ids": int(meta.read_text(encoding="ascii").split()[1]),
     }
+
+
+def store_problem(path: Path) -> tuple[str | None, dict | None]:
+    """``(problem, stamp)`` of the store folder ``path``: ``problem`` is ``None`` when its
+    files hold what its stamp says (one record per distinct id), else why not."""
+    try:
+        stamp = json.loads((path / STAMP).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ("not built" if not path.exists() else "incomplete (no stamp)"), None
+    except (OSError, ValueError) as exc:
+        return f"its stamp {path / STAMP} is unreadable ({exc})", None
+    try:
+        files = _store_files(path)
+    except (OSError, ValueError, IndexError) as exc:
+        return f"damaged: {exc}", stamp
+    if files != stamp.get("files") or files["ids"] != files["records"]:
+        return f"damaged: its files hold {files}, its stamp says {stamp.get('files')}", stamp
+    return None, stamp
 
 
 def _retire_if_other_fields(path: Path, data_cls: type) -> None:
@@ -97,21 +118,10 @@ class SourceStampedStore(PickleLz4FullStore):
     def problem(self) -> str | None:
         """Why this store cannot be used as it is (``None`` if it can): absent, built from
         another version of its source, or damaged (its files disagree with its stamp)."""
-        try:
-            stamp = json.loads((self._dir / STAMP).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return "not built" if not self._dir.exists() else "incomplete (no stamp)"
-        except (OSError, ValueError) as exc:
-            return f"its stamp {self._dir / STAMP} is unreadable ({exc})"
-        if stamp.get("source") != source_stamp(self.source):
+        problem, stamp = store_problem(self._dir)
+        if problem is None and stamp["source"] != source_stamp(self.source):
             return f"built from another version of {self.source}"
-        try:
-            files = _store_files(self._dir, self._id_field)
-        except (OSError, ValueError, IndexError) as exc:
-            return f"damaged: {exc}"
-        if files != stamp.get("files") or files["ids"] != files["records"]:
-            return f"damaged: its files hold {files}, its stamp says {stamp.get('files')}"
-        return None
+        return problem
 
     def built(self) -> bool:
         return self.problem() is None
@@ -140,7 +150,7 @@ class SourceStampedStore(PickleLz4FullStore):
             fresh = PickleLz4FullStore(str(temporary), **self._kwargs)
             fresh.build()
             fresh.lookup.close()
-            stamp["files"] = _store_files(temporary, self._id_field)
+            stamp["files"] = _store_files(temporary)
             if stamp["files"]["ids"] != stamp["files"]["records"]:
                 raise StoreError(
                     f"{self.source}: {stamp['files']['records']:,} records for "
