@@ -16,7 +16,7 @@ from pathlib import Path
 from .baseline import DEFAULT_K, bm25_run
 from .crosscheck import CrosscheckReport, crosscheck
 from .evaluation import evaluate
-from .io import write_run
+from .outputs import check_output, write_run_atomically
 from .protocol import ValidationReport, validate
 from .results import EvalResult
 from .tables import Run
@@ -84,13 +84,15 @@ def run_demo(
     """
     import ir_datasets
 
+    if output is not None:
+        check_output(output)  # before the ranking, not after it
     started = time.perf_counter()
     documentation = ir_datasets.load(dataset).documentation()
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
     run = bm25_run(dataset, k, temporal=temporal, same_year=same_year, show_progress=show_progress)
-    run_path = write_run(run, output, tag="bm25") if output is not None else None
+    run_path = write_run_atomically(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"
     settings = (
         f"bm25s, title + abstract, top {k}, "

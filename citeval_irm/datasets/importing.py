@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ..downloads import ChecksumError, verify_file, write_record
+from ..downloads import ChecksumError, read_record, verify_file, write_record
 from ..errors import EvalWarning, InputError
 from ..locking import exclusive
 from .hatten import (
@@ -37,7 +37,8 @@ from .hatten import (
     parse_paper,
 )
 from .jsonstream import Notes
-from .sources import CorpusSource
+from .sources import CorpusSource, check_folder, verify_corpus_file
+from .stores import store_problem
 
 SPLIT_NOTES = {
     "split_not_one_positive": "split entries whose positive_ids does not hold exactly one id",
@@ -150,27 +151,33 @@ def _check_splits(
     return counts
 
 
+def corpus_named(name: str, *, importable: bool = False) -> CorpusSource:
+    """A corpus by short name (``refseer``) or dataset id (``citeval/refseer``); with
+    ``importable``, one that ``citeval import`` can install (not the shipped demo)."""
+    from .masterset import MASTERSET_CORPORA
+
+    key = name.removeprefix("citeval/")
+    if key in MASTERSET_CORPORA:
+        return MASTERSET_CORPORA[key]
+    if key in CORPORA and not (importable and CORPORA[key].packaged is not None):
+        return CORPORA[key]
+    if key in CORPORA:
+        raise InputError(None, f"{name!r} ships inside citeval-irm: there is nothing to import")
+    names = [k for k, c in CORPORA.items() if not (importable and c.packaged is not None)]
+    known = ", ".join([*names, *MASTERSET_CORPORA])
+    raise InputError(None, f"unknown dataset {name!r}; known: {known}")
+
+
 def validate_folder(
     name: str, folder: str | os.PathLike, *, allow_count_mismatch: bool = False
 ) -> ImportReport:
     """Read a corpus folder completely and check it; raise :class:`InputError` naming the
     file, record and problem at the first fault. Counts that differ from the published
     ones are an error unless ``allow_count_mismatch`` (then a warning)."""
-    from .masterset import MASTERSET_CORPORA
-
-    key = name.removeprefix("citeval/")
-    importable = [k for k, c in CORPORA.items() if c.packaged is None]
-    if key in MASTERSET_CORPORA:
-        corpus: CorpusSource = MASTERSET_CORPORA[key]
-    elif key in importable:
-        corpus = CORPORA[key]
-    elif key in CORPORA:
-        raise InputError(None, f"{name!r} ships inside citeval-irm: there is nothing to import")
-    else:
-        known = ", ".join([*importable, *MASTERSET_CORPORA])
-        raise InputError(None, f"unknown dataset {name!r}; known: {known}")
     return validate_corpus_folder(
-        corpus, Path(folder).expanduser(), allow_count_mismatch=allow_count_mismatch
+        corpus_named(name, importable=True),
+        Path(folder).expanduser(),
+        allow_count_mismatch=allow_count_mismatch,
     )
 
 
@@ -334,3 +341,40 @@ def _switch(home: Path, fresh: Path) -> None:
     os.replace(link, home)
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+def verify_corpus(name: str) -> str:
+    """``citeval verify NAME``: check every file of a corpus where it is read from, in
+    full (the whole sha256 against its record or published checksum; a folder read in
+    place with the checks of ``citeval import`` again), and its stores against their stamps.
+    Raises at the first file that fails; returns a summary for people."""
+    corpus = corpus_named(name)
+    lines = [f"{corpus.dataset_id}:"]
+    folder = os.environ.get(corpus.env_var)
+    if folder:
+        check_folder(corpus, Path(folder).expanduser(), force=True)
+        lines.append(f"  {folder} ({corpus.env_var}): passed the checks of `citeval import`")
+    elif corpus.packaged is not None:
+        lines.append("  shipped inside citeval-irm: nothing to verify")
+        return "\n".join(lines) + "\n"
+    else:
+        for file_name in corpus.file_names():
+            path = corpus.home() / file_name
+            if not path.is_file() and corpus.url(file_name) is not None:
+                lines.append(f"  {file_name}: not downloaded yet")
+                continue
+            verify_corpus_file(corpus, file_name, full=True)
+            record = read_record(path) or {}
+            checked = record.get("published") or f"sha256:{record.get('sha256')}"
+            lines.append(f"  {file_name}: ok, {path.stat().st_size:,} bytes, {checked}")
+    home = corpus.home()
+    for store in sorted(home.glob("*.pklz4")) if home.is_dir() else []:
+        problem, stamp = store_problem(store)
+        if problem is None:
+            lines.append(f"  {store.name}: ok, {stamp['files']['records']:,} records")
+        else:
+            lines.append(f"  {store.name}: {problem}: rebuilt on next use")
+    return "\n".join(lines) + "\n"
