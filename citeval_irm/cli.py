@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -27,6 +29,7 @@ from .results import FORMATS
 
 EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
@@ -180,7 +183,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from .baseline import bm25_run
     from .io import write_run
+    from .outputs import check_output
 
+    check_output(args.output)  # before the ranking, not after it
     run = bm25_run(
         args.dataset,
         args.k,
@@ -254,8 +259,33 @@ def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = Tr
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from .datasets import ir_datasets_cli
+    from .datasets.importing import corpus_named
+    from .datasets.sources import check_corpus
 
-    return ir_datasets_cli(args.args)
+    # check the files first, so that a bad one stops the command before any output
+    named = [a for a in args.args[1:2] if a.startswith("citeval/")]
+    for dataset_id in named:
+        check_corpus(corpus_named(dataset_id.split("/")[1]))
+    try:
+        return ir_datasets_cli(args.args)
+    except CitevalError as exc:
+        raise CitevalError(f"{exc} (any output above is incomplete)") from None
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .datasets.importing import verify_corpus
+
+    sys.stdout.write(verify_corpus(args.name))
+    return 0
+
+
+class Interrupted(BaseException):
+    """Ctrl-C, raised in place of ``KeyboardInterrupt``, which ir_datasets' commands catch
+    and turn into exit status 0."""
+
+
+def _interrupt(signum, frame) -> None:
+    raise Interrupted
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -341,6 +371,14 @@ def build_parser() -> argparse.ArgumentParser:
     ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
     ds.set_defaults(handler=_cmd_datasets)
 
+    ve = commands.add_parser(
+        "verify",
+        help="check a dataset's files in full (sha256 against their records or published "
+        "checksums) and its stores",
+    )
+    ve.add_argument("name", help="a dataset name, e.g. acl-200, arsyta, masterset-coreml-v1")
+    ve.set_defaults(handler=_cmd_verify)
+
     bl = commands.add_parser("baseline", help="make a baseline run for a dataset")
     baselines = bl.add_subparsers(dest="baseline", metavar="BASELINE", required=True)
     bm = baselines.add_parser(
@@ -405,6 +443,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     try:
         return handler(args)
     except CitevalError as exc:
@@ -412,6 +452,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0
+    except (Interrupted, KeyboardInterrupt):
+        print("citeval: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":

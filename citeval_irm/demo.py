@@ -17,6 +17,7 @@ from .baseline import DEFAULT_K, bm25_run
 from .crosscheck import CrosscheckReport, crosscheck
 from .evaluation import evaluate
 from .io import write_run
+from .outputs import check_output
 from .protocol import ValidationReport, validate
 from .results import EvalResult
 from .tables import Run
@@ -84,6 +85,8 @@ def run_demo(
     """
     import ir_datasets
 
+    if output is not None:
+        check_output(output)  # before the ranking, not after it
     started = time.perf_counter()
     documentation = ir_datasets.load(dataset).documentation()
     description = documentation.get("pretty_name", dataset)

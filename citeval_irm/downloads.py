@@ -16,6 +16,7 @@ Generic on purpose: the HAtten loaders and the Hugging Face loaders use the same
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
@@ -24,12 +25,14 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import CitevalError
+from .locking import exclusive
 
 ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
@@ -104,6 +107,14 @@ def verify_file(path: str | os.PathLike, expected: Checksum, *, name: str | None
 
 
 RECORD_SUFFIX = ".download.json"
+_RECORD_FIELDS = {"file": str, "origin": str, "sha256": str, "size": int, "mtime_ns": int}
+_FINGERPRINT_BLOCKS = 16
+_FINGERPRINT_BLOCK = 1 << 16
+
+
+class RecordError(CitevalError):
+    """A record (``NAME.download.json``) that cannot be read: not the absence of a record,
+    which would let a changed file through unchecked."""
 
 
 def record_path(path: str | os.PathLike) -> Path:
@@ -112,61 +123,151 @@ def record_path(path: str | os.PathLike) -> Path:
     return path.with_name(path.name + RECORD_SUFFIX)
 
 
+def fingerprint(path: str | os.PathLike) -> str:
+    """A fast sha256 over a file's size and 16 blocks of 64 KiB spread over it (its first
+    and last included): reads about 1 MiB whatever the size, so it can run on every load."""
+    path = Path(path)
+    size = path.stat().st_size
+    hasher = hashlib.sha256(str(size).encode())
+    last = max(size - _FINGERPRINT_BLOCK, 0)
+    with open(path, "rb") as handle:
+        for block in range(_FINGERPRINT_BLOCKS):
+            handle.seek(last * block // (_FINGERPRINT_BLOCKS - 1))
+            hasher.update(handle.read(_FINGERPRINT_BLOCK))
+    return hasher.hexdigest()
+
+
 def _stat(path: Path) -> dict:
     stat = path.stat()
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
 def _write_json(path: Path, value: dict) -> None:
-    part = path.with_name(f".{path.name}.part")
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
     part.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
     os.replace(part, path)
 
 
-def write_record(path: str | os.PathLike, origin: str) -> dict:
-    """Record the size and sha256 of a file that has no published checksum, and where it
-    came from (a URL or a folder), in :func:`record_path`; return the record."""
+def write_record(path: str | os.PathLike, origin: str, published: Checksum | None = None) -> dict:
+    """Record the size, sha256 and fingerprint of a file, where it came from (a URL or a
+    folder) and the ``published`` checksum it passed, if any, in :func:`record_path`;
+    return the record."""
     path = Path(path)
     record = {
         "file": path.name,
         "origin": origin,
         "sha256": file_checksum(path, "sha256"),
+        "fingerprint": fingerprint(path),
         "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **_stat(path),
     }
+    if published is not None:
+        record["published"] = str(published)
     _write_json(record_path(path), record)
     return record
 
 
 def read_record(path: str | os.PathLike) -> dict | None:
-    """The record of ``path``, or ``None`` if it has none (or an unreadable one)."""
+    """The record of ``path``, or ``None`` if it has none; a record that exists but cannot
+    be read or lacks a field is a :class:`RecordError` naming it."""
+    where = record_path(path)
     try:
-        record = json.loads(record_path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(where.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         return None
-    return record if isinstance(record, dict) and "sha256" in record else None
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{where}: unreadable record ({exc}); {_refetch(path)}") from None
+    bad = [
+        key
+        for key, kind in _RECORD_FIELDS.items()
+        if not isinstance(record, dict) or not isinstance(record.get(key), kind)
+    ]
+    if bad:
+        raise RecordError(f"{where}: the record lacks {', '.join(bad)}; {_refetch(path)}")
+    return record
 
 
-def verify_record(path: str | os.PathLike) -> None:
-    """Raise :class:`ChecksumError` if ``path`` is not the file its record describes; a file
-    without a record passes. The sha256 is recomputed only when size or mtime changed."""
+def _refetch(path: str | os.PathLike) -> str:
+    path = Path(path)
+    return (
+        f"delete {path.name} and {record_path(path).name} (in {path.parent}) to download "
+        "the file again, or install it again with `citeval import`"
+    )
+
+
+def verify_record(path: str | os.PathLike, *, full: bool = False) -> dict | None:
+    """Check ``path`` against its record and return the record (``None`` if it has none).
+
+    Always its size and fingerprint; the whole sha256 too when ``full``, when its
+    modification time changed, or for a record made before fingerprints. A mismatch is a
+    :class:`ChecksumError` naming the file, the record and both values.
+    """
     path = Path(path)
     record = read_record(path)
     if record is None:
-        return
+        return None
     stat = _stat(path)
-    if stat == {"size": record.get("size"), "mtime_ns": record.get("mtime_ns")}:
-        return
-    actual = file_checksum(path, "sha256")
+    changed = f"{path} (changed since it was recorded from {record['origin']}; {_refetch(path)})"
+    same_size = stat["size"] == record["size"]
+    quick = fingerprint(path) if same_size else None
+    same_quick = record.get("fingerprint") == quick and stat["mtime_ns"] == record["mtime_ns"]
+    if same_size and same_quick and not full:
+        return record
+    actual = file_checksum(path, "sha256")  # also after a cheap mismatch: for the message
     if actual != record["sha256"]:
-        raise ChecksumError(
-            f"{path} (changed since it was recorded from {record.get('origin')}; delete it "
-            f"and {record_path(path).name} to fetch it again)",
-            "sha256",
-            record["sha256"],
-            actual,
+        sizes = "" if same_size else f" (size {stat['size']:,}, recorded {record['size']:,})"
+        raise ChecksumError(changed, "sha256", record["sha256"], actual, sizes)
+    if not same_quick:  # touched, same content (or a record made before fingerprints)
+        record = {**record, **stat, "fingerprint": quick}
+        with contextlib.suppress(OSError):  # a read-only home keeps the old record
+            _write_json(record_path(path), record)
+    return record
+
+
+# --------------------------------------------------------------------------- content checks
+
+FORMATS = {
+    ".json": ("JSON", (b"{", b"["), {b"{": b"}", b"[": b"]"}),
+    ".parquet": ("Parquet", (b"PAR1",), {b"PAR1": b"PAR1"}),
+}
+_HEAD = 4096
+
+
+def content_problem(path: str | os.PathLike, name: str | None = None) -> str | None:
+    """Why the file at ``path`` cannot be the file ``name`` (default: its own name) in its
+    format, judged by its first and last bytes (``None`` if it can): an empty body, an HTML
+    error page, a compressed body or a cut-off transfer is caught here before it is
+    recorded as trusted. Formats are known by suffix (:data:`FORMATS`); others must only
+    be non-empty."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size == 0:
+        return "the body is empty (0 bytes)"
+    suffix = Path(name or path.name).suffix.lower()
+    if suffix not in FORMATS:
+        return None
+    label, openings, closings = FORMATS[suffix]
+    with open(path, "rb") as handle:
+        head = handle.read(_HEAD)
+        handle.seek(max(size - _HEAD, 0))
+        tail = handle.read()
+    opened = head.lstrip() if label == "JSON" else head
+    opening = next((o for o in openings if opened.startswith(o)), None)
+    if opening is None:
+        shown = head[:40].decode("utf-8", errors="replace")
+        hint = ""
+        if head[:2] == b"\x1f\x8b":
+            hint = " (gzip-compressed)"
+        elif head.lstrip()[:1] == b"<":
+            hint = " (an HTML or XML page, not the file)"
+        return f"not a {label} file{hint}: it starts with {shown!r}"
+    closing = tail.rstrip() if label == "JSON" else tail
+    if not closing.endswith(closings[opening]):
+        return (
+            f"a {label} file cut short: it does not end with {closings[opening].decode()!r} "
+            f"({size:,} bytes)"
         )
-    _write_json(record_path(path), {**record, **stat})  # touched, same content
+    return None
 
 
 def _progress_bar(total: int | None, desc: str, enabled: bool | None):
@@ -184,26 +285,85 @@ def _progress_bar(total: int | None, desc: str, enabled: bool | None):
 
 
 class _Retryable(DownloadError):
-    """A failure worth another try: server error, dropped connection, truncation."""
+    """A failure worth another try: server error, dropped connection, truncation, stall."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a download may take: ``stall_timeout`` seconds without receiving at least
+    :data:`STALL_BYTES` (also the connect and read timeout), and ``deadline`` seconds for
+    the whole download, every try included."""
+
+    stall_timeout: float
+    deadline: float
+
+
+STALL_BYTES = 16 * 1024  # under 16 KiB in stall_timeout seconds: stalled (or trickling)
+_ENCODINGS = ("", "identity", "gzip", "x-gzip")
+
+
+def _decoder(response, url: str):
+    """A function turning the body's bytes into the file's: the identity, or gzip
+    decompression for a server that compresses unasked. Other encodings are an error."""
+    encoding = (response.headers.get("Content-Encoding") or "").strip().lower()
+    if encoding not in _ENCODINGS:
+        raise DownloadError(f"{url}: unsupported Content-Encoding {encoding!r}")
+    if "gzip" not in encoding:
+        return lambda chunk, final=False: chunk
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+    def decode(chunk: bytes, final: bool = False) -> bytes:
+        try:
+            data = inflater.decompress(chunk)
+            if final:
+                data += inflater.flush()
+                if not inflater.eof:
+                    raise _Retryable(f"{url}: truncated transfer: the gzip stream is cut short")
+            return data
+        except zlib.error as exc:
+            raise DownloadError(f"{url}: a body sent as gzip is not valid gzip: {exc}") from None
+
+    return decode
 
 
 def _fetch_once(
-    url: str, handle, desc: str, progress: bool | None, timeout: float, headers: Mapping
+    url: str, handle, desc: str, progress: bool | None, limits: Limits, ends: float, headers
 ) -> int:
     """Stream ``url`` into ``handle`` (truncated first); return the byte count."""
     handle.seek(0)
     handle.truncate()
-    request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT, **headers})
+    request = urllib.request.Request(
+        url, headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity", **headers}
+    )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=limits.stall_timeout) as response:
+            if response.status != 200:
+                raise DownloadError(f"{url}: HTTP {response.status} {response.reason}: no file")
+            decode = _decoder(response, url)
             length = response.headers.get("Content-Length")
             total = int(length) if length is not None and length.isdigit() else None
             received = 0
+            window_start, window_bytes = time.monotonic(), 0
             with _progress_bar(total, desc, progress) as bar:
-                while chunk := response.read(_CHUNK):
-                    handle.write(chunk)
+                while chunk := response.read1(_CHUNK):
+                    handle.write(decode(chunk))
                     received += len(chunk)
+                    window_bytes += len(chunk)
                     bar.update(len(chunk))
+                    now = time.monotonic()
+                    if now > ends:
+                        raise DownloadError(
+                            f"{url}: not finished within the deadline of {limits.deadline:g} s "
+                            f"({received:,} bytes received)"
+                        )
+                    if window_bytes >= STALL_BYTES:
+                        window_start, window_bytes = now, 0
+                    elif now - window_start > limits.stall_timeout:
+                        raise _Retryable(
+                            f"{url}: stalled: {window_bytes:,} bytes in the last "
+                            f"{now - window_start:.0f} s (stall timeout {limits.stall_timeout:g} s)"
+                        )
+                handle.write(decode(b"", final=True))
     except urllib.error.HTTPError as exc:
         problem = f"{url}: HTTP {exc.code} {exc.reason}"
         if exc.code >= 500 or exc.code == 429:
@@ -218,6 +378,21 @@ def _fetch_once(
     return received
 
 
+def _existing(dest: Path, checksum: Checksum | None, record: bool) -> bool:
+    """Whether ``dest`` is already the wanted file (a stale or damaged copy is not)."""
+    if not dest.exists():
+        return False
+    if checksum is None:
+        if record:
+            verify_record(dest)
+        return True
+    try:
+        verify_file(dest, checksum, name=str(dest))
+    except ChecksumError:
+        return False  # fetch it again
+    return True
+
+
 def download(
     url: str,
     dest: str | os.PathLike,
@@ -227,49 +402,66 @@ def download(
     progress: bool | None = None,
     tries: int = 3,
     retry_wait: float = 2.0,
-    timeout: float = 60.0,
+    stall_timeout: float = 10.0,
+    deadline: float = 6 * 3600.0,
     headers: Mapping[str, str] | None = None,
     record: bool = False,
 ) -> Path:
     """Fetch ``url`` to ``dest`` atomically and verify it; return ``dest``.
 
     An existing ``dest`` that passes the checksum is kept without a request (one that fails
-    it is fetched again). Server errors (5xx), dropped connections and truncated transfers
-    are retried ``tries`` times, waiting ``retry_wait`` seconds, doubled each time; other
-    HTTP errors (404, 403) fail at once. Raises :class:`DownloadError` or
-    :class:`ChecksumError`; on any failure no file is left at ``dest`` nor beside it.
-    ``progress=None`` shows a bar only on a terminal. ``record=True`` (for files without a
-    published checksum) writes a :func:`write_record` after the download and checks an
-    existing ``dest`` against its record (:func:`verify_record`) instead of re-fetching.
+    it is fetched again). One process at a time downloads a given ``dest`` (a lock file
+    beside it); the others wait and then find it there. Server errors (5xx), dropped
+    connections, truncated and stalled transfers are retried ``tries`` times, waiting
+    ``retry_wait`` seconds, doubled each time; other HTTP errors (404, 403) fail at once.
+    A transfer stalls when less than :data:`STALL_BYTES` arrive in ``stall_timeout``
+    seconds (a dead server fails within 3 x 10 s + 6 s by default); ``deadline`` bounds
+    the whole download. The body must pass :func:`content_problem` for ``dest``'s format.
+    Raises :class:`DownloadError` or :class:`ChecksumError`; on any failure (or Ctrl-C) no
+    file is left at ``dest`` nor beside it, and the ``.part`` files of killed downloads
+    are removed. ``progress=None`` shows a bar only on a terminal. ``record=True`` writes
+    a :func:`write_record` after the download (with the published checksum, if any) and
+    checks an existing ``dest`` against its record instead of re-fetching.
     """
     dest = Path(dest)
     name = desc or dest.name
-    if dest.exists():
-        if checksum is None:
-            if record:
-                verify_record(dest)
-            return dest
-        try:
-            verify_file(dest, checksum, name=str(dest))
-            return dest
-        except ChecksumError:
-            pass  # a stale or damaged copy: fetch it again
+    if _existing(dest, checksum, record):
+        return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive(dest.with_name(f".{dest.name}.lock"), f"downloading {dest}"):
+        for orphan in dest.parent.glob(f".{dest.name}.*.part"):
+            orphan.unlink(missing_ok=True)  # the lock is held: a killed download's
+        if _existing(dest, checksum, record):  # another process fetched it meanwhile
+            return dest
+        limits = Limits(stall_timeout, deadline)
+        _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits, headers)
+        if record:
+            write_record(dest, url, checksum)
+    return dest
+
+
+def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait, limits, headers):
+    """Fetch into a ``.part`` file beside ``dest`` and rename it into place once it passed
+    the content check and the checksum; remove it on any failure."""
+    ends = time.monotonic() + limits.deadline
     fd, part = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
             wait = retry_wait
             for attempt in range(1, max(tries, 1) + 1):
                 try:
-                    _fetch_once(url, handle, name, progress, timeout, headers or {})
+                    _fetch_once(url, handle, name, progress, limits, ends, headers or {})
                     break
                 except _Retryable as exc:
-                    if attempt >= tries:
+                    if attempt >= tries or time.monotonic() + wait > ends:
                         raise DownloadError(
                             f"{exc} (gave up after {attempt} tries)", exc.status
                         ) from None
                     time.sleep(wait)
                     wait *= 2
+        problem = content_problem(part, dest.name)
+        if problem is not None:
+            raise DownloadError(f"{url}: {problem}; nothing was saved to {dest}")
         if checksum is not None:
             actual = file_checksum(part, checksum.algorithm)
             if actual != checksum.value:
@@ -285,9 +477,6 @@ def download(
     finally:
         if os.path.exists(part):
             os.remove(part)
-    if record and checksum is None:
-        write_record(dest, url)
-    return dest
 
 
 __all__ = [
@@ -295,8 +484,12 @@ __all__ = [
     "Checksum",
     "ChecksumError",
     "DownloadError",
+    "Limits",
+    "RecordError",
+    "content_problem",
     "download",
     "file_checksum",
+    "fingerprint",
     "read_record",
     "record_path",
     "verify_file",

@@ -572,7 +572,9 @@ def _qrels_from_dataset(name: str, dataset) -> Qrels:
 
 def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     """Write a run as a TREC run file (``qid Q0 docid rank score tag``), ranked by score
-    (ties in trec_eval order), with ranks from 1. A ``.gz`` suffix writes gzip."""
+    (ties in trec_eval order), with ranks from 1. A ``.gz`` suffix writes gzip. The file
+    appears only once complete (see :func:`citeval_irm.outputs.atomic_output`)."""
+    from .outputs import atomic_output
     from .ties import rank_run
 
     ranked, _ = rank_run(as_run(run), "trec_eval", rewrite_scores=False)
@@ -590,7 +592,7 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     path = Path(path)
     text = "".join(lines)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wt", encoding="utf-8") as handle:
+    with atomic_output(path) as temporary, opener(temporary, "wt", encoding="utf-8") as handle:
         handle.write(text)
     return path
 

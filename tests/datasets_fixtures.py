@@ -2,7 +2,11 @@
 
 - ``http_files``: a loopback HTTP server (127.0.0.1, a thread) serving in-memory files, with
   paths that misbehave on request: ``/truncated/NAME`` (announces more bytes than it sends),
-  ``/status/500/NAME`` (server error), ``/flaky/NAME`` (a 500 on the first request only).
+  ``/status/500/NAME`` (server error), ``/flaky/NAME`` (a 500 on the first request only),
+  ``/status/204/NAME`` (no content), ``/cut/NAME`` (half the body, no Content-Length),
+  ``/html/NAME`` (an HTML page, status 200), ``/gzip/NAME`` (``Content-Encoding: gzip``),
+  ``/trickle/NAME`` (a byte every 50 ms), ``/silent/NAME`` (never answers; each bounded
+  to 20 s).
   No test ever contacts another host.
 - ``shared_data``: the real reference data beside the repository (``../shared/data``);
   skipped when absent locally, a failure when ``CI`` is set.
@@ -17,8 +21,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +44,7 @@ class FileServer:
     files: dict[str, bytes] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     failed_once: set[str] = field(default_factory=set)
+    stopping: bool = False
 
 
 def _handler(server_state: FileServer):
@@ -57,6 +64,14 @@ def _handler(server_state: FileServer):
                     server_state.failed_once.add(path)
                     self.send_error(500, "Internal Server Error")
                     return
+            if path.startswith("status/204/"):
+                self.send_response(204)
+                self.end_headers()
+                return
+            mode, _, rest = path.partition("/")
+            if mode in MISBEHAVIOURS and rest in server_state.files:
+                getattr(self, f"_{mode.replace('-', '_')}")(server_state.files[rest])
+                return
             truncated = path.startswith("truncated/")
             if truncated:
                 path = path[len("truncated/") :]
@@ -72,7 +87,49 @@ def _handler(server_state: FileServer):
             if truncated:
                 self.close_connection = True
 
+        def _headers(self, **headers: str) -> None:
+            self.send_response(200)
+            for key, value in headers.items():
+                self.send_header(key.replace("_", "-"), value)
+            self.end_headers()
+
+        def _cut(self, body: bytes) -> None:  # no Content-Length, connection closed early
+            self._headers(Content_Type="application/octet-stream")
+            self.wfile.write(body[: len(body) // 2])
+            self.close_connection = True
+
+        def _html(self, body: bytes) -> None:  # a login or error page, with status 200
+            page = b"<!DOCTYPE html><html><body>Sign in to continue</body></html>"
+            self._headers(Content_Type="text/html", Content_Length=str(len(page)))
+            self.wfile.write(page)
+
+        def _gzip(self, body: bytes) -> None:  # compressed although not asked for
+            packed = gzip.compress(body)
+            self._headers(Content_Encoding="gzip", Content_Length=str(len(packed)))
+            self.wfile.write(packed)
+
+        def _trickle(self, body: bytes) -> None:  # one byte every 50 ms, at most 20 s
+            self._headers(Content_Length=str(len(body)))
+            started = time.monotonic()
+            for byte in body:
+                if time.monotonic() - started > 20:
+                    break
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.05)
+
+        def _silent(self, body: bytes) -> None:  # answers nothing, for at most 20 s
+            started = time.monotonic()
+            while time.monotonic() - started < 20 and not server_state.stopping:
+                time.sleep(0.05)
+
     return Handler
+
+
+MISBEHAVIOURS = ("cut", "html", "gzip", "trickle", "silent")
 
 
 @pytest.fixture
@@ -87,6 +144,7 @@ def http_files() -> Iterator[FileServer]:
     try:
         yield state
     finally:
+        state.stopping = True
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
@@ -336,3 +394,36 @@ def write_masterset_folder(folder: Path, pool=None, queries=None) -> dict:
     write_parquet(folder / "train.parquet", pool_rows)
     write_parquet(folder / "eval.parquet", query_rows)
     return {"pool": pool_rows, "queries": query_rows}
+
+
+# --------------------------------------------------------------------------- generated corpus
+
+
+def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 200) -> dict:
+    """A GENERATED corpus in the HAtten layout (no real data): ``papers`` papers with ACL-style
+    ids (so they have years), ``per_split`` contexts per split, each citing an earlier
+    paper. Big enough that building its stores takes long enough for processes to race."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ids = [f"{'PNDW'[n % 4]}{10 + n % 5:02d}-{n:04d}" for n in range(papers)]
+    papers_json = {
+        pid: {"title": f"Generated title {n}", "abstract": f"Generated abstract {n} " * 8}
+        for n, pid in enumerate(ids)
+    }
+    contexts, splits = {}, {}
+    for s, split in enumerate(SPLITS):
+        splits[split] = []
+        for n in range(per_split):
+            citing, cited = ids[(7 * n + s) % papers], ids[(13 * n + 3 * s + 1) % papers]
+            context_id = f"{citing}_{cited}_{n}"
+            contexts[context_id] = {
+                "masked_text": f"generated context {n} of {split} cites TARGETCIT here",
+                "context_id": context_id,
+                "citing_id": citing,
+                "refid": cited,
+            }
+            splits[split].append({"context_id": context_id, "positive_ids": [cited]})
+    (folder / "papers.json").write_text(json.dumps(papers_json), encoding="utf-8")
+    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
+    for split, entries in splits.items():
+        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+    return {"papers": papers_json, "contexts": contexts, "splits": splits}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import ir_datasets
@@ -91,24 +92,47 @@ def test_queries_keep_heading_and_month(arsyta_folder) -> None:
         assert qrels == [(arsyta_context_id(c[1], c[2]), c[2], 1) for c in expected]
 
 
+def _read_positions(path: Path) -> list[int]:
+    """Where this process's open handles on ``path`` are (Linux ``/proc``): a streamed
+    file is open part-way through, a loaded one is closed or at its end."""
+    positions = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+                info = Path(f"/proc/self/fdinfo/{fd}").read_text().splitlines()
+                positions.append(int(info[0].split()[1]))
+        except OSError:
+            continue
+    return positions
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="needs Linux /proc")
 def test_train_split_is_streamed(arsyta_folder, monkeypatch) -> None:
-    """The split file is read entry by entry (queries in batches of context look-ups): the
-    first judgement and query come before the reader reaches a broken end of the file,
-    where json.load would fail at once."""
+    """The split file is read entry by entry (queries in batches of context look-ups): when
+    the first judgement and query come, the reader is part-way through a 3 MB split file
+    (json.load would have read all of it first)."""
     folder, written = arsyta_folder
-    text = json.dumps(written["splits"]["train"])
-    (folder / "train_data.json").write_text(text[:-1] + ', {"context_id": ', encoding="utf-8")
+    contexts, entries = written["contexts"], []
+    template = next(iter(contexts.values()))
+    for n in range(40_000):
+        context_id = f"1503.01234_1411.00001_{n + 10}"
+        contexts[context_id] = template
+        entries.append({"context_id": context_id, "positive_ids": ["1411.00001"]})
+    (folder / "contexts_new_head.json").write_text(json.dumps(contexts), encoding="utf-8")
+    (folder / "train_data.json").write_text(json.dumps(entries), encoding="utf-8")
+    counts = dataclasses.replace(CORPORA["arsyta"].counts, train=len(entries))
+    monkeypatch.setitem(CORPORA, "arsyta", dataclasses.replace(CORPORA["arsyta"], counts=counts))
+    split = (folder / "train_data.json").resolve()
+    size = split.stat().st_size
     dataset = ir_datasets.load(f"{ARSYTA}/train")
-    first_id = written["splits"]["train"][0]["context_id"]
     qrels = dataset.qrels_iter()
-    assert next(qrels).query_id == first_id
-    with pytest.raises(InputError, match=r"train_data\.json: invalid JSON after record 3"):
-        list(qrels)
+    assert next(qrels).query_id == entries[0]["context_id"]
+    assert [0 < at < size / 2 for at in _read_positions(split)] == [True]
     monkeypatch.setattr(hatten, "_LOOKUP_BATCH", 2)  # 5,000 look-ups per batch otherwise
     queries = dataset.queries_iter()
-    assert next(queries).query_id == first_id
-    with pytest.raises(InputError, match=r"train_data\.json: invalid JSON after record 3"):
-        list(queries)
+    assert next(queries).query_id == entries[0]["context_id"]
+    assert sorted(0 < at < size / 2 for at in _read_positions(split)) == [True, True]
+    assert sum(1 for _ in queries) == len(entries) - 1
 
 
 def test_month_precision_admissible_candidates(arsyta_folder) -> None:
@@ -226,7 +250,7 @@ def test_missing_hosted_file_says_which_and_how_to_import(
     ):
         assert needle in message
     installed = ir_home / "citeval" / "arsyta"
-    assert sorted(p.name for p in installed.iterdir()) == [
+    assert sorted(p.name for p in installed.iterdir() if not p.name.endswith(".lock")) == [
         "test_data.json",
         "test_data.json.download.json",
     ]  # nothing half-written for the missing file

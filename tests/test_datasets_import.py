@@ -169,3 +169,27 @@ def test_unknown_dataset_name(tmp_path: Path, capsys) -> None:
 def test_the_shipped_demo_is_not_imported(tmp_path: Path, capsys) -> None:
     assert main(["import", "demo", str(tmp_path)]) == 2
     assert "'demo' ships inside citeval-irm: there is nothing to import" in capsys.readouterr().err
+
+
+def test_symlink_import_of_the_install_itself_is_refused(folder, ir_home: Path, capsys) -> None:  # noqa: F811
+    """`citeval import NAME <its own install folder> --symlink` would replace each file by
+    a link to itself: refused, and the installed files stay as they were."""
+    path, written = folder
+    assert main(["import", NAME, str(path)]) == 0
+    installed = ir_home / "citeval" / NAME
+    capsys.readouterr()
+    assert main(["import", NAME, str(installed), "--symlink"]) == 2
+    err = capsys.readouterr().err
+    assert "is citeval's own installed copy" in err and "--symlink would link it" in err
+    assert main(["verify", NAME]) == 0
+    assert "papers.json: ok" in capsys.readouterr().out
+    # copying from the install itself is safe: a new install, then the switch
+    assert main(["import", NAME, str(installed)]) == 0
+    assert main(["verify", NAME]) == 0
+    dataset = ir_datasets.load(f"citeval/{NAME}")
+    assert dataset.docs_store().count() == len(written["papers"])
+    # a symlinked install links to the user's files, and importing it again keeps them
+    assert main(["import", NAME, str(path), "--symlink"]) == 0
+    assert main(["import", NAME, str(installed), "--symlink"]) == 0
+    assert (installed / "papers.json").resolve() == path / "papers.json"
+    assert json.loads((path / "papers.json").read_text()) == written["papers"]

@@ -7,6 +7,7 @@ hold synthetic text for exactly those ids (see ``write_hatten_folder``).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import ir_datasets
@@ -28,7 +29,7 @@ from citeval_irm.datasets import (
     CitationQuery,
     DataNotFoundError,
 )
-from citeval_irm.downloads import Checksum, ChecksumError, file_checksum
+from citeval_irm.downloads import Checksum, ChecksumError, RecordError, file_checksum
 from citeval_irm.errors import InputError
 
 ACL = "citeval/acl-200"
@@ -261,8 +262,10 @@ def test_split_entry_not_in_contexts(acl_folder) -> None:
     _rewrite(folder / "test.json", json.dumps(entries))
     with pytest.raises(InputError) as info:
         list(ir_datasets.load(f"{ACL}/test").queries_iter())
-    assert str(info.value).startswith(str(folder / "test.json"))
-    assert "record 21: context 'P15-0000_N04-1019_0' is not in" in str(info.value)
+    # the checks of `citeval import`, for a folder read in place too
+    assert str(info.value) == (
+        f"{folder / 'test.json'}: record 21 (context 'P15-0000_N04-1019_0'): not in contexts.json"
+    )
     _rewrite(folder / "test.json", json.dumps([{"context_id": "x", "positive_ids": "N04-1019"}]))
     with pytest.raises(InputError, match="record 1 .*'positive_ids' must be a list"):
         list(ir_datasets.load(f"{ACL}/test").qrels_iter())
@@ -317,7 +320,7 @@ def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, mon
     assert file_checksum(tmp_path / "served" / "papers.json", "git-blob-sha1") in message
     folder = ir_home / "citeval" / "acl-200"
     assert not folder.exists() or not any(
-        p.name.startswith(".papers") or p.name == "papers.json" for p in folder.iterdir()
+        p.name.endswith(".part") or p.name == "papers.json" for p in folder.iterdir()
     )
 
 
@@ -334,3 +337,54 @@ def test_tolerated_oddities_are_logged(acl_folder, capfd) -> None:
         "contexts without TARGETCIT (left_context is the whole text, right_context empty)"
         f" (1): {odd}" in err
     )
+
+
+def test_acl200_files_are_checked_on_every_load_and_by_verify(
+    http_files,  # noqa: F811
+    tmp_path,
+    ir_home,  # noqa: F811
+    monkeypatch,
+    capsys,
+) -> None:
+    """A file with a published checksum, edited after its download (size and modification
+    time kept), is an error at the next load, not a silently different benchmark."""
+    _serve_acl(http_files, tmp_path, monkeypatch)
+    dataset = ir_datasets.load(f"{ACL}/val")
+    assert len(list(dataset.qrels_iter())) == 9_381
+    assert main(["verify", "acl-200"]) == 0
+    out = capsys.readouterr().out
+    assert "val.json: ok, " in out and "md5:74de17a641a1a7cb62afbd59e4dfaa0f" in out
+    assert "contexts.json: not downloaded yet" in out
+    path = ir_home / "citeval" / "acl-200" / "val.json"
+    original, stat = path.read_bytes(), path.stat()
+    middle = len(original) // 2
+    edited = original[:middle] + (b"9" if original[middle : middle + 1] != b"9" else b"8")
+    path.write_bytes(edited + original[middle + 1 :])
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.raises(ChecksumError, match=r"val\.json \(changed since it was recorded from"):
+        list(ir_datasets.load(f"{ACL}/val").qrels_iter())
+    assert main(["verify", "acl-200"]) == 2
+    assert "val.json (changed since it was recorded" in capsys.readouterr().err
+    path.write_bytes(original)
+    (path.parent / "val.json.download.json").write_text("{", encoding="utf-8")  # damaged
+    with pytest.raises(RecordError, match=r"val\.json\.download\.json: unreadable record"):
+        list(ir_datasets.load(f"{ACL}/val").qrels_iter())
+    (path.parent / "val.json.download.json").unlink()  # none: the published md5 decides
+    assert len(list(ir_datasets.load(f"{ACL}/val").qrels_iter())) == 9_381
+
+
+def test_a_folder_read_in_place_gets_the_checks_of_import(acl_folder) -> None:
+    """A repeated key in papers.json: the import rejects it, and so does every load of a
+    folder read in place (no store with one record fewer than the file)."""
+    folder, written = acl_folder
+    text = json.dumps(written["papers"])
+    _rewrite(folder / "papers.json", text[:-1] + ', "N04-1019": {"title": "t", "abstract": ""}}')
+    count = len(written["papers"]) + 1
+    problem = rf"papers\.json: record {count}: the key 'N04-1019' occurs twice"
+    dataset = ir_datasets.load(ACL)
+    with pytest.raises(InputError, match=problem):
+        dataset.docs_store().count()
+    with pytest.raises(InputError, match=problem):
+        list(dataset.docs_iter())
+    with pytest.raises(InputError, match=problem):
+        citeval_irm.datasets.validate_folder("fulltextpeerread", folder)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import inspect
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +18,11 @@ from citeval_irm.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
+    RecordError,
+    content_problem,
     download,
     file_checksum,
+    fingerprint,
     read_record,
     record_path,
     verify_file,
@@ -27,7 +34,10 @@ CONTENT = b'{"a": 1}\n' * 5000
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    """What is in ``folder`` but lock files (kept: deleting a lock file races its waiters)."""
+    if not folder.exists():
+        return []
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
 
 
 def test_checksums_match_hashlib_and_git(tmp_path: Path) -> None:
@@ -168,15 +178,18 @@ def test_record_for_files_without_a_published_checksum(tmp_path: Path, http_file
         download(url, dest, record=True)
 
 
-def test_no_record_means_nothing_to_check(tmp_path: Path) -> None:
+def test_no_record_means_nothing_to_check_but_a_bad_record_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "f.json"
     path.write_bytes(CONTENT)
-    verify_record(path)  # a file installed without a record passes
-    record_path(path).write_text("not json", encoding="utf-8")
-    assert read_record(path) is None
+    assert verify_record(path) is None  # no record: the caller decides (see sources)
+    for bad in ("not json", '{"sha256": "x"}', "[]"):  # damaged: never read as "no record"
+        record_path(path).write_text(bad, encoding="utf-8")
+        with pytest.raises(RecordError) as info:
+            verify_record(path)
+        assert str(record_path(path)) in str(info.value) and "delete f.json" in str(info.value)
     write_record(path, "a folder")
     assert read_record(path)["origin"] == "a folder"
-    verify_record(path)
+    assert verify_record(path, full=True)["fingerprint"] == fingerprint(path)
 
 
 def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # noqa: F811
@@ -186,3 +199,125 @@ def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # 
     with pytest.raises(DownloadError) as info:
         download(http_files.base_url + "status/500/f", tmp_path / "f.json", tries=1)
     assert info.value.status == 500
+
+
+# --------------------------------------------------------------------------- not the file
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("cut/f.json", "a JSON file cut short"),  # no Content-Length to tell
+        ("status/204/f.json", "HTTP 204"),
+        ("html/f.json", r"not a JSON file \(an HTML or XML page, not the file\)"),
+    ],
+)
+def test_a_body_that_is_not_the_file_is_never_recorded(
+    tmp_path: Path,
+    http_files,  # noqa: F811
+    path: str,
+    problem: str,
+) -> None:
+    http_files.files["f.json"] = b'{"papers": [' + b'"a paper", ' * 2000 + b'"last"]}\n'
+    dest = tmp_path / "f.json"
+    with pytest.raises(DownloadError, match=problem):
+        download(http_files.base_url + path, dest, record=True, tries=1, progress=False)
+    assert _leftovers(tmp_path) == []  # neither the file nor a record
+
+
+def test_a_gzip_encoded_body_is_stored_decoded(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    download(http_files.base_url + "gzip/f.json", dest, record=True, progress=False)
+    assert dest.read_bytes() == CONTENT
+    assert read_record(dest)["sha256"] == hashlib.sha256(CONTENT).hexdigest()
+
+
+def test_content_problem_knows_parquet_and_json() -> None:
+    assert content_problem(Path(__file__), "x.py") is None  # other formats: non-empty only
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.parquet"
+        path.write_bytes(b"PAR1" + b"\0" * 100)
+        assert "a Parquet file cut short" in content_problem(path)
+        path.write_bytes(gzip.compress(b"PAR1xxPAR1"))
+        assert "not a Parquet file (gzip-compressed)" in content_problem(path)
+        path.write_bytes(b"PAR1" + b"\0" * 100 + b"PAR1")
+        assert content_problem(path) is None
+
+
+# --------------------------------------------------------------------------- slow servers
+
+
+def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:  # noqa: F811
+    """A byte every 50 ms never trips a per-read timeout; the stall timeout catches it."""
+    http_files.files["f.json"] = CONTENT
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match="stalled: .* bytes in the last 1 s") as info:
+        download(
+            http_files.base_url + "trickle/f.json",
+            tmp_path / "f.json",
+            tries=2,
+            retry_wait=0,
+            stall_timeout=0.8,
+        )
+    assert time.monotonic() - started < 6
+    assert "gave up after 2 tries" in str(info.value)
+    assert _leftovers(tmp_path) == []
+
+
+def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> None:  # noqa: F811
+    http_files.files["f.json"] = CONTENT
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match="not finished within the deadline of 1 s"):
+        download(http_files.base_url + "trickle/f.json", tmp_path / "f.json", deadline=1, tries=3)
+    assert time.monotonic() - started < 4
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
+    tmp_path: Path,
+    http_files,  # noqa: F811
+) -> None:
+    http_files.files["f.json"] = CONTENT
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match="timed out"):
+        download(
+            http_files.base_url + "silent/f.json",
+            tmp_path / "f.json",
+            stall_timeout=0.5,
+            retry_wait=0.1,
+        )
+    assert time.monotonic() - started < 5  # three tries of half a second
+    defaults = {k: v.default for k, v in inspect.signature(download).parameters.items()}
+    waits = sum(defaults["retry_wait"] * 2**n for n in range(defaults["tries"] - 1))
+    assert defaults["tries"] * defaults["stall_timeout"] + waits < 45
+
+
+# --------------------------------------------------------------------------- killed downloads
+
+KILLED = """
+import sys
+from citeval_irm.downloads import download
+download(sys.argv[1], sys.argv[2], stall_timeout=60)
+"""
+
+
+def test_the_part_file_of_a_killed_download_is_removed_next_time(
+    tmp_path: Path,
+    http_files,  # noqa: F811
+) -> None:
+    http_files.files["f.json"] = CONTENT
+    dest = tmp_path / "f.json"
+    url = http_files.base_url + "trickle/f.json"
+    process = subprocess.Popen([sys.executable, "-c", KILLED, url, str(dest)])
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".f.json.*.part")):
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    process.kill()
+    process.wait(timeout=30)
+    assert len(list(tmp_path.glob(".f.json.*.part"))) == 1  # what a killed download leaves
+    download(http_files.base_url + "f.json", dest, progress=False)
+    assert _leftovers(tmp_path) == ["f.json"] and dest.read_bytes() == CONTENT

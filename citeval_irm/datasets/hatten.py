@@ -19,6 +19,9 @@ arXiv's 1.66 million papers (or ArSyTa's 8 million contexts) never sit in a Pyth
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 from collections.abc import Callable, Iterator
 from dataclasses import KW_ONLY, dataclass
 from functools import partial
@@ -242,8 +245,15 @@ def parse_context(
 
 def parse_object_file(source: Path, parse: Callable[..., Any], scheme: str, notes: Notes):
     """The records of a ``{id: record}`` file, streamed, each checked by ``parse``
-    (:func:`parse_paper` or :func:`parse_context`)."""
+    (:func:`parse_paper` or :func:`parse_context`). A repeated key is an error: JSON
+    readers keep one of the two records, silently, and a store would hold fewer records
+    than the file. Every reader (loaders, store builds, ``citeval import``) goes through
+    here, so all of them agree; the keys seen are held as a set."""
+    seen: set[str] = set()
     for record, (key, value) in enumerate(iter_object(source), start=1):
+        if key in seen:
+            raise InputError(str(source), f"record {record}: the key {key!r} occurs twice")
+        seen.add(key)
         yield parse(key, value, source, scheme, notes, record=record)
 
 

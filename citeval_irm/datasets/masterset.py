@@ -33,6 +33,9 @@ naming the file, the row index (0-based, as pyarrow and pandas count) and the pa
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import json
 import math
 from collections.abc import Iterator
@@ -502,9 +505,8 @@ def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path):
     """Read both files of a MasterSet folder completely (every row, every reference and
     label) and count what they hold, with the test gold per tier and how much of it lies
     outside the pool: the :class:`~.importing.ImportReport` of ``citeval import``."""
-    from .importing import ImportReport, check_files
+    from .importing import ImportReport
 
-    check_files(corpus, folder)
     notes = Notes(NOTES)
     ids: dict[str, set[str]] = {}
     test_gold: list[QueryGold] = []

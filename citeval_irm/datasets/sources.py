@@ -17,6 +17,12 @@ download, as ir_datasets does for data usage agreements. A file that cannot be h
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
+import contextlib
+import hashlib
+import json
 import os
 import shutil
 from dataclasses import KW_ONLY, dataclass, field
@@ -29,9 +35,12 @@ from ..downloads import (
     Checksum,
     DownloadError,
     download,
+    fingerprint,
     read_record,
     record_path,
+    verify_file,
     verify_record,
+    write_record,
 )
 from ..errors import CitevalError
 
@@ -122,17 +131,20 @@ def show_licence_notice(source: CorpusSource) -> None:
 
 
 def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path | None:
-    """The local path of one of the corpus's files.
+    """The local path of one of the corpus's files, checked.
 
     Looked up in the folder named by ``source.env_var`` if set, else in the package (a
     shipped corpus), else in the ir_datasets home; a downloadable corpus is fetched there
-    (verified or recorded) when missing. With ``fetch=False`` returns ``None`` instead of
-    downloading or raising.
+    (verified and recorded) when missing. Whatever is found is checked before it is used
+    (see :func:`verify_corpus_file`). With ``fetch=False`` returns ``None`` instead of
+    downloading or raising, and checks nothing (nothing is read).
     """
     folder = os.environ.get(source.env_var)
     if folder:
         path = Path(folder).expanduser() / name
         if path.is_file():
+            if fetch:
+                check_folder(source, path.parent)
             return path
         if not fetch:
             return None
@@ -145,7 +157,7 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
     path = source.home() / name
     if path.is_file():
         if fetch:
-            verify_record(path)  # a file fetched without a published checksum: unchanged?
+            verify_installed(source, name, path)
         return path
     if not fetch:
         return None
@@ -170,6 +182,107 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
             f"{record_path(path)}, against which later loads check it"
         )
     return path
+
+
+def verify_installed(source: CorpusSource, name: str, path: Path, *, full: bool = False) -> dict:
+    """Check a file of the ir_datasets home against its record (size and fingerprint;
+    the whole sha256 when ``full``) and return the record. A file without one is checked
+    against its published checksum (then recorded); with neither it cannot be trusted."""
+    checksum = source.checksums.get(name)
+    record = verify_record(path, full=full)
+    if record is not None and (checksum is None or record.get("published") == str(checksum)):
+        return record
+    if checksum is None:
+        raise DataNotFoundError(
+            f"{path}: no record of where this file came from ({record_path(path).name} is "
+            f"missing), so it cannot be checked. Delete it to download it again, or install "
+            f"the corpus with `citeval import {source.name} FOLDER`"
+        )
+    verify_file(path, checksum, name=f"{path} (not the published {source.pretty_name} file)")
+    try:
+        return write_record(path, f"{path} (matched the published {checksum.algorithm})", checksum)
+    except OSError:  # a read-only home: checked in full again next time
+        return {"file": name, "published": str(checksum)}
+
+
+def verify_corpus_file(source: CorpusSource, name: str, *, full: bool = False) -> None:
+    """Check one file of the corpus where it is read from: a file of the ir_datasets home
+    against its record or published checksum (see :func:`verify_installed`), a folder read
+    in place with the checks of ``citeval import`` (see :func:`check_folder`); a shipped
+    corpus is the package's own. ``full`` hashes files of the home whole and re-checks a
+    folder read in place."""
+    folder = os.environ.get(source.env_var)
+    if folder:
+        check_folder(source, Path(folder).expanduser(), force=full)
+    elif source.packaged is None:
+        path = source.home() / name
+        if not path.is_file():
+            raise DataNotFoundError(source.instructions(path))
+        verify_installed(source, name, path, full=full)
+
+
+def check_corpus(source: CorpusSource) -> None:
+    """The checks of a load (:func:`verify_corpus_file`, not in full) on every file of the
+    corpus that is on this machine, at once: before a command starts printing records."""
+    for name in source.file_names():
+        if corpus_file(source, name, fetch=False) is not None:
+            verify_corpus_file(source, name)
+
+
+# --------------------------------------------------------------------------- in place
+
+_CHECKED_FOLDERS: set[tuple[str, str]] = set()
+
+
+def _folder_stamps(source: CorpusSource, folder: Path) -> dict[str, dict]:
+    """Size, modification time and fingerprint of each of the corpus's files in ``folder``."""
+    stamps = {}
+    for name in source.file_names():
+        path = folder / name
+        if not path.is_file():
+            raise DataNotFoundError(
+                f"{path}: no such file ({source.env_var} names {folder}, which must hold "
+                f"{', '.join(source.file_names())})"
+            )
+        stat = path.stat()
+        stamps[name] = {
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "fingerprint": fingerprint(path),
+        }
+    return stamps
+
+
+def check_folder(source: CorpusSource, folder: Path, *, force: bool = False) -> None:
+    """Check a folder read in place (``CITEVAL_<NAME>_DIR``) with exactly the checks of
+    ``citeval import`` (every file, record, id and split entry), once per version of its
+    files: the result is kept for the process and, where the home is writable, in
+    ``<home>/.in-place/`` (so a big corpus is read once, not by every process). Published
+    counts and checksums that differ are logged, not errors: a folder read in place may be
+    any version of the corpus."""
+    folder = folder.resolve()
+    stamps = json.dumps(_folder_stamps(source, folder), sort_keys=True)
+    key = (str(folder), stamps)
+    if key in _CHECKED_FOLDERS and not force:
+        return
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
+    memo, known = None, None
+    with contextlib.suppress(OSError, ValueError):  # no memo (yet), or no home at all
+        memo = source.home() / ".in-place" / f"{digest}.json"
+        known = json.loads(memo.read_text(encoding="utf-8"))
+    if force or known != {"folder": str(folder), "stamps": stamps}:
+        from .importing import validate_corpus_folder
+
+        report = validate_corpus_folder(source, folder, in_place=True)
+        for warning in report.warnings:
+            _logger.warn(f"{source.dataset_id}: {folder}: {warning}")
+        if memo is not None:
+            with contextlib.suppress(OSError):  # a read-only home: checked again next time
+                memo.parent.mkdir(parents=True, exist_ok=True)
+                part = memo.with_name(f".{memo.name}.{os.getpid()}.part")
+                part.write_text(json.dumps({"folder": str(folder), "stamps": stamps}), "utf-8")
+                os.replace(part, memo)
+    _CHECKED_FOLDERS.add(key)
 
 
 def packaged_file(corpus: CorpusSource, name: str) -> Path:

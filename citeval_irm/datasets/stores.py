@@ -4,16 +4,26 @@
 streamed from the file until first needed by id, then from a store built once.
 
 ir_datasets' ``PickleLz4FullStore`` (lz4-compressed pickles plus a sorted, memory-mapped id
-index) gives lookups by id without holding a corpus in memory. It never notices that its
-source changed, though: a store built from one folder would keep answering after the user
-pointed the dataset at another. This subclass records the source file's path, size and
-modification time and rebuilds when they differ.
+index) gives lookups by id without holding a corpus in memory, but it trusts whatever is on
+disk: it checks ``built()`` before taking its lock, so processes loading a dataset for the
+first time together each append every record (a store with every doc four times, "Invalid
+size" in every later process), and it never notices that its source changed. So a
+:class:`SourceStampedStore` is built by one process at a time (a lock file beside it), into
+a temporary folder renamed into place only when complete, with a stamp inside that names
+its source file (path, size, modification time) and its own size (records, bytes). A store
+whose stamp does not match its source, or whose files do not match its stamp, is rebuilt
+(or, in a read-only home, rejected with a message that says how to fix it).
 """
 
 from __future__ import annotations
 
+from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import json
 import os
+import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,9 +32,19 @@ from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import DEFAULT_DOCSTORE_OPTIONS, PickleLz4FullStore
 from ir_datasets.util import DocstoreSplitter
 
-from .sources import CorpusSource, corpus_file
+from ..errors import CitevalError
+from ..locking import exclusive
+from .sources import CorpusSource, corpus_file, verify_corpus_file
 
 _logger = ir_datasets.log.easy()
+
+STAMP = "source.json"
+_BUILDING = ".building-"
+_RETIRED = ".retired-"
+
+
+class StoreError(CitevalError):
+    """A store is damaged and cannot be rebuilt here; the message says what to do."""
 
 
 def source_stamp(source: Path) -> dict:
@@ -33,34 +53,151 @@ def source_stamp(source: Path) -> dict:
     return {"path": str(source.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-class SourceStampedStore(PickleLz4FullStore):
-    """A ``PickleLz4FullStore`` that is rebuilt when its source file changes."""
+def _store_files(path: Path) -> dict:
+    """What a store's files hold: records, bytes of records, distinct ids (its one index)."""
+    pos = path / "bin.pos"
+    (meta,) = path.glob("idx.*.meta")
+    return {
+        "records": pos.stat().st_size // 8,
+        "bin_bytes": (path / "bin").stat().st_size,
+        "ids": int(meta.read_text(encoding="ascii").split()[1]),
+    }
 
-    def __init__(self, path: str | os.PathLike, source: Path, **kwargs):
+
+def store_problem(path: Path) -> tuple[str | None, dict | None]:
+    """``(problem, stamp)`` of the store folder ``path``: ``problem`` is ``None`` when its
+    files hold what its stamp says (one record per distinct id), else why not."""
+    try:
+        stamp = json.loads((path / STAMP).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ("not built" if not path.exists() else "incomplete (no stamp)"), None
+    except (OSError, ValueError) as exc:
+        return f"its stamp {path / STAMP} is unreadable ({exc})", None
+    try:
+        files = _store_files(path)
+    except (OSError, ValueError, IndexError) as exc:
+        return f"damaged: {exc}", stamp
+    if files != stamp.get("files") or files["ids"] != files["records"]:
+        return f"damaged: its files hold {files}, its stamp says {stamp.get('files')}", stamp
+    return None, stamp
+
+
+def _retire_if_other_fields(path: Path, data_cls: type) -> None:
+    """Move aside a store built for other record fields (an older citeval-irm), which
+    ir_datasets would refuse to open with an assertion."""
+    meta = path / "bin.meta"
+    if meta.is_file() and meta.read_text(encoding="utf-8") != " ".join(data_cls._fields):
+        with exclusive(path.with_name(f".{path.name}.lock"), f"building {path}"):
+            if path.exists():
+                os.rename(path, path.with_name(f".{path.name}{_RETIRED}{uuid.uuid4().hex}"))
+
+
+class SourceStampedStore(PickleLz4FullStore):
+    """A ``PickleLz4FullStore`` built exclusively and atomically, checked against its stamp
+    on every use, and rebuilt when its source file changes. ``verify_source`` checks the
+    source completely (its checksum) before a build."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        source: Path,
+        *,
+        verify_source: Callable[[], None] = lambda: None,
+        **kwargs,
+    ):
+        _retire_if_other_fields(Path(path), kwargs["data_cls"])
         super().__init__(str(path), **kwargs)
         self.source = Path(source)
-        self._stamp_path = Path(f"{path}.source.json")
+        self._verify_source = verify_source
+        self._kwargs = kwargs
 
-    def _recorded_stamp(self) -> dict | None:
-        try:
-            return json.loads(self._stamp_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
+    @property
+    def _dir(self) -> Path:
+        return Path(self.path)
+
+    def problem(self) -> str | None:
+        """Why this store cannot be used as it is (``None`` if it can): absent, built from
+        another version of its source, or damaged (its files disagree with its stamp)."""
+        problem, stamp = store_problem(self._dir)
+        if problem is None and stamp["source"] != source_stamp(self.source):
+            return f"built from another version of {self.source}"
+        return problem
 
     def built(self) -> bool:
-        return super().built() and self._recorded_stamp() == source_stamp(self.source)
+        return self.problem() is None
 
     def build(self) -> None:
         if self.built():
             return
-        if super().built():
-            _logger.info(f"{self.source} changed since {self.path} was built: rebuilding")
-            self.clear_cache()
-        stamp = source_stamp(self.source)
-        super().build()
-        tmp = self._stamp_path.with_name(self._stamp_path.name + ".tmp")
-        tmp.write_text(json.dumps(stamp), encoding="utf-8")
-        os.replace(tmp, self._stamp_path)
+        lock = self._dir.with_name(f".{self._dir.name}.lock")
+        with exclusive(lock, f"building {self._dir}"):
+            problem = self.problem()  # another process may have built it meanwhile
+            if problem is None:
+                return
+            self._rebuild(problem)
+
+    def _rebuild(self, problem: str) -> None:
+        """Build into a temporary folder, check it, and rename it into place (the lock is
+        held, so anything temporary left beside it is a killed build's)."""
+        if problem != "not built":
+            _logger.info(f"{self._dir}: {problem}: rebuilding")
+        for leftover in self._dir.parent.glob(f".{self._dir.name}.*-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        self._verify_source()
+        stamp = {"source": source_stamp(self.source)}
+        temporary = self._dir.with_name(f".{self._dir.name}{_BUILDING}{uuid.uuid4().hex}")
+        try:
+            fresh = PickleLz4FullStore(str(temporary), **self._kwargs)
+            fresh.build()
+            fresh.lookup.close()
+            stamp["files"] = _store_files(temporary)
+            if stamp["files"]["ids"] != stamp["files"]["records"]:
+                raise StoreError(
+                    f"{self.source}: {stamp['files']['records']:,} records for "
+                    f"{stamp['files']['ids']:,} distinct ids: an id occurs more than once"
+                )
+            (temporary / STAMP).write_text(json.dumps(stamp), encoding="utf-8")
+            self.lookup.close()
+            self._replace_with(temporary)
+        finally:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+    def _replace_with(self, built: Path) -> None:
+        retired = self._dir.with_name(f".{self._dir.name}{_RETIRED}{uuid.uuid4().hex}")
+        if self._dir.exists():
+            os.rename(self._dir, retired)
+        os.rename(built, self._dir)
+        shutil.rmtree(retired, ignore_errors=True)
+        Path(f"{self._dir}.source.json").unlink(missing_ok=True)  # where stamps used to be
+
+    def ready(self) -> SourceStampedStore:
+        """This store, built if needed; a damaged one that cannot be rebuilt here (a
+        read-only home) is a :class:`StoreError` saying what to do."""
+        try:
+            self.build()
+        except OSError as exc:
+            raise StoreError(
+                f"{self._dir}: cannot build this store ({self.problem()}): {exc}. Make "
+                f"{self._dir.parent} writable, or delete {self._dir} with write access, or set "
+                "IR_DATASETS_HOME to a writable folder"
+            ) from None
+        return self
+
+    def clear_cache(self) -> None:
+        self.lookup.close()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def get_many_iter(self, keys):
+        self.ready()
+        yield from self.lookup[keys]
+
+    def __iter__(self):
+        self.ready()
+        return iter(self.lookup)
+
+    def count(self) -> int:
+        self.ready()
+        return len(self.lookup)
 
 
 class StoredRecords:
@@ -99,6 +236,7 @@ class StoredRecords:
         return SourceStampedStore(
             self.corpus.home() / f"{self._store_name}.pklz4",
             source,
+            verify_source=lambda: verify_corpus_file(self.corpus, self.file_name, full=True),
             init_iter_fn=lambda: self.parse(source),
             data_cls=self._record_cls,
             lookup_field=self._record_cls._fields[0],

@@ -1,0 +1,47 @@
+"""Importing ir_datasets when ``IR_DATASETS_HOME`` cannot be written.
+
+ir_datasets creates folders in its home while it is imported (``aol-ia/``, ``aquaint/``,
+...), so with a read-only home (a shared, pre-built cache) ``import ir_datasets`` fails
+with a ``PermissionError``, and with it every citeval command, even those that never touch
+a dataset store (``citeval eval RUN --qrels FILE``). Importing this module first imports
+ir_datasets with a scratch home for those folders, then puts the real home back: our
+datasets read ``home_path()`` at use time, so they still find their files there, and only a
+command that must write a store fails, with a message saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _writable(home: Path) -> bool:
+    """Whether folders can be made in ``home`` (or, if it does not exist, where it would be)."""
+    while not home.exists() and home != home.parent:
+        home = home.parent
+    return os.access(home, os.W_OK)
+
+
+def import_ir_datasets() -> None:
+    """Import ir_datasets so that a read-only home does not break the import."""
+    if "ir_datasets" in sys.modules:
+        return
+    configured = os.environ.get("IR_DATASETS_HOME")
+    home = Path(configured) if configured else Path.home() / ".ir_datasets"
+    if _writable(home):
+        import ir_datasets  # noqa: F401
+
+        return
+    os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="citeval-ir_datasets-import-")
+    try:
+        import ir_datasets  # noqa: F401, F811
+    finally:
+        if configured is None:
+            del os.environ["IR_DATASETS_HOME"]
+        else:
+            os.environ["IR_DATASETS_HOME"] = configured
+
+
+import_ir_datasets()

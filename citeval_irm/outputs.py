@@ -1,0 +1,47 @@
+"""Files a command writes: checked before the work starts, and never left half-written.
+
+A BM25 run over a big corpus takes minutes; an output path that cannot be written (a
+folder, a missing or read-only folder) should fail before them, not after. And a run file
+cut short by Ctrl-C or a full disk looks like a complete run with fewer queries, so the
+file is written beside its target and renamed into place only once complete.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import InputError
+
+
+def check_output(path: str | os.PathLike) -> Path:
+    """``path`` as a :class:`Path`, if a file can be written there; else an
+    :class:`InputError` naming it and the problem."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(str(path), "is a folder: give the name of the file to write")
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(str(path), f"cannot be written: there is no folder {parent}")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(str(path), "cannot be written: permission denied")
+    return path
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, so ``.gz`` still means gzip) to write
+    to; renamed to ``path`` when the block ends normally, removed otherwise."""
+    path = check_output(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.chmod(temporary, 0o644)  # mkstemp makes it owner-only
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
