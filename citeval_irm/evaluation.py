@@ -175,8 +175,8 @@ def evaluate(
     qrels_table = as_qrels(qrels)
     run_table = as_run(run, duplicates=duplicates)
     people = population(run_table, qrels_table, empty_queries)
-    order, tied = rank_order(run_table, ties)
-    report = tie_report(run_table, order, tied, ties)
+    order = rank_order(run_table, ties)
+    report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
 
@@ -204,7 +204,7 @@ def evaluate(
 
 def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order, ties: str):
     """Every measure of the table by the kernels; any other one by ir-measures."""
-    rankings = build_rankings(run, qrels, people.counted, order=order)
+    rankings = build_rankings(run, qrels, people.counted, order)
     native = [i for i, m in enumerate(measures) if supports(m)]
     values = np.empty((len(people.query_ids), len(measures)))
     values[:, native] = score_matrix([measures[i] for i in native], rankings)

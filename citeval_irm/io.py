@@ -25,13 +25,22 @@ import pyarrow.csv as pa_csv
 
 from .choices import DUPLICATE_POLICIES, KEEP_ALL, check_choice
 from .errors import EvalWarning, InputError
-from .tables import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run, first_copies, numpy_of, take
+from .tables import (
+    QRELS_COLUMNS,
+    RUN_COLUMNS,
+    Qrels,
+    Run,
+    first_copies,
+    has_repeated_pairs,
+    numpy_of,
+    take,
+)
 
 _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
 _FLOAT_PATTERN = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _INT_PATTERN = r"^[+-]?[0-9]+$"
-_BLOCK_SIZE = 1 << 24
+_BLOCK_SIZE = 1 << 20  # small blocks keep both cores busy and the buffers small
 
 PathLike = str | os.PathLike
 
@@ -249,9 +258,9 @@ def _check_duplicates(table, policy: str, kind: str, locate=None):
     first among equal scores) and returns a counted warning; ``KEEP_ALL`` keeps every copy.
     """
     check_choice("duplicates", policy, DUPLICATE_POLICIES + (KEEP_ALL,))
-    rows = repeated_rows(table)
-    if not rows.size:
+    if not has_repeated_pairs(table.query, table.doc, len(table.doc_ids)):
         return table, []
+    rows = repeated_rows(table)
     queries = take(table.query_ids, table.query[rows[:5]]).to_pylist()
     docs = take(table.doc_ids, table.doc[rows[:5]]).to_pylist()
     examples = tuple(f"{q}/{d}" for q, d in zip(queries, docs))

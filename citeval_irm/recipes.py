@@ -24,7 +24,7 @@ from .errors import InputError
 from .measures import PROTOCOLS, Measure, parse_measures
 from .scoring import Rankings, build_rankings, score_matrix
 from .tables import Qrels, Run
-from .ties import rank_order
+from .ties import RankOrder, rank_order
 
 SUPPORTED = ("RR", "R", "P", "Success", "nDCG", "AP")
 
@@ -139,7 +139,7 @@ class RecipeScorer:
             papers,
             ties,
         )
-        self._orders: dict[str, np.ndarray] = {}
+        self._orders: dict[str, RankOrder] = {}
         self._rankings: dict[tuple, Rankings] = {}
 
     def restricted(self, rows: np.ndarray) -> RecipeScorer:
@@ -148,9 +148,9 @@ class RecipeScorer:
         other._orders = self._orders
         return other
 
-    def order(self, ties: str) -> np.ndarray:
+    def order(self, ties: str) -> RankOrder:
         if ties not in self._orders:
-            self._orders[ties] = rank_order(self.run, ties)[0]
+            self._orders[ties] = rank_order(self.run, ties)
         return self._orders[ties]
 
     def rankings(self, quirks: Quirks) -> Rankings:
@@ -170,7 +170,7 @@ class RecipeScorer:
                 self.run,
                 qrels,
                 self.counted,
-                order=self.order(ties),
+                self.order(ties),
                 exclude_doc=self.papers if quirks.remove_query_paper else None,
                 first_copy_only=not quirks.list_duplicates,
             )

@@ -128,13 +128,25 @@ def position_in_segment(*keys: np.ndarray) -> np.ndarray:
     return np.arange(len(keys[0])) - np.repeat(starts, sizes)
 
 
+def _pair_keys(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
+    return query.astype(np.int64) * max(ndocs, 1) + doc
+
+
+def has_repeated_pairs(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
+    """Whether any (query, doc) pair occurs twice: one in-place sort of one integer key per
+    row, the cheap check every run gets before any repeat is looked for."""
+    keys = _pair_keys(query, doc, ndocs)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
 def first_copies(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
     """Which rows hold the first occurrence (in row order) of their (query, doc) pair.
 
     A stable sort of one integer key per row puts repeats next to each other, first
     occurrence first: far faster than hashing millions of pairs.
     """
-    keys = query.astype(np.int64) * max(ndocs, 1) + doc
+    keys = _pair_keys(query, doc, ndocs)
     order = np.argsort(keys, kind="stable")
     out = np.zeros(len(keys), dtype=bool)
     out[order[run_starts(keys[order])]] = True

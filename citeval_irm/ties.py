@@ -10,7 +10,7 @@ list-based recipes keep the input order. :func:`rank_order` picks one order, exp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -60,25 +60,50 @@ def tie_groups(query: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.nda
     return tied, continues
 
 
-def rank_order(run: Run, ties: str = "trec_eval") -> tuple[np.ndarray, np.ndarray]:
-    """Row positions with each query's rows together (first-appearance order of queries),
-    by score descending, tied scores in the policy's order; and which of them are tied.
+@dataclass(frozen=True)
+class RankOrder:
+    """A run's rows in rank order: each query's rows together (queries in first-appearance
+    order), by score descending, tied scores in the policy's order.
+
+    ``positions``: the row positions in that order, or ``None`` when the rows already are
+    (no copy of a run that is already ranked); ``tied``: per ranked row, whether it shares
+    its score with a neighbour of the same query.
+    """
+
+    positions: np.ndarray | None
+    tied: np.ndarray
+    policy: str
+
+    def gather(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per row of the run) in rank order."""
+        return values if self.positions is None else values[self.positions]
+
+
+def _positions(n: int) -> np.ndarray:
+    return np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+
+
+def rank_order(run: Run, ties: str = "trec_eval") -> RankOrder:
+    """The rank order of ``run`` under the tie policy ``ties``.
 
     A run already grouped by query and sorted by score (what nearly every system writes)
     is only checked, not sorted; then only the tied rows are reordered.
     """
     check_choice("ties", ties, TIE_POLICIES)
     query, score = run.query, run.score
-    starts = segment_starts(query)
-    grouped = bool(np.all(np.diff(query[starts]) > 0))  # each query in one block
-    if grouped and not np.any((score[1:] > score[:-1]) & (query[1:] == query[:-1])):
-        order = np.arange(len(query))
-    else:  # Arrow's sort is stable: tied rows keep their input order
+    same_query = query[1:] == query[:-1]
+    starts = np.flatnonzero(~same_query) + 1
+    grouped = bool(np.all(query[starts] > query[starts - 1]))  # each query in one block
+    order: np.ndarray | None = None
+    if not (grouped and not np.any((score[1:] > score[:-1]) & same_query)):
+        # Arrow's sort is stable: tied rows keep their input order
         table = pa.Table.from_arrays([arrow_array(query), arrow_array(score)], ["query", "score"])
         keys = [("query", "ascending"), ("score", "descending")]
         order = numpy_of(pc.sort_indices(table, sort_keys=keys)).astype(np.int64)
-    tied, continues = tie_groups(query[order], score[order])
+    ranked = RankOrder(order, np.zeros(0, dtype=bool), ties)
+    tied, continues = tie_groups(ranked.gather(query), ranked.gather(score))
     if ties == "trec_eval" and tied.any():
+        order = _positions(len(query)) if order is None else order
         positions = np.flatnonzero(tied)
         group = np.cumsum(~continues[positions])
         # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
@@ -90,13 +115,13 @@ def rank_order(run: Run, ties: str = "trec_eval") -> tuple[np.ndarray, np.ndarra
             )
         )
         order[positions] = order[positions][inner]
-    return order, tied
+    return RankOrder(order, tied, ties)
 
 
-def tie_report(run: Run, order: np.ndarray, tied: np.ndarray, ties: str) -> TieReport:
-    codes = np.unique(run.query[order[tied]])
+def tie_report(run: Run, order: RankOrder) -> TieReport:
+    codes = np.unique(order.gather(run.query)[order.tied])
     ids = take(run.query_ids, codes).to_pylist()
-    return TieReport(ties, int(tied.sum()), examples_of(ids), frozenset(ids))
+    return TieReport(order.policy, int(order.tied.sum()), examples_of(ids), frozenset(ids))
 
 
 def rank_run(
@@ -109,12 +134,13 @@ def rank_run(
     ``ties="run_order"``: score descending, then the order of the rows in the input (line
     order of a file, insertion order of a dict).
     """
-    order, tied = rank_order(run, ties)
-    report = tie_report(run, order, tied, ties)
-    ranked = run.take(order)
+    order = rank_order(run, ties)
+    report = tie_report(run, order)
+    ranked = run if order.positions is None else run.take(order.positions)
     if rewrite_scores:
-        rank = ranked.rank_in_query()
         starts = segment_starts(ranked.query)
         sizes = np.diff(np.append(starts, len(ranked)))
-        ranked.score = (np.repeat(sizes, sizes) - rank + 1).astype(np.float64)
+        rank = ranked.rank_in_query()
+        scores = (np.repeat(sizes, sizes) - rank + 1).astype(np.float64)
+        ranked = replace(ranked, score=scores, warnings=list(ranked.warnings))
     return ranked, report

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..tables import Qrels, Run, first_copies, lookup, position_in_segment, segment_starts
-from ..ties import rank_order, tie_groups
+from ..ties import RankOrder, rank_order, tie_groups
 
 
 @dataclass(frozen=True)
@@ -150,40 +150,43 @@ def build_rankings(
     run: Run,
     qrels: Qrels,
     counted: np.ndarray,
+    order: RankOrder | None = None,
     *,
     ties: str = "trec_eval",
-    order: np.ndarray | None = None,
     exclude_doc: np.ndarray | None = None,
     first_copy_only: bool = False,
 ) -> Rankings:
     """Join ``run`` with ``qrels`` for the counted queries.
 
     ``counted``: positions in ``qrels.all_query_ids`` of the queries that count, in output
-    order. ``order``: the run's rank order if already computed (see
-    :func:`citeval_irm.ties.rank_order`). ``exclude_doc``: per counted query, a doc code of
-    the run to drop from its ranking (-1: none), for recipes that remove the query's own
-    paper. ``first_copy_only``: drop later copies of a doc listed twice.
+    order. ``order``: the run's rank order if already computed (else computed under
+    ``ties``). ``exclude_doc``: per counted query, a doc code of the run to drop from its
+    ranking (-1: none), for recipes that remove the query's own paper.
+    ``first_copy_only``: drop later copies of a doc listed twice.
+
+    Only the judged rows are looked at one by one: the others are counted per query.
     """
+    if order is None:
+        order = rank_order(run, ties)
     n = len(counted)
     position = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
     position[counted] = np.arange(n)
     run_to_qrels = lookup(run.query_ids, qrels.all_query_ids)
     run_position = np.where(run_to_qrels >= 0, position[np.maximum(run_to_qrels, 0)], -1)
-
-    if order is None:
-        order, _ = rank_order(run, ties)
-    row_query = run_position[run.query[order]]
+    row_query = run_position.astype(np.int32)[order.gather(run.query)]
+    docs = order.gather(run.doc)
+    scores = order.gather(run.score)
     keep = row_query >= 0
     if exclude_doc is not None:
         rows = np.flatnonzero(keep)
-        keep[rows[run.doc[order[rows]] == exclude_doc[row_query[rows]]]] = False
-    rows = order[keep] if not keep.all() else order
-    row_query = row_query[keep] if not keep.all() else row_query
-    docs = run.doc[rows]
+        keep[rows[docs[rows] == exclude_doc[row_query[rows]]]] = False
     if first_copy_only:
-        first = first_copies(row_query, docs, len(run.doc_ids))
-        rows, row_query, docs = rows[first], row_query[first], docs[first]
-    scores = run.score[rows]
+        rows = np.flatnonzero(keep)
+        keep[rows[~first_copies(row_query[rows], docs[rows], len(run.doc_ids))]] = False
+    tied = order.tied
+    if not keep.all():  # rows dropped: their ties are recomputed below
+        row_query, docs, scores, tied = row_query[keep], docs[keep], scores[keep], None
+    del keep
 
     # the judgements of the counted queries, with their docs in the run's doc codes
     qrels_query = position[qrels.query]
@@ -194,32 +197,68 @@ def build_rankings(
 
     # hits: ranked rows whose (query, doc) is judged; only rows of judged docs can be
     ndocs = max(len(run.doc_ids), 1)
-    judged_keys = judged_query * ndocs + judged_doc
-    key_order = np.argsort(np.where(judged_doc >= 0, judged_keys, -1), kind="stable")
-    sorted_keys = np.where(judged_doc >= 0, judged_keys, -1)[key_order]
+    retrievable = judged_doc >= 0
+    keys = np.where(retrievable, judged_query * ndocs + judged_doc, -1)
+    key_order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[key_order]
     maybe = np.zeros(ndocs, dtype=bool)
-    maybe[judged_doc[judged_doc >= 0]] = True
+    maybe[judged_doc[retrievable]] = True
     candidates = np.flatnonzero(maybe[docs])
-    candidate_keys = row_query[candidates] * ndocs + docs[candidates]
-    at = np.searchsorted(sorted_keys, candidate_keys)
-    at = np.minimum(at, max(len(sorted_keys) - 1, 0))
-    matched = sorted_keys[at] == candidate_keys if len(sorted_keys) else np.zeros(0, dtype=bool)
-    hit_rows = candidates[matched]
+    candidate_keys = row_query[candidates].astype(np.int64) * ndocs + docs[candidates]
+    at = np.minimum(np.searchsorted(sorted_keys, candidate_keys), max(len(sorted_keys) - 1, 0))
+    matched = sorted_keys[at] == candidate_keys if len(sorted_keys) else at < 0
+    hits = candidates[matched]
     qrel_row = key_order[at[matched]]
 
+    # ranks: a hit's position minus its query's first position (rows are grouped by query)
     num_ret = np.bincount(row_query, minlength=n)
-    rank = position_in_segment(row_query) + 1
-    _, continues = tie_groups(row_query, scores)
-    group_start, group_size = _groups(rank, continues)
+    hit_query = row_query[hits].astype(np.int64)
+    rank = hits - _query_starts(row_query, n)[hit_query] + 1
+    group_start, group_size = _hit_groups(row_query, scores, tied, hits, rank)
     return Rankings(
         n_queries=n,
         num_ret=num_ret,
-        query=row_query[hit_rows],
-        rank=rank[hit_rows],
+        query=hit_query,
+        rank=rank,
         label=judgements.label[qrel_row],
         qrel_row=qrel_row,
-        score=scores[hit_rows],
-        group_start=group_start[hit_rows],
-        group_size=group_size[hit_rows],
+        score=scores[hits],
+        group_start=group_start,
+        group_size=group_size,
         judgements=judgements,
     )
+
+
+def _query_starts(row_query: np.ndarray, n: int) -> np.ndarray:
+    """Position of each query's first row in a ranking whose rows are grouped by query."""
+    starts = segment_starts(row_query)
+    out = np.zeros(n, dtype=np.int64)
+    out[row_query[starts]] = starts
+    return out
+
+
+def _hit_groups(row_query, scores, tied, hits, rank) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of the first doc and size of the tie group of each hit. ``tied`` (which rows are
+    tied, if known) keeps this to the tied rows; a hit outside every tie is its own group."""
+    if tied is None:
+        tied, _ = tie_groups(row_query, scores)
+    group_start, group_size = rank.copy(), np.ones(len(hits), dtype=np.int64)
+    positions = np.flatnonzero(tied)
+    if not positions.size or not hits.size:
+        return group_start, group_size
+    previous = positions[1:] - 1
+    continues = np.zeros(len(positions), dtype=bool)
+    continues[1:] = (
+        (previous == positions[:-1])
+        & (row_query[positions[1:]] == row_query[previous])
+        & (scores[positions[1:]] == scores[previous])
+    )
+    first = np.flatnonzero(~continues)
+    sizes = np.diff(np.append(first, len(positions)))
+    at = np.searchsorted(positions, hits)
+    inside = (at < len(positions)) & (positions[np.minimum(at, len(positions) - 1)] == hits)
+    group = np.cumsum(~continues) - 1
+    which = group[at[inside]]
+    group_start[inside] = rank[inside] - (hits[inside] - positions[first[which]])
+    group_size[inside] = sizes[which]
+    return group_start, group_size
