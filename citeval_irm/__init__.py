@@ -7,7 +7,8 @@
 Importing the package is cheap: each name below is imported on first use, and the
 ``citeval/...`` datasets are registered with ir_datasets as soon as ir_datasets itself is
 imported (at once if it already is), so ``ir_datasets.load("citeval/acl-200/test")`` works
-after ``import citeval_irm`` without every command paying for ir_datasets.
+after ``import citeval_irm`` without every command paying for ir_datasets; the scoring core
+is registered with ir-measures the same way (``ir_measures.citeval``).
 """
 
 from __future__ import annotations
@@ -96,7 +97,12 @@ def _register_datasets() -> None:
     importlib.import_module(".datasets", __name__)
 
 
+def _register_provider() -> None:
+    importlib.import_module(".scoring.provider", __name__).register()
+
+
 after_import("ir_datasets", _register_datasets)
+after_import("ir_measures", _register_provider)
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401

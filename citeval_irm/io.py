@@ -118,6 +118,9 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     if value_column == "score" and not np.isfinite(values).all():
         raise _NeedLineNumbers
     columns[value_column] = values
+    del table
+    # the parser's blocks are freed now; hand their memory back before scoring allocates
+    pa.default_memory_pool().release_unused()
     return columns, None, 0
 
 

@@ -195,20 +195,7 @@ def build_rankings(
     judged_doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[counted_rows]]
     judgements = Judgements(judged_query, qrels.relevance[counted_rows], n)
 
-    # hits: ranked rows whose (query, doc) is judged; only rows of judged docs can be
-    ndocs = max(len(run.doc_ids), 1)
-    retrievable = judged_doc >= 0
-    keys = np.where(retrievable, judged_query * ndocs + judged_doc, -1)
-    key_order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[key_order]
-    maybe = np.zeros(ndocs, dtype=bool)
-    maybe[judged_doc[retrievable]] = True
-    candidates = np.flatnonzero(maybe[docs])
-    candidate_keys = row_query[candidates].astype(np.int64) * ndocs + docs[candidates]
-    at = np.minimum(np.searchsorted(sorted_keys, candidate_keys), max(len(sorted_keys) - 1, 0))
-    matched = sorted_keys[at] == candidate_keys if len(sorted_keys) else at < 0
-    hits = candidates[matched]
-    qrel_row = key_order[at[matched]]
+    hits, qrel_row = _find_hits(row_query, docs, judged_query, judged_doc, len(run.doc_ids))
 
     # ranks: a hit's position minus its query's first position (rows are grouped by query)
     num_ret = np.bincount(row_query, minlength=n)
@@ -227,6 +214,34 @@ def build_rankings(
         group_size=group_size,
         judgements=judgements,
     )
+
+
+_CHUNK = 1 << 20  # rows looked up at a time: bounds the temporaries of a long run
+
+
+def _find_hits(row_query, docs, judged_query, judged_doc, ndocs: int):
+    """Positions of the ranked rows whose (query, doc) the qrels judge, and the qrels row of
+    each. Only rows holding a doc judged for some query are looked up, a chunk at a time."""
+    ndocs = max(ndocs, 1)
+    retrievable = judged_doc >= 0
+    keys = np.where(retrievable, judged_query * ndocs + judged_doc, -1)
+    key_order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[key_order]
+    maybe = np.zeros(ndocs, dtype=bool)
+    maybe[judged_doc[retrievable]] = True
+    hits, rows = [], []
+    last = max(len(sorted_keys) - 1, 0)
+    for start in range(0, len(docs), _CHUNK):
+        chunk = docs[start : start + _CHUNK]
+        candidates = np.flatnonzero(maybe[chunk])
+        wanted = row_query[start + candidates].astype(np.int64) * ndocs + chunk[candidates]
+        at = np.minimum(np.searchsorted(sorted_keys, wanted), last)
+        matched = sorted_keys[at] == wanted if len(sorted_keys) else np.zeros(len(at), bool)
+        hits.append(start + candidates[matched])
+        rows.append(key_order[at[matched]])
+    if not hits:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(hits), np.concatenate(rows)
 
 
 def _query_starts(row_query: np.ndarray, n: int) -> np.ndarray:

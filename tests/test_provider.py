@@ -1,0 +1,78 @@
+"""The scoring core as an ir-measures provider: registered on import, used through
+ir-measures' own calls, equal to its pytrec_eval provider."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ir_measures
+import pytest
+from ir_measures import AP, RR, R, Success, nDCG
+
+import citeval_irm  # noqa: F401 (registers the provider)
+
+RUN = {
+    "q1": {"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0},
+    "q2": {"a": 1.0, "x": 0.5},
+    "q3": {"z": 1.0},  # run-only: ignored, as ir-measures does
+}
+QRELS = {"q1": {"c": 1, "d": 2, "e": 1}, "q2": {"x": 1}, "q4": {"a": 1}}
+MEASURES = [RR, R @ 2, nDCG @ 3, AP, Success @ 1, ir_measures.P @ 2, ir_measures.Rprec]
+
+
+def test_registered_with_ir_measures():
+    assert ir_measures.providers.registry["citeval"] is ir_measures.citeval
+    assert ir_measures.citeval.supports(nDCG @ 10)
+    assert not ir_measures.citeval.supports(nDCG(dcg="exp-log2") @ 10)
+    assert not ir_measures.citeval.supports(ir_measures.ERR @ 10)
+
+
+def test_calc_aggregate_and_iter_calc_equal_pytrec_eval():
+    ours = ir_measures.citeval.calc_aggregate(MEASURES, QRELS, RUN)
+    theirs = ir_measures.pytrec_eval.calc_aggregate(MEASURES, QRELS, RUN)
+    assert ours.keys() == theirs.keys()
+    for measure in MEASURES:
+        assert ours[measure] == pytest.approx(theirs[measure], abs=1e-12), measure
+    per_query = {
+        (m.query_id, str(m.measure)): m.value
+        for m in ir_measures.citeval.iter_calc(MEASURES, QRELS, RUN)
+    }
+    reference = {
+        (m.query_id, str(m.measure)): m.value
+        for m in ir_measures.pytrec_eval.iter_calc(MEASURES, QRELS, RUN)
+    }
+    assert per_query.keys() == reference.keys()
+    for key, value in reference.items():
+        assert per_query[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_an_evaluator_scores_many_runs_and_records():
+    evaluator = ir_measures.citeval.evaluator(
+        [RR, R @ 2], ir_measures.read_trec_qrels("q1 0 c 1\nq1 0 d 2\nq2 0 x 1\n")
+    )
+    first = evaluator.calc_aggregate(RUN)
+    records = [ir_measures.ScoredDoc("q1", "c", 5.0), ir_measures.ScoredDoc("q2", "x", 1.0)]
+    second = evaluator.calc_aggregate(records)
+    # q1: a, then the tie b/c in trec_eval's order (c before b): c at rank 2; q2: x at 2
+    assert first[RR] == pytest.approx(0.5)
+    assert second[RR] == 1.0 and second[R @ 2] == pytest.approx((1 / 2 + 1) / 2)
+
+
+def test_in_front_of_the_default_pipeline_every_measure_still_works():
+    pipeline = ir_measures.providers.FallbackProvider(
+        [ir_measures.citeval, ir_measures.DefaultPipeline]
+    )
+    bpref = ir_measures.Bpref
+    values = pipeline.calc_aggregate([RR, bpref], QRELS, RUN)
+    assert values[bpref] == ir_measures.calc_aggregate([bpref], QRELS, RUN)[bpref]
+    assert values[RR] == pytest.approx(ir_measures.calc_aggregate([RR], QRELS, RUN)[RR])
+
+
+def test_registration_waits_for_ir_measures_and_does_not_import_it():
+    code = (
+        "import sys, citeval_irm; assert 'ir_measures' not in sys.modules; "
+        "import ir_measures; print(ir_measures.providers.registry['citeval'].NAME)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "citeval"
