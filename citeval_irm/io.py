@@ -40,7 +40,7 @@ _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
 _FLOAT_PATTERN = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _INT_PATTERN = r"^[+-]?[0-9]+$"
-_BLOCK_SIZE = 1 << 20  # small blocks keep both cores busy and the buffers small
+_BLOCK_SIZE = 1 << 22  # 4 MB: both cores busy, few per-block dictionaries to unify
 
 PathLike = str | os.PathLike
 
@@ -297,10 +297,7 @@ def _check_duplicates(table, policy: str, kind: str, locate=None):
 
 def drop_duplicates(run: Run) -> Run:
     """``run`` with each repeated (query, doc) reduced to its best-scored copy (counted)."""
-    kept, warnings = _check_duplicates(run, "keep_best", "score")
-    if kept is run:
-        return run
-    return kept.take(np.arange(len(kept)), warnings=list(run.warnings) + warnings)
+    return as_run(run, duplicates="keep_best")
 
 
 def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
@@ -509,15 +506,24 @@ def _table_from(obj, value_column: str, cls, **extra):
 def as_run(obj, *, duplicates: str = "error") -> Run:
     """A :class:`Run` from a path, a Run, a DataFrame (``query_id, doc_id, score``, or
     PyTerrier's ``qid, docno, score``), a ``{qid: {doc: score}}`` dict, or an iterable of
-    records with those fields (ir-measures ``ScoredDoc``, ir_datasets scoreddocs)."""
-    if isinstance(obj, Run):
-        return obj
+    records with those fields (ir-measures ``ScoredDoc``, ir_datasets scoreddocs). The
+    duplicate policy applies to a Run too (one read with every copy kept, say)."""
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj, duplicates=duplicates)
-    run = _table_from(obj, "score", Run)
-    run, warnings = _check_duplicates(run, duplicates, "score")
-    run.warnings = list(run.warnings) + warnings
-    return run
+    if isinstance(obj, Run):
+        if duplicates == KEEP_ALL:
+            return obj
+        run, earlier = obj, [w for w in obj.warnings if w.code != "duplicate_docs_kept"]
+    else:
+        run, earlier = _table_from(obj, "score", Run), []
+    checked, warnings = _check_duplicates(run, duplicates, "score")
+    if checked is run and run is obj:
+        return obj
+    if checked is run:
+        checked.warnings = list(run.warnings) + warnings
+    else:  # a new table: the copy dropped rows
+        checked.warnings = earlier + warnings
+    return checked
 
 
 def as_qrels(obj) -> Qrels:

@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeval_irm import as_qrels, as_run, evaluate
+from citeval_irm.choices import KEEP_ALL
+from citeval_irm.choices import TIE_POLICIES as TIES
 from citeval_irm.cli import main
 from citeval_irm.crosscheck import CAUSES, crosscheck
-from citeval_irm.recipes import RECIPES, Quirks, Recipe, parse_measures
+from citeval_irm.evaluation import population
+from citeval_irm.recipes import RECIPES, Quirks, Recipe, RecipeScorer, parse_measures
 
 
 def only_difference(report, measure):
@@ -252,6 +257,28 @@ def test_no_unexplained_difference_and_ties_within_range(case, recipe):
     assert (
         (ties["worst"] <= ties["expected"] + 1e-12) & (ties["expected"] <= ties["best"] + 1e-12)
     ).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=messy_case(), recipe=st.sampled_from(sorted(RECIPES)), ties=st.sampled_from(TIES))
+def test_every_recipe_with_its_quirks_off_is_trec_eval(case, recipe, ties):
+    """Switching every quirk of a recipe off leaves exactly trec_eval's values, per query,
+    on messy input (ties, duplicates kept, graded labels, the query paper in its list)."""
+    run, qrels = case
+    if not set(run["query_id"]) & set(qrels):
+        return
+    measures = parse_measures("RR R@3 P@2 nDCG@5 nDCG AP Success@2 R@100")
+    raw = as_run(run, duplicates=KEEP_ALL)
+    table = as_qrels(qrels)
+    reference = evaluate(raw, table, measures, duplicates="keep_best")
+    counted = population(raw, table).counted
+    papers = np.full(len(counted), -1)
+    scorer = RecipeScorer(raw, table, counted, papers, ties)
+    every_quirk = RECIPES[recipe].quirks
+    for name in every_quirk.active():
+        every_quirk = every_quirk.without(name)
+    assert every_quirk == Quirks()
+    assert np.abs(scorer.values(measures, every_quirk) - reference.values).max() <= 1e-12
 
 
 # --------------------------------------------------------------------------- trec_eval files

@@ -51,3 +51,15 @@ def test_worst_expected_best_equal_enumeration(scores, labels, unretrieved):
         assert r.worst == pytest.approx(min(seen), abs=1e-12), name
         assert r.best == pytest.approx(max(seen), abs=1e-12), name
         assert r.expected == pytest.approx(sum(seen) / len(seen), abs=1e-12), name
+
+
+def test_every_measure_of_the_table_has_its_own_formula_and_others_are_an_error():
+    """No fallback to another formula: Rprec is Rprec (R = 2 here: P@2 of the tie orders),
+    and a measure outside the table is an error, not nDCG."""
+    from citeval_irm import InputError
+
+    ranges = tie_ranges([2.0, 1.0, 1.0, 1.0], ["a", "b", "c", "d"], {"a": 1, "d": 1}, "Rprec")
+    assert (ranges["Rprec"].worst, ranges["Rprec"].best) == (0.5, 1.0)
+    assert ranges["Rprec"].expected == pytest.approx(0.5 + 0.5 / 3)
+    with pytest.raises(InputError, match="not in the measure table"):
+        tie_ranges([1.0], ["a"], {"a": 1}, "Bpref")

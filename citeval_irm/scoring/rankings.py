@@ -15,8 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pyarrow.compute as pc
 
-from ..tables import Qrels, Run, first_copies, lookup, position_in_segment, segment_starts
+from ..tables import (
+    Qrels,
+    Run,
+    arrow_array,
+    first_copies,
+    lookup,
+    numpy_of,
+    position_in_segment,
+    segment_starts,
+)
 from ..ties import RankOrder, rank_order, tie_groups
 
 
@@ -216,31 +226,28 @@ def build_rankings(
     )
 
 
-_CHUNK = 1 << 20  # rows looked up at a time: bounds the temporaries of a long run
+_CHUNK = 1 << 22  # rows looked up at a time: bounds the temporaries of a long run
 
 
 def _find_hits(row_query, docs, judged_query, judged_doc, ndocs: int):
     """Positions of the ranked rows whose (query, doc) the qrels judge, and the qrels row of
-    each. Only rows holding a doc judged for some query are looked up, a chunk at a time."""
+    each: a hash lookup of one integer key per row, for the rows holding a doc judged for
+    some query, a chunk of rows at a time."""
     ndocs = max(ndocs, 1)
-    retrievable = judged_doc >= 0
-    keys = np.where(retrievable, judged_query * ndocs + judged_doc, -1)
-    key_order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[key_order]
+    retrievable = np.flatnonzero(judged_doc >= 0)
+    keys = judged_query[retrievable].astype(np.int64) * ndocs + judged_doc[retrievable]
+    value_set = arrow_array(keys)
     maybe = np.zeros(ndocs, dtype=bool)
     maybe[judged_doc[retrievable]] = True
-    hits, rows = [], []
-    last = max(len(sorted_keys) - 1, 0)
+    hits, rows = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(docs), _CHUNK):
         chunk = docs[start : start + _CHUNK]
         candidates = np.flatnonzero(maybe[chunk])
         wanted = row_query[start + candidates].astype(np.int64) * ndocs + chunk[candidates]
-        at = np.minimum(np.searchsorted(sorted_keys, wanted), last)
-        matched = sorted_keys[at] == wanted if len(sorted_keys) else np.zeros(len(at), bool)
+        found = numpy_of(pc.index_in(arrow_array(wanted), value_set=value_set), fill=-1)
+        matched = found >= 0
         hits.append(start + candidates[matched])
-        rows.append(key_order[at[matched]])
-    if not hits:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        rows.append(retrievable[found[matched]])
     return np.concatenate(hits), np.concatenate(rows)
 
 
