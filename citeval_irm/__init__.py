@@ -7,6 +7,8 @@
 
 from . import datasets  # noqa: F401 (registers the citeval/... datasets with ir_datasets)
 from .baseline import bm25_run
+from .compare import compare
+from .comparison import CompareSettings, Comparison
 from .crosscheck import CAUSES, CrosscheckReport, crosscheck
 from .errors import CitevalError, EvalWarning, InputError
 from .evaluation import evaluate
@@ -29,6 +31,8 @@ __all__ = [
     "RECIPES",
     "TIE_POLICIES",
     "CitevalError",
+    "CompareSettings",
+    "Comparison",
     "CrosscheckReport",
     "EvalResult",
     "EvalWarning",
@@ -44,6 +48,7 @@ __all__ = [
     "as_qrels",
     "as_run",
     "bm25_run",
+    "compare",
     "crosscheck",
     "evaluate",
     "parse_measures",
