@@ -15,6 +15,7 @@ from .evaluation import evaluate
 from .io import as_qrels, as_run, read_qrels, read_run, write_run
 from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures
 from .protocol import ValidationReport, validate
+from .published import PublishedComparison, PublishedResults, published
 from .recipes import RECIPES, Quirks, Recipe
 from .results import EvalResult
 from .tables import Qrels, Run
@@ -38,6 +39,8 @@ __all__ = [
     "EvalWarning",
     "InputError",
     "Protocol",
+    "PublishedComparison",
+    "PublishedResults",
     "Qrels",
     "Quirks",
     "Recipe",
@@ -52,6 +55,7 @@ __all__ = [
     "crosscheck",
     "evaluate",
     "parse_measures",
+    "published",
     "rank_run",
     "tie_ranges",
     "validate",
