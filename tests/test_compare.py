@@ -14,6 +14,7 @@ from compare_reference import QUERIES, enumerated_sign_flip_p, planted_runs
 from scipy import stats as scipy_stats
 
 import citeval_irm
+from citeval_irm.cli import main
 
 MEASURES = "RR R@10 nDCG@10 AP"
 EXPECTED_LATEX = Path(__file__).parent / "data" / "compare_expected.tex"
@@ -28,6 +29,12 @@ def planted(tmp_path_factory) -> dict[str, Path]:
 def comparison(planted):
     runs = {name: planted[name] for name in ("base", "better", "null")}
     return citeval_irm.compare(runs, planted["qrels"], MEASURES, baseline="base")
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def test_planted_difference_is_found_and_the_null_is_not(comparison):
@@ -187,3 +194,64 @@ def test_primary_test_tukey(planted):
     assert result.settings.correction == "none"
     np.testing.assert_array_equal(result.pairs["p_adj"], result.pairs["p_tukey"])
     assert "p_adj: the Tukey HSD p-value" in str(result)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_compare_table_and_warnings(capsys, planted, tmp_path):
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        planted["base"],
+        f"mine={planted['better']}",
+        "--qrels",
+        planted["qrels"],
+        "-m",
+        "RR R@10",
+        "--baseline",
+        "base",
+        "--permutations",
+        "2000",
+        "--bootstrap",
+        "2000",
+    )
+    assert code == 0 and "compare 2 runs (base, mine) on 400 queries" in out
+    assert "mine - base" in out and "2,000 random flips (seed 42)" in out
+    assert err == ""
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "latex", "markdown"])
+def test_cli_compare_formats(capsys, planted, fmt):
+    code, out, _ = run_cli(
+        capsys, "compare", planted["base"], planted["null"], "--qrels", planted["qrels"],
+        "-m", "RR", "--format", fmt, "--test", "t", "--correction", "bonferroni",
+    )  # fmt: skip
+    assert code == 0
+    if fmt == "json":
+        assert json.loads(out)["settings"]["correction"] == "bonferroni"
+    elif fmt == "csv":
+        assert pd.read_csv(io.StringIO(out), keep_default_na=False)["system"].tolist() == ["null"]
+    elif fmt == "latex":
+        assert "\\toprule" in out and "paired t-test, Bonferroni-corrected" in out
+    else:
+        assert out.count("| RR |") == 2
+
+
+def test_cli_compare_bad_input(capsys, planted):
+    code, _, err = run_cli(
+        capsys, "compare", planted["base"], "--qrels", planted["qrels"], "-m", "RR", "--published"
+    )
+    assert code == 2 and "has no table without a dataset id" in err
+    code, _, err = run_cli(
+        capsys,
+        "compare",
+        planted["base"],
+        "--qrels",
+        planted["qrels"],
+        "-m",
+        "RR",
+        "--baseline",
+        "z",
+    )
+    assert code == 2 and "baseline 'z' is not one of the runs" in err

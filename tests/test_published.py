@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 
 import pandas as pd
 import pytest
@@ -10,9 +11,16 @@ from datasets_fixtures import demo_home, shared_data  # noqa: F401 (demo_home: a
 
 import citeval_irm
 from citeval_irm.baseline import bm25_run
+from citeval_irm.cli import main
 from citeval_irm.published import _data_dir, read_table
 
 DEMO = "citeval/demo/test"
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 # --------------------------------------------------------------------------- the tables
@@ -55,7 +63,7 @@ def test_a_bad_table_is_an_error_naming_the_line(write, text, problem):
         read_table(write("paper.csv", text))
 
 
-def test_listing_and_one_datasets_figures():
+def test_listing_and_one_datasets_figures(capsys):
     listing = str(citeval_irm.published())
     assert "end-to-end (inductive; all 5 datasets): BM25, SciNCL, HAtten, SymTax, PPM" in listing
     assert "ACL-200 = citeval/acl-200" in listing
@@ -66,6 +74,11 @@ def test_listing_and_one_datasets_figures():
     assert "  PPM     50.31  64.10" in str(acl)
     with pytest.raises(citeval_irm.InputError, match="shipped: ACL-200 \\(citeval/acl-200\\)"):
         citeval_irm.published("citeval/demo/test")
+    code, out, _ = run_cli(capsys, "published")
+    assert code == 0 and out == listing
+    code, out, _ = run_cli(capsys, "published", "--dataset", "RefSeer", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and set(table["dataset"]) == {"RefSeer"} and len(table) == 56
 
 
 # --------------------------------------------------------------------------- runs beside them
@@ -141,3 +154,12 @@ def test_an_evaluation_on_the_tables_dataset_checks_dataset_and_split(write):
     assert "like for like: not established" in str(comparison)
     val = citeval_irm.compare({"mine": result}, "citeval/acl-200/val", published=True)
     assert checks_of(val)[("split", None)] == "differs"
+
+
+def test_cli_published_beside_the_demo(capsys, demo_runs):
+    args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "--protocol", "goyal2026"]
+    code, _, err = run_cli(capsys, *args, "--published")
+    assert code == 2 and "goyal2026 has no table for citeval/demo/test" in err
+    code, out, _ = run_cli(capsys, *args, "--published-dataset", "ACL-200")
+    assert code == 0 and "compare 1 run (bm25)" in out and "one run: nothing to test" in out
+    assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in out
