@@ -138,6 +138,7 @@ def compare(
             published_dataset=published if isinstance(published, str) else None,
             stage=stage,
             same_year=same_year,
+            measures=names,
         )
     return comparison
 
@@ -255,9 +256,7 @@ def _population(
     evaluated = order
     for result in results.values():
         evaluated = evaluated.intersection(result.per_query.index, sort=False)
-    if len(evaluated) < len(order) or any(
-        len(r.per_query) != len(evaluated) for r in results.values()
-    ):
+    if any(len(r.per_query) != len(evaluated) for r in results.values()):
         warnings.append(
             EvalWarning(
                 "different_queries",
@@ -265,55 +264,50 @@ def _population(
                 len(evaluated),
             )
         )
-    keep = evaluated
-    rows = []
+    keep, rows = evaluated, []
     for name, result in results.items():
-        run = tables[name]
-        if run is None:
-            ranked = evaluated
-            unranked_count = next(
-                (w.count for w in result.warnings if w.code == "missing_queries"), 0
-            )
-            if unranked_count:
-                warnings.append(
-                    EvalWarning(
-                        "unranked_queries_kept",
-                        f"{name}: given evaluated, its unranked queries (scored 0) cannot be "
-                        "told apart and stay in the comparison",
-                        unranked_count,
-                    )
-                )
-        else:
-            ranked = evaluated.intersection(pd.Index(run.frame["query_id"].unique()), sort=False)
-        unranked = evaluated.difference(ranked, sort=False)
-        if len(unranked):
-            fate = (
-                "left out of the comparison, for every run"
-                if policy == "common"
-                else "scored 0 (queries='all', as trec_eval -c)"
-            )
-            warnings.append(
-                EvalWarning(
-                    "unranked_queries",
-                    f"{name}: queries it does not rank: {fate}",
-                    len(unranked),
-                    examples_of(unranked),
-                )
-            )
-            if policy == "common":
-                keep = keep.difference(unranked, sort=False)
+        unranked, warning = _unranked(name, result, tables[name], evaluated, policy)
+        warnings += [warning] if warning else []
+        if policy == "common":
+            keep = keep.difference(unranked, sort=False)
         rows.append(
             {
                 "run": name,
                 "evaluated": len(result.per_query),
-                "ranked": len(ranked),
+                "ranked": len(evaluated) - len(unranked),
                 "unranked": len(unranked),
             }
         )
     if keep.empty:
         raise InputError(None, "no query is ranked by every run: nothing to compare")
-    coverage = pd.DataFrame(rows).set_index("run")
-    return list(keep), coverage, warnings
+    return list(keep), pd.DataFrame(rows).set_index("run"), warnings
+
+
+def _unranked(
+    name: str, result: EvalResult, run, evaluated: pd.Index, policy: str
+) -> tuple[pd.Index, EvalWarning | None]:
+    """The evaluated queries a run does not rank, and the warning that counts them. A run
+    given already evaluated cannot tell its unranked queries (scored 0) from the others:
+    they stay in, and the warning says so."""
+    if run is None:
+        count = next((w.count for w in result.warnings if w.code == "missing_queries"), 0)
+        warning = EvalWarning(
+            "unranked_queries_kept",
+            f"{name}: given evaluated, its unranked queries (scored 0) cannot be told apart "
+            "and stay in the comparison",
+            count,
+        )
+        return evaluated[:0], warning if count else None
+    unranked = evaluated.difference(pd.Index(run.frame["query_id"].unique()), sort=False)
+    if unranked.empty:
+        return unranked, None
+    fate = (
+        "left out of the comparison, for every run"
+        if policy == "common"
+        else "scored 0 (queries='all', as trec_eval -c)"
+    )
+    message = f"{name}: queries it does not rank: {fate}"
+    return unranked, EvalWarning("unranked_queries", message, len(unranked), examples_of(unranked))
 
 
 def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:

@@ -183,7 +183,7 @@ class Comparison:
         runs = f"{len(self.names)} runs" if len(self.names) > 1 else "1 run"
         return (
             f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
-            f"{self.qrels_source}{protocol}, ties {self.settings.ties}{unit}"
+            f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
         )
 
     def _coverage_line(self) -> str | None:
@@ -221,11 +221,12 @@ class Comparison:
         headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
         rows = []
         for row in self.pairs.itertuples():
-            ci = f"[{row.ci_low * scale:+.{decimals}f}, {row.ci_high * scale:+.{decimals}f}]"
+            low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
+            ci = f"[{low}, {high}]"
             cells = [
                 row.measure,
                 f"{row.system} - {row.baseline}",
-                f"{row.diff * scale:+.{decimals}f}",
+                _signed(row.diff * scale, decimals),
                 ci,
                 _effect(row.effect_size),
                 f"{row.wins}/{row.ties}/{row.losses}",
@@ -241,7 +242,7 @@ class Comparison:
             [
                 row.measure,
                 f"{row.system_b} - {row.system_a}",
-                f"{row.diff * scale:+.{decimals}f}",
+                _signed(row.diff * scale, decimals),
                 format_p(row.p_tukey),
             ]
             for row in self.tukey.itertuples()
@@ -397,10 +398,17 @@ def format_p(p: float) -> str:
     return "<0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
+def _signed(value: float, decimals: int) -> str:
+    """A difference with its sign; one that rounds to zero prints as 0.00, never -0.00."""
+    if round(value, decimals) == 0:
+        return f"{0.0:.{decimals}f}"
+    return f"{value:+.{decimals}f}"
+
+
 def _effect(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.2f}"
+    return _signed(value, 2)
 
 
 def _json_default(value):

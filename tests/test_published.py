@@ -138,7 +138,7 @@ def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tm
     text = comparison.published.format()
     assert "candidates published after their query paper" in text
     assert "the shortest ranking has 20 docs, below the table's deepest cut-off 300 (R@300)" in text
-    assert "validation (own): DIFFERS: failed: query_paper 1 queries" in text
+    assert "validation (own): DIFFERS: failed: query_paper (1 query)" in text
 
 
 def test_an_evaluation_on_the_tables_dataset_checks_dataset_and_split(write):

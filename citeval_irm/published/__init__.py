@@ -94,16 +94,8 @@ def _read_paper(path: Path) -> Paper:
         raise InputError(
             str(path), "missing: each published table needs its JSON sidecar"
         ) from None
-    notes = {
-        key: value
-        for key, value in meta.items()
-        if key.endswith("_note")
-        or key
-        in (
-            "scoring",
-            "transcribed_from",
-        )
-    }
+    fields = {"paper", "title", "reference", "tables", "protocol", "unit", "decimals", "split"}
+    notes = {k: v for k, v in meta.items() if k not in fields | {"datasets"}}  # free text
     return Paper(
         name=meta["paper"],
         title=meta["title"],
@@ -399,13 +391,12 @@ class PublishedComparison:
         )
 
     def verdict(self) -> str:
+        """One line: like for like, not, or not established."""
         if self.like_for_like:
             return "like for like: yes, every aspect checked"
-        return (
-            "like for like: NO"
-            if any(c.status == DIFFERS for c in self.checks)
-            else ("like for like: not established (some aspects could not be checked)")
-        )
+        if any(check.status == DIFFERS for check in self.checks):
+            return "like for like: NO"
+        return "like for like: not established (some aspects could not be checked)"
 
     def format(self, fmt: str = "table") -> str:
         """``table`` or ``markdown``: the values side by side, the differences, the checks."""
@@ -452,12 +443,12 @@ class PublishedComparison:
 
 
 def _number(value: float, decimals: int, *, sign: bool = False) -> str:
+    """A value as printed in the table (never ``-0.00``); ``sign``: with its + or -."""
     if value is None or np.isnan(value):
         return "-"
-    text = f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
-    return text.replace("-0." + "0" * decimals, "0." + "0" * decimals).replace(
-        "+0." + "0" * decimals, "0." + "0" * decimals
-    )
+    if round(value, decimals) == 0:
+        return f"{0.0:.{decimals}f}"
+    return f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
 
 
 def _deepest_cutoff(measure_names: list[str]) -> tuple[int, str]:
@@ -593,7 +584,7 @@ def _validation_checks(name: str, report, setting: str, same_year: bool) -> list
             "setting", SAME, f"inductive: no candidate from later ({year_rule})", name
         )
     failed = [
-        f"{check} {queries:,} queries"
+        f"{check} ({queries:,} {'query' if queries == 1 else 'queries'})"
         for check, (_, queries) in counts.items()
         if queries and check != "later_paper"
     ]
@@ -615,6 +606,7 @@ def beside_published(
     published_dataset: str | None = None,
     stage: str = DEFAULT_STAGE,
     same_year: bool = True,
+    measures: list[str] | None = None,
 ) -> PublishedComparison:
     """Runs (their :class:`~citeval_irm.EvalResult` by name, and the runs themselves or
     ``None``) beside a published table, checked for like for like.
@@ -623,7 +615,8 @@ def beside_published(
     table is that dataset's unless ``published_dataset`` names another (then the dataset
     check says it differs). ``paper``: default the protocol's. Each run is validated with
     :func:`citeval_irm.validate` (``same_year`` as there) and its shortest ranking compared
-    with the deepest cut-off of the paper and the protocol.
+    with the deepest cut-off of the paper and the protocol. ``measures``: those to show
+    (default: the first result's), where the table has them.
     """
     papers, frame = _load()
     chosen = _choose_paper(papers, paper, protocol)
@@ -635,7 +628,8 @@ def beside_published(
     rows = rows[rows["stage"] == stage]
     setting = rows["setting"].iloc[0]
     figures = PublishedResults(frame, papers).figures(chosen.name, table, stage).T
-    measures = list(next(iter(results.values())).aggregate.index)
+    if measures is None:
+        measures = list(next(iter(results.values())).aggregate.index)
     shown = [m for m in measures if m in figures.index]
     if not shown:
         raise InputError(
