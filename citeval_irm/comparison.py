@@ -18,7 +18,7 @@ import pandas as pd
 
 from .errors import EvalWarning, InputError
 from .measures import Protocol
-from .render import latex_escape, latex_tabular, render
+from .render import latex_escape, latex_tabular, render, wrap
 
 FORMATS = ("table", "csv", "json", "latex", "markdown")
 TEST_LABELS = {
@@ -250,7 +250,7 @@ class Comparison:
 
     def _diff_meaning(self) -> str:
         if self.baseline is not None:
-            return f"the run minus the baseline, {self.baseline}"
+            return f"each run minus the baseline ({self.baseline})"
         return "the pair's first run minus its second (each later run minus each earlier one)"
 
     def legend(self) -> list[str]:
@@ -339,7 +339,7 @@ class Comparison:
                 )
             )
         out.append("legend:")
-        out += [f"{bullet}{line}" for line in self.legend()]
+        out += [wrap(line, bullet, fmt) for line in self.legend()]
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))

@@ -6,6 +6,7 @@ three forms, so a terminal table, a Markdown table and a LaTeX table never disag
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 _LATEX_SPECIAL = {
@@ -54,7 +55,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
 
 
-def latex_tabular(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1) -> str:
+def latex_tabular(
+    headers: Sequence[str], rows: Sequence[Sequence[str] | None], *, left: int = 1
+) -> str:
     """A booktabs ``tabular`` (toprule, midrule, bottomrule) of cells that are already LaTeX;
     a row that is ``None`` is a ``\\midrule`` between groups."""
     spec = "l" * left + "r" * (len(headers) - left)
@@ -64,3 +67,11 @@ def latex_tabular(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left
         lines.append("\\midrule" if cells is None else " & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def wrap(line: str, bullet: str, fmt: str) -> str:
+    """A legend or note line for a terminal: wrapped at 100 characters, continued indented
+    (a Markdown bullet stays one line)."""
+    if fmt == "markdown":
+        return bullet + line
+    return textwrap.fill(line, 100, initial_indent=bullet, subsequent_indent=bullet + "  ")

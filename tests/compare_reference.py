@@ -51,6 +51,11 @@ def direct_tukey_p(values: np.ndarray, permutations: int, seed: int) -> np.ndarr
     return (hits + 1) / (permutations + 1)
 
 
+def flat(text: str) -> str:
+    """Text with its line wrapping undone (legends and notes wrap at 100 characters)."""
+    return " ".join(text.split())
+
+
 QUERIES = 400
 DEPTH = 100
 

@@ -7,6 +7,7 @@ import io
 
 import pandas as pd
 import pytest
+from compare_reference import flat
 from datasets_fixtures import demo_home, shared_data  # noqa: F401 (demo_home: a fixture)
 
 import citeval_irm
@@ -113,7 +114,7 @@ def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
     assert list(side.figures.columns) == ["BM25", "SciNCL", "HAtten", "SymTax", "PPM"]
     ours = comparison.results["bm25"]["RR"] * 100
     assert side.differences().at[("RR", "bm25"), "PPM"] == pytest.approx(ours - 50.31)
-    text = str(comparison)
+    text = flat(str(comparison))
     assert (
         "like for like: NO" in text and "dataset: DIFFERS: the run is on citeval/demo/test" in text
     )
@@ -135,7 +136,7 @@ def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tm
     assert checks[("setting", "future")] == "differs"
     assert checks[("depth", "short")] == "differs" and checks[("depth", "future")] == "same"
     assert checks[("validation", "own")] == "differs"
-    text = comparison.published.format()
+    text = flat(comparison.published.format())
     assert "candidates published after their query paper" in text
     assert "the shortest ranking has 20 docs, below the table's deepest cut-off 300 (R@300)" in text
     assert "validation (own): DIFFERS: failed: query_paper (1 query)" in text

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import CitevalError, InputError
 from ..measures import Protocol, parse_measures
-from ..render import latex_escape, render
+from ..render import latex_escape, render, wrap
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
 SPLITS = ("train", "val", "test")
@@ -421,8 +421,8 @@ class PublishedComparison:
         lines.append(render(["measure", "run", *systems], gaps, fmt, left=2))
         lines.append(self.verdict())
         bullet = "- " if fmt == "markdown" else "  "
-        lines += [f"{bullet}{check}" for check in self.checks]
-        lines += [f"{bullet}note: {note}" for note in self.notes]
+        lines += [wrap(str(check), bullet, fmt) for check in self.checks]
+        lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
         return "\n".join(line.rstrip("\n") for line in lines) + "\n"
 
     def latex_rows(self, columns: list[str]) -> list[list[str]]:
