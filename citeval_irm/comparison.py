@@ -317,7 +317,7 @@ class Comparison:
     def _text(self, fmt: str, percent: bool) -> str:
         decimals = self.decimals(percent)
         bullet = "- " if fmt == "markdown" else "  "
-        out = [self._header(percent)]
+        out = [wrap(self._header(percent), "", fmt)]
         coverage = self._coverage_line()
         if coverage:
             out.append(coverage)

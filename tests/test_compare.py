@@ -149,7 +149,9 @@ def test_seeds_and_counts_are_reported_and_repeatable(planted, comparison):
 
 
 def test_table_marks_and_legend(comparison):
-    means = str(comparison).splitlines()[1:6]
+    lines = str(comparison).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  measure"))
+    means = lines[start : start + 5]
     text = flat(str(comparison))
     assert means[0].split() == ["measure", "base", "(a)", "better", "(b)", "null", "(c)"]
     assert re.search(r"RR\s+0\.\d{4}\s+0\.\d{4} a\s+0\.\d{4}$", means[1])
@@ -216,7 +218,7 @@ def test_cli_compare_table_and_warnings(capsys, planted, tmp_path):
         "--bootstrap",
         "2000",
     )
-    assert code == 0 and "compare 2 runs (base, mine) on 400 queries" in out
+    assert code == 0 and "compare 2 runs (base, mine) on 400 queries" in flat(out)
     assert "mine - base" in out and "2,000 random flips (seed 42)" in flat(out)
     assert err == ""
 

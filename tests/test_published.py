@@ -163,4 +163,4 @@ def test_cli_published_beside_the_demo(capsys, demo_runs):
     assert code == 2 and "goyal2026 has no table for citeval/demo/test" in err
     code, out, _ = run_cli(capsys, *args, "--published-dataset", "ACL-200")
     assert code == 0 and "compare 1 run (bm25)" in out and "one run: nothing to test" in out
-    assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in out
+    assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in flat(out)

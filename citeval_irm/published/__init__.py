@@ -416,7 +416,7 @@ class PublishedComparison:
         ]
         diff = self.differences()
         gaps = [[m, r, *(number(v, sign=True) for v in diff.loc[(m, r)])] for m, r in diff.index]
-        lines = [self.title(), render(["measure", *runs, *systems], side, fmt)]
+        lines = [wrap(self.title(), "", fmt), render(["measure", *runs, *systems], side, fmt)]
         lines.append("difference (yours - published):")
         lines.append(render(["measure", "run", *systems], gaps, fmt, left=2))
         lines.append(self.verdict())
