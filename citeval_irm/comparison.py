@@ -338,8 +338,10 @@ class Comparison:
                     left=2,
                 )
             )
-        out.append("legend:")
-        out += [wrap(line, bullet, fmt) for line in self.legend()]
+        legend = self.legend()
+        if legend:
+            out.append("legend:")
+            out += [wrap(line, bullet, fmt) for line in legend]
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -164,3 +165,30 @@ def test_cli_published_beside_the_demo(capsys, demo_runs):
     code, out, _ = run_cli(capsys, *args, "--published-dataset", "ACL-200")
     assert code == 0 and "compare 1 run (bm25)" in out and "one run: nothing to test" in out
     assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in flat(out)
+
+
+def readme_output(command: str) -> str:
+    """What the README shows ``command`` printing: the lines after it, up to the end of the
+    fenced block it is in, or of the next block when it stands in a bash block of its own."""
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(command) + len(command) :]
+    after = after[after.index("\n") + 1 :]
+    if after.startswith("```"):  # the end of the bash block: the output is the next block
+        after = after[after.index("```\n", 3) + 4 :]
+    return after[: after.index("```")]
+
+
+def test_the_readme_shows_what_compare_prints(capsys, demo_runs, tmp_path, monkeypatch):
+    """The README's two examples, run on the same demo runs: the output is exactly as shown."""
+    monkeypatch.chdir(demo_runs["bm25"].parent)
+    command = "citeval compare bm25.trec titles.trec --dataset citeval/demo/test --protocol"
+    code, out, _ = run_cli(capsys, *command.split()[1:], "goyal2026", "--baseline", "bm25")
+    assert code == 0 and out == readme_output(command + " goyal2026 --baseline bm25")
+    command = (
+        "compare bm25.trec --dataset citeval/demo/test --protocol goyal2026 --published-dataset "
+        "ACL-200"
+    )
+    code, out, _ = run_cli(capsys, *command.split())
+    shown = readme_output("$ citeval " + command)
+    published = shown[shown.index("beside the published results") :]
+    assert code == 0 and out.endswith(published)
