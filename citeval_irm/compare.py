@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +28,11 @@ import pandas as pd
 
 from . import stats
 from .comparison import CompareSettings, Comparison
-from .errors import EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .evaluation import evaluate
 from .io import read_qrels, read_run
 from .measures import PROTOCOLS, parse_measures
+from .protocol import ValidationReport, validate
 from .results import EvalResult
 
 TESTS = ("randomisation", "t", "wilcoxon", "sign")
@@ -81,7 +83,8 @@ def compare(
     over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
     ``published``: also put the runs beside the shipped published results of ``paper``
     (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
-    given as a string (e.g. ``"ACL-200"``), checked for like for like.
+    given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
+    with :func:`citeval_irm.validate`, ``same_year`` as there).
     """
     settings = _settings(
         test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
@@ -94,14 +97,16 @@ def compare(
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
     qrels_table = None if evaluated_already else read_qrels(qrels)
     options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}
+    dataset = _dataset_id(qrels)
+    validate_on = dataset if published else None
     results: dict[str, EvalResult] = {}
-    tables: dict = {}
-    for name, item in named.items():
-        results[name], tables[name] = _evaluated(
-            name, item, qrels_table, measures, protocol, options
-        )
+    facts: dict[str, RunFacts | None] = {}
+    for name, item in named.items():  # one run in memory at a time: only its facts are kept
+        results[name], run = _evaluated(name, item, qrels_table, measures, protocol, options)
+        facts[name] = RunFacts.of(run, validate_on, same_year) if run is not None else None
+        del run
     names = _measure_names(results, measures, protocol)
-    population, coverage, warnings = _population(results, tables, queries)
+    population, coverage, warnings = _population(results, facts, queries)
     values = np.stack(
         [results[name].per_query.loc[population, names].to_numpy() for name in named], axis=1
     )  # queries x runs x measures
@@ -131,16 +136,40 @@ def compare(
 
         comparison.published = beside_published(
             results,
-            tables,
-            _dataset_id(qrels),
+            facts,
+            dataset,
             protocol=first.protocol,
             paper=paper,
             published_dataset=published if isinstance(published, str) else None,
             stage=stage,
-            same_year=same_year,
             measures=names,
         )
     return comparison
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a comparison keeps of a run once it is evaluated (the run itself may be
+    millions of rows): the queries it ranks, its shortest ranking and, for a comparison with
+    published results, its validation against the dataset (or why there is none)."""
+
+    ranked: pd.Index
+    shortest: int
+    validation: ValidationReport | None = None
+    unvalidated: str | None = None
+
+    @classmethod
+    def of(cls, run, dataset: str | None, same_year: bool) -> RunFacts:
+        """The facts of ``run``; validated with :func:`citeval_irm.validate` when
+        ``dataset`` is given."""
+        sizes = run.frame.groupby("query_id", sort=False).size()
+        validation, unvalidated = None, None
+        if dataset is not None:
+            try:
+                validation = validate(run, dataset, same_year=same_year)
+            except CitevalError as exc:
+                unvalidated = f"cannot validate: {exc}"
+        return cls(pd.Index(sizes.index), int(sizes.min()), validation, unvalidated)
 
 
 def _settings(
@@ -248,7 +277,7 @@ def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[s
 
 
 def _population(
-    results: dict[str, EvalResult], tables: dict, policy: str
+    results: dict[str, EvalResult], facts: dict[str, RunFacts | None], policy: str
 ) -> tuple[list[str], pd.DataFrame, list[EvalWarning]]:
     """The queries compared (in the first run's order), each run's coverage, the warnings."""
     warnings: list[EvalWarning] = []
@@ -266,7 +295,7 @@ def _population(
         )
     keep, rows = evaluated, []
     for name, result in results.items():
-        unranked, warning = _unranked(name, result, tables[name], evaluated, policy)
+        unranked, warning = _unranked(name, result, facts[name], evaluated, policy)
         warnings += [warning] if warning else []
         if policy == "common":
             keep = keep.difference(unranked, sort=False)
@@ -284,12 +313,12 @@ def _population(
 
 
 def _unranked(
-    name: str, result: EvalResult, run, evaluated: pd.Index, policy: str
+    name: str, result: EvalResult, facts: RunFacts | None, evaluated: pd.Index, policy: str
 ) -> tuple[pd.Index, EvalWarning | None]:
     """The evaluated queries a run does not rank, and the warning that counts them. A run
     given already evaluated cannot tell its unranked queries (scored 0) from the others:
     they stay in, and the warning says so."""
-    if run is None:
+    if facts is None:
         count = next((w.count for w in result.warnings if w.code == "missing_queries"), 0)
         warning = EvalWarning(
             "unranked_queries_kept",
@@ -298,7 +327,7 @@ def _unranked(
             count,
         )
         return evaluated[:0], warning if count else None
-    unranked = evaluated.difference(pd.Index(run.frame["query_id"].unique()), sort=False)
+    unranked = evaluated.difference(facts.ranked, sort=False)
     if unranked.empty:
         return unranked, None
     fate = (

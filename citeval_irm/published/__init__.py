@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import CitevalError, InputError
+from ..errors import InputError
 from ..measures import Protocol, parse_measures
 from ..render import latex_escape, render, wrap
 
@@ -523,29 +523,21 @@ def _dataset_checks(paper: Paper, table: str, dataset: str | None) -> list[Check
 
 
 def _run_checks(
-    name: str, run, dataset: str | None, setting: str, deepest: tuple[int, str], same_year: bool
+    name: str, facts, dataset: str | None, setting: str, deepest: tuple[int, str]
 ) -> list[Check]:
-    """Setting and validation (through :func:`citeval_irm.validate`) and depth of one run."""
-    from ..protocol import validate
-
-    if run is None:
+    """Setting and validation (the run's :class:`~citeval_irm.ValidationReport`) and depth
+    of one run, from what the comparison kept of it (:class:`~citeval_irm.compare.RunFacts`;
+    ``None`` for a run given already evaluated)."""
+    if facts is None:
         reason = "given as an evaluation result, not a run: nothing to check"
         return [Check(a, UNCHECKED, reason, name) for a in ("setting", "validation", "depth")]
     checks = []
-    if dataset is None:
-        reason = "no dataset id to validate against"
+    if facts.validation is None:
+        reason = facts.unvalidated or "no dataset id to validate against"
         checks += [Check(a, UNCHECKED, reason, name) for a in ("setting", "validation")]
     else:
-        try:
-            report = validate(run, dataset, same_year=same_year)
-        except CitevalError as exc:
-            checks += [
-                Check(a, UNCHECKED, f"cannot validate: {exc}", name)
-                for a in ("setting", "validation")
-            ]
-        else:
-            checks += _validation_checks(name, report, setting, same_year)
-    shortest = int(run.frame.groupby("query_id", sort=False).size().min())
+        checks += _validation_checks(name, facts.validation, setting)
+    shortest = facts.shortest
     depth, measure = deepest
     if shortest >= depth:
         checks.append(
@@ -565,9 +557,9 @@ def _run_checks(
     return checks
 
 
-def _validation_checks(name: str, report, setting: str, same_year: bool) -> list[Check]:
+def _validation_checks(name: str, report, setting: str) -> list[Check]:
     counts = {row.check: (row.pairs, row.queries) for row in report.checks.itertuples()}
-    year_rule = "same-year papers admitted" if same_year else "earlier papers only"
+    year_rule = "same-year papers admitted" if report.same_year else "earlier papers only"
     later_pairs, later_queries = counts.get("later_paper", (0, 0))
     if setting != "inductive":
         setting_check = Check("setting", UNCHECKED, f"no rule to check a {setting} setting", name)
@@ -598,24 +590,23 @@ def _validation_checks(name: str, report, setting: str, same_year: bool) -> list
 
 def beside_published(
     results: Mapping,
-    runs: Mapping,
+    facts: Mapping,
     dataset: str | None,
     *,
     protocol: Protocol | None = None,
     paper: str | None = None,
     published_dataset: str | None = None,
     stage: str = DEFAULT_STAGE,
-    same_year: bool = True,
     measures: list[str] | None = None,
 ) -> PublishedComparison:
-    """Runs (their :class:`~citeval_irm.EvalResult` by name, and the runs themselves or
-    ``None``) beside a published table, checked for like for like.
+    """Runs (their :class:`~citeval_irm.EvalResult` by name, and what the comparison kept
+    of each run, or ``None``) beside a published table, checked for like for like.
 
     ``dataset``: the citeval id the runs were evaluated on (``None`` for a qrels file); the
     table is that dataset's unless ``published_dataset`` names another (then the dataset
-    check says it differs). ``paper``: default the protocol's. Each run is validated with
-    :func:`citeval_irm.validate` (``same_year`` as there) and its shortest ranking compared
-    with the deepest cut-off of the paper and the protocol. ``measures``: those to show
+    check says it differs). ``paper``: default the protocol's. Each run's validation report
+    decides the setting and validation checks, its shortest ranking against the deepest
+    cut-off of the paper and the protocol the depth check. ``measures``: those to show
     (default: the first result's), where the table has them.
     """
     papers, frame = _load()
@@ -644,7 +635,7 @@ def beside_published(
     deepest = _deepest_cutoff(depth_measures)
     checks = _dataset_checks(chosen, table, dataset)
     for name in results:
-        checks += _run_checks(name, runs.get(name), dataset, setting, deepest, same_year)
+        checks += _run_checks(name, facts.get(name), dataset, setting, deepest)
     notes = [chosen.notes["scoring"]] if "scoring" in chosen.notes else []
     counted = {len(result.per_query) for result in results.values()}
     notes.append(
