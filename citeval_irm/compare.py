@@ -34,6 +34,7 @@ from .io import read_qrels, read_run
 from .measures import PROTOCOLS, parse_measures
 from .protocol import ValidationReport, validate
 from .results import EvalResult
+from .tables import Qrels, Run
 
 TESTS = ("randomisation", "t", "wilcoxon", "sign")
 """The paired tests every comparison computes."""
@@ -173,8 +174,18 @@ class RunFacts:
 
 
 def _settings(
-    test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    permutations: int,
+    bootstrap: int,
+    seed: int,
+    queries: str,
+    ties: str,
 ) -> CompareSettings:
+    """The settings, checked before any run is read (a typo fails at once, not after the
+    evaluations)."""
     if test not in PRIMARY_TESTS:
         raise InputError(None, f"unknown test {test!r}; choose from {', '.join(PRIMARY_TESTS)}")
     if queries not in QUERY_POLICIES:
@@ -241,7 +252,9 @@ def _named_inputs(runs) -> dict[str, object]:
     return named
 
 
-def _evaluated(name, item, qrels_table, measures, protocol, options):
+def _evaluated(
+    name: str, item, qrels_table: Qrels | None, measures, protocol, options: dict
+) -> tuple[EvalResult, Run | None]:
     """The run's evaluation and the run itself (``None`` when given already evaluated)."""
     if is_evaluated(item):
         policy = getattr(getattr(item, "ties", None), "policy", None)
@@ -417,7 +430,10 @@ _PAIR_COLUMNS = [
 ]  # fmt: skip
 
 
-def _tukey_table(values, names, measures, p, exact: bool) -> pd.DataFrame:
+def _tukey_table(
+    values: np.ndarray, names: list[str], measures: list[str], p: np.ndarray, exact: bool
+) -> pd.DataFrame:
+    """One row per measure and pair of runs (b minus a, for every a before b)."""
     means = values.mean(axis=0)
     rows = [
         {

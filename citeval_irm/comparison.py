@@ -413,7 +413,7 @@ def _effect(value: float) -> str:
     return _signed(value, 2)
 
 
-def _json_default(value):
+def _json_default(value: object) -> object:
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):

@@ -106,7 +106,9 @@ def _exact_sign_flip(d: np.ndarray) -> float:
     return reached / 2**m
 
 
-def _sampled_sign_flip(diffs: np.ndarray, permutations: int, rng: np.random.Generator):
+def _sampled_sign_flip(
+    diffs: np.ndarray, permutations: int, rng: np.random.Generator
+) -> np.ndarray:
     """``(b + 1) / (B + 1)`` over ``B`` random sign vectors, all columns with the same signs."""
     n = diffs.shape[0]
     total = diffs.sum(axis=0)
@@ -198,7 +200,9 @@ def _shuffled_sums(
         yield sums.transpose(0, 2, 1)
 
 
-def _sorted_key_sums(values: np.ndarray, draws: int, rng: np.random.Generator):
+def _sorted_key_sums(
+    values: np.ndarray, draws: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
     """As :func:`_shuffled_sums` for many systems: each row's order from sorted random keys."""
     n, k, measures = values.shape
     for count in _batches(draws, n * k * measures):
