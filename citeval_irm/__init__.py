@@ -56,6 +56,12 @@ _EXPORTS = {
     "TieReport": "ties",
     "rank_run": "ties",
     "bm25_run": "baseline",
+    "compare": "compare",
+    "CompareSettings": "comparison",
+    "Comparison": "comparison",
+    "PublishedComparison": "published",
+    "PublishedResults": "published",
+    "published": "published",
     "datasets": None,
     "scoring": None,
 }
@@ -108,12 +114,15 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
     from .baseline import bm25_run  # noqa: F401
     from .choices import TIE_POLICIES  # noqa: F401
+    from .compare import compare  # noqa: F401
+    from .comparison import CompareSettings, Comparison  # noqa: F401
     from .crosscheck import CAUSES, CrosscheckReport, crosscheck  # noqa: F401
     from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
     from .evaluation import VerificationError, evaluate  # noqa: F401
     from .io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures  # noqa: F401
     from .protocol import ValidationReport, validate  # noqa: F401
+    from .published import PublishedComparison, PublishedResults, published  # noqa: F401
     from .recipes import RECIPES, Quirks, Recipe  # noqa: F401
     from .results import EvalResult  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401

@@ -186,6 +186,13 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return pool[order], values[order]
 
 
+def _doc_text(doc, fields: tuple[str, ...] | None) -> str:
+    """The text indexed for a doc: its default text, or the chosen fields joined."""
+    if fields is None:
+        return doc.default_text()
+    return " ".join(str(getattr(doc, f) or "") for f in fields)
+
+
 def bm25_run(
     dataset,
     k: int = DEFAULT_K,
@@ -196,6 +203,7 @@ def bm25_run(
     k1: float = 1.5,
     b: float = 0.75,
     stemmer: str | None = "english",
+    fields: tuple[str, ...] | None = None,
     show_progress: bool = True,
 ) -> Run:
     """A BM25 run over an ir_datasets dataset (or its id), ``k`` docs per query.
@@ -204,7 +212,9 @@ def bm25_run(
     it. ``temporal=True`` ranks only admissible candidates (published no later than the
     query paper; ``same_year`` says whether its own year is allowed, ``unknown_year`` what
     happens to docs without a year: ``"admit"`` or ``"exclude"``). ``stemmer``: a Snowball
-    language for PyStemmer, or ``None``. Progress bars go to standard error.
+    language for PyStemmer, or ``None``. ``fields``: the doc fields to index (e.g.
+    ``("title",)``, a weaker baseline to compare with); default ``doc.default_text()``, title
+    + abstract. Progress bars go to standard error.
     """
     from .datasets import AdmissibleCandidates
 
@@ -218,9 +228,15 @@ def bm25_run(
     query_fields = data.queries_cls()._fields
     if temporal and ("year" not in doc_fields or "year" not in query_fields):
         raise InputError(name, "temporal=True needs docs and queries with a year field")
+    unknown = [f for f in fields or () if f not in doc_fields]
+    if unknown or fields == ():
+        raise InputError(name, f"fields must be among the docs' {', '.join(doc_fields)}")
 
     index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(
-        ((doc.doc_id, doc.default_text(), getattr(doc, "year", None)) for doc in data.docs_iter()),
+        (
+            (doc.doc_id, _doc_text(doc, fields), getattr(doc, "year", None))
+            for doc in data.docs_iter()
+        ),
         total=data.docs_count(),
         show_progress=show_progress,
         source=name,

@@ -15,6 +15,14 @@ EMPTY_QUERY_POLICIES = ("zero", "skip")
 ENGINES = ("citeval", "pytrec_eval")
 UNKNOWN_YEAR_POLICIES = ("admit", "exclude")
 DATE_PRECISIONS = ("year", "month")
+TESTS = ("randomisation", "t", "wilcoxon", "sign")  # paired tests of two runs
+PRIMARY_TESTS = (*TESTS, "tukey")  # the tests whose (corrected) p-values decide significance
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")  # for multiple comparisons
+COMPARE_QUERY_POLICIES = ("common", "all")  # which queries runs are compared on
+COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
+DEFAULT_PERMUTATIONS = 10_000  # randomisation test and Tukey HSD
+DEFAULT_BOOTSTRAP = 10_000  # resamples of the confidence interval
+DEFAULT_SEED = 42
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:

@@ -8,11 +8,14 @@ error; bad input exits with status 2 and a message naming the file, line and pro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from . import __version__
 from .choices import (
@@ -35,6 +38,11 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
     parser.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    add_source_options(parser, measures_required=measures_required)
+
+
+def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
+    """The qrels (a file or a dataset) and the measures (a list or a protocol)."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
@@ -195,6 +203,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
         k1=args.k1,
         b=args.b,
         stemmer=args.stemmer if args.stemmer != "none" else None,
+        fields=tuple(args.fields.split(",")) if args.fields else None,
     )
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries
@@ -220,13 +229,21 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    import logging
+@contextlib.contextmanager
+def _quiet_ir_datasets() -> Iterator[None]:
+    """No INFO messages (ir_datasets' store openings) while a report is made: the tables
+    are the point."""
+    logging.disable(logging.INFO)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
 
+
+def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    logging.disable(logging.INFO)  # ir_datasets' store messages; the tables are the point
-    try:
+    with _quiet_ir_datasets():
         report = run_demo(
             args.dataset,
             args.k,
@@ -234,10 +251,155 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             same_year=args.same_year,
             output=args.output,
         )
-    finally:
-        logging.disable(logging.NOTSET)
     sys.stdout.write(report.format())
     return 0
+
+
+def _named_runs(values: list[str]) -> dict[str, str]:
+    """``NAME=PATH`` or ``PATH`` (named after its stem) for each run argument."""
+    from .compare import run_name
+
+    named: dict[str, str] = {}
+    for value in values:
+        name, path = (None, value)
+        if "=" in value and not Path(value).exists():
+            name, path = value.split("=", 1)
+        name = name or run_name(path) or path
+        if name in named:
+            raise InputError(
+                None, f"two runs are named {name!r}: write NAME=PATH to tell them apart"
+            )
+        named[name] = path
+    return named
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+
+    with _quiet_ir_datasets():
+        comparison = compare(
+            _named_runs(args.runs),
+            args.qrels if args.qrels is not None else args.dataset,
+            args.measures,
+            protocol=args.protocol,
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            permutations=args.permutations,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            tukey=args.tukey,
+            queries=args.queries,
+            ties=args.ties,
+            duplicates=args.duplicates,
+            empty_queries=args.empty_queries,
+            published=args.published_dataset or args.published,
+            paper=args.paper,
+            stage=args.stage,
+            same_year=args.same_year,
+        )
+    sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
+    for warning in comparison.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    return 0
+
+
+def _cmd_published(args: argparse.Namespace) -> int:
+    from .published import published
+
+    table = published(args.dataset, paper=args.paper, setting=args.setting, stage=args.stage)
+    sys.stdout.write(table.format(args.format))
+    return 0
+
+
+def add_compare_commands(commands) -> None:
+    """``citeval compare`` and ``citeval published``."""
+    from .choices import (
+        COMPARE_FORMATS,
+        CORRECTIONS,
+        DEFAULT_BOOTSTRAP,
+        DEFAULT_PERMUTATIONS,
+        DEFAULT_SEED,
+        PRIMARY_TESTS,
+    )
+
+    co = commands.add_parser(
+        "compare",
+        help="compare runs query by query: differences, intervals, effect sizes, paired tests",
+        description="Evaluates every run the same way and compares them on the same queries: "
+        "means, differences with a paired-bootstrap interval, effect size, win/tie/loss, "
+        "randomisation / t / Wilcoxon / sign tests, a correction for multiple comparisons and, "
+        "with three or more runs, Sakai's randomised Tukey HSD; --published puts the runs "
+        "beside the shipped published results.",
+    )
+    co.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
+    add_source_options(co)
+    co.add_argument("--baseline", help="the run every other is compared with (default: all pairs)")
+    co.add_argument(
+        "--test",
+        choices=PRIMARY_TESTS,
+        default="randomisation",
+        help="the test behind the significance marks (default: randomisation)",
+    )
+    co.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiple-comparison correction over all tests shown (default: holm)",
+    )
+    co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    co.add_argument(
+        "--permutations",
+        type=int,
+        default=DEFAULT_PERMUTATIONS,
+        help=f"random permutations (default {DEFAULT_PERMUTATIONS:,})",
+    )
+    co.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_BOOTSTRAP,
+        help=f"bootstrap resamples (default {DEFAULT_BOOTSTRAP:,})",
+    )
+    co.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
+    co.add_argument(
+        "--tukey",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="randomised Tukey HSD over all runs (default: with three or more runs)",
+    )
+    co.add_argument(
+        "--queries",
+        choices=("common", "all"),
+        default="common",
+        help="compare on the queries every run ranks (default), or all qrels queries with "
+        "unranked ones scored 0",
+    )
+    add_evaluation_options(co)
+    co.add_argument("--percent", action="store_true", help="print values in percent")
+    co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format")
+    co.add_argument(
+        "--published",
+        action="store_true",
+        help="also print the runs beside the published results for the dataset",
+    )
+    co.add_argument(
+        "--published-dataset",
+        help="compare with this table dataset instead (e.g. ACL-200); flagged not like for like "
+        "when it is not the run's",
+    )
+    co.add_argument("--paper", help="whose published results (default: the protocol's)")
+    co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
+    add_year_options(co, unknown_year=False)
+    co.set_defaults(handler=_cmd_compare)
+
+    pu = commands.add_parser("published", help="list the published results shipped, or show some")
+    pu.add_argument("--dataset", help="a dataset (ACL-200 or citeval/acl-200/test): its figures")
+    pu.add_argument("--paper", help="one paper's results (e.g. goyal2026)")
+    pu.add_argument("--setting", help="one setting (e.g. inductive)")
+    pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
+    pu.add_argument("--format", choices=("table", "markdown", "csv", "json"), default="table")
+    pu.set_defaults(handler=_cmd_published)
 
 
 def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
@@ -401,6 +563,10 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument(
         "--stemmer", default="english", help="Snowball stemmer language, or none (default english)"
     )
+    bm.add_argument(
+        "--fields",
+        help="doc fields to index, comma-separated, e.g. title (default: title + abstract)",
+    )
     bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
     bm.set_defaults(handler=_cmd_baseline_bm25)
 
@@ -436,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_year_options(de, unknown_year=False)
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
     de.set_defaults(handler=_cmd_demo)
+    add_compare_commands(commands)
     return parser
 
 

@@ -177,3 +177,17 @@ def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
     assert main(["baseline", "bm25", "--dataset", TEST, "-k", "5", "-o", str(no_stem),
                  "--stemmer", "none", "--k1", "1.2", "--b", "0.5"]) == 0  # fmt: skip
     assert len(no_stem.read_text().splitlines()) == 163 * 5
+
+
+def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
+    titles = bm25_run(TEST, 300, temporal=True, fields=("title",), show_progress=False)
+    full = citeval_irm.evaluate(runs[True], TEST, "RR R@10")
+    weaker = citeval_irm.evaluate(titles, TEST, "RR R@10")
+    assert weaker["RR"] < full["RR"] and weaker["R@10"] < full["R@10"]
+    assert citeval_irm.validate(titles, TEST, same_year=True).passed
+    with pytest.raises(InputError, match="fields must be among the docs' doc_id, title"):
+        bm25_run(TEST, fields=("venue",), show_progress=False)
+    out = tmp_path / "titles.trec"
+    args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--temporal", "--fields", "title"]
+    assert main([*args, "-o", str(out)]) == 0
+    assert citeval_irm.read_run(out).frame["doc_id"].tolist() == titles.frame["doc_id"].tolist()

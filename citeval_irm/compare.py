@@ -1,0 +1,467 @@
+"""``compare``: is one system better than another, by how much, and is the difference real?
+
+Every run is evaluated by :func:`citeval_irm.evaluate` with the same qrels, measures, tie
+policy and query policies, then compared query by query on the same queries: by default the
+queries every run ranks (``queries="common"``; the others are counted in a warning), or every
+qrels query with unranked ones scored 0 (``queries="all"``, trec_eval ``-c``).
+
+For each measure and pair of runs (each run against ``baseline``, or all pairs) the
+comparison gives the two means, their difference, a paired-bootstrap confidence interval of
+it, Cohen's d_z, win / tie / loss counts and four paired tests (:mod:`citeval_irm.stats`):
+the randomisation test (the default, as Smucker, Allan and Carterette 2007 recommend: it
+assumes least), the t-test, Wilcoxon's signed-rank test and the sign test. The p-values of
+the chosen test are corrected for multiple comparisons over every (pair, measure) tested
+(Holm by default). With three or more runs Sakai's randomised Tukey HSD compares all of them
+at once. Random draws are seeded, with separate streams for the randomisation test, the
+bootstrap and the Tukey HSD, so one never changes another's numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .choices import (
+    COMPARE_QUERY_POLICIES,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    PRIMARY_TESTS,
+    check_choice,
+)
+from .comparison import CompareSettings, Comparison
+from .errors import CitevalError, EvalWarning, InputError, examples_of
+from .evaluation import evaluate
+from .io import read_qrels, read_run
+from .measures import PROTOCOLS, parse_measures
+from .protocol import ValidationReport, validate
+from .results import EvalResult
+from .tables import Qrels, Run
+
+"""The paired tests every comparison computes."""
+
+_TEST_FUNCTIONS = {"t": stats.paired_t, "wilcoxon": stats.wilcoxon, "sign": stats.sign_test}
+
+
+def compare(
+    runs,
+    qrels=None,
+    measures=None,
+    *,
+    protocol=None,
+    baseline: str | None = None,
+    test: str = "randomisation",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    tukey: bool | None = None,
+    queries: str = "common",
+    ties: str = "trec_eval",
+    duplicates: str = "error",
+    empty_queries: str = "zero",
+    published: bool | str = False,
+    paper: str | None = None,
+    stage: str = "end-to-end",
+    same_year: bool = True,
+) -> Comparison:
+    """Compare runs on the same queries with paired tests, intervals and effect sizes.
+
+    ``runs``: ``{name: run}``, or a list whose names are the file stems (``bm25.trec`` is
+    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, or an
+    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted).
+    ``baseline``: the run every other is compared with; ``None`` compares all pairs.
+    ``test``: the test behind the significance marks (``randomisation``, ``t``,
+    ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
+    ``bonferroni``, ``bh``, ``none``; not applied to ``tukey``, which controls the error
+    over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
+    ``published``: also put the runs beside the shipped published results of ``paper``
+    (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
+    given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
+    with :func:`citeval_irm.validate`, ``same_year`` as there).
+    """
+    settings = _settings(
+        test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
+    )
+    named = _named_inputs(runs)
+    if baseline is not None and baseline not in named:
+        raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
+    evaluated_already = all(is_evaluated(item) for item in named.values())
+    if qrels is None and not evaluated_already:
+        raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
+    qrels_table = None if evaluated_already else read_qrels(qrels)
+    options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}
+    dataset = _dataset_id(qrels)
+    validate_on = dataset if published else None
+    results: dict[str, EvalResult] = {}
+    facts: dict[str, RunFacts | None] = {}
+    for name, item in named.items():  # one run in memory at a time: only its facts are kept
+        results[name], run = _evaluated(name, item, qrels_table, measures, protocol, options)
+        facts[name] = RunFacts.of(run, validate_on, same_year) if run is not None else None
+        del run
+    names = _measure_names(results, measures, protocol)
+    population, coverage, warnings = _population(results, facts, queries)
+    values = np.stack(
+        [results[name].per_query.loc[population, names].to_numpy() for name in named], axis=1
+    )  # queries x runs x measures
+    use_tukey = (len(named) >= 3 if tukey is None else tukey) or test == "tukey"
+    pairs, tukey_table = _statistics(values, list(named), names, baseline, settings, use_tukey)
+    first = next(iter(results.values()))
+    comparison = Comparison(
+        names=list(named),
+        baseline=baseline,
+        measures=names,
+        per_query=pd.DataFrame(
+            values.transpose(0, 2, 1).reshape(len(population), -1),
+            index=pd.Index(population, name="query_id"),
+            columns=pd.MultiIndex.from_product([names, list(named)], names=["measure", "run"]),
+        ),
+        pairs=pairs,
+        tukey=tukey_table,
+        settings=settings,
+        coverage=coverage,
+        warnings=warnings + _run_warnings(results),
+        protocol=first.protocol,
+        qrels_source=_qrels_source(qrels_table, qrels, first),
+        results=results,
+    )
+    if published:
+        from .published import beside_published
+
+        comparison.published = beside_published(
+            results,
+            facts,
+            dataset,
+            protocol=first.protocol,
+            paper=paper,
+            published_dataset=published if isinstance(published, str) else None,
+            stage=stage,
+            measures=names,
+        )
+    return comparison
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a comparison keeps of a run once it is evaluated (the run itself may be
+    millions of rows): the queries it ranks, its shortest ranking and, for a comparison with
+    published results, its validation against the dataset (or why there is none)."""
+
+    ranked: pd.Index
+    shortest: int
+    validation: ValidationReport | None = None
+    unvalidated: str | None = None
+
+    @classmethod
+    def of(cls, run, dataset: str | None, same_year: bool) -> RunFacts:
+        """The facts of ``run``; validated with :func:`citeval_irm.validate` when
+        ``dataset`` is given."""
+        sizes = run.frame.groupby("query_id", sort=False).size()
+        validation, unvalidated = None, None
+        if dataset is not None:
+            try:
+                validation = validate(run, dataset, same_year=same_year)
+            except CitevalError as exc:
+                unvalidated = f"cannot validate: {exc}"
+        return cls(pd.Index(sizes.index), int(sizes.min()), validation, unvalidated)
+
+
+def _settings(
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    permutations: int,
+    bootstrap: int,
+    seed: int,
+    queries: str,
+    ties: str,
+) -> CompareSettings:
+    """The settings, checked before any run is read (a typo fails at once, not after the
+    evaluations)."""
+    check_choice("test", test, PRIMARY_TESTS)
+    check_choice("queries", queries, COMPARE_QUERY_POLICIES)
+    if not 0 < alpha < 1 or not 0 < confidence < 1:
+        raise InputError(None, "alpha and confidence must be between 0 and 1")
+    if permutations < 1 or bootstrap < 1:
+        raise InputError(None, "permutations and bootstrap resamples must be at least 1")
+    return CompareSettings(
+        test=test,
+        correction="none" if test == "tukey" else stats.correction_name(correction),
+        alpha=alpha,
+        confidence=confidence,
+        permutations=int(permutations),
+        bootstrap=int(bootstrap),
+        seed=int(seed),
+        queries=queries,
+        ties=ties,
+    )
+
+
+def is_evaluated(item) -> bool:
+    """Whether ``item`` is an evaluation already made (an EvalResult or alike: per-query
+    values and their aggregate), not a run to evaluate."""
+    return not isinstance(item, pd.DataFrame) and all(
+        hasattr(item, attribute) for attribute in ("per_query", "aggregate", "measures")
+    )
+
+
+def run_name(source) -> str | None:
+    """``bm25`` for ``runs/bm25.trec.gz``; ``None`` for ``<DataFrame>`` and the like."""
+    text = str(source)
+    if text.startswith("<") or not text:
+        return None
+    name = Path(text).name
+    for suffix in (".gz", ".trec", ".run", ".txt", ".tsv"):
+        name = name.removesuffix(suffix)
+    return name or None
+
+
+def _named_inputs(runs) -> dict[str, object]:
+    """Runs by name: the dict's keys, or file stems (``run1``, ``run2`` ... otherwise)."""
+    if isinstance(runs, Mapping):
+        named = {str(name): item for name, item in runs.items()}
+    else:
+        if isinstance(runs, (str, os.PathLike, pd.DataFrame)) or is_evaluated(runs):
+            runs = [runs]
+        named = {}
+        for position, item in enumerate(runs, 1):
+            if is_evaluated(item):
+                stem = run_name(item.run_source)
+            elif isinstance(item, (str, os.PathLike)):
+                stem = run_name(item)
+            else:
+                stem = run_name(getattr(item, "source", ""))
+            name = stem or f"run{position}"
+            if name in named:
+                raise InputError(
+                    None, f"two runs are named {name!r}: pass {{name: run}} to tell them apart"
+                )
+            named[name] = item
+    if not named:
+        raise InputError(None, "give at least one run to compare")
+    return named
+
+
+def _evaluated(
+    name: str, item, qrels_table: Qrels | None, measures, protocol, options: dict
+) -> tuple[EvalResult, Run | None]:
+    """The run's evaluation and the run itself (``None`` when given already evaluated)."""
+    if is_evaluated(item):
+        policy = getattr(getattr(item, "ties", None), "policy", None)
+        if policy is not None and policy != options["ties"]:
+            raise InputError(
+                None,
+                f"{name} was evaluated with ties={policy!r}, the comparison uses "
+                f"ties={options['ties']!r}: every run must be evaluated the same way",
+            )
+        return item, None
+    run = read_run(item, duplicates=options["duplicates"])
+    return evaluate(run, qrels_table, measures, protocol=protocol, **options), run
+
+
+def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[str]:
+    """The measures to compare: as asked, else the first run's; each run must have them."""
+    if isinstance(measures, str) and measures.strip() in PROTOCOLS and protocol is None:
+        measures, protocol = None, measures.strip()
+    if measures is not None:
+        names = [str(m) for m in parse_measures(measures)]
+    elif protocol is not None:
+        names = [
+            str(m)
+            for m in (PROTOCOLS[protocol] if isinstance(protocol, str) else protocol).measures
+        ]
+    else:
+        names = [str(m) for m in next(iter(results.values())).measures]
+    for name, result in results.items():
+        missing = [m for m in names if m not in result.per_query.columns]
+        if missing:
+            raise InputError(None, f"{name} has no values for {', '.join(missing)}")
+    return names
+
+
+def _population(
+    results: dict[str, EvalResult], facts: dict[str, RunFacts | None], policy: str
+) -> tuple[list[str], pd.DataFrame, list[EvalWarning]]:
+    """The queries compared (in the first run's order), each run's coverage, the warnings."""
+    warnings: list[EvalWarning] = []
+    order = next(iter(results.values())).per_query.index
+    evaluated = order
+    for result in results.values():
+        evaluated = evaluated.intersection(result.per_query.index, sort=False)
+    if any(len(r.per_query) != len(evaluated) for r in results.values()):
+        warnings.append(
+            EvalWarning(
+                "different_queries",
+                "the evaluations cover different queries: compared on those they share",
+                len(evaluated),
+            )
+        )
+    keep, rows = evaluated, []
+    for name, result in results.items():
+        unranked, warning = _unranked(name, result, facts[name], evaluated, policy)
+        warnings += [warning] if warning else []
+        if policy == "common":
+            keep = keep.difference(unranked, sort=False)
+        rows.append(
+            {
+                "run": name,
+                "evaluated": len(result.per_query),
+                "ranked": len(evaluated) - len(unranked),
+                "unranked": len(unranked),
+            }
+        )
+    if keep.empty:
+        raise InputError(None, "no query is ranked by every run: nothing to compare")
+    return list(keep), pd.DataFrame(rows).set_index("run"), warnings
+
+
+def _unranked(
+    name: str, result: EvalResult, facts: RunFacts | None, evaluated: pd.Index, policy: str
+) -> tuple[pd.Index, EvalWarning | None]:
+    """The evaluated queries a run does not rank, and the warning that counts them. A run
+    given already evaluated cannot tell its unranked queries (scored 0) from the others:
+    they stay in, and the warning says so."""
+    if facts is None:
+        count = next((w.count for w in result.warnings if w.code == "missing_queries"), 0)
+        warning = EvalWarning(
+            "unranked_queries_kept",
+            f"{name}: given evaluated, its unranked queries (scored 0) cannot be told apart "
+            "and stay in the comparison",
+            count,
+        )
+        return evaluated[:0], warning if count else None
+    unranked = evaluated.difference(facts.ranked, sort=False)
+    if unranked.empty:
+        return unranked, None
+    fate = (
+        "left out of the comparison, for every run"
+        if policy == "common"
+        else "scored 0 (queries='all', as trec_eval -c)"
+    )
+    message = f"{name}: queries it does not rank: {fate}"
+    return unranked, EvalWarning("unranked_queries", message, len(unranked), examples_of(unranked))
+
+
+def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
+    """Each evaluation's own warnings, named after its run (missing queries are counted by
+    the comparison itself)."""
+    return [
+        EvalWarning(w.code, f"{name}: {w.message}", w.count, w.examples)
+        for name, result in results.items()
+        for w in result.warnings
+        if w.code != "missing_queries"
+    ]
+
+
+def _pairs(names: list[str], baseline: str | None) -> list[tuple[int, int]]:
+    """(reference, system) positions: each run against the baseline, else every pair."""
+    if baseline is not None:
+        base = names.index(baseline)
+        return [(base, other) for other in range(len(names)) if other != base]
+    return [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+
+
+def _statistics(
+    values: np.ndarray,
+    names: list[str],
+    measures: list[str],
+    baseline: str | None,
+    settings: CompareSettings,
+    use_tukey: bool,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The pairs table (one row per measure and pair) and the Tukey HSD table."""
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(settings.seed).spawn(3)]
+    pairs = _pairs(names, baseline)
+    keys = [(m, a, b) for m in range(len(measures)) for a, b in pairs]
+    tukey_p = None
+    tukey_table = None
+    if use_tukey and len(names) >= 2:
+        tukey_p, exact = stats.randomised_tukey_hsd(values, settings.permutations, streams[2])
+        tukey_table = _tukey_table(values, names, measures, tukey_p, exact)
+    if not keys:
+        return pd.DataFrame(columns=_PAIR_COLUMNS), tukey_table
+    diffs = np.stack([values[:, b, m] - values[:, a, m] for m, a, b in keys], axis=1)
+    p_rand, exact = stats.randomisation_test(diffs, settings.permutations, streams[0])
+    low, high = stats.bootstrap_ci(diffs, settings.bootstrap, streams[1], settings.confidence)
+    rows = []
+    for column, (m, a, b) in enumerate(keys):
+        d = diffs[:, column]
+        row = {
+            "measure": measures[m],
+            "baseline": names[a],
+            "system": names[b],
+            "baseline_mean": values[:, a, m].mean(),
+            "system_mean": values[:, b, m].mean(),
+            "diff": d.mean(),
+            "ci_low": low[column],
+            "ci_high": high[column],
+            "effect_size": stats.effect_size(d),
+            "wins": int((d > 0).sum()),
+            "ties": int((d == 0).sum()),
+            "losses": int((d < 0).sum()),
+            "p_randomisation": p_rand[column],
+            "randomisation_exact": bool(exact[column]),
+        }
+        row.update({f"p_{name}": function(d) for name, function in _TEST_FUNCTIONS.items()})
+        if tukey_p is not None:
+            row["p_tukey"] = tukey_p[a, b, m]
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    primary = table[f"p_{settings.test}"].to_numpy()
+    table["p_adj"] = stats.adjust(primary, settings.correction)
+    table["significant"] = table["p_adj"] < settings.alpha
+    return table, tukey_table
+
+
+_PAIR_COLUMNS = [
+    "measure", "baseline", "system", "baseline_mean", "system_mean", "diff", "ci_low", "ci_high",
+    "effect_size", "wins", "ties", "losses", "p_randomisation", "randomisation_exact", "p_t",
+    "p_wilcoxon", "p_sign", "p_adj", "significant",
+]  # fmt: skip
+
+
+def _tukey_table(
+    values: np.ndarray, names: list[str], measures: list[str], p: np.ndarray, exact: bool
+) -> pd.DataFrame:
+    """One row per measure and pair of runs (b minus a, for every a before b)."""
+    means = values.mean(axis=0)
+    rows = [
+        {
+            "measure": measure,
+            "system_a": names[a],
+            "system_b": names[b],
+            "diff": means[b, m] - means[a, m],
+            "p_tukey": p[a, b, m],
+            "exact": exact,
+        }
+        for m, measure in enumerate(measures)
+        for a in range(len(names))
+        for b in range(a + 1, len(names))
+    ]
+    return pd.DataFrame(rows)
+
+
+def _qrels_source(qrels_table, qrels, first: EvalResult) -> str:
+    """What the runs were evaluated against, for the header."""
+    if qrels_table is not None:
+        return qrels_table.source
+    return str(qrels) if isinstance(qrels, (str, os.PathLike)) else first.qrels_source
+
+
+def _dataset_id(qrels) -> str | None:
+    """The ir_datasets id the qrels came from, when they did."""
+    if isinstance(qrels, str) and not Path(qrels).exists():
+        import ir_datasets
+
+        if qrels in ir_datasets.registry:
+            return qrels
+    return None

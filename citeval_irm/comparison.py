@@ -1,0 +1,424 @@
+"""The result of :func:`citeval_irm.compare` and its output formats.
+
+Printed as a table a person reads (means with significance letters, then each pair's
+difference, interval, effect size, win / tie / loss and p-values, then a legend that says how
+every number was made), as Markdown, as LaTeX (booktabs) for a paper, as CSV or JSON, and as
+tidy DataFrames for a notebook. Values are stored as fractions; percent is presentation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import string
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .choices import COMPARE_FORMATS
+from .errors import EvalWarning, InputError
+from .measures import Protocol
+from .render import latex_escape, latex_tabular, render, wrap
+
+FORMATS = COMPARE_FORMATS
+TEST_LABELS = {
+    "randomisation": "randomisation test",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "tukey": "randomised Tukey HSD",
+}
+_P_COLUMNS = {
+    "randomisation": "p(rand)",
+    "t": "p(t)",
+    "wilcoxon": "p(wsr)",
+    "sign": "p(sign)",
+    "tukey": "p(tukey)",
+}
+_CORRECTION_LABELS = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no correction",
+}
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """How the comparison was made: reported with every result so it can be repeated."""
+
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    permutations: int
+    bootstrap: int
+    seed: int
+    queries: str
+    ties: str
+
+
+@dataclass
+class Comparison:
+    """Runs compared query by query (see :func:`citeval_irm.compare`).
+
+    ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
+    ``baseline``; ``tukey``: the randomised Tukey HSD over all pairs (or ``None``);
+    ``per_query``: the compared values (columns: measure, run); ``coverage``: per run, the
+    queries evaluated, ranked and not ranked; ``results``: each run's EvalResult;
+    ``published``: the runs beside the published results, when asked.
+    """
+
+    names: list[str]
+    baseline: str | None
+    measures: list[str]
+    per_query: pd.DataFrame
+    pairs: pd.DataFrame
+    tukey: pd.DataFrame | None
+    settings: CompareSettings
+    coverage: pd.DataFrame
+    warnings: list[EvalWarning]
+    protocol: Protocol | None
+    qrels_source: str
+    results: dict = field(default_factory=dict)
+    published: object | None = None
+
+    # ------------------------------------------------------------------ access
+    @property
+    def num_queries(self) -> int:
+        """The number of queries compared."""
+        return len(self.per_query)
+
+    @property
+    def means(self) -> pd.DataFrame:
+        """Mean of each measure (rows) for each run (columns) over the compared queries."""
+        return self.per_query.mean().unstack("run").reindex(index=self.measures, columns=self.names)
+
+    def to_dataframe(self, kind: str = "pairs") -> pd.DataFrame:
+        """Tidy tables: ``pairs`` (default), ``means`` (one row per measure and run),
+        ``tukey`` or ``published``."""
+        if kind == "pairs":
+            return self.pairs.copy()
+        if kind == "means":
+            long = self.means.stack().rename("mean").reset_index()
+            return long.rename(columns={"level_0": "measure"})
+        if kind == "tukey":
+            return self.tukey.copy() if self.tukey is not None else pd.DataFrame()
+        if kind == "published":
+            if self.published is None:
+                raise InputError(None, "no published comparison: compare(..., published=True)")
+            return self.published.to_dataframe()
+        raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
+
+    def percent_default(self) -> bool:
+        return bool(self.protocol.percent) if self.protocol is not None else False
+
+    def decimals(self, percent: bool) -> int:
+        if self.protocol is not None and percent == self.protocol.percent:
+            return self.protocol.decimals
+        return 2 if percent else 4
+
+    # ------------------------------------------------------------------ formats
+    def format(self, fmt: str = "table", *, percent: bool | None = None) -> str:
+        """``table``, ``markdown``, ``latex``, ``csv`` (the pairs, or the means of a single
+        run) or ``json``."""
+        if fmt not in FORMATS:
+            raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+        percent = self.percent_default() if percent is None else percent
+        if fmt == "csv":
+            frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
+            return frame.to_csv(index=False, lineterminator="\n")
+        if fmt == "json":
+            return json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n"
+        if fmt == "latex":
+            return self._latex(percent)
+        return self._text(fmt, percent)
+
+    def __str__(self) -> str:
+        return self.format("table")
+
+    def _repr_html_(self) -> str:
+        return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
+
+    def to_dict(self) -> dict:
+        return {
+            "runs": self.names,
+            "baseline": self.baseline,
+            "qrels": self.qrels_source,
+            "protocol": self.protocol.name if self.protocol else None,
+            "num_queries": self.num_queries,
+            "coverage": self.coverage.reset_index().to_dict(orient="records"),
+            "settings": asdict(self.settings),
+            "means": {m: dict(row) for m, row in self.means.iterrows()},
+            "pairs": self.pairs.to_dict(orient="records"),
+            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+            "warnings": [w.to_dict() for w in self.warnings],
+            "published": self.published.to_dict() if self.published is not None else None,
+        }
+
+    # ------------------------------------------------------------------ pieces
+    def letters(self) -> dict[str, str]:
+        """The letter that stands for each run in the significance marks: a, b, c, ..."""
+        alphabet = string.ascii_lowercase
+        return {
+            name: alphabet[i] if i < len(alphabet) else f"r{i + 1}"
+            for i, name in enumerate(self.names)
+        }
+
+    def beats(self) -> dict[tuple[str, str], list[str]]:
+        """``(measure, run)``: the runs it is significantly better than (by the chosen test,
+        corrected), as letters."""
+        letters = self.letters()
+        out: dict[tuple[str, str], list[str]] = {}
+        for row in self.pairs[self.pairs["significant"]].itertuples():
+            winner, loser = (
+                (row.system, row.baseline) if row.diff > 0 else (row.baseline, row.system)
+            )
+            out.setdefault((row.measure, winner), []).append(letters[loser])
+        return out
+
+    def _header(self, percent: bool) -> str:
+        protocol = f", protocol {self.protocol.name}" if self.protocol else ""
+        unit = "; values in percent" if percent else ""
+        runs = f"{len(self.names)} runs" if len(self.names) > 1 else "1 run"
+        return (
+            f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
+            f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
+        )
+
+    def _coverage_line(self) -> str | None:
+        short = self.coverage[self.coverage["unranked"] > 0]
+        if short.empty:
+            return None
+        parts = ", ".join(
+            f"{run} ranks {row.ranked:,} of {row.evaluated:,}" for run, row in short.iterrows()
+        )
+        if self.settings.queries == "common":
+            return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
+        return f"queries: every qrels query, unranked ones scored 0 ({parts})"
+
+    def _means_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+        scale = 100.0 if percent else 1.0
+        letters, beats = self.letters(), self.beats()
+        headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
+        rows = []
+        for measure, row in self.means.iterrows():
+            cells = [measure]
+            for name in self.names:
+                mark = "".join(sorted(beats.get((measure, name), [])))
+                cells.append(f"{row[name] * scale:.{decimals}f}" + (f" {mark}" if mark else ""))
+            rows.append(cells)
+        return headers, rows
+
+    def _p_columns(self) -> list[str]:
+        tests = ["randomisation", "t", "wilcoxon", "sign"]
+        return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
+
+    def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+        scale = 100.0 if percent else 1.0
+        tests = self._p_columns()
+        headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
+        headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
+        rows = []
+        for row in self.pairs.itertuples():
+            low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
+            ci = f"[{low}, {high}]"
+            cells = [
+                row.measure,
+                f"{row.system} - {row.baseline}",
+                _signed(row.diff * scale, decimals),
+                ci,
+                _effect(row.effect_size),
+                f"{row.wins}/{row.ties}/{row.losses}",
+            ]
+            cells += [format_p(getattr(row, f"p_{t}")) for t in tests]
+            cells += [format_p(row.p_adj), "*" if row.significant else ""]
+            rows.append(cells)
+        return headers, rows
+
+    def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
+        scale = 100.0 if percent else 1.0
+        return [
+            [
+                row.measure,
+                f"{row.system_b} - {row.system_a}",
+                _signed(row.diff * scale, decimals),
+                format_p(row.p_tukey),
+            ]
+            for row in self.tukey.itertuples()
+        ]
+
+    def _diff_meaning(self) -> str:
+        if self.baseline is not None:
+            return f"each run minus the baseline ({self.baseline})"
+        return "the pair's first run minus its second (each later run minus each earlier one)"
+
+    def legend(self) -> list[str]:
+        """What every column means and how it was computed, one sentence per line."""
+        s = self.settings
+        test = TEST_LABELS[s.test]
+        lines = []
+        if len(self.pairs):
+            exact = int(self.pairs["randomisation_exact"].sum())
+            rand = (
+                f"p(rand): randomisation test, paired and two-sided, sign flips of the per-query "
+                f"differences, {s.permutations:,} random flips (seed {s.seed}), "
+                "p = (b + 1) / (B + 1)"
+            )
+            if exact:
+                rand += (
+                    f"; exact (all sign vectors enumerated) for {exact} of {len(self.pairs)} tests"
+                )
+            lines += [
+                f"diff: {self._diff_meaning()}, the mean of the per-query differences; "
+                f"{s.confidence:.0%} CI: paired bootstrap percentile interval "
+                f"({s.bootstrap:,} resamples of the queries, seed {s.seed})",
+                "d_z: standardised mean difference (mean / standard deviation of the per-query "
+                "differences); W/T/L: queries where the pair's first run does better / the same / "
+                "worse",
+                rand,
+                "p(t): paired t-test; p(wsr): Wilcoxon signed-rank (zero differences dropped); "
+                "p(sign): sign test (ties dropped); all three from scipy",
+            ]
+            family = len(self.pairs)
+            if s.test == "tukey":
+                lines.append(
+                    "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
+                    "the pairs of a measure; not corrected across measures)"
+                )
+            else:
+                lines.append(
+                    f"p_adj: {test} p-values, {_CORRECTION_LABELS[s.correction]}-"
+                    f"corrected over the {family} tests shown"
+                )
+            lines.append(
+                f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that run"
+            )
+        if self.tukey is not None:
+            method = (
+                "every shuffling enumerated"
+                if self.tukey["exact"].any()
+                else (
+                    f"{s.permutations:,} random shufflings (seed {s.seed}), p = (b + 1) / (B + 1)"
+                )
+            )
+            lines.append(
+                "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
+                f"each query; range of the run means), {method}"
+            )
+        if len(self.pairs):
+            lines.append(
+                "a p-value says whether a difference is there, not whether it matters: read it "
+                f"beside diff, the CI and d_z (the more queries, here {self.num_queries:,}, the "
+                "smaller the differences that come out significant)"
+            )
+        return lines
+
+    def _text(self, fmt: str, percent: bool) -> str:
+        decimals = self.decimals(percent)
+        bullet = "- " if fmt == "markdown" else "  "
+        out = [wrap(self._header(percent), "", fmt)]
+        coverage = self._coverage_line()
+        if coverage:
+            out.append(coverage)
+        headers, rows = self._means_rows(percent, decimals)
+        out.append(render(headers, rows, fmt))
+        if len(self.pairs):
+            headers, rows = self._pair_rows(percent, decimals)
+            out.append(render(headers, rows, fmt, left=2))
+        else:
+            out.append(f"{bullet}one run: nothing to test")
+        if self.tukey is not None and self.baseline is not None:
+            out.append("randomised Tukey HSD, all pairs:")
+            out.append(
+                render(
+                    ["measure", "pair", "diff", "p(tukey)"],
+                    self._tukey_rows(percent, decimals),
+                    fmt,
+                    left=2,
+                )
+            )
+        legend = self.legend()
+        if legend:
+            out.append("legend:")
+            out += [wrap(line, bullet, fmt) for line in legend]
+        if self.published is not None:
+            out.append("")
+            out.append(self.published.format(fmt))
+        return "\n".join(part.rstrip("\n") for part in out) + "\n"
+
+    def _latex(self, percent: bool) -> str:
+        decimals = self.decimals(percent)
+        scale = 100.0 if percent else 1.0
+        letters, beats = self.letters(), self.beats()
+        means = self.means
+        best = {m: means.loc[m].max() for m in self.measures}
+        rows: list[list[str] | None] = []
+        if self.published is not None:
+            rows += self.published.latex_rows(self.measures)
+            rows.append(None)
+        for name in self.names:
+            cells = [latex_escape(f"({letters[name]}) {name}")]
+            for measure in self.measures:
+                value = means.at[measure, name]
+                text = f"{value * scale:.{decimals}f}"
+                if value == best[measure]:
+                    text = f"\\textbf{{{text}}}"
+                mark = "".join(sorted(beats.get((measure, name), [])))
+                cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
+            rows.append(cells)
+        headers = ["System", *(latex_escape(m) for m in self.measures)]
+        unit = " (percent)" if percent else ""
+        s = self.settings
+        caption = f"Means over {self.num_queries:,} queries{unit}; best in bold. "
+        if len(self.pairs):
+            correction = (
+                "" if s.test == "tukey" else f", {_CORRECTION_LABELS[s.correction]}-corrected"
+            )
+            caption += (
+                f"A superscript letter: significantly better than that system "
+                f"({TEST_LABELS[s.test]}{correction}, $p < {s.alpha:g}$; "
+                f"{s.permutations:,} permutations, seed {s.seed})."
+            )
+        if self.published is not None:
+            caption += (
+                f" Published figures as printed in {latex_escape(self.published.paper.reference)}."
+            )
+        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
+        return (
+            comment
+            + "\\begin{table}[t]\n\\centering\n"
+            + latex_tabular(headers, rows)
+            + f"\\caption{{{caption}}}\n\\label{{tab:citeval-compare}}\n\\end{{table}}\n"
+        )
+
+
+def format_p(p: float) -> str:
+    """A p-value for a table: four decimals, ``<0.0001`` below that."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _signed(value: float, decimals: int) -> str:
+    """A difference with its sign; one that rounds to zero prints as 0.00, never -0.00."""
+    if round(value, decimals) == 0:
+        return f"{0.0:.{decimals}f}"
+    return f"{value:+.{decimals}f}"
+
+
+def _effect(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return _signed(value, 2)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,77 @@
+"""Plain-text, Markdown and LaTeX tables from rows of cells, for the comparison reports.
+
+The reports build their rows once (strings, already formatted) and render them in any of the
+three forms, so a terminal table, a Markdown table and a LaTeX table never disagree.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def render(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    fmt: str = "table",
+    *,
+    left: int = 1,
+    indent: str = "  ",
+) -> str:
+    """``rows`` under ``headers`` as an aligned text table (``fmt="table"``) or a Markdown
+    pipe table (``"markdown"``); the first ``left`` columns are left-aligned, the rest right
+    (numbers)."""
+    if fmt == "markdown":
+        rules = [":---" if i < left else "---:" for i in range(len(headers))]
+        lines = [headers, rules, *rows]
+        return "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            f"{cell:<{w}}" if i < left else f"{cell:>{w}}"
+            for i, (cell, w) in enumerate(zip(cells, widths))
+        ]
+        return (indent + "  ".join(parts)).rstrip() + "\n"
+
+    return "".join(line(cells) for cells in [headers, *rows])
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+def latex_tabular(
+    headers: Sequence[str], rows: Sequence[Sequence[str] | None], *, left: int = 1
+) -> str:
+    """A booktabs ``tabular`` (toprule, midrule, bottomrule) of cells that are already LaTeX;
+    a row that is ``None`` is a ``\\midrule`` between groups."""
+    spec = "l" * left + "r" * (len(headers) - left)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(headers) + " \\\\"]
+    lines.append("\\midrule")
+    for cells in rows:
+        lines.append("\\midrule" if cells is None else " & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def wrap(line: str, bullet: str, fmt: str) -> str:
+    """A legend or note line for a terminal: wrapped at 100 characters, continued indented
+    (a Markdown bullet stays one line)."""
+    if fmt == "markdown":
+        return bullet + line
+    return textwrap.fill(line, 100, initial_indent=bullet, subsequent_indent=bullet + "  ")

@@ -1,0 +1,194 @@
+"""The shipped published results, and runs beside them with the like-for-like checks."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from compare_reference import flat
+from datasets_fixtures import demo_home, shared_data  # noqa: F401 (demo_home: a fixture)
+
+import citeval_irm
+from citeval_irm.baseline import bm25_run
+from citeval_irm.cli import main
+from citeval_irm.published import _data_dir, read_table
+
+DEMO = "citeval/demo/test"
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --------------------------------------------------------------------------- the tables
+
+
+def test_goyal2026_round_trips_from_the_transcribed_csv():
+    source = shared_data("reported", "goyal2026_public_profile_matters.csv")
+    with open(source, newline="", encoding="utf-8") as f:
+        renamed = {"value_percent": "value"}
+        expected = [{renamed.get(k, k): v for k, v in row.items()} for row in csv.DictReader(f)]
+    frame = citeval_irm.published(paper="goyal2026").to_dataframe()
+    shipped = frame[["dataset", "setting", "stage", "system", "measure", "value", "source"]]
+    rows = shipped.assign(value=shipped["value"].map("{:.2f}".format)).to_dict(orient="records")
+    assert rows == expected
+    assert (frame["split"] == "test").all() and (frame["paper"] == "goyal2026").all()
+
+
+def test_to_csv_gives_the_shipped_file_back():
+    path = _data_dir() / "goyal2026.csv"
+    assert citeval_irm.published().to_csv("goyal2026") == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("dataset,setting,stage,system,measure,value\n", "columns must be"),
+        ("dataset,setting,stage,system,measure,value,source\nA,i,e,S,RR,x1,s\n", ":2: value 'x1'"),
+        (
+            "dataset,setting,stage,system,measure,value,source\nA,i,e,S,MRRR,1,s\n",
+            "unknown measure",
+        ),
+        (
+            "dataset,setting,stage,system,measure,value,source\nA,i,e,S,RR,1,s\nA,i,e,S,RR,2,s\n",
+            ":3: repeats a",
+        ),
+    ],
+)
+def test_a_bad_table_is_an_error_naming_the_line(write, text, problem):
+    with pytest.raises(citeval_irm.InputError, match=problem):
+        read_table(write("paper.csv", text))
+
+
+def test_listing_and_one_datasets_figures(capsys):
+    listing = str(citeval_irm.published())
+    assert "end-to-end (inductive; all 5 datasets): BM25, SciNCL, HAtten, SymTax, PPM" in listing
+    assert "ACL-200 = citeval/acl-200" in listing
+    acl = citeval_irm.published("citeval/acl-200/test", stage="end-to-end")
+    assert set(acl.frame["dataset"]) == {"ACL-200"}
+    figures = acl.figures("goyal2026", "ACL-200", "end-to-end")
+    assert figures.at["PPM", "RR"] == 50.31 and list(figures.index)[0] == "BM25"
+    assert "  PPM     50.31  64.10" in str(acl)
+    with pytest.raises(citeval_irm.InputError, match="shipped: ACL-200 \\(citeval/acl-200\\)"):
+        citeval_irm.published("citeval/demo/test")
+    code, out, _ = run_cli(capsys, "published")
+    assert code == 0 and out == listing
+    code, out, _ = run_cli(capsys, "published", "--dataset", "RefSeer", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and set(table["dataset"]) == {"RefSeer"} and len(table) == 56
+
+
+# --------------------------------------------------------------------------- runs beside them
+
+
+@pytest.fixture(scope="module")
+def demo_runs(demo_home, tmp_path_factory):  # noqa: F811
+    folder = tmp_path_factory.mktemp("published_runs")
+    runs = {
+        "bm25": bm25_run(DEMO, 300, temporal=True, show_progress=False),
+        "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",), show_progress=False),
+        "future": bm25_run(DEMO, 300, temporal=False, show_progress=False),
+        "short": bm25_run(DEMO, 20, temporal=True, show_progress=False),
+    }
+    return {name: citeval_irm.write_run(run, folder / f"{name}.trec") for name, run in runs.items()}
+
+
+def checks_of(comparison) -> dict[tuple[str, str | None], str]:
+    return {(c.aspect, c.run): c.status for c in comparison.published.checks}
+
+
+def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
+    runs = {name: demo_runs[name] for name in ("bm25", "titles")}
+    comparison = citeval_irm.compare(
+        runs, DEMO, protocol="goyal2026", baseline="bm25", published="ACL-200"
+    )
+    side = comparison.published
+    checks = checks_of(comparison)
+    assert checks[("dataset", None)] == "differs" and checks[("split", None)] == "same"
+    assert checks[("setting", "bm25")] == checks[("validation", "titles")] == "same"
+    assert checks[("depth", "bm25")] == "same" and not side.like_for_like
+    assert list(side.figures.columns) == ["BM25", "SciNCL", "HAtten", "SymTax", "PPM"]
+    ours = comparison.results["bm25"]["RR"] * 100
+    assert side.differences().at[("RR", "bm25"), "PPM"] == pytest.approx(ours - 50.31)
+    text = flat(str(comparison))
+    assert (
+        "like for like: NO" in text and "dataset: DIFFERS: the run is on citeval/demo/test" in text
+    )
+    assert "note: not in the table: R@50 R@300 nDCG@50 nDCG@300" in text
+    tidy = comparison.to_dataframe("published")
+    assert len(tidy) == 7 * 2 * 5
+    latex = comparison.format("latex")
+    assert "PPM (published) & 50.31 & 64.10 & 73.08 & 80.20 & -- & -- &" in latex
+
+
+def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tmp_path):
+    frame = citeval_irm.read_run(demo_runs["short"]).frame
+    query = frame["query_id"].iloc[0]
+    own = pd.DataFrame({"query_id": [query], "doc_id": [query.split("_")[0]], "score": [-1.0]})
+    with_own = citeval_irm.write_run(pd.concat([frame, own]), tmp_path / "own.trec")
+    runs = {"future": demo_runs["future"], "short": demo_runs["short"], "own": with_own}
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", published="ACL-200")
+    checks = checks_of(comparison)
+    assert checks[("setting", "future")] == "differs"
+    assert checks[("depth", "short")] == "differs" and checks[("depth", "future")] == "same"
+    assert checks[("validation", "own")] == "differs"
+    text = flat(comparison.published.format())
+    assert "candidates published after their query paper" in text
+    assert "the shortest ranking has 20 docs, below the table's deepest cut-off 300 (R@300)" in text
+    assert "validation (own): DIFFERS: failed: query_paper (1 query)" in text
+
+
+def test_an_evaluation_on_the_tables_dataset_checks_dataset_and_split(write):
+    qrels = write("qrels.txt", "P15-1001_N04-1019_0 0 N04-1019 1\n")
+    run = write("run.trec", "P15-1001_N04-1019_0 Q0 N04-1019 1 1.0 x\n")
+    result = citeval_irm.evaluate(run, qrels, protocol="goyal2026")
+    comparison = citeval_irm.compare(
+        {"mine": result}, "citeval/acl-200/test", protocol="goyal2026", published=True
+    )
+    checks = checks_of(comparison)
+    assert checks[("dataset", None)] == checks[("split", None)] == "same"
+    assert checks[("setting", "mine")] == checks[("depth", "mine")] == "unchecked"
+    assert "like for like: not established" in str(comparison)
+    val = citeval_irm.compare({"mine": result}, "citeval/acl-200/val", published=True)
+    assert checks_of(val)[("split", None)] == "differs"
+
+
+def test_cli_published_beside_the_demo(capsys, demo_runs):
+    args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "--protocol", "goyal2026"]
+    code, _, err = run_cli(capsys, *args, "--published")
+    assert code == 2 and "goyal2026 has no table for citeval/demo/test" in err
+    code, out, _ = run_cli(capsys, *args, "--published-dataset", "ACL-200")
+    assert code == 0 and "compare 1 run (bm25)" in out and "one run: nothing to test" in out
+    assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in flat(out)
+
+
+def readme_output(command: str) -> str:
+    """What the README shows ``command`` printing: the lines after it, up to the end of the
+    fenced block it is in, or of the next block when it stands in a bash block of its own."""
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(command) + len(command) :]
+    after = after[after.index("\n") + 1 :]
+    if after.startswith("```"):  # the end of the bash block: the output is the next block
+        after = after[after.index("```\n", 3) + 4 :]
+    return after[: after.index("```")]
+
+
+def test_the_readme_shows_what_compare_prints(capsys, demo_runs, tmp_path, monkeypatch):
+    """The README's two examples, run on the same demo runs: the output is exactly as shown."""
+    monkeypatch.chdir(demo_runs["bm25"].parent)
+    command = "citeval compare bm25.trec titles.trec --dataset citeval/demo/test --protocol"
+    code, out, _ = run_cli(capsys, *command.split()[1:], "goyal2026", "--baseline", "bm25")
+    assert code == 0 and out == readme_output(command + " goyal2026 --baseline bm25")
+    command = (
+        "compare bm25.trec --dataset citeval/demo/test --protocol goyal2026 --published-dataset "
+        "ACL-200"
+    )
+    code, out, _ = run_cli(capsys, *command.split())
+    shown = readme_output("$ citeval " + command)
+    published = shown[shown.index("beside the published results") :]
+    assert code == 0 and out.endswith(published)
