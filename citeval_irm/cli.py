@@ -27,8 +27,7 @@ from .choices import (
     UNKNOWN_YEAR_POLICIES,
 )
 from .errors import CitevalError, InputError
-from .measures import PROTOCOLS
-from .recipes import RECIPES
+from .papers import PROTOCOLS, RECIPES
 from .results import FORMATS
 
 EXIT_INPUT_ERROR = 2

@@ -29,13 +29,13 @@ from .choices import TIE_POLICIES, check_choice
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
-from .measures import PROTOCOLS, Measure, Protocol
+from .measures import Measure, Protocol
+from .papers import PROTOCOLS, get_recipe
 from .recipes import (
     Quirks,
     Recipe,
     RecipeScorer,
     check_recipe_measures,
-    get_recipe,
     query_paper_of,
 )
 from .scoring import build_rankings, tie_range_matrix
@@ -380,7 +380,7 @@ def crosscheck(
     if measures is None and protocol is None:
         measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
-    recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.name)
+    recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.recipe)
     check_recipe_measures(measure_list, recipe_obj)
     quirks = recipe_obj.quirks
     names = [str(m) for m in measure_list]

@@ -33,7 +33,8 @@ from .choices import (
 )
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
-from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
+from .measures import Measure, Protocol, parse_measures
+from .papers import PROTOCOLS, get_protocol
 from .results import EvalResult
 from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
 from .tables import Qrels, Run, lookup, take

@@ -17,7 +17,9 @@ from citeval_irm.choices import TIE_POLICIES as TIES
 from citeval_irm.cli import main
 from citeval_irm.crosscheck import CAUSES, crosscheck
 from citeval_irm.evaluation import population
-from citeval_irm.recipes import RECIPES, Quirks, Recipe, RecipeScorer, parse_measures
+from citeval_irm.measures import parse_measures
+from citeval_irm.papers import RECIPES
+from citeval_irm.recipes import Quirks, Recipe, RecipeScorer
 
 
 def only_difference(report, measure):

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from ir_measures import RR, R, Success, nDCG
 
-from citeval_irm import GOYAL2026, MASTERSET2026, InputError, evaluate, parse_measures
+from citeval_irm import PROTOCOLS, InputError, evaluate, parse_measures
+
+GOYAL2026, MASTERSET2026 = PROTOCOLS["goyal2026"], PROTOCOLS["masterset2026"]
 
 QRELS = {"c1": {"P15-1001": 1}, "c2": {"N12-1047": 1}, "c3": {"D14-1162": 1, "P14-1062": 1}}
 RUN = {

@@ -123,7 +123,7 @@ def test_citeval_recipes_names_each_script_and_its_rules(capsys):
     """`citeval recipes` says, per recipe, the script it reproduces (repository, path,
     commit), its rules, what it averages and where it stops."""
     from citeval_irm.cli import main
-    from citeval_irm.recipes import RECIPES
+    from citeval_irm.papers import RECIPES
 
     assert main(["recipes"]) == 0
     out = capsys.readouterr().out
