@@ -15,6 +15,7 @@ import signal
 import sys
 import textwrap
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from .choices import (
     TIE_POLICIES,
     UNKNOWN_YEAR_POLICIES,
 )
-from .errors import CitevalError, InputError
+from .errors import CitevalError, EvalWarning, InputError
 from .papers import PROTOCOLS, RECIPES
 from .results import FORMATS
 
@@ -628,7 +629,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     try:
-        return handler(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
+            return handler(args)
     except CitevalError as exc:
         print(f"citeval: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR

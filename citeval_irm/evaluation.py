@@ -19,6 +19,7 @@ ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-meas
 from __future__ import annotations
 
 import subprocess
+import warnings as python_warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -190,6 +191,8 @@ def evaluate(
             _verify(values, reference, measure_list, people.query_ids)
         values = reference if engine == "pytrec_eval" else values
     aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
+    for warning in warnings:
+        python_warnings.warn(warning, stacklevel=2)
     return EvalResult(
         measures=measure_list,
         query_ids=people.query_ids,
