@@ -16,7 +16,6 @@ For queries with tied scores, the report also gives each measure's worst, expect
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from .recipes import (
     check_recipe_measures,
     query_paper_of,
 )
+from .reports import Report
 from .scoring import build_rankings, tie_range_matrix
 from .tables import Qrels, Run, take
 
@@ -103,7 +103,7 @@ _QUIRK_CAUSE = {
 
 
 @dataclass
-class CrosscheckReport:
+class CrosscheckReport(Report):
     """The cross-check of one run: per-measure summary, every differing query with its
     causes, counts per cause, and tie ranges.
 
@@ -167,12 +167,8 @@ class CrosscheckReport:
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def format(self, fmt: str = "table", *, percent: bool | None = None, max_rows: int = 10) -> str:
-        """``table`` for a terminal (``max_rows`` differing queries shown) or ``json``."""
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2) + "\n"
-        if fmt != "table":
-            raise InputError(None, f"unknown format {fmt!r}; choose table or json")
+    def _render(self, fmt: str, *, percent: bool | None = None, max_rows: int = 10) -> str:
+        """The table for a terminal (``max_rows`` differing queries shown)."""
         percent = self.percent if percent is None else percent
         scale, decimals = (100.0, 2) if percent else (1.0, 4)
         shown = self.summary.copy()
@@ -228,9 +224,6 @@ class CrosscheckReport:
                 )
         lines.append(f"unexplained differences: {self.unexplained}")
         return "\n".join(lines) + "\n"
-
-    def __str__(self) -> str:
-        return self.format("table")
 
 
 def _indent(text: str) -> str:
