@@ -171,3 +171,16 @@ def test_a_measure_no_provider_can_take_is_an_error_not_a_traceback(measure, eng
     run = {"q": {"a": 1.0}}
     with pytest.raises(InputError, match=f"ir-measures could not compute .*{problem}"):
         evaluate(run, {"q": {"a": 1}}, measure, engine=engine)
+
+
+def test_frames_with_missing_ids_or_repeated_columns_are_errors_naming_the_row():
+    nan_query = pd.DataFrame({"query_id": ["q", np.nan], "doc_id": ["a", "b"], "score": [1, 2]})
+    with pytest.raises(InputError, match="missing or empty query_id") as caught:
+        evaluate(nan_query, {"q": {"a": 1}}, "RR")
+    assert caught.value.line == 2
+    none_doc = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", None], "relevance": [1, 0]})
+    with pytest.raises(InputError, match="missing or empty doc_id"):
+        as_qrels(none_doc)
+    twice = pd.DataFrame([["q", "a", 1.0, 2.0]], columns=["query_id", "doc_id", "score", "score"])
+    with pytest.raises(InputError, match="repeated column name"):
+        evaluate(twice, {"q": {"a": 1}}, "RR")
