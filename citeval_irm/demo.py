@@ -107,6 +107,10 @@ class DemoReport:
             same_year=self.same_year,
             title=f"citeval demo: BM25 on {self.dataset}",
             command=command,
+            descriptions={
+                "bm25": self.settings,
+                TITLES_RUN: self.settings.replace("title + abstract", "titles only"),
+            },
         )
 
 

@@ -175,6 +175,10 @@ def test_the_demo_reports_provenance(demo, demo_page) -> None:
         assert how == "computed: shipped inside citeval-irm"
     runs = demo_page.tables["runs"].rows
     assert runs[0][0] == "bm25" and runs[0][3:] == ["48,900", "163", "300-300"]
+    assert (
+        runs[1][1]
+        == f"{demo.titles.source} ({demo.settings.replace('title + abstract', 'titles only')})"
+    )
     versions = demo_page.definitions["versions"]
     assert versions["citeval-irm"] == citeval_irm.__version__
     for package_name in ("numpy", "ir-measures", "pytrec-eval-terrier", "matplotlib"):

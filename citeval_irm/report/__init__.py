@@ -59,6 +59,7 @@ def make_report(
     same_year: bool = True,
     title: str | None = None,
     command: str | None = None,
+    descriptions: Mapping[str, str] | None = None,
 ) -> Report:
     """A :class:`Report` of ``runs`` evaluated on ``qrels``.
 
@@ -69,7 +70,8 @@ def make_report(
     by run name); what is missing is computed: the evaluations, a comparison of two or more
     runs (with :func:`citeval_irm.compare`'s defaults), and, when ``qrels`` is a dataset and
     ``validate``, each run's validation (``same_year`` as in :func:`citeval_irm.validate`).
-    A cross-check appears only when given. ``command`` is printed as the way to repeat it.
+    A cross-check appears only when given. ``command`` is printed as the way to repeat it;
+    ``descriptions`` say how a run was made (by run name), beside its source.
     """
     check_choice("ties", ties, TIE_POLICIES)
     check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
@@ -103,6 +105,9 @@ def make_report(
                 same_year=same_year,
             )
         )
+    for fact in facts:
+        if descriptions and fact.name in descriptions:
+            fact.source = f"{fact.source} ({descriptions[fact.name]})"
     results = {f.name: f.evaluation for f in facts}
     if comparison is None and len(facts) > 1:
         comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
@@ -150,7 +155,9 @@ def _warnings(facts, comparison, crosschecks) -> list[str]:
         out = [str(w) for w in comparison.warnings]
     else:
         out = [f"{f.name}: {w}" for f in facts for w in f.evaluation.warnings]
-    out += [f"{name} cross-check: {w}" for name, c in crosschecks.items() for w in c.warnings]
+    for name, report in crosschecks.items():  # those the evaluation has not said already
+        said = {str(w) for f in facts if f.name == name for w in f.evaluation.warnings}
+        out += [f"{name} cross-check: {w}" for w in report.warnings if str(w) not in said]
     return out
 
 
