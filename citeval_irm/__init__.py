@@ -60,6 +60,8 @@ _EXPORTS = {
     "PublishedComparison": "published",
     "PublishedResults": "published",
     "published": "published",
+    "Report": "report",
+    "make_report": "report",
     "datasets": None,
     "scoring": None,
 }
@@ -123,6 +125,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .protocol import ValidationReport, validate  # noqa: F401
     from .published import PublishedComparison, PublishedResults, published  # noqa: F401
     from .recipes import Quirks, Recipe  # noqa: F401
+    from .report import Report, make_report  # noqa: F401
     from .results import EvalResult  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401
     from .tieaware import TieRange, tie_ranges  # noqa: F401

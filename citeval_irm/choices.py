@@ -23,6 +23,7 @@ COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
 DEFAULT_PERMUTATIONS = 10_000  # randomisation test and Tukey HSD
 DEFAULT_BOOTSTRAP = 10_000  # resamples of the confidence interval
 DEFAULT_SEED = 42
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:

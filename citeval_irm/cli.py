@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import logging
+import shlex
 import signal
 import sys
 import textwrap
@@ -96,6 +97,47 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_report_option(parser: argparse.ArgumentParser) -> None:
+    """``--report PATH``: the results, checks and plots as one self-contained file."""
+    parser.add_argument(
+        "--report",
+        metavar="PATH",
+        help="also write a self-contained report with the scores, checks and plots "
+        "(PATH.html, or PATH.md for Markdown; opens offline)",
+    )
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """A bad report path fails before any work (not after a long evaluation)."""
+    if getattr(args, "report", None) and not getattr(args, "no_report", False):
+        from .outputs import report_format
+
+        report_format(args.report)
+
+
+def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) -> None:
+    """Build the report of ``runs`` from what the command computed, write it, say where."""
+    from .report import make_report
+
+    report = make_report(
+        runs,
+        args.qrels if args.qrels is not None else args.dataset,
+        measures if measures is not None else args.measures,
+        protocol=args.protocol,
+        same_year=getattr(args, "same_year", True),
+        command=args.command_line,
+        **given,
+    )
+    path = report.write(args.report)
+    print(f"citeval: report written to {path}", file=sys.stderr)
+
+
+def _run_label(path: str) -> str:
+    from .compare import run_name
+
+    return run_name(path) or "run"
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
@@ -114,6 +156,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if not args.crosscheck:
         sys.stdout.write(result.format(args.format, per_query=args.per_query, percent=percent))
         sys.stderr.write(result.warnings_text())
+        _eval_report(args, result)
         return 0
     if args.format not in ("table", "json"):
         raise InputError(None, "--crosscheck prints with --format table or json")
@@ -126,7 +169,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         sys.stdout.write(result.format("table", per_query=args.per_query, percent=percent))
         sys.stdout.write("\n" + report.format("table", percent=percent))
     sys.stderr.write(result.warnings_text())
+    _eval_report(args, result, report)
     return 0
+
+
+def _eval_report(args: argparse.Namespace, result, crosscheck=None) -> None:
+    """``citeval eval --report``: the evaluation (and its cross-check) as a report."""
+    if args.report:
+        name = _run_label(args.run)
+        _write_report(
+            args,
+            {name: args.run},
+            ties=args.ties,
+            duplicates=args.duplicates,
+            empty_queries=args.empty_queries,
+            engine=args.engine,
+            evaluations={name: result},
+            crosschecks={name: crosscheck} if crosscheck is not None else None,
+        )
 
 
 def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
@@ -148,6 +208,11 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
     for warning in report.warnings:
         sys.stderr.write(f"warning: {warning}\n")
+    if args.report:
+        name = _run_label(args.run)
+        recipe_only = not (args.measures or args.protocol)  # the recipe's own measures
+        measures = list(report.summary.index) if recipe_only else args.measures
+        _write_report(args, {name: args.run}, measures, crosschecks={name: report})
     if args.strict:
         failures = report.failures(args.tolerance)
         for failure in failures:
@@ -259,6 +324,7 @@ def _quiet_ir_datasets() -> Iterator[None]:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
+    report_path = None if args.no_report else args.report  # checked before the ranking
     with _quiet_ir_datasets():
         report = run_demo(
             args.dataset,
@@ -267,7 +333,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             same_year=args.same_year,
             output=args.output,
         )
-    sys.stdout.write(report.format())
+        sys.stdout.write(report.format())
+        if report_path:
+            written = report.report(command=args.command_line).write(report_path)
+            print(f"report (scores, checks and plots in one page): {written.resolve()}")
     return 0
 
 
@@ -292,9 +361,10 @@ def _named_runs(values: list[str]) -> dict[str, str]:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
+    runs = _named_runs(args.runs)
     with _quiet_ir_datasets():
         comparison = compare(
-            _named_runs(args.runs),
+            runs,
             args.qrels if args.qrels is not None else args.dataset,
             args.measures,
             protocol=args.protocol,
@@ -318,6 +388,17 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
         sys.stderr.write(f"warning: {warning}\n")
+    if args.report:
+        with _quiet_ir_datasets():
+            _write_report(
+                args,
+                runs,
+                ties=args.ties,
+                duplicates=args.duplicates,
+                empty_queries=args.empty_queries,
+                evaluations=comparison.results,
+                comparison=comparison,
+            )
     return 0
 
 
@@ -407,6 +488,7 @@ def add_compare_commands(commands) -> None:
     co.add_argument("--paper", help="whose published results (default: the protocol's)")
     co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
     add_year_options(co, unknown_year=False)
+    add_report_option(co)
     co.set_defaults(handler=_cmd_compare)
 
     pu = commands.add_parser("published", help="list the published results shipped, or show some")
@@ -433,6 +515,17 @@ def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = Tr
             default="admit",
             help="docs without a year: admit (default) or exclude",
         )
+
+
+def add_report_year_option(parser: argparse.ArgumentParser) -> None:
+    """The temporal rule the report's validation applies (with ``--dataset``)."""
+    parser.add_argument(
+        "--same-year",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="in the --report's validation, admit papers of the query paper's own year "
+        "(default: yes)",
+    )
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
@@ -486,6 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="also recompute every measure with the paper's recipe and explain differences",
     )
     add_recipe_options(ev)
+    add_report_option(ev)
+    add_report_year_option(ev)
     ev.set_defaults(handler=_cmd_eval)
 
     cc = commands.add_parser(
@@ -510,6 +605,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--tolerance, if an aggregate differs by more than it)",
     )
     cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
+    add_report_option(cc)
+    add_report_year_option(cc)
     cc.set_defaults(handler=_cmd_crosscheck)
 
     rc = commands.add_parser("recipes", help="list the paper recipes and their quirks")
@@ -617,6 +714,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_year_options(de, unknown_year=False)
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
+    de.add_argument(
+        "--report",
+        metavar="PATH",
+        default="demo-report.html",
+        help="the report with the scores, checks and plots (default demo-report.html in the "
+        "current folder; .md for Markdown)",
+    )
+    de.add_argument("--no-report", action="store_true", help="write no report")
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
     return parser
@@ -625,10 +730,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])
     handler: Callable[[argparse.Namespace], int] = args.handler
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     try:
+        _check_report(args)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
             return handler(args)

@@ -92,7 +92,7 @@ def compare(
     settings = _settings(
         test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
     )
-    named = _named_inputs(runs)
+    named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     evaluated_already = all(is_evaluated(item) for item in named.values())
@@ -226,7 +226,7 @@ def run_name(source) -> str | None:
     return name or None
 
 
-def _named_inputs(runs) -> dict[str, object]:
+def named_inputs(runs) -> dict[str, object]:
     """Runs by name: the dict's keys, or file stems (``run1``, ``run2`` ... otherwise)."""
     if isinstance(runs, Mapping):
         named = {str(name): item for name, item in runs.items()}

@@ -17,8 +17,8 @@ import pandas as pd
 from .choices import COMPARE_FORMATS
 from .errors import EvalWarning, InputError
 from .measures import Protocol
+from .printable import Printable
 from .render import latex_escape, latex_tabular, render, wrap
-from .reports import Report
 
 FORMATS = COMPARE_FORMATS
 TEST_LABELS = {
@@ -59,7 +59,7 @@ class CompareSettings:
 
 
 @dataclass
-class Comparison(Report):
+class Comparison(Printable):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
     ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
@@ -205,6 +205,19 @@ class Comparison(Report):
             rows.append(cells)
         return headers, rows
 
+    def table(self, kind: str, percent: bool | None = None) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows of a table as the text formats print it (cells as strings):
+        ``means`` (with significance letters), ``pairs`` or ``tukey``."""
+        percent = self.percent_default() if percent is None else percent
+        decimals = self.decimals(percent)
+        if kind == "means":
+            return self._means_rows(percent, decimals)
+        if kind == "pairs":
+            return self._pair_rows(percent, decimals)
+        if kind == "tukey" and self.tukey is not None:
+            return ["measure", "pair", "diff", "p(tukey)"], self._tukey_rows(percent, decimals)
+        raise InputError(None, f"no {kind!r} table; choose means, pairs or tukey (if computed)")
+
     def _p_columns(self) -> list[str]:
         tests = ["randomisation", "t", "wilcoxon", "sign"]
         return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
@@ -325,14 +338,7 @@ class Comparison(Report):
             out.append(f"{bullet}one run: nothing to test")
         if self.tukey is not None and self.baseline is not None:
             out.append("randomised Tukey HSD, all pairs:")
-            out.append(
-                render(
-                    ["measure", "pair", "diff", "p(tukey)"],
-                    self._tukey_rows(percent, decimals),
-                    fmt,
-                    left=2,
-                )
-            )
+            out.append(render(*self.table("tukey", percent), fmt, left=2))
         legend = self.legend()
         if legend:
             out.append("legend:")

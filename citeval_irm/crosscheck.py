@@ -30,6 +30,7 @@ from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
 from .measures import Measure, Protocol
 from .papers import PROTOCOLS, get_recipe
+from .printable import Printable
 from .recipes import (
     Quirks,
     Recipe,
@@ -37,7 +38,6 @@ from .recipes import (
     check_recipe_measures,
     query_paper_of,
 )
-from .reports import Report
 from .scoring import build_rankings, tie_range_matrix
 from .tables import Qrels, Run, take
 
@@ -103,7 +103,7 @@ _QUIRK_CAUSE = {
 
 
 @dataclass
-class CrosscheckReport(Report):
+class CrosscheckReport(Printable):
     """The cross-check of one run: per-measure summary, every differing query with its
     causes, counts per cause, and tie ranges.
 

@@ -2,8 +2,10 @@
 
 Loads ``citeval/demo/test`` (a GENERATED corpus inside the package), ranks it with the BM25
 baseline under the temporal protocol, evaluates the run with the ``goyal2026`` protocol,
-validates it against the protocol and cross-checks it against the paper's recipe. Each step
-is the public function a user would call; :func:`run_demo` only strings them together.
+validates it against the protocol, cross-checks it against the paper's recipe, and compares
+it with a weaker baseline (BM25 over titles only), so the report (:meth:`DemoReport.report`)
+has two systems to set side by side. Each step is the public function a user would call;
+:func:`run_demo` only strings them together.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .baseline import DEFAULT_K, bm25_run
+from .compare import compare
+from .comparison import Comparison
 from .crosscheck import CrosscheckReport, crosscheck
 from .evaluation import evaluate
 from .io import write_run
@@ -23,11 +27,12 @@ from .results import EvalResult
 from .tables import Run
 
 DEMO_DATASET = "citeval/demo/test"
+TITLES_RUN = "titles"  # the weaker baseline the demo compares with: BM25 over titles only
 
 
 @dataclass
 class DemoReport:
-    """Everything :func:`run_demo` made: the run and the three reports."""
+    """Everything :func:`run_demo` made: the runs and the four reports."""
 
     dataset: str
     description: str
@@ -39,6 +44,9 @@ class DemoReport:
     k: int
     seconds: float
     run_path: Path | None = None
+    titles: Run | None = None
+    comparison: Comparison | None = None
+    same_year: bool = True
 
     def format(self) -> str:
         """The three tables with a line on what produced them, for a terminal."""
@@ -55,17 +63,55 @@ class DemoReport:
             "2. evaluation\n" + self.evaluation.format("table"),
             "3. protocol validation\n" + self.validation.format("table"),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
+        ]
+        if self.comparison is not None:
+            sections.append(
+                "5. comparison with BM25 over titles only\n"
+                + self.comparison.format("table").split("\nlegend:")[0]
+                + "\n  (how each column is computed: the legend of `citeval compare`; the report)"
+            )
+        temporal = " --temporal" if "NOT temporal" not in self.settings else ""
+        steps = f"citeval baseline bm25 --dataset {self.dataset} -k {self.k}{temporal}"
+        sections.append(
             f"done in {self.seconds:.1f} s. The same steps one by one:\n"
-            f"  citeval baseline bm25 --dataset {self.dataset} -k {self.k} --temporal -o run.trec\n"
+            f"  {steps} -o run.trec\n"
             f"  citeval eval run.trec --dataset {self.dataset} --protocol goyal2026\n"
             f"  citeval validate run.trec --dataset {self.dataset}\n"
             f"  citeval crosscheck run.trec --dataset {self.dataset} --protocol goyal2026\n"
-            "and `citeval demo --no-temporal` shows validation catching papers from the future.",
-        ]
+            f"  {steps} --fields title -o titles.trec\n"
+            f"  citeval compare run.trec titles.trec --dataset {self.dataset} "
+            "--protocol goyal2026 \\\n      --baseline run --report report.html\n"
+            "and `citeval demo --no-temporal` shows validation catching papers from the future."
+        )
         return "\n\n".join(s.rstrip("\n") for s in sections) + "\n"
 
     def __str__(self) -> str:
         return self.format()
+
+    def report(self, command: str | None = None):
+        """The demo as a :class:`~citeval_irm.report.Report` (scores, comparison, checks,
+        plots), from the objects already computed."""
+        from .report import make_report
+
+        runs = {"bm25": self.run}
+        if self.titles is not None:
+            runs[TITLES_RUN] = self.titles
+        return make_report(
+            runs,
+            self.dataset,
+            protocol=self.evaluation.protocol,
+            evaluations={"bm25": self.evaluation},
+            comparison=self.comparison,
+            crosschecks={"bm25": self.crosscheck},
+            validations={"bm25": self.validation},
+            same_year=self.same_year,
+            title=f"citeval demo: BM25 on {self.dataset}",
+            command=command,
+            descriptions={
+                "bm25": self.settings,
+                TITLES_RUN: self.settings.replace("title + abstract", "titles only"),
+            },
+        )
 
 
 def run_demo(
@@ -77,8 +123,10 @@ def run_demo(
     protocol: str = "goyal2026",
     output: str | Path | None = None,
     show_progress: bool = False,
+    titles: bool = True,
 ) -> DemoReport:
-    """BM25, evaluation, validation and cross-check of one dataset (the demo by default).
+    """BM25, evaluation, validation and cross-check of one dataset (the demo by default),
+    and with ``titles`` a comparison with BM25 over titles only.
 
     ``temporal=False`` ranks every paper, so the validation shows what the temporal
     protocol forbids; ``output`` also writes the run as a TREC file.
@@ -92,7 +140,8 @@ def run_demo(
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
-    run = bm25_run(dataset, k, temporal=temporal, same_year=same_year, show_progress=show_progress)
+    ranking = {"temporal": temporal, "same_year": same_year, "show_progress": show_progress}
+    run = bm25_run(dataset, k, **ranking)
     run_path = write_run(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"
     settings = (
@@ -100,15 +149,24 @@ def run_demo(
         + (f"temporal protocol, {year_rule}" if temporal else "NOT temporal: later papers ranked")
         + ", the citing paper never ranked"
     )
+    evaluation = evaluate(run, dataset, protocol=protocol)
+    weaker, comparison = None, None
+    if titles:
+        weaker = bm25_run(dataset, k, fields=("title",), **ranking)
+        runs = {"bm25": evaluation, TITLES_RUN: evaluate(weaker, dataset, protocol=protocol)}
+        comparison = compare(runs, protocol=protocol, baseline="bm25")
     return DemoReport(
         dataset=dataset,
         description=description,
         run=run,
-        evaluation=evaluate(run, dataset, protocol=protocol),
+        evaluation=evaluation,
         validation=validate(run, dataset, same_year=same_year),
         crosscheck=crosscheck(run, dataset, protocol=protocol),
         settings=settings,
         k=k,
         seconds=time.perf_counter() - started,
         run_path=run_path,
+        titles=weaker,
+        comparison=comparison,
+        same_year=same_year,
     )

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .choices import REPORT_SUFFIXES
 from .errors import InputError
 
 
@@ -29,6 +30,16 @@ def check_output(path: str | os.PathLike) -> Path:
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise InputError(str(path), "cannot be written: permission denied")
     return path
+
+
+def report_format(path: str | os.PathLike) -> str:
+    """``html`` or ``markdown``, from a report path's suffix (``.html``, ``.htm``, ``.md``);
+    an error for any other, so a typo fails before the work, not after it."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in REPORT_SUFFIXES:
+        raise InputError(str(path), "a report is written as .html (or .htm) or .md: name it so")
+    check_output(path)
+    return REPORT_SUFFIXES[suffix]
 
 
 @contextmanager

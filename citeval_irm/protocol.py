@@ -21,7 +21,7 @@ import pandas as pd
 
 from .errors import EvalWarning
 from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
-from .reports import Report
+from .printable import Printable
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -39,7 +39,7 @@ _TABLE_EXAMPLES = 3
 
 
 @dataclass
-class ValidationReport(Report):
+class ValidationReport(Printable):
     """What :func:`validate` found.
 
     ``checks``: one row per check (``check``, ``description``, ``pairs``: violating run rows,

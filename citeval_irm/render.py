@@ -6,6 +6,7 @@ three forms, so a terminal table, a Markdown table and a LaTeX table never disag
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 
@@ -75,3 +76,13 @@ def wrap(line: str, bullet: str, fmt: str) -> str:
     if fmt == "markdown":
         return bullet + line
     return textwrap.fill(line, 100, initial_indent=bullet, subsequent_indent=bullet + "  ")
+
+
+def number(value: float | None, decimals: int, *, sign: bool = False) -> str:
+    """A value as a table prints it: ``decimals`` places, never ``-0.00``, ``-`` when
+    missing; ``sign``: with its + or -."""
+    if value is None or math.isnan(value):
+        return "-"
+    if round(value, decimals) == 0:
+        return f"{0.0:.{decimals}f}"
+    return f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"

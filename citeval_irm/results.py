@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import EvalWarning, InputError
 from .measures import Measure, Protocol, is_integer_measure, parse_measures, trec_eval_sort_key
-from .reports import Report
+from .printable import Printable
 from .scoring import trec_eval_name
 from .ties import TieReport
 
@@ -28,7 +28,7 @@ FORMATS = ("table", "csv", "json", "trec_eval")
 
 
 @dataclass
-class EvalResult(Report):
+class EvalResult(Printable):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
 
     ``aggregate``: a Series indexed by measure name (``"RR"``, ``"R@10"``, ...).

@@ -24,7 +24,8 @@ def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> No
     assert report.evaluation.protocol.name == "goyal2026"
 
 
-def test_demo_prints_the_tables(ir_home, capsys) -> None:  # noqa: F811
+def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:  # noqa: F811
+    monkeypatch.chdir(tmp_path)  # where its report goes
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("citeval demo on citeval/demo/test: citeval demo (generated). ")
@@ -36,10 +37,14 @@ def test_demo_prints_the_tables(ir_home, capsys) -> None:  # noqa: F811
     assert "result: the run obeys the protocol" in out
     assert "unexplained differences: 0" in out
     assert "citeval baseline bm25 --dataset citeval/demo/test -k 300 --temporal -o run.trec" in out
+    assert "\n5. comparison with BM25 over titles only\n" in out
+    assert out.endswith(
+        f"report (scores, checks and plots in one page): {tmp_path}/demo-report.html\n"
+    )
 
 
 def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:  # noqa: F811
-    assert main(["demo", "--no-temporal", "-k", "50"]) == 0
+    assert main(["demo", "--no-temporal", "-k", "50", "--no-report"]) == 0
     out = capsys.readouterr().out
     assert "NOT temporal: later papers ranked" in out
     assert "result: VIOLATIONS (later_paper)" in out
@@ -55,4 +60,5 @@ def test_console_script_on_a_fresh_home(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "2. evaluation" in done.stdout and "result: the run obeys the protocol" in done.stdout
+    assert (tmp_path / "demo-report.html").stat().st_size > 100_000  # with its plots
     assert "[INFO]" not in done.stderr  # ir_datasets' store messages are kept quiet

@@ -26,8 +26,9 @@ import pandas as pd
 
 from ..errors import InputError
 from ..measures import Protocol, parse_measures
+from ..printable import Printable
 from ..render import latex_escape, render, wrap
-from ..reports import Report
+from ..render import number as _number
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
 SPLITS = ("train", "val", "test")
@@ -138,7 +139,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 @dataclass
-class PublishedResults(Report):
+class PublishedResults(Printable):
     """Published figures: one row per paper, dataset, setting, stage, system and measure.
 
     ``frame`` columns: ``paper, dataset, split, setting, stage, system, measure, value,
@@ -316,7 +317,7 @@ class Check:
 
 
 @dataclass
-class PublishedComparison(Report):
+class PublishedComparison(Printable):
     """Runs beside one published table, with what makes the comparison like for like or not.
 
     ``yours``: measures (rows) by runs, ``figures``: measures by published systems, both in
@@ -400,28 +401,37 @@ class PublishedComparison(Report):
 
     def _render(self, fmt: str) -> str:
         """``table`` or ``markdown``: the values side by side, the differences, the checks."""
-        decimals = self.paper.decimals
-        number = functools.partial(_number, decimals=decimals)
-        systems = list(self.figures.columns)
-        runs = list(self.yours.columns)
-        side = [
-            [
-                m,
-                *(number(self.yours.at[m, r]) for r in runs),
-                *(number(v) for v in self.figures.loc[m]),
-            ]
-            for m in self.yours.index
-        ]
-        diff = self.differences()
-        gaps = [[m, r, *(number(v, sign=True) for v in diff.loc[(m, r)])] for m, r in diff.index]
-        lines = [wrap(self.title(), "", fmt), render(["measure", *runs, *systems], side, fmt)]
+        side, gaps = self.side_by_side(), self.difference_table()
+        lines = [wrap(self.title(), "", fmt), render(*side, fmt)]
         lines.append("difference (yours - published):")
-        lines.append(render(["measure", "run", *systems], gaps, fmt, left=2))
+        lines.append(render(*gaps, fmt, left=2))
         lines.append(self.verdict())
         bullet = "- " if fmt == "markdown" else "  "
         lines += [wrap(str(check), bullet, fmt) for check in self.checks]
         lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
         return "\n".join(line.rstrip("\n") for line in lines) + "\n"
+
+    def side_by_side(self) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows of the runs' values beside the published ones, as printed."""
+        number = functools.partial(_number, decimals=self.paper.decimals)
+        rows = [
+            [
+                m,
+                *(number(self.yours.at[m, r]) for r in self.yours.columns),
+                *(number(v) for v in self.figures.loc[m]),
+            ]
+            for m in self.yours.index
+        ]
+        return ["measure", *self.yours.columns, *self.figures.columns], rows
+
+    def difference_table(self) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows of yours minus published, one row per (measure, run)."""
+        diff = self.differences()
+        rows = [
+            [m, r, *(_number(v, self.paper.decimals, sign=True) for v in diff.loc[(m, r)])]
+            for m, r in diff.index
+        ]
+        return ["measure", "run", *self.figures.columns], rows
 
     def latex_rows(self, columns: list[str]) -> list[list[str]]:
         """The published systems as LaTeX rows over ``columns`` (measures; "--" if absent)."""
@@ -435,15 +445,6 @@ class PublishedComparison(Report):
             ]
             rows.append([latex_escape(f"{system} (published)"), *cells])
         return rows
-
-
-def _number(value: float, decimals: int, *, sign: bool = False) -> str:
-    """A value as printed in the table (never ``-0.00``); ``sign``: with its + or -."""
-    if value is None or np.isnan(value):
-        return "-"
-    if round(value, decimals) == 0:
-        return f"{0.0:.{decimals}f}"
-    return f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
 
 
 def _deepest_cutoff(measure_names: list[str]) -> tuple[int, str]:

@@ -24,7 +24,7 @@ def _json_value(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-class Report(ABC):
+class Printable(ABC):
     """Base of the result objects: ``format(fmt, **options)``, ``str``, ``to_dict``."""
 
     FORMATS: ClassVar[tuple[str, ...]] = ("table", "json")

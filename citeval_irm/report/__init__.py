@@ -1,0 +1,182 @@
+"""A report a person reads: one self-contained HTML (or Markdown) file with the runs, the
+dataset and its checksums, the scores, the checks and the plots.
+
+>>> report = citeval_irm.make_report({"bm25": "bm25.trec"}, "citeval/demo/test",
+...                                  protocol="goyal2026")
+>>> report.write("report.html")  # or report.md; report.to_html(), report.to_markdown()
+
+:func:`make_report` reads each run once and builds the sections from the API's own
+objects (evaluations, the comparison, validations, cross-checks), computing whatever it is
+not given. matplotlib is imported only here, so the command line stays light until
+``--report`` is asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ..choices import DUPLICATE_POLICIES, EMPTY_QUERY_POLICIES, TIE_POLICIES, check_choice
+from ..compare import compare, is_evaluated, named_inputs
+from ..comparison import Comparison
+from ..crosscheck import CrosscheckReport
+from ..errors import InputError
+from ..io import as_dataset, as_qrels
+from ..protocol import ValidationReport
+from ..results import EvalResult
+from . import sections
+from .facts import RunFacts, run_facts
+from .model import Facts, Figure, Items, Report, Section, Table, Text
+from .provenance import dataset_info, file_sha256
+
+__all__ = [
+    "Facts",
+    "Figure",
+    "Items",
+    "Report",
+    "Section",
+    "Table",
+    "Text",
+    "make_report",
+]
+
+
+def make_report(
+    runs,
+    qrels,
+    measures=None,
+    *,
+    protocol=None,
+    ties: str = "trec_eval",
+    duplicates: str = "error",
+    empty_queries: str = "zero",
+    engine: str = "citeval",
+    evaluations: Mapping[str, EvalResult] | None = None,
+    comparison: Comparison | None = None,
+    crosschecks: Mapping[str, CrosscheckReport] | None = None,
+    validations: Mapping[str, ValidationReport] | None = None,
+    validate: bool = True,
+    same_year: bool = True,
+    title: str | None = None,
+    command: str | None = None,
+    descriptions: Mapping[str, str] | None = None,
+) -> Report:
+    """A :class:`Report` of ``runs`` evaluated on ``qrels``.
+
+    ``runs``: ``{name: run}`` or a list (named after the file stems, as in
+    :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
+    reads (not an EvalResult: the plots need the rankings). The other objects, when given,
+    are shown as they are (``evaluations``, ``comparison``, ``crosschecks``, ``validations``,
+    by run name); what is missing is computed: the evaluations, a comparison of two or more
+    runs (with :func:`citeval_irm.compare`'s defaults), and, when ``qrels`` is a dataset and
+    ``validate``, each run's validation (``same_year`` as in :func:`citeval_irm.validate`).
+    A cross-check appears only when given. ``command`` is printed as the way to repeat it;
+    ``descriptions`` say how a run was made (by run name), beside its source.
+    """
+    check_choice("ties", ties, TIE_POLICIES)
+    check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
+    check_choice("empty_queries", empty_queries, EMPTY_QUERY_POLICIES)
+    named = named_inputs(runs)
+    for name, item in named.items():
+        if is_evaluated(item):
+            raise InputError(None, f"{name}: a report needs the run itself, not its evaluation")
+    evaluations = dict(evaluations or {})
+    validations = dict(validations or {})
+    crosschecks = dict(crosschecks or {})
+    qrels_table = as_qrels(qrels)
+    found = as_dataset(qrels)
+    dataset_id = found[0] if found is not None and isinstance(qrels, str) else None
+    facts: list[RunFacts] = []
+    for name, source in named.items():  # one run in memory at a time
+        facts.append(
+            run_facts(
+                name,
+                source,
+                qrels_table,
+                measures,
+                protocol=protocol,
+                ties=ties,
+                duplicates=duplicates,
+                empty_queries=empty_queries,
+                engine=engine,
+                evaluation=evaluations.get(name),
+                dataset=dataset_id if validate else None,
+                validation=validations.get(name),
+                same_year=same_year,
+            )
+        )
+    for fact in facts:
+        if descriptions and fact.name in descriptions:
+            fact.source = f"{fact.source} ({descriptions[fact.name]})"
+    results = {f.name: f.evaluation for f in facts}
+    if comparison is None and len(facts) > 1:
+        comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
+    first = facts[0].evaluation
+    percent = first.default_percent()
+    fmt = sections.Formatter(percent, first.decimals(percent))
+    qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
+    options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}
+    parts = [
+        sections.setup_section(
+            facts,
+            first.qrels_source,
+            file_sha256(qrels_path) if qrels_path is not None else None,
+            dataset_info(dataset_id) if dataset_id is not None else None,
+            options,
+            command,
+            comparison,
+            fmt,
+        ),
+        sections.scores_section(facts, comparison, fmt),
+    ]
+    if comparison is not None:
+        parts.append(sections.differences_section(comparison, fmt))
+        if comparison.published is not None:
+            parts.append(sections.published_section(comparison))
+    parts += [
+        sections.ties_section(facts, fmt),
+        sections.validation_section(facts),
+        sections.crosscheck_section(crosschecks),
+        sections.warnings_section(_warnings(facts, comparison, crosschecks)),
+        sections.environment_section(),
+    ]
+    names = ", ".join(f.name for f in facts)
+    where = dataset_id or first.qrels_source
+    return Report(
+        title=title or f"citeval report: {names} on {where}",
+        summary=_summary(facts, comparison, crosschecks, where, fmt),
+        sections=[p for p in parts if p is not None],
+    )
+
+
+def _warnings(facts, comparison, crosschecks) -> list[str]:
+    """Every counted warning, named after its run."""
+    if comparison is not None:
+        out = [str(w) for w in comparison.warnings]
+    else:
+        out = [f"{f.name}: {w}" for f in facts for w in f.evaluation.warnings]
+    for name, report in crosschecks.items():  # those the evaluation has not said already
+        said = {str(w) for f in facts if f.name == name for w in f.evaluation.warnings}
+        out += [f"{name} cross-check: {w}" for w in report.warnings if str(w) not in said]
+    return out
+
+
+def _summary(facts, comparison, crosschecks, where: str, fmt) -> str:
+    """One line: what was compared, how, and what the checks found."""
+    first = facts[0].evaluation
+    runs = (
+        f"{len(facts)} runs ({', '.join(f.name for f in facts)})"
+        if len(facts) > 1
+        else (f"run {facts[0].name}")
+    )
+    protocol = f", protocol {first.protocol.name}" if first.protocol else ""
+    queries = comparison.num_queries if comparison is not None else first.num_queries
+    parts = [f"{runs} on {queries:,} queries of {where}{protocol}; values in {fmt.unit.label}"]
+    validated = [f for f in facts if f.validation is not None]
+    if validated:
+        failed = [f.name for f in validated if not f.validation.passed]
+        verdict = f"VIOLATIONS in {', '.join(failed)}" if failed else "passed"
+        parts.append(f"validation: {verdict}")
+    for name, report in crosschecks.items():
+        parts.append(f"cross-check of {name}: {report.unexplained} unexplained differences")
+    return "; ".join(parts) + "."

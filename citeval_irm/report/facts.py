@@ -1,0 +1,167 @@
+"""Everything a report shows about one run, computed while the run is in memory.
+
+A run may have millions of rows, so a report reads each run once, computes what its
+sections and plots need (its evaluation, Recall@K over many cut-offs, the rank of each
+query's first relevant paper, the tie ranges, its validation, its file's sha256) and keeps
+only that, as :func:`citeval_irm.compare` does.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..choices import KEEP_ALL
+from ..errors import CitevalError
+from ..evaluation import evaluate, population
+from ..io import as_run
+from ..protocol import ValidationReport, validate
+from ..results import EvalResult
+from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
+from ..tables import Qrels, Run
+from .provenance import file_sha256
+
+RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000)
+"""Where the Recall@K curve is evaluated (up to the deepest ranking, plus the protocol's)."""
+
+RANK_BINS = ((1, 1), (2, 2), (3, 3), (4, 5), (6, 10), (11, 20), (21, 50), (51, 100))
+RANK_BINS += ((101, 300), (301, 1000), (1001, None))
+NOT_RETRIEVED = "none"
+
+
+@dataclass(frozen=True)
+class TieRange:
+    """A measure's reported value and the mean of its worst, expected and best value over
+    every order of the tied scores."""
+
+    value: float
+    worst: float
+    expected: float
+    best: float
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        return (self.value, self.worst, self.expected, self.best)
+
+
+@dataclass
+class RunFacts:
+    """What a report keeps of one run once it is read (see the module docstring)."""
+
+    name: str
+    source: str
+    sha256: str | None
+    lines: int
+    queries: int
+    shortest: int
+    deepest: int
+    evaluation: EvalResult
+    recall: dict[int, float]
+    first_ranks: np.ndarray
+    """Per evaluated query: the rank of its first relevant paper (0: none retrieved)."""
+    tie_ranges: dict[str, TieRange]
+    validation: ValidationReport | None
+    unvalidated: str | None
+
+
+def recall_cutoffs(deepest: int, measures) -> list[int]:
+    """The grid's cut-offs up to ``deepest``, the deepest itself, and every Recall cut-off
+    the measures name."""
+    named = {m.params["cutoff"] for m in measures if m.NAME == "R" and m.params.get("cutoff")}
+    grid = {k for k in RECALL_CUTOFFS if k <= deepest} | {max(deepest, 1)}
+    return sorted(grid | named)
+
+
+def rank_bin_labels(deepest: int) -> list[str]:
+    """The rank bins a ranking of ``deepest`` docs can fill, then the not-retrieved bin."""
+    labels = [
+        str(low) if low == high else (f"{low}-{high}" if high else f">{low - 1}")
+        for low, high in RANK_BINS
+        if low <= max(deepest, 1)
+    ]
+    return [*labels, NOT_RETRIEVED]
+
+
+def rank_bin_counts(first_ranks: np.ndarray, deepest: int) -> list[int]:
+    """How many queries fall in each bin of :func:`rank_bin_labels`."""
+    counts = []
+    for low, high in RANK_BINS:
+        if low > max(deepest, 1):
+            break
+        upper = first_ranks <= high if high else True
+        counts.append(int(((first_ranks >= low) & upper).sum()))
+    return [*counts, int((first_ranks == 0).sum())]
+
+
+def run_facts(
+    name: str,
+    source,
+    qrels: Qrels,
+    measures,
+    *,
+    protocol,
+    ties: str,
+    duplicates: str,
+    empty_queries: str,
+    engine: str,
+    evaluation: EvalResult | None,
+    dataset: str | None,
+    validation: ValidationReport | None,
+    same_year: bool,
+) -> RunFacts:
+    """Read ``source`` once and compute every fact a report shows about it."""
+    raw = as_run(source, duplicates=KEEP_ALL)
+    run = as_run(raw, duplicates=duplicates)
+    options = {"ties": ties, "empty_queries": empty_queries}
+    if evaluation is None:
+        evaluation = evaluate(run, qrels, measures, protocol=protocol, engine=engine, **options)
+    sizes = np.bincount(run.query, minlength=len(run.query_ids))
+    sizes = sizes[sizes > 0]
+    deepest = int(sizes.max()) if len(sizes) else 0
+    cutoffs = recall_cutoffs(deepest, evaluation.measures)
+    curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **options)
+    reciprocal = curve.values[:, 0]
+    first_ranks = np.where(reciprocal > 0, np.rint(1 / np.where(reciprocal > 0, reciprocal, 1)), 0)
+    unvalidated = None
+    if validation is None and dataset is not None:
+        try:  # the raw rows: a duplicate the evaluation dropped is still a violation
+            validation = validate(raw, dataset, same_year=same_year)
+        except CitevalError as exc:
+            unvalidated = f"not validated: {exc}"
+    path = source if isinstance(source, (str, os.PathLike)) else None
+    return RunFacts(
+        name=name,
+        source=str(path) if path is not None else raw.source,
+        sha256=file_sha256(path) if path is not None else None,
+        lines=len(raw),
+        queries=len(sizes),
+        shortest=int(sizes.min()) if len(sizes) else 0,
+        deepest=deepest,
+        evaluation=evaluation,
+        recall={k: curve.aggregates[f"R@{k}"] for k in cutoffs},
+        first_ranks=first_ranks.astype(np.int64),
+        tie_ranges=tie_ranges(run, qrels, evaluation, empty_queries),
+        validation=validation,
+        unvalidated=unvalidated,
+    )
+
+
+def tie_ranges(run: Run, qrels: Qrels, evaluation: EvalResult, empty_queries: str) -> dict:
+    """Per measure of the measure table: the evaluation's value and the worst / expected /
+    best aggregate over every order of the tied scores, on the evaluation's queries."""
+    measures = [m for m in evaluation.measures if supports(m)]
+    if not measures:
+        return {}
+    people = population(run, qrels, empty_queries)
+    rankings = build_rankings(run, qrels, people.counted, ties="trec_eval")
+    worst, expected, best = tie_range_matrix(measures, rankings)
+    return {
+        str(m): TieRange(
+            evaluation.aggregates[str(m)],
+            aggregate(m, worst[:, i]),
+            aggregate(m, expected[:, i]),
+            aggregate(m, best[:, i]),
+        )
+        for i, m in enumerate(measures)
+    }
