@@ -30,6 +30,7 @@ from .choices import (
     TIE_POLICIES,
     check_choice,
 )
+from .depth import short_ranking_warnings
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
 from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
@@ -179,6 +180,8 @@ def evaluate(
     report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
+    counted = take(qrels_table.all_query_ids, people.counted)
+    warnings += short_ranking_warnings(run_table, measure_list, counted)
 
     if engine == "citeval" or verify:
         values = _citeval_values(measure_list, run_table, qrels_table, people, order, ties)
