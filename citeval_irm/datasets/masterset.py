@@ -53,7 +53,7 @@ from .records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from .sources import CorpusSource, corpus_file
 from .stores import StoredDocs, StoredRecords
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 MASTERSET_REPOSITORY = "https://huggingface.co/datasets/trratul/MasterSet"
 MASTERSET_REVISION = "main"  # the authors publish no commit to pin: see the sidecar record
