@@ -49,7 +49,7 @@ from .sources import NAMESPACE, CorpusSource, DataNotFoundError, corpus_file  # 
 from .stores import StoredDocs, StoredRecords
 from .years import paper_date
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"
@@ -457,6 +457,11 @@ CORPORA: dict[str, HattenCorpus] = {
                 CONTEXTS: Checksum("git-blob-sha1", "37814e32d35568f28eed4fe626525cf8e09b3d9d"),
                 PAPERS: Checksum("git-blob-sha1", "df9142d01c105f7d5ef51e9d5eee0dcd57cde507"),
             },
+            manual_download=(
+                "ACL-200 is downloaded from the HAtten repository, "
+                f"{_ACL200_URL}/<file>; where this machine cannot reach it, download the files "
+                "there by hand (on another machine)."
+            ),
         ),
         HattenCorpus(
             "fulltextpeerread",
