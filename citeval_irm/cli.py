@@ -27,6 +27,7 @@ from .choices import (
 )
 from .errors import CitevalError, InputError
 from .measures import PROTOCOLS
+from .progress import set_quiet
 from .recipes import RECIPES
 from .results import FORMATS
 
@@ -95,7 +96,52 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
+    """``citeval eval --dataset``: the protocol validation of the run (its one-line summary,
+    and whether it passed), before any score is printed."""
+    from .protocol import validate
+
+    check_dataset(args.dataset)
+    try:
+        report = validate(
+            args.run,
+            args.dataset,
+            same_year=args.same_year,
+            unknown_year=args.unknown_year,
+            measures=args.measures,
+            protocol=args.protocol,
+        )
+    except InputError as exc:
+        if exc.source == args.run:  # the run itself is bad: the evaluation says so
+            raise
+        return f"validation against {args.dataset}: not run: {exc}", False
+    return report.summary(), report.passed
+
+
+def check_dataset(name: str) -> None:
+    """A ``--dataset`` that is no registered id stops the command at once: "unknown
+    dataset", with the close matches."""
+    from .datasets.registry import find_dataset, unknown_dataset
+
+    if find_dataset(name) is None:
+        raise unknown_dataset(name)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
+    if args.strict and args.dataset is None:
+        raise InputError(None, "--strict exits on a protocol violation: give --dataset")
+    validation = _validate_first(args) if args.dataset is not None else None
+    if validation is not None:  # above the scores; off stdout when that is for a program
+        stream = sys.stdout if args.format == "table" else sys.stderr
+        stream.write(validation[0] + "\n")
+    code = _eval_scores(args)
+    if validation is not None and args.strict and not validation[1]:
+        print("citeval: strict: the run breaks the protocol", file=sys.stderr)
+        return EXIT_STRICT_FAILURE
+    return code
+
+
+def _eval_scores(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
     result = evaluate(
@@ -142,6 +188,12 @@ def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    if args.recipe is None and args.protocol is None and args.measures not in PROTOCOLS:
+        raise InputError(
+            None,
+            "name a recipe (--recipe goyal2026) or a protocol (--protocol goyal2026); "
+            f"recipes: {', '.join(RECIPES)}",
+        )
     report = _crosscheck(args, args.ties)
     percent = True if args.percent else None
     sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
@@ -194,6 +246,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from .outputs import check_output
 
     check_output(args.output)  # before the ranking, not after it
+    check_dataset(args.dataset)
     run = bm25_run(
         args.dataset,
         args.k,
@@ -219,8 +272,14 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .protocol import validate
 
+    check_dataset(args.dataset)
     report = validate(
-        args.run, args.dataset, same_year=args.same_year, unknown_year=args.unknown_year
+        args.run,
+        args.dataset,
+        same_year=args.same_year,
+        unknown_year=args.unknown_year,
+        measures=args.measures,
+        protocol=args.protocol,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -243,6 +302,7 @@ def _quiet_ir_datasets() -> Iterator[None]:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
+    check_dataset(args.dataset)
     with _quiet_ir_datasets():
         report = run_demo(
             args.dataset,
@@ -276,6 +336,8 @@ def _named_runs(values: list[str]) -> dict[str, str]:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
+    if args.dataset is not None:
+        check_dataset(args.dataset)
     with _quiet_ir_datasets():
         comparison = compare(
             _named_runs(args.runs),
@@ -422,12 +484,21 @@ def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = Tr
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from .datasets import ir_datasets_cli
     from .datasets.importing import corpus_named
+    from .datasets.registry import find_dataset
     from .datasets.sources import check_corpus
 
-    # check the files first, so that a bad one stops the command before any output
-    named = [a for a in args.args[1:2] if a.startswith("citeval/")]
-    for dataset_id in named:
-        check_corpus(corpus_named(dataset_id.split("/")[1]))
+    if args.args[:1] == ["list"] and "--all" not in args.args:
+        from .datasets.listing import format_dataset_list
+
+        sys.stdout.write(format_dataset_list())
+        return 0
+    if args.args[:1] == ["list"]:
+        args.args.remove("--all")
+    # check the id and the files first, so that a bad one stops the command before any output
+    for name in [a for a in args.args[1:2] if "/" in a]:
+        find_dataset(name)  # an unknown id of a known family: the close matches
+        if name.startswith("citeval/"):
+            check_corpus(corpus_named(name.split("/")[1]))
     try:
         return ir_datasets_cli(args.args)
     except CitevalError as exc:
@@ -470,6 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also recompute every measure with the paper's recipe and explain differences",
     )
     add_recipe_options(ev)
+    ev.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"with --dataset: exit {EXIT_STRICT_FAILURE} if the run breaks the protocol (the "
+        "validation printed above the scores)",
+    )
+    add_year_options(ev)
     ev.set_defaults(handler=_cmd_eval)
 
     cc = commands.add_parser(
@@ -526,9 +604,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     ds = commands.add_parser(
         "datasets",
-        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets",
+        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets; "
+        "`citeval datasets list` lists ours with counts and how each is obtained",
         description="Runs `ir_datasets ARGS` with the citeval/... datasets registered, e.g. "
-        "`citeval datasets export citeval/acl-200/test qrels`.",
+        "`citeval datasets export citeval/acl-200/test qrels`. `citeval datasets list` lists "
+        "the citeval datasets with their counts, how each is obtained and whether its files "
+        "are here; `citeval datasets list --all` is ir_datasets' own list of every id.",
     )
     ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
     ds.set_defaults(handler=_cmd_datasets)
@@ -554,8 +635,10 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
     bm.add_argument(
         "--temporal",
-        action="store_true",
-        help="rank only admissible candidates (nothing published after the query paper)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rank only admissible candidates, nothing published after the query paper "
+        "(default, the year rule of validate); --no-temporal ranks every paper",
     )
     add_year_options(bm)
     bm.add_argument("--k1", type=float, default=1.5, help="BM25 k1 (default 1.5)")
@@ -576,6 +659,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     va.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    depth = va.add_mutually_exclusive_group()
+    depth.add_argument(
+        "-m",
+        "--measures",
+        help="the measures the run will be evaluated with: every ranking must reach their "
+        "deepest cut-off (default: the dataset's protocol's)",
+    )
+    depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
@@ -603,7 +694,24 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
+    add_quiet_option(commands, baselines)
     return parser
+
+
+def add_quiet_option(*groups) -> None:
+    """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
+    own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
+    messages."""
+    for group in groups:
+        for name, command in group.choices.items():
+            if name == "baseline":
+                continue
+            command.add_argument(
+                "-q",
+                "--quiet",
+                action="store_true",
+                help="no progress bars and no INFO messages (warnings and errors still show)",
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -612,6 +720,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
+    set_quiet(getattr(args, "quiet", False))
     try:
         return handler(args)
     except CitevalError as exc:
@@ -623,6 +732,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("citeval: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        set_quiet(False)
         if in_main_thread:
             signal.signal(signal.SIGINT, previous)
 

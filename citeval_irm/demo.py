@@ -8,6 +8,7 @@ is the public function a user would call; :func:`run_demo` only strings them tog
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 import time
 from dataclasses import dataclass
@@ -15,8 +16,9 @@ from pathlib import Path
 
 from .baseline import DEFAULT_K, bm25_run
 from .crosscheck import CrosscheckReport, crosscheck
+from .errors import InputError
 from .evaluation import evaluate
-from .io import write_run
+from .io import as_dataset, write_run
 from .outputs import check_output
 from .protocol import ValidationReport, validate
 from .results import EvalResult
@@ -39,11 +41,32 @@ class DemoReport:
     k: int
     seconds: float
     run_path: Path | None = None
+    temporal: bool = True
+    same_year: bool = True
+    protocol: str = "goyal2026"
+
+    def commands(self) -> list[str]:
+        """The same steps one by one, with the options this demo used."""
+        dataset, protocol = self.dataset, self.protocol
+        run = shlex.quote(str(self.run_path)) if self.run_path else "run.trec"
+        years = "" if self.same_year else " --no-same-year"
+        temporal = "" if self.temporal else " --no-temporal"
+        return [
+            f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} -o {run}",
+            f"citeval eval {run} --dataset {dataset} --protocol {protocol}{years}",
+            f"citeval validate {run} --dataset {dataset} --protocol {protocol}{years}",
+            f"citeval crosscheck {run} --dataset {dataset} --protocol {protocol}",
+        ]
 
     def format(self) -> str:
-        """The three tables with a line on what produced them, for a terminal."""
+        """The three tables with a line on what produced them, for a terminal; the
+        evaluation's warnings under it, as ``citeval eval`` prints them."""
         queries = self.run.num_queries
         saved = f"; written to {self.run_path}" if self.run_path else ""
+        if self.temporal:
+            other = "`citeval demo --no-temporal` shows validation catching papers from the future."
+        else:
+            other = "without --no-temporal, the run ranks only what the protocol allows."
         sections = [
             textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),
             textwrap.fill(
@@ -52,15 +75,12 @@ class DemoReport:
                 100,
                 subsequent_indent="   ",
             ),
-            "2. evaluation\n" + self.evaluation.format("table"),
+            "2. evaluation\n" + self.evaluation.format("table") + self.evaluation.warnings_text(),
             "3. protocol validation\n" + self.validation.format("table"),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
             f"done in {self.seconds:.1f} s. The same steps one by one:\n"
-            f"  citeval baseline bm25 --dataset {self.dataset} -k {self.k} --temporal -o run.trec\n"
-            f"  citeval eval run.trec --dataset {self.dataset} --protocol goyal2026\n"
-            f"  citeval validate run.trec --dataset {self.dataset}\n"
-            f"  citeval crosscheck run.trec --dataset {self.dataset} --protocol goyal2026\n"
-            "and `citeval demo --no-temporal` shows validation catching papers from the future.",
+            + "".join(f"  {command}\n" for command in self.commands())
+            + f"and {other}",
         ]
         return "\n\n".join(s.rstrip("\n") for s in sections) + "\n"
 
@@ -83,12 +103,13 @@ def run_demo(
     ``temporal=False`` ranks every paper, so the validation shows what the temporal
     protocol forbids; ``output`` also writes the run as a TREC file.
     """
-    import ir_datasets
-
     if output is not None:
         check_output(output)  # before the ranking, not after it
     started = time.perf_counter()
-    documentation = ir_datasets.load(dataset).documentation()
+    found = as_dataset(dataset)  # an unknown id: "unknown dataset", with the close matches
+    if found is None:
+        raise InputError(None, f"{dataset!r} is not a dataset id (e.g. {DEMO_DATASET})")
+    documentation = found[1].documentation()
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
@@ -105,10 +126,13 @@ def run_demo(
         description=description,
         run=run,
         evaluation=evaluate(run, dataset, protocol=protocol),
-        validation=validate(run, dataset, same_year=same_year),
+        validation=validate(run, dataset, same_year=same_year, protocol=protocol),
         crosscheck=crosscheck(run, dataset, protocol=protocol),
         settings=settings,
         k=k,
         seconds=time.perf_counter() - started,
         run_path=run_path,
+        temporal=temporal,
+        same_year=same_year,
+        protocol=protocol,
     )
