@@ -20,6 +20,7 @@ id descending), so a truncated run ranks the same docs first as the full ranking
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -53,7 +54,9 @@ class BM25Index:
     """
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, stemmer: str | None = "english"):
-        import bm25s
+        with warnings.catch_warnings():  # bm25s imports tqdm.auto, which warns in a notebook
+            warnings.filterwarnings("ignore", message="IProgress not found")  # without widgets
+            import bm25s
 
         self._bm25s = bm25s
         self.k1, self.b, self.stemmer_language = k1, b, stemmer

@@ -43,7 +43,7 @@ def bar(
 ):
     """A tqdm bar labelled ``desc`` counting ``unit``s, shown after :data:`DELAY` seconds
     (``enabled=None``: only on a terminal; ``False`` or quiet: never)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bars, in a notebook too (tqdm.auto wants ipywidgets)
 
     disable = True if is_quiet() or enabled is False else (None if enabled is None else False)
     return tqdm(iterable, desc=desc, unit=unit, disable=disable, delay=DELAY, **kwargs)

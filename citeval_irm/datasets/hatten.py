@@ -302,12 +302,13 @@ class JsonObjectRecords(StoredRecords):
 
     def parse(self, source: Path, notes: Notes | None = None) -> Iterator:
         """Stream and check the records of ``source``; tolerated oddities go to ``notes``
-        (or, without it, are logged as warnings once the file has been read)."""
+        (or, without it, are logged, counted, once the file has been read: at INFO, as facts
+        of the data rather than problems, so ``--quiet`` drops them)."""
         own_notes = notes if notes is not None else Notes(NOTE_MESSAGES)
         yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, own_notes)
         if notes is None:
             for warning in own_notes.warnings():
-                _logger.warn(f"{self.corpus.dataset_id}: {source.name}: {warning}")
+                _logger.info(f"{self.corpus.dataset_id}: {source.name}: {warning}")
 
 
 # --------------------------------------------------------------------------- components
