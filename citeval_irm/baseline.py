@@ -4,10 +4,12 @@
 ranks it for every query (``query.default_text()``: the masked context, or title + abstract
 for MasterSet) and returns a :class:`~citeval_irm.Run` with exactly ``k`` docs per query
 (fewer only when fewer are admissible). The query's own (citing) paper is never ranked for
-it; with ``temporal=True`` only the candidates of
+it, and by default (``temporal=True``) only the candidates of
 :func:`~citeval_irm.datasets.admissible_candidates` are (nothing published after the query
-paper). Inadmissible docs are masked out of the full score vector before the top ``k`` are
-taken, so no admissible doc is lost to a filter applied after truncation.
+paper, the year rule of :func:`~citeval_irm.validate`): a baseline that broke the protocol
+would score higher than it may. Inadmissible docs are masked out of the full score vector
+before the top ``k`` are taken, so no admissible doc is lost to a filter applied after
+truncation.
 
 Tokens: bm25s' tokenizer (lowercase, English stopwords) with the Snowball English stemmer
 (PyStemmer), like the BM25 baselines of Pyserini and Terrier. Scores are bm25s' BM25
@@ -18,19 +20,22 @@ id descending), so a truncated run ranks the same docs first as the full ranking
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from .errors import InputError
 from .io import as_dataset, as_run
+from .progress import bar, is_quiet
 from .recipes import query_paper_of
 from .tables import Run
 
 DEFAULT_K = 300
+BM25S_BARS = 100_000
+"""From this many docs on, bm25s' own indexing bars are shown too (a minute or more)."""
 
 
 class QueryInfo(NamedTuple):
@@ -49,7 +54,9 @@ class BM25Index:
     """
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, stemmer: str | None = "english"):
-        import bm25s
+        with warnings.catch_warnings():  # bm25s imports tqdm.auto, which warns in a notebook
+            warnings.filterwarnings("ignore", message="IProgress not found")  # without widgets
+            import bm25s
 
         self._bm25s = bm25s
         self.k1, self.b, self.stemmer_language = k1, b, stemmer
@@ -78,14 +85,10 @@ class BM25Index:
         years: list[int | None] = []
 
         def texts() -> Iterator[str]:
-            bar = tqdm(
-                docs,
-                total=total,
-                desc="BM25 index: tokenize",
-                unit="doc",
-                disable=not show_progress,
+            docs_bar = bar(
+                docs, desc="BM25 index: tokenize", unit="doc", total=total, enabled=show_progress
             )
-            for doc_id, text, year in bar:
+            for doc_id, text, year in docs_bar:
                 ids.append(doc_id)
                 years.append(year)
                 yield text
@@ -102,7 +105,7 @@ class BM25Index:
         self._position = {doc_id: n for n, doc_id in enumerate(self.doc_ids.tolist())}
         self.retriever.index(
             ([tokens[i] for i in order], self.tokenizer.get_vocab_dict()),
-            show_progress=show_progress,
+            show_progress=show_progress and not is_quiet() and len(ids) >= BM25S_BARS,
         )
         return self
 
@@ -134,8 +137,8 @@ class BM25Index:
         ):
             raise InputError(None, "the admissible candidates are not over this index's docs")
         query_ids, positions, values = [], [], []
-        for query in tqdm(
-            queries, total=total, desc="BM25 ranking", unit="query", disable=not show_progress
+        for query in bar(
+            queries, desc="BM25 ranking", unit="query", total=total, enabled=show_progress
         ):
             scores = self.scores(query.text)
             if admissible is not None:
@@ -197,7 +200,7 @@ def bm25_run(
     dataset,
     k: int = DEFAULT_K,
     *,
-    temporal: bool = False,
+    temporal: bool = True,
     same_year: bool = True,
     unknown_year: str = "admit",
     k1: float = 1.5,
@@ -209,9 +212,10 @@ def bm25_run(
     """A BM25 run over an ir_datasets dataset (or its id), ``k`` docs per query.
 
     The query's own paper (``citing_id``, else read off the query id) is never ranked for
-    it. ``temporal=True`` ranks only admissible candidates (published no later than the
-    query paper; ``same_year`` says whether its own year is allowed, ``unknown_year`` what
-    happens to docs without a year: ``"admit"`` or ``"exclude"``). ``stemmer``: a Snowball
+    it. ``temporal=True`` (the default, as in :func:`~citeval_irm.validate`) ranks only
+    admissible candidates (published no later than the query paper; ``same_year`` says
+    whether its own year is allowed, ``unknown_year`` what happens to docs without a year:
+    ``"admit"`` or ``"exclude"``); ``temporal=False`` ranks every paper. ``stemmer``: a Snowball
     language for PyStemmer, or ``None``. ``fields``: the doc fields to index (e.g.
     ``("title",)``, a weaker baseline to compare with); default ``doc.default_text()``, title
     + abstract. Progress bars go to standard error.
@@ -227,7 +231,11 @@ def bm25_run(
     doc_fields = data.docs_cls()._fields
     query_fields = data.queries_cls()._fields
     if temporal and ("year" not in doc_fields or "year" not in query_fields):
-        raise InputError(name, "temporal=True needs docs and queries with a year field")
+        raise InputError(
+            name,
+            "its docs or queries have no year field, so the temporal protocol cannot be "
+            "applied: rank every paper instead (not temporal)",
+        )
     unknown = [f for f in fields or () if f not in doc_fields]
     if unknown or fields == ():
         raise InputError(name, f"fields must be among the docs' {', '.join(doc_fields)}")

@@ -30,6 +30,7 @@ from .choices import (
 )
 from .errors import CitevalError, EvalWarning, InputError
 from .papers import PROTOCOLS, RECIPES
+from .progress import set_quiet
 from .results import FORMATS
 
 EXIT_INPUT_ERROR = 2
@@ -138,7 +139,52 @@ def _run_label(path: str) -> str:
     return run_name(path) or "run"
 
 
+def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
+    """``citeval eval --dataset``: the protocol validation of the run (its one-line summary,
+    and whether it passed), before any score is printed."""
+    from .protocol import validate
+
+    check_dataset(args.dataset)
+    try:
+        report = validate(
+            args.run,
+            args.dataset,
+            same_year=args.same_year,
+            unknown_year=args.unknown_year,
+            measures=args.measures,
+            protocol=args.protocol,
+        )
+    except InputError as exc:
+        if exc.source == args.run:  # the run itself is bad: the evaluation says so
+            raise
+        return f"validation against {args.dataset}: not run: {exc}", False
+    return report.summary(), report.passed
+
+
+def check_dataset(name: str) -> None:
+    """A ``--dataset`` that is no registered id stops the command at once: "unknown
+    dataset", with the close matches."""
+    from .datasets.registry import find_dataset, unknown_dataset
+
+    if find_dataset(name) is None:
+        raise unknown_dataset(name)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
+    if args.strict and args.dataset is None:
+        raise InputError(None, "--strict exits on a protocol violation: give --dataset")
+    validation = _validate_first(args) if args.dataset is not None else None
+    if validation is not None:  # above the scores; off stdout when that is for a program
+        stream = sys.stdout if args.format == "table" else sys.stderr
+        stream.write(validation[0] + "\n")
+    code = _eval_scores(args)
+    if validation is not None and args.strict and not validation[1]:
+        print("citeval: strict: the run breaks the protocol", file=sys.stderr)
+        return EXIT_STRICT_FAILURE
+    return code
+
+
+def _eval_scores(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
     result = evaluate(
@@ -203,6 +249,12 @@ def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    if args.recipe is None and args.protocol is None and args.measures not in PROTOCOLS:
+        raise InputError(
+            None,
+            "name a recipe (--recipe goyal2026) or a protocol (--protocol goyal2026); "
+            f"recipes: {', '.join(RECIPES)}",
+        )
     report = _crosscheck(args, args.ties)
     percent = True if args.percent else None
     sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
@@ -275,6 +327,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from .outputs import check_output
 
     check_output(args.output)  # before the ranking, not after it
+    check_dataset(args.dataset)
     run = bm25_run(
         args.dataset,
         args.k,
@@ -300,8 +353,14 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .protocol import validate
 
+    check_dataset(args.dataset)
     report = validate(
-        args.run, args.dataset, same_year=args.same_year, unknown_year=args.unknown_year
+        args.run,
+        args.dataset,
+        same_year=args.same_year,
+        unknown_year=args.unknown_year,
+        measures=args.measures,
+        protocol=args.protocol,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -325,6 +384,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     report_path = None if args.no_report else args.report  # checked before the ranking
+    check_dataset(args.dataset)
     with _quiet_ir_datasets():
         report = run_demo(
             args.dataset,
@@ -362,6 +422,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
     runs = _named_runs(args.runs)
+    if args.dataset is not None:
+        check_dataset(args.dataset)
     with _quiet_ir_datasets():
         comparison = compare(
             runs,
@@ -517,26 +579,24 @@ def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = Tr
         )
 
 
-def add_report_year_option(parser: argparse.ArgumentParser) -> None:
-    """The temporal rule the report's validation applies (with ``--dataset``)."""
-    parser.add_argument(
-        "--same-year",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="in the --report's validation, admit papers of the query paper's own year "
-        "(default: yes)",
-    )
-
-
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from .datasets import ir_datasets_cli
     from .datasets.importing import corpus_named
+    from .datasets.registry import find_dataset
     from .datasets.sources import check_corpus
 
-    # check the files first, so that a bad one stops the command before any output
-    named = [a for a in args.args[1:2] if a.startswith("citeval/")]
-    for dataset_id in named:
-        check_corpus(corpus_named(dataset_id.split("/")[1]))
+    if args.args[:1] == ["list"] and "--all" not in args.args:
+        from .datasets.listing import format_dataset_list
+
+        sys.stdout.write(format_dataset_list())
+        return 0
+    if args.args[:1] == ["list"]:
+        args.args.remove("--all")
+    # check the id and the files first, so that a bad one stops the command before any output
+    for name in [a for a in args.args[1:2] if "/" in a]:
+        find_dataset(name)  # an unknown id of a known family: the close matches
+        if name.startswith("citeval/"):
+            check_corpus(corpus_named(name.split("/")[1]))
     try:
         return ir_datasets_cli(args.args)
     except CitevalError as exc:
@@ -580,7 +640,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_recipe_options(ev)
     add_report_option(ev)
-    add_report_year_option(ev)
+    ev.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"with --dataset: exit {EXIT_STRICT_FAILURE} if the run breaks the protocol (the "
+        "validation printed above the scores)",
+    )
+    add_year_options(ev)
     ev.set_defaults(handler=_cmd_eval)
 
     cc = commands.add_parser(
@@ -606,7 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
     add_report_option(cc)
-    add_report_year_option(cc)
+    add_year_options(cc, unknown_year=False)  # the rule of the --report's validation
     cc.set_defaults(handler=_cmd_crosscheck)
 
     rc = commands.add_parser("recipes", help="list the paper recipes and their quirks")
@@ -639,9 +705,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     ds = commands.add_parser(
         "datasets",
-        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets",
+        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets; "
+        "`citeval datasets list` lists ours with counts and how each is obtained",
         description="Runs `ir_datasets ARGS` with the citeval/... datasets registered, e.g. "
-        "`citeval datasets export citeval/acl-200/test qrels`.",
+        "`citeval datasets export citeval/acl-200/test qrels`. `citeval datasets list` lists "
+        "the citeval datasets with their counts, how each is obtained and whether its files "
+        "are here; `citeval datasets list --all` is ir_datasets' own list of every id.",
     )
     ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
     ds.set_defaults(handler=_cmd_datasets)
@@ -667,8 +736,10 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
     bm.add_argument(
         "--temporal",
-        action="store_true",
-        help="rank only admissible candidates (nothing published after the query paper)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rank only admissible candidates, nothing published after the query paper "
+        "(default, the year rule of validate); --no-temporal ranks every paper",
     )
     add_year_options(bm)
     bm.add_argument("--k1", type=float, default=1.5, help="BM25 k1 (default 1.5)")
@@ -689,6 +760,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     va.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    depth = va.add_mutually_exclusive_group()
+    depth.add_argument(
+        "-m",
+        "--measures",
+        help="the measures the run will be evaluated with: every ranking must reach their "
+        "deepest cut-off (default: the dataset's protocol's)",
+    )
+    depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
@@ -724,7 +803,24 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--no-report", action="store_true", help="write no report")
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
+    add_quiet_option(commands, baselines)
     return parser
+
+
+def add_quiet_option(*groups) -> None:
+    """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
+    own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
+    messages."""
+    for group in groups:
+        for name, command in group.choices.items():
+            if name == "baseline":
+                continue
+            command.add_argument(
+                "-q",
+                "--quiet",
+                action="store_true",
+                help="no progress bars and no INFO messages (warnings and errors still show)",
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -734,6 +830,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
+    set_quiet(getattr(args, "quiet", False))
     try:
         _check_report(args)
         with warnings.catch_warnings():
@@ -748,6 +845,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("citeval: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        set_quiet(False)
         if in_main_thread:
             signal.signal(signal.SIGINT, previous)
 

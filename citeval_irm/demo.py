@@ -10,6 +10,7 @@ has two systems to set side by side. Each step is the public function a user wou
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 import time
 from dataclasses import dataclass
@@ -19,8 +20,9 @@ from .baseline import DEFAULT_K, bm25_run
 from .compare import compare
 from .comparison import Comparison
 from .crosscheck import CrosscheckReport, crosscheck
+from .errors import InputError
 from .evaluation import evaluate
-from .io import write_run
+from .io import as_dataset, write_run
 from .outputs import check_output
 from .protocol import ValidationReport, validate
 from .results import EvalResult
@@ -46,12 +48,41 @@ class DemoReport:
     run_path: Path | None = None
     titles: Run | None = None
     comparison: Comparison | None = None
+    temporal: bool = True
     same_year: bool = True
+    protocol: str = "goyal2026"
+
+    def commands(self) -> list[str]:
+        """The same steps one by one, with the options this demo used."""
+        dataset, protocol = self.dataset, self.protocol
+        run = shlex.quote(str(self.run_path)) if self.run_path else "run.trec"
+        years = "" if self.same_year else " --no-same-year"
+        temporal = "" if self.temporal else " --no-temporal"
+        return [
+            f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} -o {run}",
+            f"citeval eval {run} --dataset {dataset} --protocol {protocol}{years}",
+            f"citeval validate {run} --dataset {dataset} --protocol {protocol}{years}",
+            f"citeval crosscheck {run} --dataset {dataset} --protocol {protocol}",
+        ] + (
+            [
+                f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} "
+                "--fields title -o titles.trec",
+                f"citeval compare {run} titles.trec --dataset {dataset} --protocol {protocol} "
+                f"--baseline {Path(run).stem} --report report.html",
+            ]
+            if self.comparison is not None
+            else []
+        )
 
     def format(self) -> str:
-        """The three tables with a line on what produced them, for a terminal."""
+        """The three tables with a line on what produced them, for a terminal; the
+        evaluation's warnings under it, as ``citeval eval`` prints them."""
         queries = self.run.num_queries
         saved = f"; written to {self.run_path}" if self.run_path else ""
+        if self.temporal:
+            other = "`citeval demo --no-temporal` shows validation catching papers from the future."
+        else:
+            other = "without --no-temporal, the run ranks only what the protocol allows."
         sections = [
             textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),
             textwrap.fill(
@@ -60,7 +91,7 @@ class DemoReport:
                 100,
                 subsequent_indent="   ",
             ),
-            "2. evaluation\n" + self.evaluation.format("table"),
+            "2. evaluation\n" + self.evaluation.format("table") + self.evaluation.warnings_text(),
             "3. protocol validation\n" + self.validation.format("table"),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
         ]
@@ -70,18 +101,10 @@ class DemoReport:
                 + self.comparison.format("table").split("\nlegend:")[0]
                 + "\n  (how each column is computed: the legend of `citeval compare`; the report)"
             )
-        temporal = " --temporal" if "NOT temporal" not in self.settings else ""
-        steps = f"citeval baseline bm25 --dataset {self.dataset} -k {self.k}{temporal}"
         sections.append(
             f"done in {self.seconds:.1f} s. The same steps one by one:\n"
-            f"  {steps} -o run.trec\n"
-            f"  citeval eval run.trec --dataset {self.dataset} --protocol goyal2026\n"
-            f"  citeval validate run.trec --dataset {self.dataset}\n"
-            f"  citeval crosscheck run.trec --dataset {self.dataset} --protocol goyal2026\n"
-            f"  {steps} --fields title -o titles.trec\n"
-            f"  citeval compare run.trec titles.trec --dataset {self.dataset} "
-            "--protocol goyal2026 \\\n      --baseline run --report report.html\n"
-            "and `citeval demo --no-temporal` shows validation catching papers from the future."
+            + "".join(f"  {command}\n" for command in self.commands())
+            + f"and {other}"
         )
         return "\n\n".join(s.rstrip("\n") for s in sections) + "\n"
 
@@ -131,12 +154,13 @@ def run_demo(
     ``temporal=False`` ranks every paper, so the validation shows what the temporal
     protocol forbids; ``output`` also writes the run as a TREC file.
     """
-    import ir_datasets
-
     if output is not None:
         check_output(output)  # before the ranking, not after it
     started = time.perf_counter()
-    documentation = ir_datasets.load(dataset).documentation()
+    found = as_dataset(dataset)  # an unknown id: "unknown dataset", with the close matches
+    if found is None:
+        raise InputError(None, f"{dataset!r} is not a dataset id (e.g. {DEMO_DATASET})")
+    documentation = found[1].documentation()
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
@@ -160,7 +184,7 @@ def run_demo(
         description=description,
         run=run,
         evaluation=evaluation,
-        validation=validate(run, dataset, same_year=same_year),
+        validation=validate(run, dataset, same_year=same_year, protocol=protocol),
         crosscheck=crosscheck(run, dataset, protocol=protocol),
         settings=settings,
         k=k,
@@ -168,5 +192,7 @@ def run_demo(
         run_path=run_path,
         titles=weaker,
         comparison=comparison,
+        temporal=temporal,
         same_year=same_year,
+        protocol=protocol,
     )

@@ -271,16 +271,11 @@ def content_problem(path: str | os.PathLike, name: str | None = None) -> str | N
 
 
 def _progress_bar(total: int | None, desc: str, enabled: bool | None):
-    from tqdm import tqdm
+    from .progress import bar
 
-    # disable=None lets tqdm hide the bar when stderr is not a terminal (logs, CI).
-    return tqdm(
-        total=total,
-        desc=desc,
-        unit="B",
-        unit_scale=True,
-        unit_divisor=1024,
-        disable=None if enabled is None else not enabled,
+    # enabled=None lets tqdm hide the bar when stderr is not a terminal (logs, CI).
+    return bar(
+        desc=desc, unit="B", enabled=enabled, total=total, unit_scale=True, unit_divisor=1024
     )
 
 

@@ -31,6 +31,14 @@ class InputError(CitevalError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
+class UnknownDatasetError(InputError, KeyError):
+    """A dataset id that is not registered; the message lists the close matches. A
+    ``KeyError`` too, as ir_datasets and PyTerrier raise for an unknown name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
 @dataclass(eq=True, unsafe_hash=True)
 class EvalWarning(UserWarning):
     """Something the evaluation ignored or altered, counted.

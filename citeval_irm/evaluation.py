@@ -32,6 +32,7 @@ from .choices import (
     TIE_POLICIES,
     check_choice,
 )
+from .depth import short_ranking_warnings
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
@@ -182,6 +183,8 @@ def evaluate(
     report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
+    counted = take(qrels_table.all_query_ids, people.counted)
+    warnings += short_ranking_warnings(run_table, measure_list, counted)
 
     if engine == "citeval" or verify:
         values = _citeval_values(measure_list, run_table, qrels_table, people, order, ties)

@@ -584,17 +584,15 @@ def _checked_qrels(qrels: Qrels) -> Qrels:
 
 def as_dataset(obj) -> tuple[str, object] | None:
     """``(name, dataset)`` when ``obj`` is an ir_datasets dataset, or a registered dataset id
-    that is not also the path of an existing file; otherwise ``None``."""
+    that is not also the path of an existing file; otherwise ``None``. An id of a registered
+    family that is not registered (``citeval/acl200/test``) is an
+    :class:`~citeval_irm.errors.UnknownDatasetError` that names the close matches."""
     if isinstance(obj, str):
         if Path(obj).exists() or "/" not in obj:
             return None
-        from .datasets.registry import dataset_ids
+        from .datasets.registry import find_dataset
 
-        if obj in dataset_ids():
-            import ir_datasets
-
-            return obj, ir_datasets.load(obj)
-        return None
+        return find_dataset(obj)  # an unknown id of a known family: close matches named
     if hasattr(obj, "qrels_iter") and hasattr(obj, "has_qrels"):
         dataset_id = getattr(obj, "dataset_id", None)
         return (dataset_id() if callable(dataset_id) else "<dataset>"), obj

@@ -11,7 +11,9 @@ command that must write a store fails, with a message saying so.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +36,9 @@ def import_ir_datasets() -> None:
         import ir_datasets  # noqa: F401
 
         return
-    os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="citeval-ir_datasets-import-")
+    scratch = tempfile.mkdtemp(prefix="citeval-ir_datasets-import-")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # leave no folder behind
+    os.environ["IR_DATASETS_HOME"] = scratch
     try:
         import ir_datasets  # noqa: F401, F811
     finally:

@@ -36,7 +36,7 @@ def exclusive(lock_file: str | os.PathLike, what: str) -> Iterator[None]:
         try:
             lock.acquire(timeout=0)
         except filelock.Timeout:
-            ir_datasets.log.easy().info(f"waiting for another process that is {what}")
+            ir_datasets.log.easy("citeval_irm").info(f"waiting for another process that is {what}")
             lock.acquire()
     except OSError as exc:
         raise LockError(

@@ -5,7 +5,9 @@ temporal protocol), nor the query's own citing paper (HAtten removes it; the Mas
 recipe does too), nor anything outside the dataset's candidate pool; and it should rank
 exactly the dataset's queries. Evaluation does not notice any of this: a run that breaks
 the rules simply scores higher. :func:`validate` checks every (query, doc) pair of a run
-against the dataset, vectorised, and counts each kind of violation with examples.
+against the dataset, vectorised, and counts each kind of violation with examples. It also
+checks that every ranking reaches the deepest cut-off it will be evaluated at (a 100-deep
+run has no R@300 to report), with the one depth check of :mod:`citeval_irm.depth`.
 
 The year rule is the one of :func:`citeval_irm.datasets.admissible_candidates` (same-year
 papers an explicit choice); a query or doc without a year cannot break it and is counted in
@@ -19,8 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .depth import short_rankings
 from .errors import EvalWarning
 from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
+from .papers import PROTOCOLS
 from .printable import Printable
 
 CHECKS: dict[str, str] = {
@@ -30,8 +34,9 @@ CHECKS: dict[str, str] = {
     "duplicate_doc": "(query, doc) pair listed more than once",
     "unknown_query": "run query that is not a query of the dataset",
     "missing_query": "dataset query with no ranking in the run",
+    "short_ranking": "ranking shorter than the deepest cut-off evaluated",
 }
-"""The checks, in report order: four on (query, doc) pairs, two on queries."""
+"""The checks, in report order: four on (query, doc) pairs, three on queries."""
 
 PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
 _EXAMPLES = 5
@@ -46,6 +51,7 @@ class ValidationReport(Printable):
     ``queries``: queries affected, ``examples``). ``violations``: every violating run row
     (``query_id``, ``doc_id``, ``score``, ``check``); query-level checks have an empty
     ``doc_id``. ``warnings``: what could not be checked (queries or docs without a year).
+    ``depth``: the deepest cut-off every ranking must reach (``None``: none was checked).
     """
 
     dataset: str
@@ -57,6 +63,7 @@ class ValidationReport(Printable):
     checks: pd.DataFrame
     violations: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
+    depth: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -83,6 +90,7 @@ class ValidationReport(Printable):
             "dataset_queries": self.num_queries,
             "dataset_docs": self.num_docs,
             "run_rows": self.run_rows,
+            "depth": self.depth,
             "passed": self.passed,
             "checks": [
                 {**row, "examples": [list(e) for e in row["examples"]]}
@@ -119,23 +127,56 @@ class ValidationReport(Printable):
             lines.append(f"result: VIOLATIONS ({', '.join(failed)})")
         return "\n".join(lines) + "\n"
 
+    def summary(self) -> str:
+        """One line: passed, or which checks failed and how often (``citeval eval
+        --dataset`` prints it above the scores)."""
+        policy = "admitted" if self.same_year else "not admitted"
+        if self.passed:
+            return (
+                f"validation against {self.dataset}: passed ({len(CHECKS)} checks, same-year "
+                f"papers {policy})"
+            )
+        failed = []
+        for row in self.checks[self.checks["queries"] > 0].itertuples():
+            queries = f"{row.queries:,} {'query' if row.queries == 1 else 'queries'}"
+            failed.append(
+                f"{row.check} ({row.pairs:,} pairs in {queries})"
+                if row.check in PAIR_CHECKS
+                else f"{row.check} ({queries})"
+            )
+        return (
+            f"validation against {self.dataset}: VIOLATIONS: {', '.join(failed)} "
+            "(details: citeval validate)"
+        )
 
-def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> ValidationReport:
+
+def validate(
+    run,
+    dataset,
+    *,
+    same_year: bool = True,
+    unknown_year: str = "admit",
+    measures=None,
+    protocol=None,
+) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
     ``run``: any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and
     reported, not an error). ``dataset``: an ir_datasets dataset or id with docs and queries
     that carry years and the citing paper (``citeval/acl-200/test``, ``citeval/demo/test``).
-    ``same_year`` is required: whether papers of the query paper's own year are allowed.
-    ``unknown_year``: ``"admit"`` or ``"exclude"`` docs without a year.
+    ``same_year``: whether papers of the query paper's own year are allowed (default yes,
+    as on the command line and in :func:`~citeval_irm.bm25_run`). ``unknown_year``:
+    ``"admit"`` or ``"exclude"`` docs without a year. ``measures`` / ``protocol``: what the
+    run will be evaluated with; every ranking must reach their deepest cut-off
+    (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
+    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet).
     """
     from .datasets import admissible_candidates
 
     found = as_dataset(dataset)
     name = found[0] if found is not None else str(dataset)
-    allowed = admissible_candidates(
-        found[1] if found is not None else dataset, same_year=same_year, unknown_year=unknown_year
-    )
+    data = found[1] if found is not None else dataset
+    allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
     table = as_run(run, duplicates=KEEP_ALL)
     frame = table.frame
     queries = allowed.queries
@@ -161,7 +202,16 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
     run_queries = pd.Index(frame["query_id"].unique())
     unknown_queries = run_queries.difference(queries.index, sort=False)
     missing_queries = queries.index.difference(run_queries, sort=False)
-    for check, ids in (("unknown_query", unknown_queries), ("missing_query", missing_queries)):
+    depth_measures = _depth_measures(measures, protocol, data)
+    depth = _deepest(depth_measures)
+    at_depth = [m for m in depth_measures if depth and m.params.get("cutoff") == depth]
+    short = short_rankings(table, at_depth, list(queries.index))
+    deepest = short[0] if short else None
+    for check, ids in (
+        ("unknown_query", unknown_queries),
+        ("missing_query", missing_queries),
+        ("short_ranking", deepest.query_ids if deepest else []),
+    ):
         if len(ids):
             pieces.append(
                 pd.DataFrame({"query_id": list(ids), "doc_id": "", "score": np.nan, "check": check})
@@ -170,6 +220,10 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
     violations = (
         pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
     )
+    descriptions = {
+        "later_paper": _later_paper_rule(same_year, unknown_year),
+        "short_ranking": _depth_rule(at_depth, deepest),
+    }
     return ValidationReport(
         dataset=name,
         run_source=table.source,
@@ -177,10 +231,47 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
         num_queries=len(queries),
         num_docs=allowed.doc_count,
         run_rows=len(frame),
-        checks=_check_table(violations, same_year, unknown_year),
+        checks=_check_table(violations, descriptions),
         violations=violations,
         warnings=list(allowed.warnings),
+        depth=depth,
     )
+
+
+def dataset_protocol(dataset) -> str | None:
+    """The protocol a dataset documents as its own (``protocol`` in its ir_datasets
+    documentation), if it names one this package knows."""
+    documentation = getattr(dataset, "documentation", None)
+    name = (documentation() or {}).get("protocol") if callable(documentation) else None
+    return name if name in PROTOCOLS else None
+
+
+def _depth_measures(measures, protocol, dataset) -> list:
+    """The measures whose cut-offs the rankings must reach: those given, else the
+    protocol's, else the dataset's own protocol's (none if it names none)."""
+    from .evaluation import resolve_measures
+
+    if measures is None and protocol is None:
+        protocol = dataset_protocol(dataset)
+        if protocol is None:
+            return []
+    return resolve_measures(measures, protocol)[0]
+
+
+def _deepest(measures) -> int | None:
+    cutoffs = [m.params["cutoff"] for m in measures if m.params.get("cutoff") is not None]
+    return max(cutoffs) if cutoffs else None
+
+
+def _depth_rule(at_depth: list, deepest) -> str:
+    """What ``short_ranking`` means for the measures of the deepest cut-off (and what was
+    found)."""
+    if not at_depth:
+        return "not checked: no measure with a cut-off (give measures or a protocol)"
+    depth = at_depth[0].params["cutoff"]
+    names = " ".join(str(m) for m in at_depth)
+    rule = f"ranking shorter than {depth} docs, the deepest cut-off ({names})"
+    return rule + (f": found {deepest.found()}" if deepest else "")
 
 
 def _later_paper_rule(same_year: bool, unknown_year: str) -> str:
@@ -188,17 +279,18 @@ def _later_paper_rule(same_year: bool, unknown_year: str) -> str:
     if same_year:
         rule = CHECKS["later_paper"]
     else:
-        rule = "candidate published in the query paper's year or later (same_year=False)"
+        rule = (
+            "candidate published in the query paper's year or later (same-year papers not admitted)"
+        )
     if unknown_year == "exclude":
-        rule += ", or undated (unknown_year='exclude')"
+        rule += ", or undated (undated docs excluded)"
     return rule
 
 
-def _check_table(violations: pd.DataFrame, same_year: bool, unknown_year: str) -> pd.DataFrame:
+def _check_table(violations: pd.DataFrame, descriptions: dict[str, str]) -> pd.DataFrame:
     rows = []
     for check, description in CHECKS.items():
-        if check == "later_paper":
-            description = _later_paper_rule(same_year, unknown_year)
+        description = descriptions.get(check, description)
         hits = violations[violations["check"] == check]
         head = hits.drop_duplicates("query_id").head(_EXAMPLES)  # one pair per query
         rows.append(

@@ -1,21 +1,17 @@
-"""Shared test fixtures: the real reference data in ../shared/data, temp files."""
+"""Shared test fixtures: the vendored reference data, temp files."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from reference_data import SHARED_DATA, require
+from reference_data import TREC_EVAL
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    return require(SHARED_DATA)
-
-
-@pytest.fixture(scope="session")
-def trec_eval_dir(shared_data: Path) -> Path:
-    return require(shared_data / "trec_eval")
+def trec_eval_dir() -> Path:
+    """trec_eval 10.0's test files and expected outputs (vendored, NIST licence)."""
+    return TREC_EVAL
 
 
 @pytest.fixture

@@ -8,10 +8,11 @@
   ``/trickle/NAME`` (a byte every 50 ms), ``/silent/NAME`` (never answers; each bounded
   to 20 s).
   No test ever contacts another host.
-- ``shared_data``: the real reference data beside the repository (``../shared/data``);
-  skipped when absent locally, a failure when ``CI`` is set.
-- ``write_hatten_folder``: a small corpus in the exact HAtten layout for a sample of real
-  ACL-200 context ids, with synthetic text (labelled as such).
+- ``synthetic_split``: ACL-200-shaped split entries (``<citing>_<cited>_<n>`` context ids,
+  ACL Anthology-style paper ids whose digits give the year, the real split's citing years),
+  SYNTHETIC: the real split files are not redistributable (see ``reference_data``).
+- ``write_hatten_folder``: a small corpus in the exact HAtten layout for those entries, with
+  synthetic text (labelled as such).
 - ``write_arsyta_folder``: a small SYNTHETIC corpus in ArSyTa's layout (its file names, the
   ``heading`` and ``categories`` fields, arXiv ids old and new).
 - ``write_masterset_folder``: SYNTHETIC ``train.parquet`` / ``eval.parquet`` in MasterSet's
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -31,7 +33,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from reference_data import SHARED_DATA, require
 
 SPLITS = ("train", "val", "test")
 
@@ -175,15 +176,37 @@ def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield home
 
 
-def shared_data(*parts: str) -> Path:
-    """A path under ``../shared/data``; skip if it is absent, but fail under CI."""
-    return require(SHARED_DATA.joinpath(*parts))
+CITING_YEARS = {"train": (2009, 2013), "val": (2014, 2014), "test": (2015, 2015)}
+"""The citing years of the real ACL-200 splits (temporal by citing year)."""
+
+README_EXAMPLE = {"context_id": "P15-2138_N04-1019_0", "positive_ids": ["N04-1019"]}
+"""The README's example context (the first of the real test split), first in the test sample."""
 
 
-def load_real_split(split: str) -> list[dict]:
-    """The official ACL-200 split file (HAtten ``data/custom``), parsed."""
-    with open(shared_data("acl-200", "hatten-splits", f"{split}.json"), encoding="utf-8") as f:
-        return json.load(f)
+def _acl_id(rng: random.Random, year: int) -> str:
+    return f"{rng.choice('PNDEWCJSQ')}{year % 100:02d}-{rng.randrange(1000, 9000)}"
+
+
+def synthetic_split(split: str, count: int = 20) -> list[dict]:
+    """``count`` SYNTHETIC entries of an ACL-200 split file (fixed seed): a few citing papers
+    of the split's years with several contexts each, citing earlier papers (in the test split
+    sometimes one of the same year, as 343 real test contexts do)."""
+    rng = random.Random(f"citeval-acl-200-{split}")
+    first, last = CITING_YEARS[split]
+    citing_papers = [_acl_id(rng, rng.randint(first, last)) for _ in range(max(1, count // 3))]
+    entries = [README_EXAMPLE] if split == "test" else []
+    seen = {e["context_id"] for e in entries}
+    while len(entries) < count:
+        citing = rng.choice(citing_papers)
+        year = 2000 + int(citing[1:3])
+        cited = _acl_id(
+            rng, year if split == "test" and rng.random() < 0.1 else year - 1 - rng.randrange(8)
+        )
+        context_id = f"{citing}_{cited}_{rng.randrange(3)}"
+        if context_id not in seen and cited != citing:
+            seen.add(context_id)
+            entries.append({"context_id": context_id, "positive_ids": [cited]})
+    return entries
 
 
 def citing_id_of(context_id: str, cited_id: str) -> str:
@@ -195,12 +218,12 @@ def citing_id_of(context_id: str, cited_id: str) -> str:
 
 
 def write_hatten_folder(folder: Path, per_split: int = 20) -> dict:
-    """Write a HAtten-layout corpus for the first ``per_split`` real contexts of each
-    ACL-200 split: the split files keep the real entries; ``contexts.json`` and
-    ``papers.json`` hold SYNTHETIC text (the real ones are not in the repository), for the
-    cited and citing papers plus two papers nobody cites. Returns what was written."""
+    """Write a HAtten-layout corpus for ``per_split`` SYNTHETIC contexts of each ACL-200
+    split (:func:`synthetic_split`), with SYNTHETIC ``contexts.json`` and ``papers.json``
+    text for the cited and citing papers plus two papers nobody cites. Returns what was
+    written."""
     folder.mkdir(parents=True, exist_ok=True)
-    splits = {s: load_real_split(s)[:per_split] for s in SPLITS}
+    splits = {s: synthetic_split(s, per_split) for s in SPLITS}
     contexts: dict[str, dict] = {}
     paper_ids: list[str] = []
     for split, entries in splits.items():

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import citeval_irm
 from citeval_irm.baseline import BM25Index, QueryInfo, bm25_run, top_k
-from citeval_irm.cli import main
+from citeval_irm.cli import EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import admissible_candidates
 from citeval_irm.errors import InputError
 
@@ -132,7 +132,9 @@ def test_fewer_than_k_admissible_gives_all_of_them(queries) -> None:
     sizes = run.frame.groupby("query_id").size()
     for query in queries[:10]:
         assert sizes[query.query_id] == len(allowed.doc_ids(query.query_id)) == 404
-    loose = bm25_run(TEST, 1000, show_progress=False)
+    default = bm25_run(TEST, 1000, show_progress=False)  # temporal by default
+    assert default.frame.equals(run.frame)
+    loose = bm25_run(TEST, 1000, temporal=False, show_progress=False)
     assert set(loose.frame.groupby("query_id").size()) == {419}  # all but the citing paper
     earlier_only = bm25_run(TEST, 1000, temporal=True, same_year=False, show_progress=False)
     assert set(earlier_only.frame.groupby("query_id").size()) == {420 - 15 - 40}
@@ -163,15 +165,26 @@ def test_errors() -> None:
 
 def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
     out = tmp_path / "bm25.trec"
-    code = main(["baseline", "bm25", "--dataset", TEST, "-k", "20", "-o", str(out), "--temporal"])
+    code = main(["baseline", "bm25", "--dataset", TEST, "-k", "20", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 0 and f"wrote 3,260 lines for 163 queries to {out}" in err
     lines = out.read_text().splitlines()
     assert len(lines) == 163 * 20
     query, q0, doc, rank, score, tag = lines[0].split()
     assert (q0, rank, tag) == ("Q0", "1", "bm25") and float(score) > 0
-    assert main(["validate", str(out), "--dataset", TEST, "--strict"]) == 0
+    # temporal by default; 20 deep, so fit for R@10 but not for the dataset's goyal2026 (R@300)
+    assert main(["validate", str(out), "--dataset", TEST, "--strict", "-m", "RR R@10"]) == 0
     assert "the run obeys the protocol" in capsys.readouterr().out
+    assert main(["validate", str(out), "--dataset", TEST, "--strict"]) == EXIT_STRICT_FAILURE
+    out_text = capsys.readouterr().out
+    assert "result: VIOLATIONS (short_ranking)" in out_text
+    assert (
+        "ranking shorter than 300 docs, the deepest cut-off (R@300 nDCG@300): found 20" in out_text
+    )
+    loose = tmp_path / "loose.trec"
+    assert main(["baseline", "bm25", "--dataset", TEST, "-o", str(loose), "--no-temporal"]) == 0
+    assert main(["validate", str(loose), "--dataset", TEST, "--strict"]) == EXIT_STRICT_FAILURE
+    assert "result: VIOLATIONS (later_paper)" in capsys.readouterr().out
     assert main(["eval", str(out), "--dataset", TEST, "-m", "RR R@10"]) == 0
     no_stem = tmp_path / "nostem.trec"
     assert main(["baseline", "bm25", "--dataset", TEST, "-k", "5", "-o", str(no_stem),
@@ -188,6 +201,6 @@ def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
     with pytest.raises(InputError, match="fields must be among the docs' doc_id, title"):
         bm25_run(TEST, fields=("venue",), show_progress=False)
     out = tmp_path / "titles.trec"
-    args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--temporal", "--fields", "title"]
+    args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--fields", "title"]
     assert main([*args, "-o", str(out)]) == 0
     assert citeval_irm.read_run(out).frame["doc_id"].tolist() == titles.frame["doc_id"].tolist()

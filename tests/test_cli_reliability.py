@@ -158,7 +158,9 @@ def test_a_read_only_home_breaks_only_what_needs_the_store(tmp_path: Path) -> No
         _writable_again(home)
         pytest.skip("cannot make a folder read-only here")
     try:
-        env = _environment(home)
+        scratch = tmp_path / "tmp"  # where ir_datasets' import gets its scratch home
+        scratch.mkdir()
+        env = {**_environment(home), "TMPDIR": str(scratch)}
 
         def citeval(*args: str) -> subprocess.CompletedProcess:
             return subprocess.run(
@@ -175,5 +177,6 @@ def test_a_read_only_home_breaks_only_what_needs_the_store(tmp_path: Path) -> No
         assert result.returncode == 2 and "Traceback" not in result.stderr
         assert f"cannot lock {home}" in result.stderr and "writable" in result.stderr
         assert not (tmp_path / "x.trec").exists()
+        assert list(scratch.iterdir()) == []  # each process removed its scratch home
     finally:
         _writable_again(home)

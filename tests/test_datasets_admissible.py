@@ -6,22 +6,31 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from datasets_fixtures import citing_id_of, ir_home, load_real_split, write_hatten_folder  # noqa: F401
+from datasets_fixtures import ir_home, write_hatten_folder  # noqa: F401
+from reference_data import acl200_split_facts
 
 from citeval_irm.datasets import AdmissibleCandidates, admissible_candidates, paper_year
 from citeval_irm.errors import InputError
 
 
 def _real_split_candidates(split: str, *, same_year: bool):
-    """Docs: every positive and citing paper of the real split (years from ACL ids);
-    queries: the split's contexts. Returns the candidates and the (query, positive) pairs."""
-    entries = load_real_split(split)
-    pairs = [(e["context_id"], e["positive_ids"][0]) for e in entries]
-    citing = {qid: citing_id_of(qid, pos) for qid, pos in pairs}
-    papers = sorted({p for _, p in pairs} | set(citing.values()))
+    """Contexts with the (citing year, cited year, self-citation) of every context of the
+    real split (recorded in tests/data; SYNTHETIC ids carrying those years): docs are every
+    positive and citing paper, queries the contexts. Returns the candidates and the
+    (query, positive) pairs."""
+    pairs, citing, papers = [], {}, {}
+    for row, (citing_year, cited_year, own, _, count) in enumerate(
+        acl200_split_facts()["year_pairs"][split]
+    ):
+        for n in range(count):
+            query_paper = f"Q{row}-{n}"
+            cited = query_paper if own else f"D{row}-{n}"
+            papers.update({query_paper: citing_year, cited: cited_year})
+            pairs.append((f"{query_paper}_{cited}_0", cited))
+            citing[pairs[-1][0]] = query_paper
     candidates = AdmissibleCandidates(
-        ((p, paper_year(p, "acl")) for p in papers),
-        ((qid, citing[qid], paper_year(citing[qid], "acl")) for qid, _ in pairs),
+        papers.items(),
+        ((qid, citing[qid], papers[citing[qid]]) for qid, _ in pairs),
         same_year=same_year,
     )
     return candidates, pairs

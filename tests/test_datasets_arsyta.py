@@ -245,7 +245,7 @@ def test_missing_hosted_file_says_which_and_how_to_import(
         "HTTP 404",
         "huggingface.co/datasets/goyalkaraniit/ArSyTa",
         "Only test_data.json is confirmed",
-        "citeval import arsyta /path/to/that/folder",
+        "citeval import arsyta DIR",
         "CITEVAL_ARSYTA_DIR",
     ):
         assert needle in message

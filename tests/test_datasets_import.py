@@ -161,8 +161,8 @@ def test_acl200_import_checks_pinned_checksums(tmp_path: Path, ir_home: Path) ->
 def test_unknown_dataset_name(tmp_path: Path, capsys) -> None:
     assert main(["import", "cora", str(tmp_path)]) == 2
     assert (
-        "unknown dataset 'cora'; known: acl-200, fulltextpeerread, refseer, arxiv, arsyta, "
-        "masterset-coreml-v1" in capsys.readouterr().err
+        "unknown dataset 'cora' (known: acl-200, fulltextpeerread, refseer, arxiv, arsyta, "
+        "masterset-coreml-v1)" in capsys.readouterr().err
     )
 
 

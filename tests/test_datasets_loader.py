@@ -1,11 +1,13 @@
-"""The full ir_datasets loader on a HAtten-layout fixture built from real ACL-200 context ids.
+"""The full ir_datasets loader on a HAtten-layout fixture shaped like ACL-200.
 
-The split entries are the real ones (first 20 of each split); contexts.json and papers.json
-hold synthetic text for exactly those ids (see ``write_hatten_folder``).
+The split entries are SYNTHETIC, with ACL Anthology-style ids and the real splits' citing
+years (20 per split); contexts.json and papers.json hold synthetic text for exactly those
+ids (see ``write_hatten_folder``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -16,7 +18,6 @@ from datasets_fixtures import (  # noqa: F401 (fixtures)
     SPLITS,
     http_files,
     ir_home,
-    shared_data,
     write_hatten_folder,
 )
 
@@ -277,36 +278,46 @@ def test_split_entry_not_in_contexts(acl_folder) -> None:
 
 
 def _serve_acl(http_files, tmp_path: Path, monkeypatch) -> dict:  # noqa: F811
-    """Serve the fixture corpus as the ACL-200 files; the real split files keep their
-    pinned md5s, the synthetic contexts/papers get theirs pinned for this test."""
+    """Serve the fixture corpus as the ACL-200 files, each file's checksum pinned for this
+    test as the real ones are (md5 for the splits, git blob ids for contexts and papers)."""
     folder = tmp_path / "served"
-    write_hatten_folder(folder)
+    written = write_hatten_folder(folder)
     acl = CORPORA["acl-200"]
-    for split in SPLITS:  # serve the real split files, which match the pinned md5s
-        real = shared_data("acl-200", "hatten-splits", f"{split}.json").read_bytes()
-        (folder / f"{split}.json").write_bytes(real)
+    for split in SPLITS:
+        md5 = file_checksum(folder / f"{split}.json", "md5")
+        monkeypatch.setitem(acl.checksums, f"{split}.json", Checksum("md5", md5))
     for name in ("contexts.json", "papers.json"):
         blob = file_checksum(folder / name, "git-blob-sha1")
         monkeypatch.setitem(acl.checksums, name, Checksum("git-blob-sha1", blob))
     for path in folder.iterdir():
         http_files.files[f"acl/{path.name}"] = path.read_bytes()
     monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", http_files.base_url + "acl")
-    return {"folder": folder}
+    return {"folder": folder, **written}
 
 
 def test_acl200_downloads_and_verifies(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
-    _serve_acl(http_files, tmp_path, monkeypatch)
+    served = _serve_acl(http_files, tmp_path, monkeypatch)
     dataset = ir_datasets.load(f"{ACL}/val")
     qrels = list(dataset.qrels_iter())
-    assert len(qrels) == 9_381  # the real val.json, downloaded and md5-checked
+    assert len(qrels) == len(served["splits"]["val"])  # downloaded and md5-checked
     assert http_files.requests == ["acl/val.json"]
     assert dataset.docs_store().get("N04-1019").year == 2004
     assert sorted(http_files.requests) == ["acl/papers.json", "acl/val.json"]
     installed = ir_home / "citeval" / "acl-200"
     assert (installed / "val.json").is_file() and (installed / "papers.json").is_file()
-    # the val split names contexts absent from the 20-per-split fixture: a clear error
+    queries = list(dataset.queries_iter())
+    assert [q.query_id for q in queries] == [e["context_id"] for e in served["splits"]["val"]]
+    # a split entry whose context is not in contexts.json: a clear error
+    http_files.files["acl/test.json"] = json.dumps(
+        [
+            *served["splits"]["test"],
+            {"context_id": "P15-0001_N04-1019_9", "positive_ids": ["N04-1019"]},
+        ]
+    ).encode()
+    md5 = hashlib.md5(http_files.files["acl/test.json"]).hexdigest()
+    monkeypatch.setitem(CORPORA["acl-200"].checksums, "test.json", Checksum("md5", md5))
     with pytest.raises(InputError, match="is not in"):
-        list(dataset.queries_iter())
+        list(ir_datasets.load(f"{ACL}/test").queries_iter())
 
 
 def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
@@ -350,12 +361,14 @@ def test_acl200_files_are_checked_on_every_load_and_by_verify(
 ) -> None:
     """A file with a published checksum, edited after its download (size and modification
     time kept), is an error at the next load, not a silently different benchmark."""
-    _serve_acl(http_files, tmp_path, monkeypatch)
+    served = _serve_acl(http_files, tmp_path, monkeypatch)
     dataset = ir_datasets.load(f"{ACL}/val")
-    assert len(list(dataset.qrels_iter())) == 9_381
+    count = len(served["splits"]["val"])
+    assert len(list(dataset.qrels_iter())) == count
     assert main(["verify", "acl-200"]) == 0
     out = capsys.readouterr().out
-    assert "val.json: ok, " in out and "md5:74de17a641a1a7cb62afbd59e4dfaa0f" in out
+    md5 = CORPORA["acl-200"].checksums["val.json"].value
+    assert "val.json: ok, " in out and f"md5:{md5}" in out
     assert "contexts.json: not downloaded yet" in out
     path = ir_home / "citeval" / "acl-200" / "val.json"
     original, stat = path.read_bytes(), path.stat()
@@ -372,7 +385,7 @@ def test_acl200_files_are_checked_on_every_load_and_by_verify(
     with pytest.raises(RecordError, match=r"val\.json\.download\.json: unreadable record"):
         list(ir_datasets.load(f"{ACL}/val").qrels_iter())
     (path.parent / "val.json.download.json").unlink()  # none: the published md5 decides
-    assert len(list(ir_datasets.load(f"{ACL}/val").qrels_iter())) == 9_381
+    assert len(list(ir_datasets.load(f"{ACL}/val").qrels_iter())) == count
 
 
 def test_a_folder_read_in_place_gets_the_checks_of_import(acl_folder) -> None:

@@ -298,7 +298,7 @@ def test_download_and_missing_file(
         http_files.base_url + "ms/eval.parquet",
         "HTTP 404",
         "huggingface.co/datasets/trratul/MasterSet",
-        "citeval import masterset-coreml-v1 /path/to/that/folder",
+        "citeval import masterset-coreml-v1 DIR",
         "CITEVAL_MASTERSET_COREML_V1_DIR",
     ):
         assert needle in message

@@ -1,56 +1,53 @@
-"""Facts of the official ACL-200 split files (HAtten data/custom), read with our parser."""
+"""Facts of the official ACL-200 split files (HAtten data/custom).
+
+The files are not redistributable, so ``tests/data/acl-200/split-files.json`` records what
+the tests need of them: each file's checksums and, per split, how many contexts have each
+(citing year, cited year, self-citation, number of positives). Every fact below is checked
+on that record; the last test checks the record itself against the real files, read with
+our parser, wherever they are on this machine.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 
 import pytest
-from datasets_fixtures import SPLITS, citing_id_of, shared_data
+from datasets_fixtures import SPLITS, citing_id_of
+from reference_data import acl200_split_facts, acl200_split_file
 
 from citeval_irm.datasets import CORPORA, paper_year
 from citeval_irm.datasets.hatten import iter_split
-from citeval_irm.downloads import Checksum, verify_file
+from citeval_irm.downloads import Checksum, file_checksum, verify_file
 
 ACL = CORPORA["acl-200"]
-SHA256 = {
-    "train": "62d670079b8ea1d4654d45d18c3a3e028a94732189acb54bc1b2350984ad9dae",
-    "val": "86e7e475fdb30f212eedb9008124dee25c5a8432f6e8af7070c395a808a94326",
-    "test": "12038ef4996fc73c046b7094d6cbbccb43e8b1b3fe102899f00b2a15200c6f6d",
-}
 CITING_YEARS = {"train": {2009, 2010, 2011, 2012, 2013}, "val": {2014}, "test": {2015}}
 
 
-@cache
-def _entries(split: str):
-    return list(iter_split(shared_data("acl-200", "hatten-splits", f"{split}.json")))
+def _pairs(split: str) -> list[tuple[int, int, bool, int, int]]:
+    return [tuple(row) for row in acl200_split_facts()["year_pairs"][split]]
+
+
+def _count(split: str, keep) -> int:
+    return sum(n for citing, cited, own, positives, n in _pairs(split) if keep(citing, cited, own))
 
 
 @pytest.mark.parametrize("split", SPLITS)
-def test_pinned_checksums_match_the_real_files(split: str) -> None:
-    path = shared_data("acl-200", "hatten-splits", f"{split}.json")
-    verify_file(path, ACL.checksums[f"{split}.json"])  # the md5 the loader pins
-    verify_file(path, Checksum("sha256", SHA256[split]))
+def test_the_loader_pins_the_recorded_checksums(split: str) -> None:
+    recorded = acl200_split_facts()["files"][f"{split}.json"]
+    assert ACL.checksums[f"{split}.json"] == Checksum("md5", recorded["md5"])
 
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_counts_positives_and_citing_years(split: str) -> None:
-    entries = _entries(split)
-    assert len(entries) == ACL.counts.split(split)
-    assert len({e.context_id for e in entries}) == len(entries)
-    assert Counter(len(e.positive_ids) for e in entries) == {1: len(entries)}
-    years = {paper_year(citing_id_of(e.context_id, e.positive_ids[0]), "acl") for e in entries}
-    assert years == CITING_YEARS[split]
+    recorded = acl200_split_facts()["files"][f"{split}.json"]
+    assert recorded["contexts"] == recorded["distinct_context_ids"] == ACL.counts.split(split)
+    assert sum(n for *_, n in _pairs(split)) == recorded["contexts"]
+    assert {positives for *_, positives, _ in _pairs(split)} == {1}
+    assert {citing for citing, *_ in _pairs(split)} == CITING_YEARS[split]
 
 
 def test_test_split_has_343_same_year_citations() -> None:
-    same_year = [
-        e
-        for e in _entries("test")
-        if paper_year(e.positive_ids[0], "acl")
-        == paper_year(citing_id_of(e.context_id, e.positive_ids[0]), "acl")
-    ]
-    assert len(same_year) == 343
+    assert _count("test", lambda citing, cited, own: citing == cited and not own) == 343
 
 
 @pytest.mark.parametrize(
@@ -59,13 +56,31 @@ def test_test_split_has_343_same_year_citations() -> None:
 def test_self_and_later_citations(split: str, self_citations: int, later: int) -> None:
     """Contexts whose positive is the citing paper itself, or a later paper: a protocol that
     excludes both makes these positives unreachable (documented in hatten.yaml)."""
-    entries = _entries(split)
-    citing = [citing_id_of(e.context_id, e.positive_ids[0]) for e in entries]
-    assert sum(c == e.positive_ids[0] for c, e in zip(citing, entries)) == self_citations
-    assert (
-        sum(
-            paper_year(e.positive_ids[0], "acl") > paper_year(c, "acl")
-            for c, e in zip(citing, entries)
-        )
-        == later
-    )
+    assert _count(split, lambda citing, cited, own: own) == self_citations
+    assert _count(split, lambda citing, cited, own: cited > citing) == later
+
+
+def year_pairs_of(path) -> list[list]:
+    """The ``year_pairs`` record of one split file, computed from the file with our parser."""
+    counts: Counter = Counter()
+    for entry in iter_split(path):
+        cited = entry.positive_ids[0]
+        citing = citing_id_of(entry.context_id, cited)
+        key = (paper_year(citing, "acl"), paper_year(cited, "acl"), citing == cited)
+        counts[(*key, len(entry.positive_ids))] += 1
+    return [[*key, n] for key, n in sorted(counts.items())]
+
+
+def test_the_record_is_that_of_the_real_files() -> None:
+    """Checksums, counts and year pairs recorded in tests/data are the real files' (skipped,
+    saying where it looked, on a machine without them)."""
+    paths = {split: acl200_split_file(split) for split in SPLITS}
+    for split, path in paths.items():
+        recorded = acl200_split_facts()["files"][f"{split}.json"]
+        verify_file(path, Checksum("sha256", recorded["sha256"]))
+        verify_file(path, ACL.checksums[f"{split}.json"])
+        assert file_checksum(path, "git-blob-sha1") == recorded["git_blob_sha1"]
+        assert path.stat().st_size == recorded["size"]
+        entries = list(iter_split(path))
+        assert len({e.context_id for e in entries}) == recorded["distinct_context_ids"]
+        assert year_pairs_of(path) == acl200_split_facts()["year_pairs"][split]

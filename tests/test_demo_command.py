@@ -36,7 +36,7 @@ def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     assert "protocol goyal2026" in out and "  nDCG@300 " in out
     assert "result: the run obeys the protocol" in out
     assert "unexplained differences: 0" in out
-    assert "citeval baseline bm25 --dataset citeval/demo/test -k 300 --temporal -o run.trec" in out
+    assert "  citeval baseline bm25 --dataset citeval/demo/test -k 300 -o run.trec\n" in out
     assert "\n5. comparison with BM25 over titles only\n" in out
     assert out.endswith(
         f"report (scores, checks and plots in one page): {tmp_path}/demo-report.html\n"
@@ -47,7 +47,40 @@ def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) ->
     assert main(["demo", "--no-temporal", "-k", "50", "--no-report"]) == 0
     out = capsys.readouterr().out
     assert "NOT temporal: later papers ranked" in out
-    assert "result: VIOLATIONS (later_paper)" in out
+    assert "result: VIOLATIONS (later_paper, short_ranking)" in out  # 50 deep, R@300 asked
+    assert "warning: rankings shorter than the cut-off 300 of R@300 nDCG@300 (found 50 docs)" in out
+
+
+def _warnings(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("warning: ")]
+
+
+def test_the_footer_and_warnings_are_those_of_the_steps(ir_home, tmp_path, capsys) -> None:  # noqa: F811
+    """The footer prints the options used, and running its steps gives the same warnings as
+    the demo printed (the tie warning included)."""
+    run = tmp_path / "run.trec"
+    args = ["demo", "-k", "100", "--no-temporal", "--no-same-year", "-o", str(run)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    steps = out.split("The same steps one by one:\n")[1].splitlines()[:4]
+    assert steps == [
+        f"  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal "
+        f"--no-same-year -o {run}",
+        f"  citeval eval {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
+        f"  citeval validate {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
+        f"  citeval crosscheck {run} --dataset citeval/demo/test --protocol goyal2026",
+    ]
+    shown = _warnings(out.split("3. protocol validation")[0])
+    assert any("ties broken by score" in w for w in shown)
+    assert any("shorter than the cut-off 300" in w for w in shown)
+    rerun = tmp_path / "rerun.trec"
+    assert main(steps[0].split()[1:-1] + [str(rerun)]) == 0
+    assert rerun.read_text() == run.read_text()
+    capsys.readouterr()
+    assert main(steps[1].split()[1:]) == 0
+    evaluated = capsys.readouterr()
+    assert _warnings(evaluated.err) == shown
+    assert evaluated.out.startswith("validation against citeval/demo/test: VIOLATIONS: later_paper")
 
 
 def test_console_script_on_a_fresh_home(tmp_path) -> None:

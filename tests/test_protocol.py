@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 
+import citeval_irm
 from citeval_irm import validate
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import CitationDoc, CitationQuery
@@ -60,6 +61,7 @@ def test_each_check_counts_its_violation(first_query) -> None:
         "duplicate_doc": 1,
         "unknown_query": 1,
         "missing_query": 162,
+        "short_ranking": 1,  # 6 docs, and the dataset's protocol (goyal2026) cuts at 300
     }
     pairs = report.violations.set_index("check")
     assert pairs.loc["later_paper", "doc_id"] == LATER
@@ -75,6 +77,7 @@ def test_each_check_counts_its_violation(first_query) -> None:
         "duplicate_doc": 1,
         "unknown_query": 0,
         "missing_query": 0,
+        "short_ranking": 1,
     }
     assert table.loc["not-a-query", "unknown_query"] == 1
 
@@ -83,34 +86,58 @@ def test_same_year_is_an_explicit_choice(first_query) -> None:
     strict = validate(crafted_run(first_query), TEST, same_year=False)
     later = strict.violations[strict.violations["check"] == "later_paper"]
     assert sorted(later["doc_id"]) == sorted([LATER, paper_of_year(2015, first_query.citing_id)])
-    assert "year or later (same_year=False)" in strict.format()
+    assert "year or later (same-year papers not admitted)" in strict.format()
     with pytest.raises(InputError, match="explicit choice"):
         validate(crafted_run(first_query), TEST, same_year=None)
+    default = validate(crafted_run(first_query), TEST)  # the CLI's default: same year admitted
+    assert default.same_year and default.violations.equals(
+        validate(crafted_run(first_query), TEST, same_year=True).violations
+    )
 
 
 def test_a_clean_run_passes(first_query) -> None:
     queries = list(ir_datasets.load(TEST).queries_iter())
     run = {q.query_id: {paper_of_year(2009): 1.0, paper_of_year(2002): 0.5} for q in queries}
-    report = validate(run, TEST, same_year=True)
+    report = validate(run, TEST, same_year=True, measures="RR R@1 nDCG@2")
     assert report.passed and report.violations.empty and report.per_query().empty
+    assert report.depth == 2
     assert "result: the run obeys the protocol" in report.format()
     assert json.loads(report.format("json"))["passed"] is True
-
-
-def test_table_and_json(first_query) -> None:
-    report = validate(crafted_run(first_query), TEST, same_year=True)
-    text = str(report)
-    assert text.startswith(f"validation: run <DataFrame> against {TEST} (163 queries, 420 docs")
-    assert f"{first_query.query_id} -> {LATER}" in text
-    assert "result: VIOLATIONS (later_paper, query_paper, unknown_doc, duplicate_doc, " in text
-    payload = json.loads(report.format("json"))
-    checks = {c["check"]: c for c in payload["checks"]}
-    assert (
-        checks["missing_query"]["queries"] == 162 and len(checks["missing_query"]["examples"]) == 5
+    assert report.summary() == (
+        f"validation against {TEST}: passed (7 checks, same-year papers admitted)"
     )
-    assert checks["later_paper"]["examples"] == [[first_query.query_id, LATER]]
-    with pytest.raises(InputError, match="unknown format"):
-        report.format("csv")
+
+
+def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
+    """short_ranking: the one depth check of evaluate's warning, as a validation check; the
+    depth is the measures', else the protocol's, else the dataset's own protocol's."""
+    queries = [q.query_id for q in ir_datasets.load(TEST).queries_iter()]
+    docs = [d.doc_id for d in ir_datasets.load("citeval/demo").docs_iter() if d.year <= 2010]
+    deep = {q: {d: 1.0 / (n + 1) for n, d in enumerate(docs[:20])} for q in queries}
+    deep[queries[0]] = dict(list(deep[queries[0]].items())[:5])  # one ranking only 5 deep
+    fine = validate(deep, TEST, measures="RR R@5")
+    assert fine.passed and fine.depth == 5
+    short = validate(deep, TEST, measures="RR R@5 R@10")
+    assert short.count("short_ranking") == 1 and short.depth == 10
+    assert short.per_query().loc[queries[0], "short_ranking"] == 1
+    assert "ranking shorter than 10 docs, the deepest cut-off (R@10): found 5 docs" in str(short)
+    assert short.summary() == (
+        f"validation against {TEST}: VIOLATIONS: short_ranking (1 query) (details: citeval "
+        "validate)"
+    )
+    by_dataset = validate(deep, TEST)  # the demo's own protocol: goyal2026, R@300
+    assert by_dataset.depth == 300 and by_dataset.count("short_ranking") == 163
+    assert "(R@300 nDCG@300): found 5 to 20 docs" in str(by_dataset)
+    assert validate(deep, TEST, protocol="masterset2026").depth == 500
+    # the same check behind evaluate's warning: one per cut-off some ranking falls short of
+    result = citeval_irm.evaluate(deep, TEST, "RR R@5 R@10 nDCG@10 P@20")
+    found = [str(w) for w in result.warnings if w.code == "short_ranking"]
+    assert found == [
+        "rankings shorter than the cut-off 10 of R@10 nDCG@10 (found 5 docs): those values "
+        f"count only the docs ranked (1): {queries[0]}",
+        "rankings shorter than the cut-off 20 of P@20 (found 5 docs): those values count only "
+        f"the docs ranked (1): {queries[0]}",
+    ]
 
 
 class UndatedDataset:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from compare_reference import flat
-from datasets_fixtures import demo_home, shared_data  # noqa: F401 (demo_home: a fixture)
+from datasets_fixtures import demo_home  # noqa: F401 (a fixture)
+from reference_data import data_file
 
 import citeval_irm
 from citeval_irm.baseline import bm25_run
@@ -29,7 +30,7 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 def test_goyal2026_round_trips_from_the_transcribed_csv():
-    source = shared_data("reported", "goyal2026_public_profile_matters.csv")
+    source = data_file("reported", "goyal2026_public_profile_matters.csv")
     with open(source, newline="", encoding="utf-8") as f:
         renamed = {"value_percent": "value"}
         expected = [{renamed.get(k, k): v for k, v in row.items()} for row in csv.DictReader(f)]

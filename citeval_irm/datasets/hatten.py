@@ -49,7 +49,7 @@ from .sources import NAMESPACE, CorpusSource, DataNotFoundError, corpus_file  # 
 from .stores import StoredDocs, StoredRecords
 from .years import paper_date
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"
@@ -302,12 +302,13 @@ class JsonObjectRecords(StoredRecords):
 
     def parse(self, source: Path, notes: Notes | None = None) -> Iterator:
         """Stream and check the records of ``source``; tolerated oddities go to ``notes``
-        (or, without it, are logged as warnings once the file has been read)."""
+        (or, without it, are logged, counted, once the file has been read: at INFO, as facts
+        of the data rather than problems, so ``--quiet`` drops them)."""
         own_notes = notes if notes is not None else Notes(NOTE_MESSAGES)
         yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, own_notes)
         if notes is None:
             for warning in own_notes.warnings():
-                _logger.warn(f"{self.corpus.dataset_id}: {source.name}: {warning}")
+                _logger.info(f"{self.corpus.dataset_id}: {source.name}: {warning}")
 
 
 # --------------------------------------------------------------------------- components
@@ -457,6 +458,11 @@ CORPORA: dict[str, HattenCorpus] = {
                 CONTEXTS: Checksum("git-blob-sha1", "37814e32d35568f28eed4fe626525cf8e09b3d9d"),
                 PAPERS: Checksum("git-blob-sha1", "df9142d01c105f7d5ef51e9d5eee0dcd57cde507"),
             },
+            manual_download=(
+                "ACL-200 is downloaded from the HAtten repository, "
+                f"{_ACL200_URL}/<file>; where this machine cannot reach it, download the files "
+                "there by hand (on another machine)."
+            ),
         ),
         HattenCorpus(
             "fulltextpeerread",

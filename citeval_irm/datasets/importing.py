@@ -16,6 +16,7 @@ by estimate), never the records.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import uuid
@@ -164,8 +165,10 @@ def corpus_named(name: str, *, importable: bool = False) -> CorpusSource:
     if key in CORPORA:
         raise InputError(None, f"{name!r} ships inside citeval-irm: there is nothing to import")
     names = [k for k, c in CORPORA.items() if not (importable and c.packaged is not None)]
-    known = ", ".join([*names, *MASTERSET_CORPORA])
-    raise InputError(None, f"unknown dataset {name!r}; known: {known}")
+    known = [*names, *MASTERSET_CORPORA]
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise InputError(None, f"unknown dataset {name!r}{hint} (known: {', '.join(known)})")
 
 
 def validate_folder(
@@ -204,7 +207,8 @@ def validate_corpus_folder(
         raise InputError(
             str(folder),
             f"not the published {report.corpus.pretty_name}: {'; '.join(differ)}. "
-            "Pass --allow-count-mismatch (allow_count_mismatch=True) to import it anyway",
+            "Pass --allow-count-mismatch (in Python, the allow_count_mismatch argument) to "
+            "import it anyway",
         )
     if differ:
         report.warnings.append(

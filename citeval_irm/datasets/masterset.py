@@ -53,7 +53,7 @@ from .records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from .sources import CorpusSource, corpus_file
 from .stores import StoredDocs, StoredRecords
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 MASTERSET_REPOSITORY = "https://huggingface.co/datasets/trratul/MasterSet"
 MASTERSET_REVISION = "main"  # the authors publish no commit to pin: see the sidecar record
@@ -298,9 +298,11 @@ def read_docs(corpus: MasterSetCorpus, path: Path) -> Iterator[MasterSetDoc]:
 
 
 def _log(what: str, notes: Notes) -> None:
-    """Log what a full read tolerated, counted, under ``what`` (a dataset id or file)."""
+    """Log what a full read tolerated, counted, under ``what`` (a dataset id or file): at
+    INFO, as facts of the data (unmatched references, gold outside the pool) rather than
+    problems, so ``--quiet`` drops them."""
     for warning in notes.warnings():
-        _logger.warn(f"{what}: {warning}")
+        _logger.info(f"{what}: {warning}")
 
 
 def pool_ids(corpus: MasterSetCorpus, notes: Notes | None = None) -> frozenset[str]:

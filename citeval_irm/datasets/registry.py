@@ -8,6 +8,7 @@ package, so this module adapts both to read ``hatten.yaml``, ``masterset.yaml`` 
 
 from __future__ import annotations
 
+import difflib
 import json
 from importlib import resources
 
@@ -15,6 +16,8 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset, YamlDocumentation
 from ir_datasets.util import MetadataComponent, MetadataProvider
 
+from ..errors import UnknownDatasetError
+from ..progress import quiet_ir_datasets_chatter
 from .hatten import CORPORA, corpus_components
 from .masterset import MASTERSET_CORPORA, masterset_components
 
@@ -86,6 +89,7 @@ _REGISTERED: list[str] = []
 def register() -> list[str]:
     """Register every citeval dataset with ir_datasets (once); return their ids."""
     if not _REGISTERED:
+        quiet_ir_datasets_chatter()
         registered = set(ir_datasets.registry)
         datasets = build_datasets()
         for dataset_id, dataset in datasets.items():
@@ -98,3 +102,30 @@ def register() -> list[str]:
 def dataset_ids() -> list[str]:
     """Ids of every citeval dataset (registering them with ir_datasets on first use)."""
     return register()
+
+
+def unknown_dataset(name: str) -> UnknownDatasetError:
+    """The error for an id that is not registered, with the closest registered ids (ours
+    first) and where to see them all."""
+    ours = dataset_ids()
+    known = ours + [i for i in ir_datasets.registry if i not in set(ours)]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return UnknownDatasetError(
+        None, f"unknown dataset {name!r}{hint} (`citeval datasets list` shows the citeval ones)"
+    )
+
+
+def find_dataset(name: str):
+    """``(name, dataset)`` for a registered id; ``None`` when ``name`` does not look like a
+    dataset id (its first segment names no registered dataset, e.g. a file path); for an id
+    of a known family that is not registered (``citeval/acl200/test``), an
+    :class:`~citeval_irm.errors.UnknownDatasetError` naming the close matches."""
+    register()
+    try:
+        return name, ir_datasets.load(name)
+    except KeyError:
+        families = {i.split("/", 1)[0] for i in ir_datasets.registry}
+        if name.split("/", 1)[0] in families:
+            raise unknown_dataset(name) from None
+        return None

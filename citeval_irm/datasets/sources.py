@@ -33,6 +33,7 @@ import ir_datasets
 
 from ..downloads import (
     Checksum,
+    ChecksumError,
     DownloadError,
     download,
     fingerprint,
@@ -46,7 +47,7 @@ from ..errors import CitevalError
 
 NAMESPACE = "citeval"
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 _NOTICES_SHOWN: set[str] = set()
 
 
@@ -115,19 +116,20 @@ class CorpusSource:
         return (
             f"{self.dataset_id}: {missing} is missing{because}. "
             + self.manual_download.format(pretty_name=self.pretty_name)
-            + f" Put its files ({', '.join(self.file_names())}) in one folder, then either run\n"
-            f"    citeval import {self.name} /path/to/that/folder\n"
+            + f" Put its files ({', '.join(self.file_names())}) in one folder DIR, then either "
+            f"run\n    citeval import {self.name} DIR\n"
             f"which checks the files and installs them into {self.home()}, or set "
-            f"{self.env_var}=/path/to/that/folder to read them where they are."
+            f"{self.env_var}=DIR to read them where they are."
         )
 
 
 def show_licence_notice(source: CorpusSource) -> None:
     """Log the corpus's licence notice, once per process (ir_datasets shows data usage
-    agreements the same way, before the first download)."""
+    agreements the same way, before the first download), as a warning: ``--quiet`` keeps
+    it."""
     if source.licence_notice and source.name not in _NOTICES_SHOWN:
         _NOTICES_SHOWN.add(source.name)
-        _logger.info(f"{source.dataset_id}: {source.licence_notice}")
+        _logger.warn(f"{source.dataset_id}: {source.licence_notice}")
 
 
 def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path | None:
@@ -168,12 +170,12 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
     checksum = source.checksums.get(name)
     try:
         download(url, path, checksum, desc=f"{source.dataset_id} {name}", record=True)
-    except DownloadError as exc:
-        if exc.status in (401, 403, 404, 410):  # not there (or not public): say what to do
-            raise DataNotFoundError(
-                source.instructions(path, f"could not download {name} from {url}: {exc}")
-            ) from None
+    except ChecksumError:  # the server sent another file: that is not "missing"
         raise
+    except DownloadError as exc:  # not there, not public, or offline: say what to do instead
+        raise DataNotFoundError(
+            source.instructions(path, f"could not download {name} from {url}: {exc}")
+        ) from None
     if checksum is None:
         record = read_record(path) or {}
         _logger.info(

@@ -34,9 +34,10 @@ from ir_datasets.util import DocstoreSplitter
 
 from ..errors import CitevalError
 from ..locking import exclusive
+from ..progress import bar
 from .sources import CorpusSource, corpus_file, verify_corpus_file
 
-_logger = ir_datasets.log.easy()
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 STAMP = "source.json"
 _BUILDING = ".building-"
@@ -103,12 +104,15 @@ class SourceStampedStore(PickleLz4FullStore):
         source: Path,
         *,
         verify_source: Callable[[], None] = lambda: None,
+        label: str = "building a store",
+        unit: str = "record",
         **kwargs,
     ):
         _retire_if_other_fields(Path(path), kwargs["data_cls"])
         super().__init__(str(path), **kwargs)
         self.source = Path(source)
         self._verify_source = verify_source
+        self._label, self._unit = label, unit
         self._kwargs = kwargs
 
     @property
@@ -148,7 +152,7 @@ class SourceStampedStore(PickleLz4FullStore):
         temporary = self._dir.with_name(f".{self._dir.name}{_BUILDING}{uuid.uuid4().hex}")
         try:
             fresh = PickleLz4FullStore(str(temporary), **self._kwargs)
-            fresh.build()
+            self._fill(fresh)
             fresh.lookup.close()
             stamp["files"] = _store_files(temporary)
             if stamp["files"]["ids"] != stamp["files"]["records"]:
@@ -161,6 +165,16 @@ class SourceStampedStore(PickleLz4FullStore):
             self._replace_with(temporary)
         finally:
             shutil.rmtree(temporary, ignore_errors=True)
+
+    def _fill(self, store: PickleLz4FullStore) -> None:
+        """Every record of the source into ``store``: ir_datasets' ``build()``, with a bar
+        that says what it counts (its own counts any record as a "doc", contexts too) and
+        without its start and finish messages."""
+        records = self._kwargs["init_iter_fn"]()
+        total = self._kwargs.get("count_hint")
+        with store.lookup.transaction() as transaction:
+            for record in bar(records, desc=self._label, unit=self._unit, total=total):
+                transaction.add(record)
 
     def _replace_with(self, built: Path) -> None:
         retired = self._dir.with_name(f".{self._dir.name}{_RETIRED}{uuid.uuid4().hex}")
@@ -237,6 +251,8 @@ class StoredRecords:
             self.corpus.home() / f"{self._store_name}.pklz4",
             source,
             verify_source=lambda: verify_corpus_file(self.corpus, self.file_name, full=True),
+            label=f"{self.corpus.dataset_id}: storing {self.file_name}",
+            unit="paper" if self._store_name == "docs" else self._store_name.rstrip("s"),
             init_iter_fn=lambda: self.parse(source),
             data_cls=self._record_cls,
             lookup_field=self._record_cls._fields[0],

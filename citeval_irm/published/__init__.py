@@ -487,9 +487,9 @@ def _table_dataset(paper: Paper, dataset: str | None, wanted: str | None) -> str
         where = f"for {dataset}" if dataset else "without a dataset id (qrels from a file)"
         raise InputError(
             None,
-            f"{paper.name} has no table {where}; it has {known}. Name one with "
-            "published_dataset= (--published-dataset): the comparison is then flagged as "
-            "not like for like",
+            f"{paper.name} has no table {where}; it has {known}. Name one (on the command "
+            "line --published-dataset, in compare() the published argument): the comparison "
+            "is then flagged as not like for like",
         )
     return name
 

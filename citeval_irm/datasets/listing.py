@@ -1,0 +1,75 @@
+"""``citeval datasets list``: our datasets, their counts, and how each is had.
+
+ir_datasets cannot discover extension packages (its registry is filled by imports), and its
+own ``list`` prints every one of its hundreds of ids without counts. This lists the citeval
+ids grouped by corpus, with the published counts of ``metadata.json``, how the corpus is
+obtained (shipped, downloaded on first use, or installed by hand with ``citeval import``)
+and whether its files are on this machine.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+from .hatten import CORPORA
+from .masterset import MASTERSET_CORPORA
+from .registry import METADATA, dataset_ids
+from .sources import CorpusSource, corpus_file
+
+
+def _count(dataset_id: str, entity: str) -> int | None:
+    """The published count of ``entity`` (docs, queries, qrels) of a dataset, if known."""
+    return METADATA.get_metadata(dataset_id, entity).get("count")
+
+
+def how_obtained(source: CorpusSource) -> list[str]:
+    """How a user gets the corpus's files: a line, and for a hand-installed one where from."""
+    offline = f"`citeval import {source.name} DIR` (or {source.env_var}=DIR)"
+    if source.packaged is not None:
+        return ["shipped inside the package (GENERATED, not real data): nothing to do"]
+    if source.base_url is not None:
+        notice = " after its licence notice" if source.licence_notice else ""
+        return [f"downloaded on first use{notice}, checksums checked; offline: {offline}"]
+    manual = source.manual_download.format(pretty_name=source.pretty_name)
+    return [f"by hand, then {offline}", *textwrap.wrap(manual, 96)]
+
+
+def where(source: CorpusSource) -> str:
+    """Whether the corpus's files are on this machine, and where (nothing is downloaded)."""
+    if source.packaged is not None:
+        return "in the package"
+    present = [n for n in source.file_names() if corpus_file(source, n, fetch=False)]
+    folder = os.environ.get(source.env_var)
+    place = f"{source.env_var}={folder}" if folder else str(source.home())
+    if len(present) == len(source.file_names()):
+        return f"all files in {place}"
+    if present:
+        return f"{len(present)} of {len(source.file_names())} files in {place}"
+    return "not on this machine yet"
+
+
+def format_dataset_list() -> str:
+    """The citeval datasets, one block per corpus, for a terminal."""
+    ids = dataset_ids()
+    corpora = [*CORPORA.values(), *MASTERSET_CORPORA.values()]
+    width = max(len(i) for i in ids)
+    lines = [
+        f"citeval datasets ({len(ids)} ir_datasets ids; counts as published; "
+        "`citeval datasets list --all` lists every ir_datasets dataset)"
+    ]
+    for source in corpora:
+        first, *more = how_obtained(source)
+        lines += [
+            "",
+            f"{source.pretty_name}: {first}",
+            *(f"  {line}" for line in more),
+            f"  files: {where(source)}",
+            f"  {'id':<{width}}  {'docs':>9}  {'queries':>9}  {'qrels':>9}",
+        ]
+        family = [i for i in ids if i == source.dataset_id or i.startswith(source.dataset_id + "/")]
+        for dataset_id in family:
+            counts = [_count(dataset_id, e) for e in ("docs", "queries", "qrels")]
+            shown = [f"{c:>9,}" if c is not None else f"{'-':>9}" for c in counts]
+            lines.append(f"  {dataset_id:<{width}}  {'  '.join(shown)}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,211 @@
+"""Defaults that keep a number valid, a quiet terminal and honest messages (issue 13): the
+depth warning everywhere, validation before the scores, --quiet, unknown ids, offline
+ACL-200, CLI-worded errors, ``citeval datasets list``."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from datasets_fixtures import demo_home, ir_home  # noqa: F401 (fixtures)
+
+import citeval_irm
+from citeval_irm import progress
+from citeval_irm.cli import EXIT_INPUT_ERROR, EXIT_STRICT_FAILURE, main
+from citeval_irm.datasets import DataNotFoundError
+from citeval_irm.errors import UnknownDatasetError
+
+DEMO = "citeval/demo/test"
+SHORT = "rankings shorter than the cut-off 300 of R@300 nDCG@300 (found 50 docs)"
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def runs(demo_home, tmp_path_factory) -> dict[str, Path]:  # noqa: F811
+    """BM25 runs of the demo: temporal and 50 deep, every paper and 300 deep."""
+    folder = tmp_path_factory.mktemp("runs")
+    out = {"short": folder / "short.trec", "future": folder / "future.trec"}
+    citeval_irm.write_run(citeval_irm.bm25_run(DEMO, 50, show_progress=False), out["short"])
+    future = citeval_irm.bm25_run(DEMO, 300, temporal=False, show_progress=False)
+    citeval_irm.write_run(future, out["future"])
+    return out
+
+
+def test_short_rankings_are_a_warning_in_eval_crosscheck_and_compare(runs, capsys) -> None:
+    code, out, err = run_cli(
+        capsys, "eval", runs["short"], "--dataset", DEMO, "--protocol", "goyal2026"
+    )
+    assert code == 0 and f"warning: {SHORT}" in err
+    code, _, err = run_cli(
+        capsys, "crosscheck", runs["short"], "--dataset", DEMO, "--protocol", "goyal2026"
+    )
+    assert code == 0 and f"warning: {SHORT}" in err
+    compare = ["compare", runs["short"], runs["future"], "--dataset", DEMO, "--protocol"]
+    code, _, err = run_cli(capsys, *compare, "goyal2026", "--permutations", "9", "--bootstrap", "9")
+    assert code == 0 and f"warning: short: {SHORT}" in err
+    assert "future: rankings shorter" not in err  # 300 deep: nothing to say
+    code, _, err = run_cli(capsys, "eval", runs["short"], "--dataset", DEMO, "-m", "RR R@50")
+    assert code == 0 and "shorter than the cut-off" not in err
+
+
+def test_eval_on_a_dataset_validates_first(runs, capsys) -> None:
+    code, out, err = run_cli(capsys, "eval", runs["future"], "--dataset", DEMO, "-m", "RR R@10")
+    assert code == 0
+    first, second = out.splitlines()[:2]
+    assert first.startswith(f"validation against {DEMO}: VIOLATIONS: later_paper (")
+    assert first.endswith("(details: citeval validate)")
+    assert second.startswith(f"run {runs['future']} vs qrels ir_datasets:{DEMO}")
+    code, out, err = run_cli(capsys, "eval", runs["future"], "--dataset", DEMO, "-m", "RR",
+                             "--strict")  # fmt: skip
+    assert code == EXIT_STRICT_FAILURE and "citeval: strict: the run breaks the protocol" in err
+    assert "  RR  " in out  # the scores are still printed
+    code, out, err = run_cli(capsys, "eval", runs["short"], "--dataset", DEMO, "-m", "RR R@50",
+                             "--strict", "--format", "json")  # fmt: skip
+    assert code == 0 and json.loads(out)["aggregate"]["R@50"] > 0  # stdout stays JSON
+    assert f"validation against {DEMO}: passed (7 checks, same-year papers admitted)" in err
+    code, _, err = run_cli(capsys, "eval", runs["short"], "--dataset", DEMO, "--protocol",
+                           "goyal2026", "--strict")  # fmt: skip
+    assert code == EXIT_STRICT_FAILURE  # 50 deep, evaluated at 300
+    code, _, err = run_cli(capsys, "eval", runs["short"], "--qrels", runs["short"], "-m", "RR",
+                           "--strict")  # fmt: skip
+    assert (
+        code == EXIT_INPUT_ERROR and "--strict exits on a protocol violation: give --dataset" in err
+    )
+
+
+def test_progress_bars_are_labelled_and_quiet_silences_them(
+    ir_home,  # noqa: F811
+    tmp_path,
+    capsys,
+    monkeypatch,
+) -> None:
+    monkeypatch.setattr(progress, "DELAY", 0)  # as if every step were long
+    out = tmp_path / "run.trec"
+    code, _, err = run_cli(capsys, "baseline", "bm25", "--dataset", DEMO, "-k", "5", "-o", out)
+    assert code == 0
+    assert "citeval/demo: storing contexts.json" in err and "context/s" in err  # not "doc"
+    assert "BM25 index: tokenize" in err and "BM25 ranking" in err
+    assert "docs_iter" not in err and "[INFO]" not in err
+    code, _, err = run_cli(capsys, "baseline", "bm25", "--dataset", DEMO, "-k", "5", "-o", out,
+                           "--quiet")  # fmt: skip
+    assert code == 0 and "BM25" not in err and err.startswith("citeval: wrote")
+    assert not progress.is_quiet()  # reset after the command
+    code, out_text, err = run_cli(capsys, "datasets", "export", DEMO, "docs")
+    assert code == 0 and "N00-1328\t" in out_text
+    assert "No fields supplied" not in err and "direct file access" not in err
+
+
+def test_quiet_keeps_warnings_and_drops_info(capfd) -> None:
+    import ir_datasets
+
+    logger = ir_datasets.log.easy("citeval_irm")
+    progress.set_quiet(True)
+    try:
+        logger.info("an info note")
+        logger.warn("a warning")
+    finally:
+        progress.set_quiet(False)
+    logger.info("another note")
+    err = capfd.readouterr().err
+    assert "an info note" not in err and "[WARNING] a warning" in err
+    assert "[INFO] another note" in err
+    assert all(f is not progress._drop_info for f in logging.getLogger("citeval_irm").filters)
+
+
+def test_unknown_dataset_ids_name_the_close_matches(demo_home, runs, capsys) -> None:  # noqa: F811
+    with pytest.raises(UnknownDatasetError) as info:
+        citeval_irm.evaluate(runs["short"], "citeval/acl200/test", "RR")
+    assert str(info.value).startswith(
+        "unknown dataset 'citeval/acl200/test'; did you mean citeval/acl-200/test"
+    )
+    assert isinstance(info.value, KeyError)  # as ir_datasets and PyTerrier raise
+    for argv in (
+        ["validate", runs["short"], "--dataset", "citeval/demo/tset"],
+        ["eval", runs["short"], "--dataset", "citeval/demo/tset", "-m", "RR"],
+        ["baseline", "bm25", "--dataset", "citeval/demo/tset", "-o", runs["short"].parent / "x"],
+        ["demo", "--dataset", "citeval/demo/tset"],
+        ["datasets", "export", "citeval/demo/tset", "qrels"],
+        ["eval", runs["short"], "--dataset", "nothing-like-it", "-m", "RR"],
+    ):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == EXIT_INPUT_ERROR and "unknown dataset" in err, argv
+        assert "Traceback" not in err and out == ""
+        if "tset" in str(argv):
+            assert "did you mean citeval/demo/test" in err
+
+
+def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/acl")  # nothing listens
+    import ir_datasets
+
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load("citeval/acl-200/test").qrels_iter())
+    message = str(info.value)
+    assert "citeval import acl-200 DIR" in message and "CITEVAL_ACL_200_DIR=DIR" in message
+    assert "could not download test.json from http://127.0.0.1:9/acl/test.json" in message
+
+
+def test_cli_errors_name_cli_options(runs, capsys) -> None:
+    code, _, err = run_cli(capsys, "crosscheck", runs["short"], "--dataset", DEMO)
+    assert code == EXIT_INPUT_ERROR and "--recipe goyal2026" in err and "recipe=" not in err
+    code, out, _ = run_cli(capsys, "validate", runs["future"], "--dataset", DEMO,
+                           "--no-same-year", "--unknown-year", "exclude")  # fmt: skip
+    assert "same-year papers not admitted" in out and "undated docs excluded" in out
+    assert "same_year" not in out and "unknown_year" not in out
+
+
+def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:  # noqa: F811
+    code, out, _ = run_cli(capsys, "datasets", "list")
+    assert code == 0 and out.startswith("citeval datasets (41 ir_datasets ids;")
+    assert "ACL-200: downloaded on first use, checksums checked; offline: `citeval import " in out
+    assert "RefSeer: by hand, then `citeval import refseer DIR`" in out
+    assert "citeval demo (generated): shipped inside the package" in out
+    for dataset_id, counts in (
+        ("citeval/acl-200/test", "19,776      9,585      9,585"),
+        ("citeval/demo/test", "420        163        163"),
+        ("citeval/masterset-coreml-v1/test/core", "67,761      7,028          -"),
+    ):
+        line = next(line for line in out.splitlines() if line.split()[:1] == [dataset_id])
+        assert line.endswith(counts), line
+    assert "files: not on this machine yet" in out and "files: in the package" in out
+    code, out, _ = run_cli(capsys, "datasets", "list", "--all")  # ir_datasets' own list
+    assert code == 0 and "msmarco-passage" in out and "citeval/demo/test" in out
+
+
+def test_eval_on_a_qrels_file_stays_light(tmp_path) -> None:
+    """The depth check and --quiet add nothing heavy to `citeval eval RUN --qrels FILE` or
+    `citeval --help`: no pandas, ir_datasets, scipy or datasets package is imported."""
+    import subprocess
+    import sys
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    heavy = ("pandas", "ir_datasets", "scipy", "citeval_irm.datasets")
+    for argv in (
+        [
+            "eval",
+            str(examples / "run.trec"),
+            "--qrels",
+            str(examples / "qrels.txt"),
+            "-m",
+            "RR R@300",
+        ],
+        ["--help"],
+    ):
+        code = (
+            "import sys\nfrom citeval_irm.cli import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {heavy!r} if m in sys.modules])"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+        )
+        assert done.stdout.splitlines()[-1] == "[]", (argv, done.stdout[-300:])
+        if argv[0] == "eval":
+            assert "shorter than the cut-off 300 of R@300 (found 100 docs)" in done.stderr
