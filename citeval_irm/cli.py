@@ -37,7 +37,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
-    parser.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    parser.add_argument(
+        "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
+    )
     add_source_options(parser, measures_required=measures_required)
 
 
@@ -86,12 +88,31 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default="citeval",
         help="citeval (default: the columnar kernels; any measure they lack goes to "
-        "ir-measures) or pytrec_eval (every measure through ir-measures)",
+        "ir-measures), pytrec_eval (every measure through ir-measures) or dask (the "
+        "kernels on a Dask cluster's workers, see --scheduler)",
     )
     parser.add_argument(
         "--verify",
         action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
+    )
+    add_large_run_options(parser)
+
+
+def add_large_run_options(parser: argparse.ArgumentParser) -> None:
+    """Memory, progress and the Dask cluster: how a large run is read and scored."""
+    parser.add_argument(
+        "--memory",
+        help="memory reading the run may take, e.g. 2G or 500M (default: half of what is "
+        "available); a run file expected to need more is streamed in chunks of whole queries",
+    )
+    parser.add_argument(
+        "--scheduler",
+        help="with --engine dask: the Dask scheduler's address (tcp://HOST:8786); default: a "
+        "local cluster",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bar (never shown when not a terminal)"
     )
 
 
@@ -108,6 +129,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         empty_queries=args.empty_queries,
         engine=args.engine,
         verify=args.verify,
+        memory=args.memory,
+        progress=False if args.quiet else None,
+        scheduler=args.scheduler,
     )
     percent = True if args.percent else None
     if not args.crosscheck:

@@ -30,6 +30,7 @@ from .tables import (
     RUN_COLUMNS,
     Qrels,
     Run,
+    arrow_array,
     first_copies,
     has_repeated_pairs,
     numpy_of,
@@ -78,40 +79,53 @@ _VALUE_TYPES = {"score": pa.float64(), "relevance": pa.int64()}
 _ASCII_SPACE = "[ \t\n\v\f\r]"
 
 
+def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int = _BLOCK_SIZE):
+    """pyarrow's CSV options for a file with one delimiter (tab or space) between exactly
+    ``len(layout)`` fields: ids dictionary-encoded, values typed by Arrow's parser. Shared by
+    the whole-file read and the streaming one, so both parse alike."""
+    delimiter = "\t" if "\t" in _first_line(path) else " "
+    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
+    types[value_column] = _VALUE_TYPES[value_column]
+    return (
+        pa_csv.ReadOptions(column_names=list(layout), block_size=block_size),
+        pa_csv.ParseOptions(
+            delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
+        ),
+        pa_csv.ConvertOptions(
+            column_types=types,
+            include_columns=list(wanted),
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+def _suspicious_ids(dictionary: pa.Array) -> bool:
+    """Whether ids hold nothing or whitespace the fast parse did not split on (a space in a
+    tab-separated file): one tokenisation rule on every path, so such a file must be split
+    as trec_eval splits it."""
+    return bool(len(dictionary)) and (
+        not _lengths(dictionary).all()
+        or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
+    )
+
+
 def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
     """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
     fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
     :class:`_NeedLineNumbers` for anything else, or for anything to report."""
-    delimiter = "\t" if "\t" in _first_line(path) else " "
-    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
-    types[value_column] = _VALUE_TYPES[value_column]
+    read, parse, convert = _csv_options(path, layout, wanted, value_column)
     try:
         table = pa_csv.read_csv(
-            _input_stream(path),
-            read_options=pa_csv.ReadOptions(column_names=list(layout), block_size=_BLOCK_SIZE),
-            parse_options=pa_csv.ParseOptions(
-                delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=types,
-                include_columns=list(wanted),
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+            _input_stream(path), read_options=read, parse_options=parse, convert_options=convert
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
     columns: dict[str, object] = {}
     for name in ("query_id", "doc_id"):
         ids = table[name].unify_dictionaries().combine_chunks()
-        # One tokenisation rule on every path: a field holding any other whitespace (a
-        # space in a tab-separated file) or nothing must be split as trec_eval splits it.
-        dictionary = ids.dictionary
-        if len(dictionary) and (
-            not _lengths(dictionary).all()
-            or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
-        ):
+        if _suspicious_ids(ids.dictionary):
             raise _NeedLineNumbers
         columns[name] = ids
     values = numpy_of(table[value_column])
@@ -124,6 +138,70 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     return columns, None, 0
 
 
+def fast_batches(
+    path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
+):
+    """The fast parse of ``path`` one block at a time: record batches of ``wanted`` (ids
+    dictionary-encoded per batch), each checked as :func:`_read_fast` checks a whole file;
+    raises :class:`_NeedLineNumbers` at the first block that needs the line-aware path.
+    ``raw`` is the open file, so a caller can follow how far it has been read."""
+    read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
+    stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    try:
+        reader = pa_csv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+        for batch in reader:
+            for name in ("query_id", "doc_id"):
+                if _suspicious_ids(batch.column(name).dictionary):
+                    raise _NeedLineNumbers
+            values = numpy_of(batch.column(value_column))
+            if value_column == "score" and not np.isfinite(values).all():
+                raise _NeedLineNumbers
+            yield batch, 0
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise _NeedLineNumbers from exc
+
+
+def line_batches(
+    path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
+):
+    """The line-aware parse of ``path`` one block at a time: record batches of ``wanted``
+    (values typed) plus each row's 1-based ``line``, and the number of lines with text
+    after the last column; errors name their line, as :func:`_read_lines` does."""
+    allow_extra = value_column == "score"
+    stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    first_line = 1
+    try:
+        reader = pa_csv.open_csv(stream, **_line_options(block_size))
+        for batch in reader:
+            columns, line_numbers, extra = _line_columns(
+                path, batch.column(0), first_line, layout, wanted, value_column, allow_extra
+            )
+            first_line += batch.num_rows
+            names = [*wanted, "line"]
+            arrays = [
+                *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
+                arrow_array(line_numbers.astype(np.int64)),
+            ]
+            yield pa.RecordBatch.from_arrays(arrays, names), extra
+    except pa.ArrowInvalid as exc:
+        raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
+
+
+def _line_options(block_size: int = _BLOCK_SIZE) -> dict:
+    """Options that read every line (blank ones too) as one string: the line-aware path."""
+    return {
+        "read_options": pa_csv.ReadOptions(column_names=["line"], block_size=block_size),
+        "parse_options": pa_csv.ParseOptions(
+            delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
+        ),
+        "convert_options": pa_csv.ConvertOptions(
+            column_types={"line": pa.string()}, null_values=[], strings_can_be_null=False
+        ),
+    }
+
+
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
     """Columns of any whitespace-separated file, with the 1-based line number of each row.
 
@@ -132,21 +210,20 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     error naming its line.
     """
     try:
-        table = pa_csv.read_csv(
-            _input_stream(path),
-            read_options=pa_csv.ReadOptions(column_names=["line"], block_size=_BLOCK_SIZE),
-            parse_options=pa_csv.ParseOptions(
-                delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={"line": pa.string()}, null_values=[], strings_can_be_null=False
-            ),
-        )
+        table = pa_csv.read_csv(_input_stream(path), **_line_options())
     except pa.ArrowInvalid as exc:
         raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
-    lines = pc.ascii_trim_whitespace(table["line"].combine_chunks())
+    return _split_lines(path, table["line"], 1, layout, wanted, allow_extra)
+
+
+def _split_lines(path: Path, raw, first_line: int, layout, wanted, allow_extra: bool):
+    """:func:`_read_lines` on some of a file's lines, ``raw`` (one string per line, blank
+    ones included), the first of which is line ``first_line``."""
+    if isinstance(raw, pa.ChunkedArray):
+        raw = raw.combine_chunks()
+    lines = pc.ascii_trim_whitespace(raw)
     keep = np.flatnonzero(_lengths(lines))
-    line_numbers = keep + 1
+    line_numbers = keep + first_line
     lines = take(lines, keep)
     width = len(layout)
     parts = pc.ascii_split_whitespace(lines, max_splits=width)
@@ -174,6 +251,13 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     starts = offsets[:-1]
     columns = {name: take(values, starts + layout.index(name)) for name in wanted}
     return columns, line_numbers, int(extra.size)
+
+
+def _line_columns(path: Path, raw, first_line: int, layout, wanted, value_column, allow_extra):
+    """:func:`_split_lines`, then the value column typed (or an error naming the line)."""
+    columns, line_numbers, extra = _split_lines(path, raw, first_line, layout, wanted, allow_extra)
+    columns[value_column] = _typed_values(path, columns[value_column], line_numbers, value_column)
+    return columns, line_numbers, extra
 
 
 def _lengths(strings: pa.Array) -> np.ndarray:
@@ -246,6 +330,153 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
 
 def _fits_int64(text: str) -> bool:
     return -(2**63) <= int(text) < 2**63
+
+
+# --------------------------------------------------------------------------- Parquet
+
+_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+PARQUET_BATCH_ROWS = 1 << 20
+
+
+def is_parquet(source) -> bool:
+    """Whether ``source`` names Parquet: a ``.parquet`` file, a folder (a dataset of Parquet
+    files), a URL of either (``s3://...``), or a file that starts with Parquet's magic."""
+    text = os.fspath(source)
+    if "://" in text:
+        return True
+    path = Path(text)
+    if path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir():
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False
+
+
+def parquet_files(source) -> tuple[object, list[str]]:
+    """The filesystem and the Parquet files (sorted by path) of a file, a folder or a URL
+    (any filesystem pyarrow or fsspec knows: ``s3://``, ``gs://``, ``memory://`` ...)."""
+    import pyarrow.fs as pa_fs
+
+    text = os.fspath(source)
+    if "://" in text:
+        try:
+            filesystem, root = pa_fs.FileSystem.from_uri(text)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+            import fsspec
+
+            fs, root = fsspec.core.url_to_fs(text)
+            filesystem = pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs))
+    else:
+        filesystem, root = pa_fs.LocalFileSystem(), str(Path(text).absolute())
+    info = filesystem.get_file_info(root)
+    if info.type == pa_fs.FileType.NotFound:
+        raise InputError(text, "no such file or folder")
+    if info.type == pa_fs.FileType.File:
+        return filesystem, [root]
+    found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    files = sorted(
+        f.path
+        for f in found
+        if f.type == pa_fs.FileType.File
+        and not Path(f.path).name.startswith(("_", "."))
+        and (Path(f.path).suffix.lower() in _PARQUET_SUFFIXES or not Path(f.path).suffix)
+    )
+    if not files:
+        raise InputError(text, "is a folder with no Parquet file in it")
+    return filesystem, files
+
+
+def parquet_batches(source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS):
+    """Record batches ``query_id, doc_id, <value_column>`` of a Parquet file or dataset, in
+    file and row order, under any accepted column name (PyTerrier's ``qid, docno`` too);
+    ids become strings, values float scores or integer labels. A missing column, a null,
+    an empty id or a value that is not a finite number (an integer label) is an error
+    naming the file and the row."""
+    import pyarrow.parquet as pq
+
+    filesystem, files = parquet_files(source)
+    wanted = ("query_id", "doc_id", value_column)
+    for name in files:
+        shown = name if "://" not in os.fspath(source) else os.fspath(source)
+        try:
+            handle = pq.ParquetFile(filesystem.open_input_file(name))
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
+        columns = handle.schema_arrow.names
+        found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
+        missing = [c for c in wanted if found[c] is None]
+        if missing:
+            accepted = ", ".join(" or ".join(COLUMN_NAMES[c]) for c in wanted)
+            raise InputError(
+                shown, f"missing column(s) {missing} (accepted names: {accepted}); found {columns}"
+            )
+        first_row = 1
+        for batch in handle.iter_batches(batch_size=batch_rows, columns=[found[c] for c in wanted]):
+            arrays = [
+                _parquet_ids(batch.column(0), shown, first_row, "query_id"),
+                _parquet_ids(batch.column(1), shown, first_row, "doc_id"),
+                _parquet_values(batch.column(2), shown, first_row, value_column),
+            ]
+            first_row += batch.num_rows
+            yield pa.RecordBatch.from_arrays(arrays, list(wanted)), 0
+
+
+def _first_true(mask) -> int | None:
+    hits = np.flatnonzero(numpy_of(mask, fill=True))
+    return int(hits[0]) if hits.size else None
+
+
+def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa.Array:
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(pa.string())
+    elif not pa.types.is_string(values.type):
+        try:
+            values = values.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise InputError(source, f"column {name}: {values.type} cannot be ids") from None
+    bad = _first_true(pc.or_kleene(pc.is_null(values), pc.equal(pc.binary_length(values), 0)))
+    if bad is not None:
+        raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
+    return values
+
+
+def _parquet_values(values: pa.Array, source: str, first_row: int, value_column: str):
+    is_score = value_column == "score"
+    kind = "score" if is_score else "relevance label"
+    bad = _first_true(pc.is_null(values))
+    if bad is not None:
+        raise InputError(source, f"row {first_row + bad}: missing {kind}")
+    try:
+        typed = values.cast(pa.float64() if is_score else pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(source, f"column {value_column} ({values.type}): {exc}") from None
+    if is_score:
+        bad = _first_true(pc.invert(pc.is_finite(typed)))
+        if bad is not None:
+            raise InputError(
+                source, f"row {first_row + bad}: score {values[bad].as_py()!r} is not finite"
+            )
+    return typed
+
+
+def _read_parquet(source, value_column: str, duplicates: str):
+    """A run or qrels from Parquet, with the duplicate policy of its kind."""
+    batches = [batch for batch, _ in parquet_batches(source, value_column)]
+    if not batches or not sum(b.num_rows for b in batches):
+        raise InputError(os.fspath(source), "is empty: no rows")
+    table = pa.Table.from_batches(batches)
+    cls = Run if value_column == "score" else Qrels
+    result = cls.from_columns(
+        table["query_id"], table["doc_id"], numpy_of(table[value_column]), os.fspath(source)
+    )
+    del table, batches
+    kind = "score" if value_column == "score" else "judgement"
+    checked, warnings = _check_duplicates(result, duplicates, kind)
+    if value_column == "score":
+        checked.warnings = list(checked.warnings) + warnings
+    return checked
 
 
 def repeated_rows(table: Run | Qrels) -> np.ndarray:
@@ -331,7 +562,9 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
 
 
 def read_run(source, *, duplicates: str = "error") -> Run:
-    """Read a run from a TREC file (plain or gzip) or any in-memory form (see :func:`as_run`).
+    """Read a run from a TREC file (plain or gzip), Parquet (a file, a folder of files or a
+    URL; columns ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any
+    in-memory form (see :func:`as_run`).
 
     ``duplicates="error"`` (the default, like trec_eval) rejects a repeated (query, doc);
     ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
@@ -339,6 +572,8 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_run(source, duplicates=duplicates)
+    if is_parquet(source):
+        return _read_parquet(source, "score", duplicates)
     run, extra = _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
     if extra:
         run.warnings.append(
@@ -352,8 +587,9 @@ def read_run(source, *, duplicates: str = "error") -> Run:
 
 
 def read_qrels(source) -> Qrels:
-    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), an
-    ir_datasets dataset or id, or any in-memory form (see :func:`as_qrels`).
+    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet
+    (``query_id, doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or
+    id, or any in-memory form (see :func:`as_qrels`).
 
     A repeated (query, doc) is an error: which of two labels is meant cannot be guessed.
     """
@@ -362,6 +598,8 @@ def read_qrels(source) -> Qrels:
     dataset = as_dataset(source)
     if dataset is not None:
         return _qrels_from_dataset(*dataset)
+    if is_parquet(source):
+        return _read_parquet(source, "relevance", "error")
     return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")[0]
 
 
