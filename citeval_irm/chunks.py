@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -38,6 +39,7 @@ from .io import (
 from .tables import Run, numpy_of, take
 
 _WANTED = ("query_id", "doc_id", "score")
+T = TypeVar("T")
 MIN_BLOCK = 1 << 16  # a block must hold at least a whole line
 
 
@@ -119,20 +121,22 @@ def iter_run_chunks(
     duplicates: str = "error",
     block_size: int | None = None,
     on_bytes: Callable[[int], None] | None = None,
+    name: str | None = None,
 ) -> Iterator[Run]:
     """The run at ``source`` (a TREC file or Parquet) as :class:`Run` chunks of whole
     queries, about ``rows`` rows each (a chunk holds at least one whole query, however
     long), in file order; each with the duplicate policy applied and its counted warnings.
 
     ``block_size``: bytes parsed at a time (default: what ``rows`` rows take, within
-    bounds). ``on_bytes(n)`` is told how far into the file reading has got. Raises
-    :class:`NotGrouped` when a query comes back after another one.
+    bounds). ``on_bytes(n)`` is told how far into the file reading has got. ``name``: the
+    file messages name (default ``source``). Raises :class:`NotGrouped` when a query comes
+    back after another one.
     """
     if not Path(os.fspath(source)).exists() and "://" not in os.fspath(source):
         raise InputError(os.fspath(source), "no such file")
     block = block_size or max(MIN_BLOCK, min(rows * 64, 1 << 22))
     reader = _Source(source, block, on_bytes)
-    name = os.fspath(source)
+    name = name or os.fspath(source)
     handed_out = 0  # rows of the file in the chunks handed out so far
     seen: set[str] = set()
     while True:
@@ -227,3 +231,41 @@ def _check_grouped(run: Run, source: str, first_row: int, seen: set[str]) -> lis
         if query_id in seen:
             raise NotGrouped(source, query_id, first_row + first + 1)
     return ids
+
+
+def over_whole_queries(
+    source, rows: int, plan, duplicates: str, consume: Callable[[Iterator[Run]], T], on_bytes=None
+) -> tuple[T, EvalWarning | None]:
+    """``consume(chunks)`` over the whole-query chunks of the run file ``source``; a file
+    found not grouped by query is sorted out of core (DuckDB, within ``plan.budget``, see
+    :func:`citeval_irm.convert.sort_by_query`) and consumed again from the start. Returns
+    what ``consume`` returned and, if the file was sorted, a warning saying so."""
+    block = plan.block_size or None
+    try:
+        chunks = iter_run_chunks(
+            source, rows, duplicates=duplicates, block_size=block, on_bytes=on_bytes
+        )
+        return consume(chunks), None
+    except NotGrouped as exc:
+        cause = exc
+    import shutil
+    import tempfile
+
+    from .convert import sort_by_query
+
+    workdir = Path(tempfile.mkdtemp(prefix="citeval-sort-"))
+    try:
+        grouped = sort_by_query(source, workdir, plan.budget, reason=cause)
+        chunks = iter_run_chunks(
+            grouped, rows, duplicates=duplicates, block_size=block, name=os.fspath(source)
+        )
+        note = EvalWarning(
+            "run_sorted",
+            "run not grouped by query (a query comes back after others): sorted out of core "
+            "by DuckDB before scoring, queries in first-appearance order",
+            1,
+            (cause.query_id,),
+        )
+        return consume(chunks), note
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

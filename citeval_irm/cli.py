@@ -180,6 +180,42 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from .convert import convert
+
+    done = convert(
+        args.source,
+        args.target,
+        kind="qrels" if args.qrels else "run",
+        partition_rows=args.partition_rows,
+        memory=args.memory,
+    )
+    sys.stderr.write(done.text())
+    return 0
+
+
+def add_convert_command(commands) -> None:
+    """``citeval convert``: a TREC run (or qrels) as Parquet."""
+    cv = commands.add_parser(
+        "convert",
+        help="write a TREC run (or qrels) as Parquet: one file, or for a large run a folder "
+        "of files holding whole queries",
+        description="Reads a TREC run in chunks of whole queries (sorting it out of core "
+        "first if it is not grouped by query) and writes query_id, doc_id, score as Parquet.",
+    )
+    cv.add_argument("source", help="TREC run or qrels file (.gz accepted), or Parquet")
+    cv.add_argument("target", help="Parquet file, or folder for a partitioned run")
+    cv.add_argument("--qrels", action="store_true", help="the source is qrels, not a run")
+    cv.add_argument(
+        "--partition-rows",
+        type=int,
+        help="write a folder of files of about this many rows each (whole queries); "
+        "default: a folder only when the run is larger than --memory allows",
+    )
+    cv.add_argument("--memory", help="memory the conversion may take, e.g. 2G")
+    cv.set_defaults(handler=_cmd_convert)
+
+
 def _cmd_recipes(args: argparse.Namespace) -> int:
     for recipe in RECIPES.values():
         quirks = ", ".join(recipe.quirks.active()) or "none"
@@ -627,6 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
+    add_convert_command(commands)
     return parser
 
 

@@ -412,15 +412,19 @@ def parquet_batches(source, value_column: str, batch_rows: int = PARQUET_BATCH_R
             raise InputError(
                 shown, f"missing column(s) {missing} (accepted names: {accepted}); found {columns}"
             )
+        # a run sorted out of core keeps the line numbers of the file it came from
+        lines = ["line"] if "line" in columns and value_column == "score" else []
         first_row = 1
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=[found[c] for c in wanted]):
+        names = [*(found[c] for c in wanted), *lines]
+        for batch in handle.iter_batches(batch_size=batch_rows, columns=names):
             arrays = [
                 _parquet_ids(batch.column(0), shown, first_row, "query_id"),
                 _parquet_ids(batch.column(1), shown, first_row, "doc_id"),
                 _parquet_values(batch.column(2), shown, first_row, value_column),
+                *(batch.column(3) for _ in lines),
             ]
             first_row += batch.num_rows
-            yield pa.RecordBatch.from_arrays(arrays, list(wanted)), 0
+            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), 0
 
 
 def _first_true(mask) -> int | None:

@@ -374,24 +374,24 @@ def evaluate_stream(
     run, qrels: Qrels, settings: Settings, protocol, plan: ReadingPlan, progress: bool | None
 ) -> EvalResult:
     """Evaluate the run file ``run`` chunk by chunk (see the module docstring)."""
-    from .chunks import iter_run_chunks
+    from .chunks import over_whole_queries
 
     bar = Progress(plan.size, progress, "citeval: reading the run")
-    parts: list[Part] = []
-    try:
-        chunks = iter_run_chunks(
-            run,
-            plan.chunk_rows,
-            duplicates=settings.duplicates,
-            block_size=plan.block_size,
-            on_bytes=bar.read,
-        )
+
+    def score(chunks: Iterator[Run]) -> list[Part]:
+        parts: list[Part] = []
         for chunk in prefetch(chunks):
             part = score_part(chunk, qrels, settings)
             del chunk
-            part.values = np.ascontiguousarray(part.values)
             parts.append(part)
             bar.scored(len(part.run_ids))
+        return parts
+
+    try:
+        parts, note = over_whole_queries(
+            run, plan.chunk_rows, plan, settings.duplicates, score, on_bytes=bar.read
+        )
     finally:
         bar.close()
-    return merge_parts(parts, qrels, settings, protocol, os.fspath(run))
+    notes = [note] if note is not None else []
+    return merge_parts(parts, qrels, settings, protocol, os.fspath(run), notes)

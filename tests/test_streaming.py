@@ -166,3 +166,22 @@ def test_streaming_keeps_the_light_imports(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
+    run, qrels = citation_run(tmp_path, queries=60)
+    lines = run.read_text().splitlines()
+    moved = lines[:100] + lines[400:] + lines[100:400]  # queries 1-5 split, their ends last
+    mixed = tmp_path / "mixed.trec"
+    mixed.write_text("\n".join(moved) + "\n")
+    options = {"protocol": "goyal2026", "ties": "run_order"}
+    whole = citeval_irm.evaluate(mixed, qrels, **options)
+    streamed = citeval_irm.evaluate(mixed, qrels, memory=TINY, **options)
+    note = [w for w in streamed.warnings if w.code == "run_sorted"]
+    assert len(note) == 1 and "DuckDB" in note[0].message
+    streamed.warnings = [w for w in streamed.warnings if w.code != "run_sorted"]
+    same_result(whole, streamed)
+    repeated = moved + [moved[150]]  # a duplicate, after the sort next to its first copy
+    (tmp_path / "dup.trec").write_text("\n".join(repeated) + "\n")
+    with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{len(repeated)}: duplicate"):
+        citeval_irm.evaluate(tmp_path / "dup.trec", qrels, "RR", memory=TINY)
