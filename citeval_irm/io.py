@@ -388,15 +388,18 @@ def parquet_files(source) -> tuple[object, list[str]]:
     return filesystem, files
 
 
-def parquet_batches(source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS):
+def parquet_batches(
+    source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS, only: list[str] | None = None
+):
     """Record batches ``query_id, doc_id, <value_column>`` of a Parquet file or dataset, in
     file and row order, under any accepted column name (PyTerrier's ``qid, docno`` too);
     ids become strings, values float scores or integer labels. A missing column, a null,
     an empty id or a value that is not a finite number (an integer label) is an error
-    naming the file and the row."""
+    naming the file and the row. ``only``: these of its files (a worker's share)."""
     import pyarrow.parquet as pq
 
     filesystem, files = parquet_files(source)
+    files = files if only is None else only
     wanted = ("query_id", "doc_id", value_column)
     for name in files:
         shown = name if "://" not in os.fspath(source) else os.fspath(source)
@@ -465,9 +468,10 @@ def _parquet_values(values: pa.Array, source: str, first_row: int, value_column:
     return typed
 
 
-def _read_parquet(source, value_column: str, duplicates: str):
-    """A run or qrels from Parquet, with the duplicate policy of its kind."""
-    batches = [batch for batch, _ in parquet_batches(source, value_column)]
+def _read_parquet(source, value_column: str, duplicates: str, only: list[str] | None = None):
+    """A run or qrels from Parquet (``only`` some of its files), with the duplicate policy
+    of its kind."""
+    batches = [batch for batch, _ in parquet_batches(source, value_column, only=only)]
     if not batches or not sum(b.num_rows for b in batches):
         raise InputError(os.fspath(source), "is empty: no rows")
     table = pa.Table.from_batches(batches)
