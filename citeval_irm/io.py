@@ -405,10 +405,19 @@ def parquet_batches(
         shown = name if "://" not in os.fspath(source) else os.fspath(source)
         try:
             handle = pq.ParquetFile(filesystem.open_input_file(name))
+            columns = handle.schema_arrow.names
+            found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
+            # string ids read as dictionaries: what Parquet stores, and no re-encoding after
+            textual = [
+                found[c]
+                for c in ("query_id", "doc_id")
+                if found[c] is not None
+                and pa.types.is_string(handle.schema_arrow.field(found[c]).type)
+            ]
+            if textual:
+                handle = pq.ParquetFile(filesystem.open_input_file(name), read_dictionary=textual)
         except (OSError, pa.ArrowInvalid) as exc:
             raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
-        columns = handle.schema_arrow.names
-        found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
         missing = [c for c in wanted if found[c] is None]
         if missing:
             accepted = ", ".join(" or ".join(COLUMN_NAMES[c]) for c in wanted)
@@ -436,6 +445,19 @@ def _first_true(mask) -> int | None:
 
 
 def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa.Array:
+    """Ids as strings (a dictionary array of them kept as it is); a null or empty id is an
+    error naming its row."""
+    if pa.types.is_dictionary(values.type) and pa.types.is_string(values.type.value_type):
+        empty = pc.equal(pc.binary_length(values.dictionary), 0)
+        bad_code = np.flatnonzero(numpy_of(empty, fill=True))
+        missing = pc.is_null(values.indices)
+        if bad_code.size:
+            codes = arrow_array(bad_code.astype(str(values.indices.type)))
+            missing = pc.or_kleene(missing, pc.is_in(values.indices, value_set=codes))
+        bad = _first_true(missing)
+        if bad is not None:
+            raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
+        return values
     if pa.types.is_dictionary(values.type):
         values = values.cast(pa.string())
     elif not pa.types.is_string(values.type):

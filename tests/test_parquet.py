@@ -69,6 +69,10 @@ def test_bad_parquet_names_file_and_row(tmp_path):
     pq.write_table(table, tmp_path / "nulls.parquet")
     with pytest.raises(citeval_irm.InputError, match=r"nulls\.parquet: row 2: missing score"):
         citeval_irm.read_run(tmp_path / "nulls.parquet")
+    empty = table.set_column(1, "doc_id", pa.array(["d1", "", "d3"]))
+    pq.write_table(empty, tmp_path / "empty_id.parquet")  # strings: read as a dictionary
+    with pytest.raises(citeval_irm.InputError, match=r"row 2: missing or empty doc_id"):
+        citeval_irm.read_run(tmp_path / "empty_id.parquet")
     pq.write_table(table.drop(["score"]), tmp_path / "cols.parquet")
     with pytest.raises(citeval_irm.InputError, match=r"missing column\(s\) \['score'\]"):
         citeval_irm.read_run(tmp_path / "cols.parquet")
