@@ -280,7 +280,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from .protocol import validate
 
     report = validate(
-        args.run, args.dataset, same_year=args.same_year, unknown_year=args.unknown_year
+        args.run,
+        args.dataset,
+        same_year=args.same_year,
+        unknown_year=args.unknown_year,
+        memory=args.memory,
+        progress=False if args.quiet else None,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -358,6 +363,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             paper=args.paper,
             stage=args.stage,
             same_year=args.same_year,
+            memory=args.memory,
+            engine=args.engine,
+            scheduler=args.scheduler,
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
@@ -634,9 +642,11 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check a run against a dataset's protocol (later papers, the query paper, ...)",
     )
-    va.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    va.add_argument("run", help="TREC run file (6 columns; .gz accepted) or Parquet")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
     add_year_options(va)
+    va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
+    va.add_argument("--quiet", action="store_true", help="no progress bar")
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
         "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"

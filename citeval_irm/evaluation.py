@@ -34,7 +34,7 @@ from .choices import (
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
 from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
-from .results import EvalResult
+from .results import EvalResult, RankedQueries
 from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
 from .tables import Qrels, Run, lookup, take
 from .ties import rank_order, rank_run, tie_report
@@ -218,7 +218,14 @@ def evaluate(
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
     values = engine_values(settings, run_table, qrels_table, people, order)
-    return make_result(settings, people, values, warnings, report, protocol_obj, run_table.source)
+    present = _present(run_table)
+    ranked = RankedQueries(
+        take(run_table.query_ids, present).to_pylist(),
+        np.bincount(run_table.query, minlength=len(run_table.query_ids))[present],
+    )
+    return make_result(
+        settings, people, values, warnings, report, protocol_obj, run_table.source, ranked=ranked
+    )
 
 
 @dataclass(frozen=True)
@@ -257,6 +264,7 @@ def make_result(
     protocol: Protocol | None,
     run_source: str,
     qrels_source: str | None = None,
+    ranked: RankedQueries | None = None,
 ) -> EvalResult:
     """The :class:`EvalResult` of per-query values: aggregates computed here, once."""
     measure_list = settings.measures
@@ -272,6 +280,7 @@ def make_result(
         run_source=run_source,
         qrels_source=qrels_source if qrels_source is not None else people.qrels_source,
         engine=settings.engine,
+        ranked=ranked,
     )
 
 

@@ -34,6 +34,7 @@ CHECKS: dict[str, str] = {
 """The checks, in report order: four on (query, doc) pairs, two on queries."""
 
 PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
+_FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # violations' order
 _EXAMPLES = 5
 _TABLE_EXAMPLES = 3
 
@@ -127,23 +128,86 @@ class ValidationReport:
         return self.format("table")
 
 
-def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> ValidationReport:
+def validate(
+    run,
+    dataset,
+    *,
+    same_year: bool,
+    unknown_year: str = "admit",
+    memory: int | str | None = None,
+    progress: bool | None = None,
+) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
     ``run``: any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and
     reported, not an error). ``dataset``: an ir_datasets dataset or id with docs and queries
     that carry years and the citing paper (``citeval/acl-200/test``, ``citeval/demo/test``).
     ``same_year`` is required: whether papers of the query paper's own year are allowed.
-    ``unknown_year``: ``"admit"`` or ``"exclude"`` docs without a year.
+    ``unknown_year``: ``"admit"`` or ``"exclude"`` docs without a year. ``memory``: as in
+    :func:`citeval_irm.evaluate`, a run file larger than it allows is checked a chunk of
+    whole queries at a time, with the same report.
     """
     from .datasets import admissible_candidates
+    from .streaming import Progress, plan_reading
 
     found = as_dataset(dataset)
     name = found[0] if found is not None else str(dataset)
     allowed = admissible_candidates(
         found[1] if found is not None else dataset, same_year=same_year, unknown_year=unknown_year
     )
-    table = as_run(run, duplicates=KEEP_ALL)
+    plan = plan_reading(run, memory)
+    if plan.stream:
+        from .chunks import over_whole_queries
+
+        bar = Progress(plan.size, progress, "citeval: validating the run")
+        try:
+            checked, _ = over_whole_queries(
+                run,
+                plan.chunk_rows,
+                plan,
+                KEEP_ALL,
+                lambda chunks: [_pair_checks(chunk, allowed) for chunk in chunks],
+                on_bytes=bar.read,
+            )
+        finally:
+            bar.close()
+        source = str(run)
+    else:
+        table = as_run(run, duplicates=KEEP_ALL)
+        checked, source = [_pair_checks(table, allowed)], table.source
+    queries = allowed.queries
+    # each check's rows in run order, the checks in report order, as from one table
+    pieces = [piece for check in _FLAGGED for part in checked for piece in part[0][check]]
+    run_queries = pd.Index(
+        pd.unique(np.concatenate([part[1] for part in checked])) if checked else []
+    )
+    unknown_queries = run_queries.difference(queries.index, sort=False)
+    missing_queries = queries.index.difference(run_queries, sort=False)
+    for check, ids in (("unknown_query", unknown_queries), ("missing_query", missing_queries)):
+        if len(ids):
+            pieces.append(
+                pd.DataFrame({"query_id": list(ids), "doc_id": "", "score": np.nan, "check": check})
+            )
+    columns = ["query_id", "doc_id", "score", "check"]
+    violations = (
+        pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
+    )
+    return ValidationReport(
+        dataset=name,
+        run_source=source,
+        same_year=same_year,
+        num_queries=len(queries),
+        num_docs=allowed.doc_count,
+        run_rows=sum(part[2] for part in checked),
+        checks=_check_table(violations, same_year, unknown_year),
+        violations=violations,
+        warnings=list(allowed.warnings),
+    )
+
+
+def _pair_checks(table, allowed) -> tuple[dict[str, list[pd.DataFrame]], np.ndarray, int]:
+    """The pair checks of a run (or of a chunk of whole queries of one): the violating rows
+    per check, the run's query ids, its number of rows."""
     frame = table.frame
     queries = allowed.queries
     known_query = frame["query_id"].isin(queries.index).to_numpy()
@@ -160,34 +224,11 @@ def validate(run, dataset, *, same_year: bool, unknown_year: str = "admit") -> V
         "later_paper": rows[known_doc & ~own_paper & ~admissible],
         "duplicate_doc": repeated_rows(table),
     }
-    pieces = [
-        frame.iloc[positions].assign(check=check)
+    pieces = {
+        check: [frame.iloc[positions].assign(check=check)] if len(positions) else []
         for check, positions in flagged.items()
-        if len(positions)
-    ]
-    run_queries = pd.Index(frame["query_id"].unique())
-    unknown_queries = run_queries.difference(queries.index, sort=False)
-    missing_queries = queries.index.difference(run_queries, sort=False)
-    for check, ids in (("unknown_query", unknown_queries), ("missing_query", missing_queries)):
-        if len(ids):
-            pieces.append(
-                pd.DataFrame({"query_id": list(ids), "doc_id": "", "score": np.nan, "check": check})
-            )
-    columns = ["query_id", "doc_id", "score", "check"]
-    violations = (
-        pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
-    )
-    return ValidationReport(
-        dataset=name,
-        run_source=table.source,
-        same_year=same_year,
-        num_queries=len(queries),
-        num_docs=allowed.doc_count,
-        run_rows=len(frame),
-        checks=_check_table(violations, same_year, unknown_year),
-        violations=violations,
-        warnings=list(allowed.warnings),
-    )
+    }
+    return pieces, frame["query_id"].unique(), len(frame)
 
 
 def _later_paper_rule(same_year: bool, unknown_year: str) -> str:

@@ -27,6 +27,15 @@ if TYPE_CHECKING:
 FORMATS = ("table", "csv", "json", "trec_eval")
 
 
+@dataclass(frozen=True)
+class RankedQueries:
+    """The run's queries (first-appearance order) and how many docs each ranks: what a
+    comparison keeps of a run, whichever path (in memory, streamed, on Dask) read it."""
+
+    query_ids: list[str]
+    sizes: np.ndarray
+
+
 @dataclass
 class EvalResult:
     """Aggregate and per-query values of one evaluation, with its counted warnings.
@@ -46,6 +55,7 @@ class EvalResult:
     run_source: str = "<run>"
     qrels_source: str = "<qrels>"
     engine: str = "citeval"
+    ranked: RankedQueries | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ access
     @property

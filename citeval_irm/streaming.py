@@ -36,7 +36,7 @@ from .evaluation import (
     make_result,
     population_of,
 )
-from .results import EvalResult
+from .results import EvalResult, RankedQueries
 from .tables import Qrels, Run, lookup, take
 from .ties import TieReport, rank_order, tie_report
 
@@ -278,7 +278,11 @@ def merge_parts(
         + people.warnings
         + ([tie_warning] if tie_warning else [])
     )
-    return make_result(settings, people, values, warnings, report, protocol, source, qrels.source)
+    sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    ranked = RankedQueries(run_ids.to_pylist(), sizes)
+    return make_result(
+        settings, people, values, warnings, report, protocol, source, qrels.source, ranked
+    )
 
 
 def check_whole_queries(parts: list[Part], source: str) -> None:

@@ -83,3 +83,17 @@ def test_cli_engine_dask_with_a_scheduler_address(tmp_path, client, capsys):
     )
     shown = capsys.readouterr().out.replace(str(tmp_path / "parts"), str(run))
     assert shown.replace('"engine": "dask"', '"engine": "citeval"') == expected
+
+
+def test_compare_streamed_and_on_the_cluster(tmp_path, client):
+    from compare_reference import planted_runs
+
+    planted = planted_runs(tmp_path)
+    runs = {name: planted[name] for name in ("base", "better", "null")}
+    options = {"measures": "RR R@10 nDCG@10 AP", "baseline": "base", "permutations": 2000}
+    expected = citeval_irm.compare(runs, planted["qrels"], **options)
+    for extra in ({"memory": "64K"}, {"engine": "dask", "scheduler": client}):
+        other = citeval_irm.compare(runs, planted["qrels"], **options, **extra)
+        assert other.pairs.equals(expected.pairs)
+        assert other.per_query.equals(expected.per_query)
+        assert [str(w) for w in other.warnings] == [str(w) for w in expected.warnings]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 
 import citeval_irm
 from citeval_irm.chunks import NotGrouped, iter_run_chunks
@@ -185,3 +186,22 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
     (tmp_path / "dup.trec").write_text("\n".join(repeated) + "\n")
     with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{len(repeated)}: duplicate"):
         citeval_irm.evaluate(tmp_path / "dup.trec", qrels, "RR", memory=TINY)
+
+
+def test_validate_streamed_equals_in_memory(tmp_path, demo_home):  # noqa: F811
+    from citeval_irm.datasets import admissible_candidates  # noqa: F401 (registers the demo)
+
+    run = citeval_irm.bm25_run("citeval/demo/test", k=40)  # not temporal: later papers in it
+    path = citeval_irm.write_run(run, tmp_path / "bm25.trec")
+    lines = path.read_text().splitlines()
+    first = lines[0].split()
+    lines.insert(1, f"{first[0]} Q0 {first[2]} 2 -1 dup")  # a pair listed twice
+    lines.insert(3, f"{first[0]} Q0 X99-9999 4 -2 bad")  # not a doc of the dataset
+    lines += ["not-a-query Q0 X99-9999 1 1 bad"]
+    path.write_text("\n".join(lines) + "\n")
+    whole = citeval_irm.validate(path, "citeval/demo/test", same_year=True)
+    streamed = citeval_irm.validate(path, "citeval/demo/test", same_year=True, memory=TINY)
+    assert not whole.passed and whole.count("later_paper") > 10
+    assert whole.to_dict() == streamed.to_dict()
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(whole.violations, streamed.violations)
