@@ -79,7 +79,7 @@ def _gather(client, futures, progress: bool | None, total: int) -> list[Part]:
     """The parts, in task order, with a progress bar of the partitions scored."""
     from distributed import as_completed
 
-    bar = Progress(total, progress, "citeval: partitions scored")
+    bar = Progress(total, progress, "citeval: partitions scored", unit=" partitions")
     try:
         for future in as_completed(futures):
             bar.read(bar.position + 1)

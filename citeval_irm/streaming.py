@@ -306,16 +306,15 @@ def check_whole_queries(parts: list[Part], source: str) -> None:
 class Progress:
     """A progress bar of bytes read and queries scored (tqdm), or nothing."""
 
-    def __init__(self, total: int, show: bool | None, what: str):
+    def __init__(self, total: int, show: bool | None, what: str, unit: str = "B"):
         self.bar = None
         if show is None:
             show = sys.stderr.isatty()
         if show:
             from tqdm import tqdm
 
-            self.bar = tqdm(
-                total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=what, leave=False
-            )
+            scale = {"unit_scale": True, "unit_divisor": 1024} if unit == "B" else {}
+            self.bar = tqdm(total=total, unit=unit, desc=what, leave=False, **scale)
         self.position = 0
         self.queries = 0
 

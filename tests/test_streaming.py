@@ -205,3 +205,44 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):  # noqa: F811
     assert whole.to_dict() == streamed.to_dict()
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(whole.violations, streamed.violations)
+
+
+def test_progress_on_a_terminal_and_not_otherwise(tmp_path):
+    """Progress (bytes read, queries scored) shows on a terminal, never in a pipe or with
+    --quiet."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    run, qrels = citation_run(tmp_path, queries=80)
+    argv = [sys.executable, "-m", "citeval_irm.cli", "eval", str(run), "--qrels", str(qrels)]
+    argv += ["-m", "RR", "--memory", "64K"]
+
+    def stderr_of(*extra: str, terminal: bool) -> str:
+        if not terminal:
+            done = subprocess.run([*argv, *extra], capture_output=True, text=True, check=True)
+            return done.stderr
+        main_end, other_end = pty.openpty()
+        # a terminal of 24 x 100 characters (a new pseudo-terminal has no size)
+        fcntl.ioctl(other_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        done = subprocess.run([*argv, *extra], stdout=subprocess.DEVNULL, stderr=other_end)
+        os.close(other_end)
+        chunks = []
+        while True:
+            try:
+                data = os.read(main_end, 1 << 16)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(main_end)
+        assert done.returncode == 0
+        return b"".join(chunks).decode(errors="replace")
+
+    shown = stderr_of(terminal=True)
+    assert "citeval: reading the run" in shown and "B/s" in shown  # bytes read
+    assert "reading the run" not in stderr_of("--quiet", terminal=True)
+    assert "reading the run" not in stderr_of(terminal=False)
