@@ -282,7 +282,7 @@ class Measures:
 
     @classmethod
     def of(cls, protocol: str) -> Measures:
-        from citeval_irm.measures import get_protocol
+        from citeval_irm.papers import get_protocol
         from citeval_irm.scoring import trec_eval_name
 
         chosen = get_protocol(protocol)

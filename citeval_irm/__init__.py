@@ -37,14 +37,12 @@ _EXPORTS = {
     "read_qrels": "io",
     "read_run": "io",
     "write_run": "io",
-    "GOYAL2026": "measures",
-    "MASTERSET2026": "measures",
-    "PROTOCOLS": "measures",
+    "PROTOCOLS": "papers",
     "Protocol": "measures",
     "parse_measures": "measures",
     "ValidationReport": "protocol",
     "validate": "protocol",
-    "RECIPES": "recipes",
+    "RECIPES": "papers",
     "Quirks": "recipes",
     "Recipe": "recipes",
     "EvalResult": "results",
@@ -122,10 +120,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
     from .evaluation import VerificationError, evaluate  # noqa: F401
     from .io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
-    from .measures import GOYAL2026, MASTERSET2026, PROTOCOLS, Protocol, parse_measures  # noqa: F401
+    from .measures import Protocol, parse_measures  # noqa: F401
+    from .papers import PROTOCOLS, RECIPES  # noqa: F401
     from .protocol import ValidationReport, validate  # noqa: F401
     from .published import PublishedComparison, PublishedResults, published  # noqa: F401
-    from .recipes import RECIPES, Quirks, Recipe  # noqa: F401
+    from .recipes import Quirks, Recipe  # noqa: F401
     from .results import EvalResult  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401
     from .tieaware import TieRange, tie_ranges  # noqa: F401

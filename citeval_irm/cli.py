@@ -13,7 +13,9 @@ import json
 import logging
 import signal
 import sys
+import textwrap
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -25,9 +27,8 @@ from .choices import (
     TIE_POLICIES,
     UNKNOWN_YEAR_POLICIES,
 )
-from .errors import CitevalError, InputError
-from .measures import PROTOCOLS
-from .recipes import RECIPES
+from .errors import CitevalError, EvalWarning, InputError
+from .papers import PROTOCOLS, RECIPES
 from .results import FORMATS
 
 EXIT_INPUT_ERROR = 2
@@ -218,12 +219,27 @@ def add_convert_command(commands) -> None:
 
 def _cmd_recipes(args: argparse.Namespace) -> int:
     for recipe in RECIPES.values():
-        quirks = ", ".join(recipe.quirks.active()) or "none"
         print(f"{recipe.name}: {recipe.reference}")
-        print(f"  {recipe.description}")
-        print(f"  quirks: {quirks}")
+        print(textwrap.fill(recipe.description, 96, initial_indent="  ", subsequent_indent="  "))
+        print(textwrap.fill(f"script: {recipe.source}", 96, initial_indent="  ",
+                            subsequent_indent="    "))  # fmt: skip
+        for rule in recipe.rules:
+            print(f"    {rule}")
+        print(f"  averages: {_POPULATIONS[recipe.queries]}")
+        quirks = "; ".join(f"{name}={getattr(recipe.quirks, name)!r}" for name in
+                           recipe.quirks.active())  # fmt: skip
+        print(textwrap.fill(f"quirks: {quirks}", 96, initial_indent="  ", subsequent_indent="    "))
+        for crash in recipe.crashes:
+            print(f"  stops with {crash.exception} on {crash.when.replace('_', ' ')}: {crash.line}")
         print(f"  measures: {' '.join(str(m) for m in recipe.measures)}")
     return 0
+
+
+_POPULATIONS = {
+    "qrels": "every qrels query (a loop over the test set; a missing ranking is an empty list)",
+    "run": "every run query (a loop over the predictions)",
+    "gold_and_run": "the queries with gold papers and a ranking",
+}
 
 
 def _cmd_protocols(args: argparse.Namespace) -> int:
@@ -684,7 +700,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     try:
-        return handler(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
+            return handler(args)
     except CitevalError as exc:
         print(f"citeval: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR

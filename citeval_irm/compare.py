@@ -39,7 +39,8 @@ from .comparison import CompareSettings, Comparison
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .evaluation import evaluate
 from .io import read_qrels
-from .measures import PROTOCOLS, parse_measures
+from .measures import parse_measures
+from .papers import PROTOCOLS
 from .protocol import ValidationReport, validate
 from .results import EvalResult
 from .tables import Qrels

@@ -8,18 +8,17 @@ tidy DataFrames for a notebook. Values are stored as fractions; percent is prese
 
 from __future__ import annotations
 
-import json
 import math
 import string
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .choices import COMPARE_FORMATS
 from .errors import EvalWarning, InputError
 from .measures import Protocol
 from .render import latex_escape, latex_tabular, render, wrap
+from .reports import Report
 
 FORMATS = COMPARE_FORMATS
 TEST_LABELS = {
@@ -60,7 +59,7 @@ class CompareSettings:
 
 
 @dataclass
-class Comparison:
+class Comparison(Report):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
     ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
@@ -120,23 +119,18 @@ class Comparison:
         return 2 if percent else 4
 
     # ------------------------------------------------------------------ formats
-    def format(self, fmt: str = "table", *, percent: bool | None = None) -> str:
-        """``table``, ``markdown``, ``latex``, ``csv`` (the pairs, or the means of a single
-        run) or ``json``."""
-        if fmt not in FORMATS:
-            raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    FORMATS = FORMATS
+
+    def _render(self, fmt: str, *, percent: bool | None = None) -> str:
+        """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
+        run)."""
         percent = self.percent_default() if percent is None else percent
         if fmt == "csv":
             frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
             return frame.to_csv(index=False, lineterminator="\n")
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n"
         if fmt == "latex":
             return self._latex(percent)
         return self._text(fmt, percent)
-
-    def __str__(self) -> str:
-        return self.format("table")
 
     def _repr_html_(self) -> str:
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
@@ -412,13 +406,3 @@ def _effect(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return _signed(value, 2)
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

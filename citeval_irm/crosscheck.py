@@ -16,7 +16,6 @@ For queries with tied scores, the report also gives each measure's worst, expect
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,30 +28,39 @@ from .choices import TIE_POLICIES, check_choice
 from .errors import EvalWarning, InputError, examples_of
 from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
-from .measures import PROTOCOLS, Measure, Protocol
+from .measures import Measure, Protocol
+from .papers import PROTOCOLS, get_recipe
 from .recipes import (
     Quirks,
     Recipe,
     RecipeScorer,
     check_recipe_measures,
-    get_recipe,
     query_paper_of,
 )
+from .reports import Report
 from .scoring import build_rankings, tie_range_matrix
-from .tables import Qrels, Run, lookup
+from .tables import Qrels, Run, take
 
 TOLERANCE = 1e-9
 
 CAUSES: dict[str, str] = {
     "tie_order": "tied scores: the recipe keeps the run's order, trec_eval puts tied docs in "
     "descending doc id order",
-    "duplicate_doc": "a doc listed twice in the ranking: the recipe counts every copy, trec_eval "
-    "accepts one (the best-scored copy is kept on the trec_eval side)",
+    "duplicate_doc": "a doc listed twice in the ranking: the recipe's script counts it its own "
+    "way (once at its first copy, or every copy), trec_eval keeps the best-scored copy only",
+    "ranking_depth": "the recipe cuts the list at a fixed depth (the largest Recall cut-off) "
+    "before removing the query paper: MAP and MRR see only that depth",
     "query_paper_removed": "the query's own (citing) paper is in its ranking: the recipe removes "
     "it, trec_eval ranks it as a non-relevant doc",
+    "query_paper_gold_removed": "the query's own paper is one of its gold papers and the recipe "
+    "removes it from the ranking anyway (it stays in the gold set)",
     "label_threshold": "the recipe counts only labels at or above its threshold as gold, "
     "trec_eval every label >= 1",
     "single_gold": "several relevant papers: the recipe scores only the first listed one",
+    "gold_from_context_id": "the recipe takes the gold paper from the context id "
+    "(<citing>_<cited>_<n>), not from the qrels",
+    "gold_outside_pool": "a gold paper outside the candidate pool: the recipe drops it from the "
+    "gold set, trec_eval counts it as relevant and never retrieved",
     "first_listed_gold": "several relevant papers: the recipe's RR uses the first listed gold "
     "paper while another relevant paper ranks higher",
     "gold_not_retrieved": "the recipe's (first listed) gold paper is not retrieved, while "
@@ -63,10 +71,10 @@ CAUSES: dict[str, str] = {
     "(SymTax's rank-100 rule), so it counts as a hit at large K",
     "missing_query": "a qrels query has no ranking in the run: trec_eval -c scores it 0, the "
     "recipe does not average it",
-    "run_only_query": "a run query is not in the qrels: the recipe averages it (as 0), trec_eval "
+    "run_only_query": "a run query is not in the qrels: the recipe averages it, trec_eval "
     "ignores it",
     "query_without_relevant": "a query with no relevant paper: trec_eval scores it 0, the recipe "
-    "cannot score it and leaves it out",
+    "does not average it",
     "unexplained": "a difference none of the causes above accounts for",
 }
 
@@ -80,11 +88,13 @@ _SHORT_NAMES = {
 }
 
 _QUIRK_CAUSE = {
-    "list_duplicates": "duplicate_doc",
-    "list_order": "tie_order",
-    "remove_query_paper": "query_paper_removed",
+    "tie_order": "tie_order",
+    "duplicates": "duplicate_doc",
+    "ranking_depth": "ranking_depth",
+    "query_paper": "query_paper_removed",
     "min_relevance": "label_threshold",
-    "single_gold": "single_gold",
+    "gold": "single_gold",
+    "gold_in_pool": "gold_outside_pool",
     "first_listed_gold": "first_listed_gold",
     "binary_gains": "graded_labels",
     "rr_cutoff": "truncated_cutoff",
@@ -93,7 +103,7 @@ _QUIRK_CAUSE = {
 
 
 @dataclass
-class CrosscheckReport:
+class CrosscheckReport(Report):
     """The cross-check of one run: per-measure summary, every differing query with its
     causes, counts per cause, and tie ranges.
 
@@ -101,7 +111,10 @@ class CrosscheckReport:
     ``max_abs_query_difference``, ``queries_differing``, ``tie_worst``, ``tie_expected``,
     ``tie_best``). ``differences``: one row per differing (query, measure). ``causes``: one row
     per cause found. ``tie_queries``: per tied query and measure, the trec_eval value and its
-    range. Values are fractions; ``percent`` says how the recipe's paper prints them.
+    range. ``crashes``: the queries on which the paper's script itself would have stopped
+    with an exception (the recipe scores them as an empty match); ``recipe_per_query``: the
+    recipe's value of every query it averages. Values are fractions;
+    ``percent`` says how the recipe's paper prints them.
     """
 
     recipe: Recipe
@@ -111,6 +124,8 @@ class CrosscheckReport:
     differences: pd.DataFrame
     causes: pd.DataFrame
     tie_queries: pd.DataFrame
+    crashes: pd.DataFrame
+    recipe_per_query: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
     percent: bool = False
 
@@ -147,16 +162,13 @@ class CrosscheckReport:
             "causes": _records(self.causes),
             "differences": _records(self.differences),
             "tie_queries": _records(self.tie_queries),
+            "script_would_stop": _records(self.crashes),
             "unexplained": self.unexplained,
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def format(self, fmt: str = "table", *, percent: bool | None = None, max_rows: int = 10) -> str:
-        """``table`` for a terminal (``max_rows`` differing queries shown) or ``json``."""
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2) + "\n"
-        if fmt != "table":
-            raise InputError(None, f"unknown format {fmt!r}; choose table or json")
+    def _render(self, fmt: str, *, percent: bool | None = None, max_rows: int = 10) -> str:
+        """The table for a terminal (``max_rows`` differing queries shown)."""
         percent = self.percent if percent is None else percent
         scale, decimals = (100.0, 2) if percent else (1.0, 4)
         shown = self.summary.copy()
@@ -172,7 +184,7 @@ class CrosscheckReport:
         # rounded, then +0.0, so a difference of -1e-17 prints as 0.00, not -0.00
         shown[value_columns] = (shown[value_columns] * scale).round(decimals) + 0.0
         lines = [
-            f"cross-check: trec_eval (ir-measures) vs recipe {self.recipe.name} "
+            f"cross-check: trec_eval vs recipe {self.recipe.name} "
             f"({self.recipe.reference}); the recipe sees tied scores in "
             f"{'the run' if self.ties == 'run_order' else 'trec_eval'}'s order"
             + (" (percent)" if percent else ""),
@@ -200,11 +212,18 @@ class CrosscheckReport:
             lines.append(
                 _indent(head.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}"))
             )
+        if len(self.crashes):
+            lines.append(
+                f"the {self.recipe.name} script would have stopped on "
+                f"{self.crashes['query_id'].nunique()} queries (the recipe scores them 0):"
+            )
+            for (exception, line), rows in self.crashes.groupby(["exception", "line"]):
+                lines.append(
+                    f"  {exception} ({line}): {len(rows)} queries, e.g. "
+                    + ", ".join(examples_of(rows["query_id"], 3))
+                )
         lines.append(f"unexplained differences: {self.unexplained}")
         return "\n".join(lines) + "\n"
-
-    def __str__(self) -> str:
-        return self.format("table")
 
 
 def _indent(text: str) -> str:
@@ -250,13 +269,6 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
     return query_papers
 
 
-def _paper_codes(query_ids: list[str], paper_of, run: Run) -> np.ndarray:
-    """Per query, the run's doc code of its own paper (-1: none, or never in the run)."""
-    papers = [paper_of(q) for q in query_ids]
-    found = lookup(pa.array([p or "" for p in papers], pa.string()), run.doc_ids)
-    return np.where([p is not None for p in papers], found, -1) if papers else found
-
-
 def _attribute(
     scorer: RecipeScorer, measures, quirks: Quirks, values: np.ndarray, reference: np.ndarray
 ) -> list[list[list[str]]]:
@@ -279,16 +291,53 @@ def _attribute(
 
 
 def _cause_names(scorer: RecipeScorer, quirk: str, quirks: Quirks) -> list[str]:
-    """The cause a quirk names for each query (``first_listed_gold`` is
-    ``gold_not_retrieved`` where that gold paper is not in the ranking at all)."""
+    """The cause a quirk names for each query: ``first_listed_gold`` is
+    ``gold_not_retrieved`` where that gold paper is not in the ranking at all; removing the
+    query paper is ``query_paper_gold_removed`` where that paper is gold; the gold source
+    says which source it is."""
     cause = _QUIRK_CAUSE[quirk]
-    if quirk != "first_listed_gold":
-        return [cause] * len(scorer.counted)
-    rankings = scorer.rankings(quirks)
+    if quirk == "gold" and quirks.gold == "context_id":
+        cause = "gold_from_context_id"
+    if quirk not in ("first_listed_gold", "query_paper"):
+        return [cause] * len(scorer.query_ids)
+    gold = scorer.gold(quirks)
+    if quirk == "query_paper":
+        relevant = gold.relevance >= quirks.min_relevance
+        pairs = set(
+            zip(
+                take(gold.all_query_ids, gold.query[relevant]).to_pylist(),
+                take(gold.doc_ids, gold.doc[relevant]).to_pylist(),
+            )
+        )
+        return [
+            "query_paper_gold_removed" if (q, p) in pairs else cause
+            for q, p in zip(scorer.query_ids, scorer.papers)
+        ]
+    rankings = scorer.rankings(quirks, "first_copy", None)
     first = rankings.judgements.first_relevant_row(quirks.min_relevance)
     retrieved = np.zeros(len(rankings.judgements.label) + 1, dtype=bool)
     retrieved[rankings.qrel_row] = True
     return [cause if row < 0 or retrieved[row] else "gold_not_retrieved" for row in first]
+
+
+def _recipe_queries(recipe: Recipe, qrels: Qrels, run_ids: list[str], in_run) -> list[str]:
+    """The queries the recipe's script averages (see :attr:`Recipe.queries`)."""
+    if recipe.queries == "run":
+        return run_ids
+    qrels_ids = qrels.query_id_list
+    if recipe.queries == "qrels":
+        return qrels_ids
+    return [q for q, found in zip(qrels_ids, in_run) if found]  # gold_and_run, before gold
+
+
+def _pool_of(pool, qrels) -> pa.Array | None:
+    """The candidate pool as doc ids: the caller's, else the docs of the qrels' dataset."""
+    if pool is None:
+        dataset = as_dataset(qrels)
+        if dataset is None or not dataset[1].has_docs():
+            return None
+        pool = (doc.doc_id for doc in dataset[1].docs_iter())
+    return pa.array(list(pool), pa.string())
 
 
 def crosscheck(
@@ -300,6 +349,7 @@ def crosscheck(
     recipe: str | Recipe | None = None,
     ties: str = "run_order",
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
+    pool: Iterable[str] | None = None,
 ) -> CrosscheckReport:
     """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
     semantics and with a recipe, and explain every per-query difference.
@@ -310,7 +360,8 @@ def crosscheck(
     trec_eval side always uses trec_eval's order. ``query_papers`` maps a query id to its
     citing / query paper (default: the ``citing_id`` of the queries when ``qrels`` is an
     ir_datasets dataset, else the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id, else
-    the query id itself).
+    the query id itself). ``pool``: the candidate pool, for a recipe that drops gold
+    outside it (default: the docs of the qrels' dataset; without one, gold is kept).
     """
     check_choice("ties", ties, TIE_POLICIES)
     if (
@@ -318,12 +369,12 @@ def crosscheck(
         and protocol is None
         and not (isinstance(measures, str) and measures in PROTOCOLS)
     ):
-        raise InputError(None, "name a recipe (e.g. recipe='goyal2026') or a protocol")
+        raise InputError(None, "name a recipe (e.g. --recipe goyal2026) or a protocol")
     if measures is None and protocol is None:
         measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
-    recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.name)
-    check_recipe_measures(measure_list)
+    recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.recipe)
+    check_recipe_measures(measure_list, recipe_obj)
     quirks = recipe_obj.quirks
     names = [str(m) for m in measure_list]
     qrels_table = as_qrels(qrels)
@@ -331,26 +382,22 @@ def crosscheck(
     deduplicated = drop_duplicates(raw)
     reference = evaluate(deduplicated, qrels_table, measure_list, ties="trec_eval")
 
-    # who each side averages: trec_eval every qrels query; the recipe the run's queries,
-    # those with gold only if its script cannot score a query without one
-    qrels_ids = qrels_table.all_query_ids
-    in_run = np.zeros(len(qrels_ids), dtype=bool)
-    run_ids = raw.query_ids.take(pa.array(np.flatnonzero(np.bincount(raw.query) > 0)))
-    run_in_qrels = lookup(run_ids, qrels_ids)
-    in_run[run_in_qrels[run_in_qrels >= 0]] = True
-    has_gold = qrels_table.relevant_per_query(quirks.min_relevance) > 0
-    scored = in_run & (has_gold | (not recipe_obj.skips_queries_without_gold))
-    scored_positions = np.flatnonzero(scored)
-    scored_ids = qrels_ids.take(pa.array(scored_positions)).to_pylist()
-    run_only = run_ids.filter(pa.array(run_in_qrels < 0)).to_pylist()
-    if recipe_obj.skips_queries_without_gold:
-        run_only = []  # no gold, so not scored
-
+    # who each side averages: trec_eval every qrels query; the recipe what its script loops
+    # over (the test set, the predictions, or the queries with gold and a ranking)
+    run_ids = take(raw.query_ids, np.flatnonzero(np.bincount(raw.query) > 0)).to_pylist()
+    run_set = set(run_ids)
+    in_run = [q in run_set for q in qrels_table.query_id_list]
+    scored_ids = _recipe_queries(recipe_obj, qrels_table, run_ids, in_run)
     paper_of = _paper_lookup(query_papers, qrels)
+    pool_ids = _pool_of(pool, qrels) if quirks.gold_in_pool else None
     scorer = RecipeScorer(
-        raw, qrels_table, scored_positions, _paper_codes(scored_ids, paper_of, raw), ties
+        raw, qrels_table, scored_ids, [paper_of(q) for q in scored_ids], ties, pool_ids
     )
+    if recipe_obj.queries == "gold_and_run":
+        scorer = scorer.restricted(np.flatnonzero(scorer.relevant(quirks) > 0))
+        scored_ids = scorer.query_ids
     recipe_values = scorer.values(measure_list, quirks)
+    crashes = _crash_table(recipe_obj, scorer)
 
     reference_row = {q: i for i, q in enumerate(reference.query_ids)}
     ref_of_scored = np.array([reference_row.get(q, -1) for q in scored_ids], dtype=np.int64)
@@ -368,38 +415,40 @@ def crosscheck(
             for column, name in enumerate(names):
                 if causes[i][column]:
                     ref, value = ref_values[differing[i], column], mine[differing[i], column]
-                    differences.append(
-                        (
-                            scored_ids[row],
-                            name,
-                            ref,
-                            value,
-                            value - ref,
-                            ";".join(causes[i][column]),
-                        )
-                    )
+                    why = ";".join(causes[i][column])
+                    differences.append((scored_ids[row], name, ref, value, value - ref, why))
     scored_set = set(scored_ids)
     for query_id, row in reference_row.items():
         if query_id not in scored_set:
-            cause = (
-                "missing_query"
-                if not in_run[_position(qrels_ids, query_id)]
-                else ("query_without_relevant")
-            )
+            cause = "query_without_relevant" if query_id in run_set else "missing_query"
             differences += [
                 (query_id, name, reference.values[row, c], math.nan, math.nan, cause)
                 for c, name in enumerate(names)
             ]
-    for query_id in run_only:
-        differences += [(query_id, n, math.nan, 0.0, math.nan, "run_only_query") for n in names]
+    for row in np.flatnonzero(ref_of_scored < 0).tolist():
+        differences += [
+            (scored_ids[row], name, math.nan, recipe_values[row, c], math.nan, "run_only_query")
+            for c, name in enumerate(names)
+        ]
 
     diff_frame = pd.DataFrame(
         differences, columns=["query_id", "measure", "trec_eval", "recipe", "difference", "causes"]
     )
-    all_recipe = np.vstack([recipe_values, np.zeros((len(run_only), len(names)))])
     tie_frame, tie_means = _tie_table(deduplicated, qrels_table, measure_list, reference)
-    summary = _summary(names, reference, all_recipe, diff_frame, tie_means)
+    summary = _summary(names, reference, recipe_values, diff_frame, tie_means)
     percent = protocol_obj.percent if protocol_obj is not None else recipe_obj.percent
+    warnings = list(raw.warnings) + [
+        w for w in reference.warnings if w.code != "duplicate_docs_dropped"
+    ]
+    if quirks.gold_in_pool and pool_ids is None:
+        warnings.append(
+            EvalWarning(
+                "pool_unknown",
+                f"the {recipe_obj.name} script drops gold papers outside the candidate pool; "
+                "no pool is known (give pool= or a dataset), so every gold paper is kept",
+                len(scored_ids),
+            )
+        )
     return CrosscheckReport(
         recipe=recipe_obj,
         protocol=protocol_obj,
@@ -408,14 +457,24 @@ def crosscheck(
         differences=diff_frame,
         causes=_cause_table(diff_frame),
         tie_queries=tie_frame,
-        warnings=list(raw.warnings)
-        + [w for w in reference.warnings if w.code != "duplicate_docs_dropped"],
+        crashes=crashes,
+        recipe_per_query=pd.DataFrame(
+            recipe_values, index=pd.Index(scored_ids, name="query_id"), columns=names
+        ),
+        warnings=warnings,
         percent=percent,
     )
 
 
-def _position(ids: pa.Array, query_id: str) -> int:
-    return int(lookup(pa.array([query_id], pa.string()), ids)[0])
+def _crash_table(recipe: Recipe, scorer: RecipeScorer) -> pd.DataFrame:
+    """One row per query on which the recipe's script would have stopped, and why."""
+    columns = ["query_id", "exception", "line"]
+    rows = []
+    found = scorer.crashes(recipe)
+    for crash in recipe.crashes:
+        where = found[crash.when]
+        rows += [(scorer.query_ids[i], crash.exception, crash.line) for i in np.flatnonzero(where)]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _tie_table(run: Run, qrels: Qrels, measures, reference) -> tuple[pd.DataFrame, np.ndarray]:

@@ -31,18 +31,23 @@ class InputError(CitevalError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
-@dataclass(frozen=True)
-class EvalWarning:
+@dataclass(eq=True, unsafe_hash=True)
+class EvalWarning(UserWarning):
     """Something the evaluation ignored or altered, counted.
 
     ``code`` is a stable machine-readable name (e.g. ``"run_only_queries"``); ``examples``
-    holds up to a few of the affected ids.
+    holds up to a few of the affected ids. A real :class:`Warning`: :func:`evaluate` issues
+    each one through :mod:`warnings` too, so ``warnings.simplefilter("error", EvalWarning)``
+    turns them into errors and ``"ignore"`` silences them; results keep them in ``.warnings``.
     """
 
     code: str
     message: str
     count: int
     examples: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
 
     def __str__(self) -> str:
         text = f"{self.message} ({self.count})"

@@ -18,6 +18,8 @@ ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-meas
 
 from __future__ import annotations
 
+import subprocess
+import warnings as python_warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,7 +35,8 @@ from .choices import (
 )
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
-from .measures import PROTOCOLS, Measure, Protocol, get_protocol, parse_measures
+from .measures import Measure, Protocol, parse_measures
+from .papers import PROTOCOLS, get_protocol
 from .results import EvalResult, RankedQueries
 from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
 from .tables import Qrels, Run, lookup, take
@@ -198,7 +201,17 @@ def evaluate(
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
     settings = Settings(measure_list, ties, duplicates, empty_queries, engine, verify)
-    if engine == "dask":
+    result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
+    for warning in result.warnings:
+        python_warnings.warn(warning, stacklevel=2)
+    return result
+
+
+def _evaluate(
+    run, qrels_table: Qrels, settings: Settings, protocol_obj, memory, progress, scheduler
+) -> EvalResult:
+    """The evaluation by the path the run calls for: on Dask, streamed, or in memory."""
+    if settings.engine == "dask":
         from .daskengine import evaluate_dask
 
         return evaluate_dask(run, qrels_table, settings, protocol_obj, scheduler, progress)
@@ -208,12 +221,10 @@ def evaluate(
     if plan.stream:
         from .streaming import evaluate_stream
 
-        result = evaluate_stream(run, qrels_table, settings, protocol_obj, plan, progress)
-        if result is not None:
-            return result
-    run_table = as_run(run, duplicates=duplicates)
-    people = population(run_table, qrels_table, empty_queries)
-    order = rank_order(run_table, ties)
+        return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, progress)
+    run_table = as_run(run, duplicates=settings.duplicates)
+    people = population(run_table, qrels_table, settings.empty_queries)
+    order = rank_order(run_table, settings.ties)
     report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
@@ -309,6 +320,7 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
         # exact for these measures, and pytrec_eval 0.5 can hang for ever in ``ndcg`` on a
         # query whose only labels are negative once an earlier evaluator ran
         qrels_dict = {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels_dict.items()}
+    qrels_dict = _few_label_levels(qrels_dict, measures, qrels)
     run_dict = ranked.to_dict()
     for query in people.query_ids:  # an empty ranking: pytrec_eval then computes trec_eval -c
         run_dict.setdefault(query, {})
@@ -318,17 +330,52 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
     by_identity = {id(m): i for i, m in enumerate(measures)}
     by_name = {str(m): i for i, m in enumerate(measures)}
     values = np.full((len(people.query_ids), len(measures)), np.nan)
-    for metric in ir_measures.iter_calc(measures, qrels_dict, run_dict):
-        row = position.get(metric.query_id)
-        if row is not None:
-            column = by_identity.get(id(metric.measure))
-            values[row, column if column is not None else by_name[str(metric.measure)]] = (
-                metric.value
-            )
+    try:
+        for metric in ir_measures.iter_calc(measures, qrels_dict, run_dict):
+            row = position.get(metric.query_id)
+            if row is not None:
+                column = by_identity.get(id(metric.measure))
+                values[row, column if column is not None else by_name[str(metric.measure)]] = (
+                    metric.value
+                )
+    except (ValueError, TypeError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        # a provider of ir-measures that cannot take this input (pytrec_eval's rel >= 1, the
+        # gdeval perl script on non-numeric ids, a provider not installed): say which
+        names = ", ".join(str(m) for m in measures)
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(None, f"ir-measures could not compute {names}: {reason}") from None
     # A measure a provider does not report for a query it has no ranking for is its default.
     for column, measure in enumerate(measures):
         values[np.isnan(values[:, column]), column] = measure.DEFAULT
     return values
+
+
+PYTREC_EVAL_LEVELS = 1_000  # pytrec_eval allocates memory for every level up to the largest
+
+
+def _few_label_levels(qrels_dict: dict, measures, qrels: Qrels) -> dict:
+    """Labels pytrec_eval can take: it allocates per relevance level up to the largest label
+    (2^31 - 1 costs 17 GB and half a minute). For measures that only compare a label with
+    their ``rel`` threshold (and with 0, for judged), each label is replaced by the largest
+    threshold it reaches: exact, and small. Gains (nDCG, measures outside the table) need
+    the labels themselves, so large ones are an error pointing to the default engine."""
+    if not len(qrels) or int(np.abs(qrels.relevance).max()) <= PYTREC_EVAL_LEVELS:
+        return qrels_dict
+    if any(m.NAME == "nDCG" or not supports(m) for m in measures):
+        raise InputError(
+            qrels.source,
+            f"relevance labels up to {int(np.abs(qrels.relevance).max()):,}: pytrec_eval "
+            f"allocates memory for every level, and the gains of {', '.join(map(str, measures))} "
+            f"need the labels themselves; use the default engine (engine='citeval', "
+            f"--engine citeval) for labels beyond {PYTREC_EVAL_LEVELS:,}",
+        )
+    thresholds = sorted({0} | {int(m.params.get("rel", 1)) for m in measures})
+
+    def level(label: int) -> int:
+        reached = [t for t in thresholds if t <= label]
+        return reached[-1] if reached else thresholds[0] - 1
+
+    return {q: {d: level(v) for d, v in docs.items()} for q, docs in qrels_dict.items()}
 
 
 def _verify(values: np.ndarray, reference: np.ndarray, measures, query_ids) -> None:

@@ -40,7 +40,7 @@ from .tables import (
 _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
 _FLOAT_PATTERN = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_INT_PATTERN = r"^[+-]?[0-9]+$"
+_LABEL_PATTERN = r"^[+-]?[0-9]+(\.0*)?$"
 _BLOCK_SIZE = 1 << 22  # 4 MB: both cores busy, few per-block dictionaries to unify
 
 PathLike = str | os.PathLike
@@ -131,6 +131,12 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     values = numpy_of(table[value_column])
     if value_column == "score" and not np.isfinite(values).all():
         raise _NeedLineNumbers
+    if (
+        value_column == "relevance"
+        and len(values)
+        and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1])
+    ):
+        raise _NeedLineNumbers
     columns[value_column] = values
     del table
     # the parser's blocks are freed now; hand their memory back before scoring allocates
@@ -168,63 +174,83 @@ def line_batches(
 ):
     """The line-aware parse of ``path`` one block at a time: record batches of ``wanted``
     (values typed) plus each row's 1-based ``line``, and the number of lines with text
-    after the last column; errors name their line, as :func:`_read_lines` does."""
+    after the last column; lines and errors as :func:`_read_lines` has them. A block ends
+    at its last line end (a ``\r`` that ends a block waits for the next: ``\r\n`` is one
+    line end)."""
     allow_extra = value_column == "score"
     stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
-    first_line = 1
+    first_line, carry = 1, b""
+    while True:
+        block = stream.read(block_size)
+        data = carry + block
+        if block:
+            end = max(data.rfind(b"\n"), data.rfind(b"\r"))
+            if end == len(data) - 1 and data[end:] == b"\r":
+                end = max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end))
+            if end < 0:
+                carry = data
+                continue
+            data, carry = data[: end + 1], data[end + 1 :]
+        lines, line_numbers, count = _lines_of(path, data, first_line)
+        first_line += count
+        columns, line_numbers, extra = _line_columns(
+            path, lines, line_numbers, layout, wanted, value_column, allow_extra
+        )
+        names = [*wanted, "line"]
+        arrays = [
+            *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
+            arrow_array(line_numbers.astype(np.int64)),
+        ]
+        yield pa.RecordBatch.from_arrays(arrays, names), extra
+        if not block:
+            return
+
+
+def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
+    """Every non-blank line of a file as Arrow strings, trimmed, with its 1-based number.
+
+    Lines end at ``\n``, ``\r\n`` or a lone ``\r``, as in the fast path (Arrow's CSV
+    reader), so both read a file the same way. A line that is not UTF-8 is an error naming it.
+    """
+    with _input_stream(path) as stream:
+        data = stream.read()
+    lines, line_numbers, _ = _lines_of(path, data, 1)
+    return lines, line_numbers
+
+
+def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.ndarray, int]:
+    """:func:`_file_lines` of some of a file's bytes (whole lines) whose first line is line
+    ``first_line``; also how many line ends they hold."""
+    chunks = pc.split_pattern_regex(pa.array([data], pa.large_binary()), r"\r\n|\n|\r")
+    lines = chunks.flatten()
+    ends = len(lines) - 1
     try:
-        reader = pa_csv.open_csv(stream, **_line_options(block_size))
-        for batch in reader:
-            columns, line_numbers, extra = _line_columns(
-                path, batch.column(0), first_line, layout, wanted, value_column, allow_extra
-            )
-            first_line += batch.num_rows
-            names = [*wanted, "line"]
-            arrays = [
-                *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
-                arrow_array(line_numbers.astype(np.int64)),
-            ]
-            yield pa.RecordBatch.from_arrays(arrays, names), extra
-    except pa.ArrowInvalid as exc:
-        raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
-
-
-def _line_options(block_size: int = _BLOCK_SIZE) -> dict:
-    """Options that read every line (blank ones too) as one string: the line-aware path."""
-    return {
-        "read_options": pa_csv.ReadOptions(column_names=["line"], block_size=block_size),
-        "parse_options": pa_csv.ParseOptions(
-            delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
-        ),
-        "convert_options": pa_csv.ConvertOptions(
-            column_types={"line": pa.string()}, null_values=[], strings_can_be_null=False
-        ),
-    }
+        lines = lines.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        for number, line in enumerate(lines.to_pylist(), start=first_line):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(str(path), f"is not UTF-8 text: {exc.reason}", number) from None
+        raise
+    lines = pc.ascii_trim_whitespace(lines)
+    keep = np.flatnonzero(_lengths(lines))
+    return take(lines, keep), keep + first_line, ends
 
 
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
     """Columns of any whitespace-separated file, with the 1-based line number of each row.
 
-    Fields are separated by runs of ASCII whitespace, as trec_eval splits them. Blank lines
-    are skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an
-    error naming its line.
+    Fields are separated by runs of ASCII whitespace (space, tab, \\v, \\f, \\r), as trec_eval
+    splits them (C ``isspace``): a non-breaking space is part of a field. Blank lines are
+    skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an error
+    naming its line.
     """
-    try:
-        table = pa_csv.read_csv(_input_stream(path), **_line_options())
-    except pa.ArrowInvalid as exc:
-        raise InputError(str(path), f"cannot be read as a text table: {exc}") from None
-    return _split_lines(path, table["line"], 1, layout, wanted, allow_extra)
+    return _split_fields(path, *_file_lines(path), layout, wanted, allow_extra)
 
 
-def _split_lines(path: Path, raw, first_line: int, layout, wanted, allow_extra: bool):
-    """:func:`_read_lines` on some of a file's lines, ``raw`` (one string per line, blank
-    ones included), the first of which is line ``first_line``."""
-    if isinstance(raw, pa.ChunkedArray):
-        raw = raw.combine_chunks()
-    lines = pc.ascii_trim_whitespace(raw)
-    keep = np.flatnonzero(_lengths(lines))
-    line_numbers = keep + first_line
-    lines = take(lines, keep)
+def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, allow_extra: bool):
+    """:func:`_read_lines` on some of a file's lines (non-blank, trimmed) and their numbers."""
     width = len(layout)
     parts = pc.ascii_split_whitespace(lines, max_splits=width)
     offsets = numpy_of(parts.offsets)
@@ -249,13 +275,15 @@ def _split_lines(path: Path, raw, first_line: int, layout, wanted, allow_extra: 
         )
     values = parts.values
     starts = offsets[:-1]
-    columns = {name: take(values, starts + layout.index(name)) for name in wanted}
+    columns = {name: take(values, starts + layout.index(name)).cast(pa.string()) for name in wanted}
     return columns, line_numbers, int(extra.size)
 
 
-def _line_columns(path: Path, raw, first_line: int, layout, wanted, value_column, allow_extra):
-    """:func:`_split_lines`, then the value column typed (or an error naming the line)."""
-    columns, line_numbers, extra = _split_lines(path, raw, first_line, layout, wanted, allow_extra)
+def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column, allow_extra):
+    """:func:`_split_fields`, then the value column typed (or an error naming the line)."""
+    columns, line_numbers, extra = _split_fields(
+        path, lines, line_numbers, layout, wanted, allow_extra
+    )
     columns[value_column] = _typed_values(path, columns[value_column], line_numbers, value_column)
     return columns, line_numbers, extra
 
@@ -299,13 +327,14 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
 
 
 def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) -> np.ndarray:
-    """The score (finite float) or relevance (integer) column, or an error naming the line."""
+    """The score (finite float) or relevance (whole number) column, or an error naming the
+    line."""
     is_score = value_column == "score"
-    bad = _first_invalid(raw, _FLOAT_PATTERN if is_score else _INT_PATTERN)
+    bad = _first_invalid(raw, _FLOAT_PATTERN if is_score else _LABEL_PATTERN)
     if bad is not None:
         value = raw[bad].as_py()
         kind = "score" if is_score else "relevance label"
-        expected = "a finite number" if is_score else "an integer"
+        expected = "a finite number" if is_score else "a whole number"
         raise InputError(str(path), f"{kind} {value!r} is not {expected}", int(line_numbers[bad]))
     if is_score:
         values = numpy_of(pc.cast(raw, pa.float64()))
@@ -316,20 +345,33 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
                 str(path), f"score {raw[row].as_py()!r} is not finite", int(line_numbers[row])
             )
         return values
-    unsigned = pc.utf8_ltrim(raw, "+")  # the pattern allows one leading sign
+    # the pattern allows one leading "+" and a zero fraction ("1.0")
+    digits = pc.replace_substring_regex(pc.utf8_ltrim(raw, "+"), r"\.0*$", "")
     try:
-        return numpy_of(pc.cast(unsigned, pa.int64()))
-    except pa.ArrowInvalid:
-        row = next(i for i, v in enumerate(unsigned.to_pylist()) if not _fits_int64(v))
+        labels = numpy_of(pc.cast(digits, pa.int64()))
+    except pa.ArrowInvalid:  # more digits than 64 bits hold
+        labels = np.array([max(min(int(v), LABEL_RANGE[1] + 1), LABEL_RANGE[0] - 1)
+                           for v in digits.to_pylist()], dtype=np.int64)  # fmt: skip
+    check_labels(labels, raw.to_pylist, str(path), line_numbers)
+    return labels
+
+
+LABEL_RANGE = (-(2**31), 2**31 - 1)  # a C int, as trec_eval and pytrec_eval store labels
+
+
+def check_labels(labels: np.ndarray, originals, source: str, line_numbers=None) -> None:
+    """Labels outside :data:`LABEL_RANGE` are an error naming the (first) row; ``originals``
+    gives the values as written, for the message, only when one is wrong."""
+    bad = np.flatnonzero((labels < LABEL_RANGE[0]) | (labels > LABEL_RANGE[1]))
+    if bad.size:
+        row = int(bad[0])
+        line = int(line_numbers[row]) if line_numbers is not None else row + 1
         raise InputError(
-            str(path),
-            f"relevance label {raw[row].as_py()!r} is out of range",
-            int(line_numbers[row]),
-        ) from None
-
-
-def _fits_int64(text: str) -> bool:
-    return -(2**63) <= int(text) < 2**63
+            source,
+            f"relevance label {originals()[row]!r} is out of range: labels are whole numbers "
+            f"from {LABEL_RANGE[0]:,} to {LABEL_RANGE[1]:,}",
+            line,
+        )
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -487,6 +529,9 @@ def _parquet_values(values: pa.Array, source: str, first_row: int, value_column:
             raise InputError(
                 source, f"row {first_row + bad}: score {values[bad].as_py()!r} is not finite"
             )
+    else:
+        rows = np.arange(first_row, first_row + len(typed))
+        check_labels(numpy_of(typed), values.to_pylist, source, rows)
     return typed
 
 
@@ -730,14 +775,17 @@ def _value_column(values, source: str, value_column: str) -> np.ndarray:
             raise InputError(source, f"score {array[row]!r} is not a finite number", row + 1)
         return numbers
     if array.dtype.kind in "iu":
-        return array.astype(np.int64)
-    bad = np.flatnonzero(
-        ~np.isfinite(numbers) | (numbers != np.round(numbers)) | (np.abs(numbers) >= 2.0**63)
-    )
-    if bad.size:
-        row = int(bad[0])
-        raise InputError(source, f"relevance label {array[row]!r} is not an integer", row + 1)
-    return numbers.astype(np.int64)
+        labels = array.astype(np.int64)
+    else:
+        bad = np.flatnonzero(~np.isfinite(numbers) | (numbers != np.round(numbers)))
+        if bad.size:
+            row = int(bad[0])
+            raise InputError(
+                source, f"relevance label {array[row]!r} is not a whole number", row + 1
+            )
+        labels = np.clip(numbers, LABEL_RANGE[0] - 1, LABEL_RANGE[1] + 1).astype(np.int64)
+    check_labels(labels, array.tolist, source)
+    return labels
 
 
 def _is_frame(obj) -> bool:

@@ -138,55 +138,13 @@ class Protocol:
     measures: tuple[Measure, ...]
     percent: bool
     decimals: int
+    recipe: str | None = None  # the name of the recipe of the paper's own scoring
     description: str = ""
 
     def __str__(self) -> str:
         return self.name
 
 
-def _cut(measure: str, cutoffs: Iterable[int]) -> str:
-    return " ".join(f"{measure}@{k}" for k in cutoffs)
-
-
-GOYAL2026 = Protocol(
-    name="goyal2026",
-    title="Public Profile Matters",
-    reference="Goyal et al. 2026, arXiv:2603.17361",
-    measures=tuple(
-        parse_measures(f"RR {_cut('R', (5, 10, 20, 50, 300))} {_cut('nDCG', (5, 10, 20, 50, 300))}")
-    ),
-    percent=True,
-    decimals=2,
-    description="Local citation recommendation (ACL-200, FullTextPeerRead, RefSeer, arXiv): "
-    "MRR, Recall@K and nDCG@K for K in 5, 10, 20, 50, 300, in percent with two decimals.",
-)
-
-MASTERSET2026 = Protocol(
-    name="masterset2026",
-    title="MasterSet",
-    reference="Ratul et al. 2026, arXiv:2604.17680",
-    measures=tuple(
-        parse_measures(
-            f"{_cut('R', (10, 50, 100, 500))} AP RR {_cut('nDCG', (10, 20, 30, 50))} "
-            f"{_cut('Success', (10, 20))}"
-        )
-    ),
-    percent=False,
-    decimals=4,
-    description="Must-cite retrieval from title and abstract: Recall@K (primary, K in 10, 50, "
-    "100, 500), MAP, MRR, nDCG@K (10, 20, 30, 50) and HR@K (= Success@K, 10, 20), in [0, 1].",
-)
-
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (GOYAL2026, MASTERSET2026)}
-
-
-def get_protocol(protocol: str | Protocol) -> Protocol:
-    """A protocol by name (``"goyal2026"``, ``"masterset2026"``) or the object itself."""
-    if isinstance(protocol, Protocol):
-        return protocol
-    try:
-        return PROTOCOLS[protocol]
-    except KeyError:
-        raise InputError(
-            None, f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}"
-        ) from None
+def at_cutoffs(family: str, cutoffs: Iterable[int]) -> str:
+    """``"R@5 R@10"`` from ``("R", (5, 10))``: a family at several cut-offs."""
+    return " ".join(f"{family}@{k}" for k in cutoffs)

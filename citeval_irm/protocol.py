@@ -14,14 +14,14 @@ the report's warnings.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .errors import EvalWarning, InputError
+from .errors import EvalWarning
 from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
+from .reports import Report
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -40,7 +40,7 @@ _TABLE_EXAMPLES = 3
 
 
 @dataclass
-class ValidationReport:
+class ValidationReport(Report):
     """What :func:`validate` found.
 
     ``checks``: one row per check (``check``, ``description``, ``pairs``: violating run rows,
@@ -92,12 +92,8 @@ class ValidationReport:
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def format(self, fmt: str = "table") -> str:
-        """``table`` for a terminal, or ``json``."""
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2) + "\n"
-        if fmt != "table":
-            raise InputError(None, f"unknown format {fmt!r}; choose table or json")
+    def _render(self, fmt: str) -> str:
+        """The table for a terminal."""
         policy = "admitted" if self.same_year else "not admitted"
         lines = [
             f"validation: run {self.run_source} against {self.dataset} "
@@ -123,9 +119,6 @@ class ValidationReport:
             failed = self.checks[self.checks["queries"] > 0]["check"].tolist()
             lines.append(f"result: VIOLATIONS ({', '.join(failed)})")
         return "\n".join(lines) + "\n"
-
-    def __str__(self) -> str:
-        return self.format("table")
 
 
 def validate(

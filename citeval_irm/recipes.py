@@ -1,16 +1,18 @@
-"""The papers' own scoring recipes, quirks included, as parameters of the scoring core.
+"""The papers' own scoring scripts, rule by rule, as parameters of the scoring core.
 
 Each benchmark paper ships a metric script, and those scripts do not always compute what
-trec_eval computes. A :class:`Recipe` reproduces one of them as a set of :class:`Quirks`
-(deviations from trec_eval semantics). A quirk is either a way of building the rankings
-(tie order, duplicates, the query's own paper, which labels are gold) or a kernel
-parameter (binary gains, RR from the first listed gold paper, MRR@N); with every quirk off,
-:class:`RecipeScorer` computes exactly what trec_eval computes, which is what lets
-:mod:`citeval_irm.crosscheck` explain a difference by switching the quirks off one at a
-time and watching which one moves the number.
+trec_eval computes. A :class:`Recipe` reproduces one of them: its :class:`Quirks` (each a
+departure from trec_eval: how ties are ordered, how a doc listed twice counts *in each
+measure*, whether and how the query's own paper is removed, where the gold papers come
+from, ...), which queries it averages, and where the script itself would stop with an
+exception. Every rule was read off the script (repository, path and commit in
+:attr:`Recipe.source`) and is checked against a transcription of that script in the tests.
 
-The recipes score a ranked list in the order the run gives it (ties in the run's own order
-unless told otherwise), as the papers' scripts consume their prediction lists.
+A quirk either shapes the rankings (tie order, duplicates, depth, the query paper, the gold
+set) or is a kernel parameter (binary gains, RR from the first listed gold paper, MRR@N);
+with every quirk off, :class:`RecipeScorer` computes exactly what trec_eval computes, which
+is what lets :mod:`citeval_irm.crosscheck` explain a difference by switching the quirks off
+one at a time and watching which one moves the number.
 """
 
 from __future__ import annotations
@@ -19,25 +21,39 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
+import pyarrow as pa
 
 from .errors import InputError
-from .measures import PROTOCOLS, Measure, parse_measures
-from .scoring import Rankings, build_rankings, score_matrix
-from .tables import Qrels, Run
+from .measures import Measure
+from .scoring import Rankings, build_rankings, params_of, require
+from .tables import Qrels, Run, lookup
 from .ties import RankOrder, rank_order
 
 SUPPORTED = ("RR", "R", "P", "Success", "nDCG", "AP")
+# How a doc listed twice counts: "drop" (trec_eval: the later copy is removed and the docs
+# after it move up), "first_copy" (the copy keeps its place but counts only once: a
+# script's ``.index`` or ``set(top_k) & gold``), "every_copy" (a script's sum over the list).
+DUPLICATE_RULES = ("drop", "first_copy", "every_copy")
+QUERY_PAPER_RULES = ("keep", "every_copy", "first_copy_unless_gold")
+GOLD_SOURCES = ("qrels", "first_listed", "context_id")
+QUERY_POPULATIONS = ("qrels", "run", "gold_and_run")
+MAX_RECALL_CUTOFF = "max_recall_cutoff"
 
 
 @dataclass(frozen=True)
 class Quirks:
-    """How a recipe departs from trec_eval; the defaults are trec_eval's semantics."""
+    """How a recipe departs from trec_eval; the defaults are trec_eval's semantics.
 
-    list_duplicates: bool = False  # a doc listed twice counts twice (Recall@K can exceed 1)
-    list_order: bool = False  # tied scores in the run's own order, not doc id descending
-    remove_query_paper: bool = False  # the citing / query paper is dropped from its ranking
+    The field order is the attribution order of the cross-check.
+    """
+
+    tie_order: bool = False  # tied scores in the run's own order, not doc id descending
+    duplicates: tuple[tuple[str, str], ...] = ()  # (measure family, DUPLICATE_RULES) pairs
+    ranking_depth: int | str | None = None  # each list cut here (or at the largest R@K) first
+    query_paper: str = "keep"  # QUERY_PAPER_RULES: the query's own (citing) paper removed
     min_relevance: int = 1  # label a judged doc needs to count as gold
-    single_gold: bool = False  # only the first listed gold paper counts at all
+    gold: str = "qrels"  # GOLD_SOURCES: all relevant docs, the first listed, or the id's
+    gold_in_pool: bool = False  # gold papers outside the candidate pool dropped
     first_listed_gold: bool = False  # RR from the first *listed* gold paper only
     binary_gains: bool = False  # nDCG gain 1 for every gold paper (trec_eval: gain = label)
     rr_cutoff: int | None = None  # reciprocal rank counts only at rank <= cutoff (MRR@10)
@@ -50,6 +66,10 @@ class Quirks:
     def without(self, name: str) -> Quirks:
         """The same quirks with ``name`` switched back to trec_eval's behaviour."""
         return replace(self, **{name: getattr(TREC_EVAL, name)})
+
+    def duplicates_of(self, family: str) -> str:
+        """The duplicate rule of a measure family (``"drop"`` unless the recipe says)."""
+        return dict(self.duplicates).get(family, "drop")
 
     def kernel_params(self) -> dict:
         """The quirks that are parameters of the kernels (the rest shape the rankings)."""
@@ -65,13 +85,29 @@ TREC_EVAL = Quirks()
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """A paper's metric script: its quirks, default measures and which queries it averages.
+class Crash:
+    """An input on which a paper's script stops with an exception instead of a number.
 
-    ``skips_queries_without_gold``: the script indexes the gold list, so a query with no
-    relevant paper (or no qrels at all) is not scored; otherwise such a query scores 0.
-    Every recipe averages over the queries that have a ranking in the run, as the scripts
-    loop over their prediction lists.
+    ``when``: ``"no_gold"`` (a scored query without a gold paper), ``"gold_not_retrieved"``
+    (the gold paper is not in the list) or ``"no_context_id"`` (a query id without the
+    ``<citing>_<cited>_<n>`` shape). The recipe gives such a query the value of an empty
+    match (0), and the cross-check says where the script would have stopped.
+    """
+
+    when: str
+    exception: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A paper's metric script: its quirks, default measures, which queries it averages,
+    and where it would crash.
+
+    ``queries``: ``"qrels"`` (a loop over the test set: every qrels query, a missing ranking
+    scored as an empty list, as ``trec_eval -c``), ``"run"`` (a loop over the predictions:
+    every query of the run) or ``"gold_and_run"`` (queries with gold and a ranking).
+    ``source``: the script reproduced (repository, path, commit).
     """
 
     name: str
@@ -80,22 +116,33 @@ class Recipe:
     quirks: Quirks
     measures: tuple[Measure, ...]
     percent: bool
-    skips_queries_without_gold: bool = True
+    queries: str
+    source: str
+    rules: tuple[str, ...] = ()
+    crashes: tuple[Crash, ...] = ()
 
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The measure families the script computes (one duplicate rule each)."""
+        return tuple(family for family, _ in self.quirks.duplicates)
 
-def check_recipe_measures(measures: Iterable[Measure]) -> list[Measure]:
-    """``measures`` if a recipe can compute each of them; an error naming the first that
-    it cannot (a recipe is a paper's script: it has no formula for anything else)."""
+
+def check_recipe_measures(measures: Iterable[Measure], recipe: Recipe | None = None):
+    """``measures`` if the recipe (or any recipe) can compute each of them; an error naming
+    the first that it cannot (a recipe is a paper's script: it has no formula for
+    anything else)."""
     out = list(measures)
+    families = recipe.families if recipe is not None else SUPPORTED
     for measure in out:
         extra = {k for k, v in measure.params.items() if k != "cutoff" and v is not None}
-        if measure.NAME not in SUPPORTED or extra:
+        if measure.NAME not in families or extra:
+            owner = f"the {recipe.name} script computes" if recipe else "the recipes compute"
             raise InputError(
                 None,
-                f"the recipes compute {', '.join(SUPPORTED)} (with a cutoff where it applies); "
+                f"{owner} {', '.join(families)} (with a cutoff where it applies); "
                 f"{measure} is not one of them",
             )
     return out
@@ -104,47 +151,78 @@ def check_recipe_measures(measures: Iterable[Measure]) -> list[Measure]:
 def first_gold_only(qrels: Qrels, min_relevance: int) -> Qrels:
     """``qrels`` with every gold label but the first listed of each query set to 0."""
     gold = np.flatnonzero(qrels.relevance >= min_relevance)
-    first = np.zeros(len(qrels), dtype=bool)
-    seen = np.zeros(len(qrels.all_query_ids), dtype=bool)
-    firsts = gold[::-1]  # assigning in reverse leaves the first row of each query
-    last_seen = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
-    last_seen[qrels.query[firsts]] = firsts
-    seen[qrels.query[gold]] = True
-    first[last_seen[seen]] = True
-    labels = np.where((qrels.relevance >= min_relevance) & ~first, 0, qrels.relevance)
+    first = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    first[qrels.query[gold[::-1]]] = gold[::-1]  # reversed: the first row of each query wins
+    keep = np.zeros(len(qrels), dtype=bool)
+    keep[first[first >= 0]] = True
+    labels = np.where((qrels.relevance >= min_relevance) & ~keep, 0, qrels.relevance)
     return replace(qrels, relevance=labels)
+
+
+def in_pool_only(qrels: Qrels, pool: pa.Array, min_relevance: int) -> Qrels:
+    """``qrels`` with the gold papers that are not in ``pool`` (doc ids) set to 0."""
+    outside = lookup(qrels.doc_ids, pool)[qrels.doc] < 0
+    labels = np.where((qrels.relevance >= min_relevance) & outside, 0, qrels.relevance)
+    return replace(qrels, relevance=labels)
+
+
+def context_id_gold(query_ids: list[str]) -> tuple[Qrels, np.ndarray]:
+    """DualLCR's gold: the ``<cited>`` part of each ``<citing>_<cited>_<n>`` id, one paper
+    with label 1; and which ids have no such part (the script's ``IndexError``)."""
+    parts = [q.split("_") for q in query_ids]
+    has = np.array([len(p) > 1 for p in parts], dtype=bool)
+    queries = [q for q, ok in zip(query_ids, has) if ok]
+    docs = [p[1] for p, ok in zip(parts, has) if ok]
+    if not queries:
+        queries, docs = [query_ids[0]], [""]  # one placeholder row: the qrels need a dictionary
+        labels = [0]
+    else:
+        labels = [1] * len(queries)
+    qrels = Qrels.from_columns(
+        pa.array(queries, pa.string()),
+        pa.array(docs, pa.string()),
+        labels,
+        "<context ids>",
+        unjudged=tuple(query_ids),
+    )
+    return qrels, ~has
 
 
 class RecipeScorer:
     """Scores one run the way a recipe does, under any set of quirks.
 
-    ``counted``: positions in ``qrels.all_query_ids`` of the queries to score;
-    ``papers``: per counted query, the run's doc code of its own (citing) paper, -1 if the
-    run never lists it. ``ties``: the order in which the recipe sees tied scores when its
-    ``list_order`` quirk is on. Rank orders and rankings are computed once per setting.
+    ``query_ids``: the queries to score; ``papers``: the query paper of each (``None``:
+    unknown); ``ties``: the order in which the recipe sees tied scores when its
+    ``tie_order`` quirk is on; ``pool``: the candidate pool (doc ids), for ``gold_in_pool``.
+    Rank orders and rankings are computed once per setting.
     """
 
     def __init__(
         self,
         run: Run,
         qrels: Qrels,
-        counted: np.ndarray,
-        papers: np.ndarray,
+        query_ids: list[str],
+        papers: list[str | None],
         ties: str = "run_order",
+        pool: pa.Array | None = None,
     ):
-        self.run, self.qrels, self.counted, self.papers, self.ties = (
-            run,
-            qrels,
-            counted,
-            papers,
-            ties,
-        )
+        self.run, self.qrels, self.query_ids, self.papers = run, qrels, query_ids, papers
+        self.ties, self.pool = ties, pool
         self._orders: dict[str, RankOrder] = {}
         self._rankings: dict[tuple, Rankings] = {}
+        self._gold: dict[tuple, Qrels] = {}
 
     def restricted(self, rows: np.ndarray) -> RecipeScorer:
-        """The scorer for the counted queries at ``rows`` only (orders are shared)."""
-        other = RecipeScorer(self.run, self.qrels, self.counted[rows], self.papers[rows], self.ties)
+        """The scorer for the queries at ``rows`` only (rank orders are shared)."""
+        rows = rows.tolist()
+        other = RecipeScorer(
+            self.run,
+            self.qrels,
+            [self.query_ids[i] for i in rows],
+            [self.papers[i] for i in rows],
+            self.ties,
+            self.pool,
+        )
         other._orders = self._orders
         return other
 
@@ -153,116 +231,107 @@ class RecipeScorer:
             self._orders[ties] = rank_order(self.run, ties)
         return self._orders[ties]
 
-    def rankings(self, quirks: Quirks) -> Rankings:
+    def gold(self, quirks: Quirks) -> Qrels:
+        """The judgements the recipe sees, holding every query to score."""
+        key = (quirks.gold, quirks.gold_in_pool and self.pool is not None, quirks.min_relevance)
+        if key not in self._gold:
+            qrels = self.qrels
+            if quirks.gold == "context_id":
+                qrels = context_id_gold(self.query_ids)[0]
+            elif quirks.gold == "first_listed":
+                qrels = first_gold_only(qrels, quirks.min_relevance)
+            if key[1]:
+                qrels = in_pool_only(qrels, self.pool, quirks.min_relevance)
+            known = set(qrels.query_id_list)
+            missing = tuple(q for q in self.query_ids if q not in known)
+            if missing:
+                qrels = replace(qrels, unjudged_queries=qrels.unjudged_queries + missing)
+            self._gold[key] = qrels
+        return self._gold[key]
+
+    def relevant(self, quirks: Quirks) -> np.ndarray:
+        """Number of gold papers of each query, as the recipe sees them."""
+        qrels = self.gold(quirks)
+        counts = qrels.relevant_per_query(quirks.min_relevance)
+        return counts[lookup(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)]
+
+    def rankings(self, quirks: Quirks, rule: str, depth: int | None) -> Rankings:
+        """The rankings under ``quirks`` for measures whose duplicate rule is ``rule``."""
         key = (
-            quirks.list_order,
-            quirks.list_duplicates,
-            quirks.remove_query_paper,
-            quirks.single_gold,
-            quirks.min_relevance if quirks.single_gold else None,
+            quirks.tie_order,
+            rule == "drop",
+            depth,
+            quirks.query_paper,
+            quirks.gold,
+            quirks.gold_in_pool,
+            quirks.min_relevance,
         )
         if key not in self._rankings:
-            ties = self.ties if quirks.list_order else "trec_eval"
-            qrels = self.qrels
-            if quirks.single_gold:
-                qrels = first_gold_only(qrels, quirks.min_relevance)
+            qrels = self.gold(quirks)
+            counted = lookup(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)
+            exclude = None
+            if quirks.query_paper != "keep":
+                exclude = self._paper_codes(qrels, counted, quirks)
             self._rankings[key] = build_rankings(
                 self.run,
                 qrels,
-                self.counted,
-                self.order(ties),
-                exclude_doc=self.papers if quirks.remove_query_paper else None,
-                first_copy_only=not quirks.list_duplicates,
+                counted,
+                self.order(self.ties if quirks.tie_order else "trec_eval"),
+                exclude_doc=exclude,
+                exclude_first_copy=quirks.query_paper == "first_copy_unless_gold",
+                first_copy_only=rule == "drop",
+                depth=depth,
             )
         found = self._rankings[key]
+        if rule == "first_copy":
+            found = found.first_copies_only()
         if quirks.unretrieved_rank is not None:
             found = found.with_unretrieved_at(quirks.unretrieved_rank, quirks.min_relevance)
         return found
 
+    def _paper_codes(self, qrels: Qrels, counted: np.ndarray, quirks: Quirks) -> np.ndarray:
+        """Per query, the run's doc code of its paper to remove (-1: none; with
+        ``first_copy_unless_gold`` also none when the paper is one of its gold papers)."""
+        papers = pa.array([p or "" for p in self.papers], pa.string())
+        codes = np.where([p is not None for p in self.papers], lookup(papers, self.run.doc_ids), -1)
+        if quirks.query_paper == "first_copy_unless_gold" and len(qrels):
+            gold = qrels.relevance >= quirks.min_relevance
+            gold_docs = qrels.doc_ids.take(pa.array(qrels.doc[gold])).to_pylist()
+            gold_queries = qrels.all_query_ids.take(pa.array(qrels.query[gold])).to_pylist()
+            pairs = set(zip(gold_queries, gold_docs))
+            is_gold = [(q, p) in pairs for q, p in zip(self.query_ids, self.papers)]
+            codes = np.where(is_gold, -1, codes)
+        return codes.astype(np.int64)
+
     def values(self, measures: list[Measure], quirks: Quirks) -> np.ndarray:
-        """Per counted query (rows) and measure (columns), as the recipe computes them."""
-        return score_matrix(measures, self.rankings(quirks), **quirks.kernel_params())
+        """Per query (rows) and measure (columns), as the recipe computes them."""
+        depth = quirks.ranking_depth
+        if depth == MAX_RECALL_CUTOFF:
+            cutoffs = [m.params["cutoff"] for m in measures if m.NAME == "R"]
+            depth = max(cutoffs) if cutoffs else None
+        out = np.empty((len(self.query_ids), len(measures)))
+        recipe = quirks.kernel_params()
+        for column, measure in enumerate(measures):
+            rankings = self.rankings(quirks, quirks.duplicates_of(measure.NAME), depth)
+            out[:, column] = require(measure).kernel(rankings, params_of(measure, **recipe))
+        return out
 
-
-def _measures(spec) -> tuple[Measure, ...]:
-    return tuple(check_recipe_measures(parse_measures(spec)))
-
-
-GOYAL2026 = Recipe(
-    name="goyal2026",
-    reference="Goyal et al. 2026, Public Profile Matters, arXiv:2603.17361 (evaluation code)",
-    description="RR = 1/(1 + position of relevant_docs[0]), 0 if absent, whatever other "
-    "relevant paper ranks higher; Recall@K = |top-K & relevant| / |relevant|; nDCG@K with "
-    "binary gains, IDCG over min(|relevant|, K) positions; averaged over scored queries.",
-    quirks=Quirks(list_duplicates=True, list_order=True, first_listed_gold=True, binary_gains=True),
-    measures=_measures(PROTOCOLS["goyal2026"].measures),
-    percent=True,
-)
-
-MASTERSET2026 = Recipe(
-    name="masterset2026",
-    reference="Ratul et al. 2026, MasterSet, arXiv:2604.17680 (evaluation code)",
-    description="Recall@K = |top-K & gold| / |gold| (0 when gold is empty); HR@K = any gold in "
-    "top-K; MRR from the first gold retrieved; MAP; nDCG@K with IDCG over min(|gold|, K); "
-    "the query paper removed from its own ranking; queries with empty gold count as 0.",
-    quirks=Quirks(
-        list_duplicates=True, list_order=True, remove_query_paper=True, binary_gains=True
-    ),
-    measures=_measures(PROTOCOLS["masterset2026"].measures),
-    percent=False,
-    skips_queries_without_gold=False,
-)
-
-DUALLCR = Recipe(
-    name="duallcr",
-    reference="DualLCR (Medić and Šnajder) convention, used for ACL-200, RefSeer and ArSyTa "
-    "results before 2026",
-    description="MRR truncated at 10 (a reciprocal rank counts only at rank <= 10); Recall@K "
-    "and nDCG@K from the rank of the single (first listed) gold paper. The cut-offs shown "
-    "by default are common ones; any K can be asked for.",
-    quirks=Quirks(
-        list_duplicates=True, list_order=True, single_gold=True, binary_gains=True, rr_cutoff=10
-    ),
-    measures=_measures("RR R@5 R@10 R@20 R@50 R@100 nDCG@5 nDCG@10 nDCG@20 nDCG@50"),
-    percent=True,
-)
-
-SYMTAX = Recipe(
-    name="symtax",
-    reference="SymTax (Goyal et al., Findings of ACL 2024) evaluation code",
-    description="The DualLCR convention, plus a quirk: a gold paper that is not retrieved is "
-    "given rank 100, so it counts as a hit for every K >= 100 (a query whose gold paper is "
-    "missing from its list still scores Recall@100 = 1). Reproduced here and flagged by the "
-    "cross-check.",
-    quirks=replace(DUALLCR.quirks, unretrieved_rank=100),
-    measures=DUALLCR.measures,
-    percent=True,
-)
-
-HATTEN = Recipe(
-    name="hatten",
-    reference="Gu et al. 2022, HAtten, Local-Citation-Recommendation (prefetch evaluation)",
-    description="Prefetch recall: Recall@K for K in 10 ... 2000 with the citing paper removed "
-    "from the candidates.",
-    quirks=Quirks(list_duplicates=True, list_order=True, remove_query_paper=True),
-    measures=_measures("R@10 R@20 R@50 R@100 R@200 R@500 R@1000 R@2000"),
-    percent=True,
-)
-
-RECIPES: dict[str, Recipe] = {
-    r.name: r for r in (GOYAL2026, MASTERSET2026, DUALLCR, SYMTAX, HATTEN)
-}
-
-
-def get_recipe(recipe: str | Recipe) -> Recipe:
-    """A recipe by name (``goyal2026``, ``masterset2026``, ``duallcr``, ``symtax``,
-    ``hatten``) or the object itself."""
-    if isinstance(recipe, Recipe):
-        return recipe
-    try:
-        return RECIPES[recipe]
-    except KeyError:
-        raise InputError(None, f"unknown recipe {recipe!r}; known: {', '.join(RECIPES)}") from None
+    def crashes(self, recipe: Recipe) -> dict[str, np.ndarray]:
+        """For each of the recipe's crash rules, which queries would stop its script."""
+        quirks = recipe.quirks
+        out = {}
+        for crash in recipe.crashes:
+            if crash.when == "no_gold":
+                out[crash.when] = self.relevant(quirks) == 0
+            elif crash.when == "no_context_id":
+                out[crash.when] = context_id_gold(self.query_ids)[1]
+            elif crash.when == "gold_not_retrieved":
+                rankings = self.rankings(replace(quirks, unretrieved_rank=None), "first_copy", None)
+                hit = np.zeros(len(self.query_ids), dtype=bool)
+                relevant = rankings.label >= quirks.min_relevance
+                hit[rankings.query[relevant]] = True
+                out[crash.when] = ~hit & (self.relevant(quirks) > 0)
+        return out
 
 
 def query_paper_of(query_id: str) -> str:

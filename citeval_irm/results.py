@@ -9,7 +9,6 @@ percent is a presentation choice (a protocol's default or the caller's).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -18,6 +17,7 @@ import numpy as np
 
 from .errors import EvalWarning, InputError
 from .measures import Measure, Protocol, is_integer_measure, parse_measures, trec_eval_sort_key
+from .reports import Report
 from .scoring import trec_eval_name
 from .ties import TieReport
 
@@ -37,7 +37,7 @@ class RankedQueries:
 
 
 @dataclass
-class EvalResult:
+class EvalResult(Report):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
 
     ``aggregate``: a Series indexed by measure name (``"RR"``, ``"R@10"``, ...).
@@ -109,12 +109,17 @@ class EvalResult:
         return frame * 100 if percent else frame
 
     # ------------------------------------------------------------------ formats
-    def format(
-        self, fmt: str = "table", *, per_query: bool = False, percent: bool | None = None
-    ) -> str:
-        """Render as ``table``, ``csv``, ``json`` or ``trec_eval``."""
-        if fmt not in FORMATS:
-            raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    FORMATS = FORMATS
+
+    def to_dict(self) -> dict:
+        return self._json()
+
+    def _json(self, *, per_query: bool = False, percent: bool | None = None) -> dict:
+        percent = self.default_percent() if percent is None else percent
+        return self._json_of(self._rows(per_query, 100.0 if percent else 1.0), percent, per_query)
+
+    def _render(self, fmt: str, *, per_query: bool = False, percent: bool | None = None) -> str:
+        """``table``, ``csv`` or ``trec_eval``."""
         if fmt == "trec_eval":
             if percent:
                 raise InputError(None, "trec_eval format prints fractions; drop --percent")
@@ -128,8 +133,6 @@ class EvalResult:
             for name in self.names:  # measure-major, as a melted table
                 lines += [f"{q},{name},{round(v[name], decimals + 2)!r}" for q, v in rows]
             return "\n".join(lines) + "\n"
-        if fmt == "json":
-            return json.dumps(self._json(rows, percent, per_query), indent=2) + "\n"
         return self._format_table(decimals, percent, per_query)
 
     def _rows(self, per_query: bool, scale: float) -> list[tuple[str, dict[str, float]]]:
@@ -139,9 +142,6 @@ class EvalResult:
                 rows.append((query, dict(zip(self.names, values))))
         rows.append(("all", {n: v * scale for n, v in self.aggregates.items()}))
         return rows
-
-    def __str__(self) -> str:
-        return self.format("table")
 
     def _repr_html_(self) -> str:
         return self.to_frame().to_html(
@@ -175,7 +175,7 @@ class EvalResult:
         """The warnings, one per line, for a terminal."""
         return "".join(f"warning: {w}\n" for w in self.warnings)
 
-    def _json(self, rows, percent: bool, per_query: bool) -> dict:
+    def _json_of(self, rows, percent: bool, per_query: bool) -> dict:
         out = {
             "run": self.run_source,
             "qrels": self.qrels_source,

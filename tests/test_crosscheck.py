@@ -17,7 +17,9 @@ from citeval_irm.choices import TIE_POLICIES as TIES
 from citeval_irm.cli import main
 from citeval_irm.crosscheck import CAUSES, crosscheck
 from citeval_irm.evaluation import population
-from citeval_irm.recipes import RECIPES, Quirks, Recipe, RecipeScorer, parse_measures
+from citeval_irm.measures import parse_measures
+from citeval_irm.papers import RECIPES
+from citeval_irm.recipes import Quirks, Recipe, RecipeScorer
 
 
 def only_difference(report, measure):
@@ -34,9 +36,11 @@ THRESHOLD_RECIPE = Recipe(
     name="threshold2",
     reference="a test recipe",
     description="gold = label >= 2",
-    quirks=Quirks(min_relevance=2),
+    quirks=Quirks(min_relevance=2, duplicates=(("R", "drop"),)),
     measures=tuple(parse_measures("R@1")),
     percent=False,
+    queries="qrels",
+    source="a test recipe",
 )
 
 
@@ -52,14 +56,14 @@ THRESHOLD_RECIPE = Recipe(
             0.5,
             1.0,
         ),
-        (
+        (  # goyal2026's DCG sums over the list: the copy of a counts again at rank 3
             "duplicate_doc",
             frame([("q", "a", 0.9), ("q", "b", 0.8), ("q", "a", 0.7)]),
             {"q": {"a": 1, "c": 1}},
             {"recipe": "goyal2026"},
-            "R@5",
-            0.5,
-            1.0,
+            "nDCG@5",
+            1 / (1 + 1 / math.log2(3)),
+            (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3)),
         ),
         (
             "query_paper_removed",
@@ -83,7 +87,7 @@ THRESHOLD_RECIPE = Recipe(
             "single_gold",
             {"q": {"g2": 0.9, "x": 0.8, "g1": 0.7}},
             {"q": {"g1": 1, "g2": 1}},
-            {"recipe": "duallcr"},
+            {"recipe": "symtax"},
             "R@1",
             0.5,
             0.0,
@@ -117,8 +121,8 @@ THRESHOLD_RECIPE = Recipe(
         ),
         (
             "truncated_cutoff",
-            {"q": {f"d{i:02d}": 20.0 - i for i in range(10)} | {"g": 1.0}},
-            {"q": {"g": 1}},
+            {"P1_g_0": {f"d{i:02d}": 20.0 - i for i in range(10)} | {"g": 1.0}},
+            {"P1_g_0": {"g": 1}},
             {"recipe": "duallcr"},
             "RR",
             1 / 11,
@@ -146,28 +150,43 @@ def test_each_ranking_cause_is_detected(cause, run, qrels, kwargs, measure, trec
 
 
 def test_population_causes():
-    run = {"q1": {"a": 1.0}, "q3": {"a": 1.0}, "q4": {"a": 1.0}}
-    qrels = {"q1": {"a": 1}, "q2": {"a": 1}, "q4": {"a": 0}}
+    run = {"P1_a_0": {"a": 1.0}, "P3_a_0": {"a": 1.0}, "P4_a_0": {"a": 1.0}}
+    qrels = {"P1_a_0": {"a": 1}, "P2_a_0": {"a": 1}, "P4_a_0": {"a": 0}}
+    # goyal2026 loops over the test set as trec_eval -c does: P2's missing ranking is an
+    # empty list (0 both ways); P4 has no gold, where the script stops (relevant_docs[0])
     report = crosscheck(run, qrels, "RR", recipe="goyal2026")
-    causes = dict(zip(report.differences["query_id"], report.differences["causes"]))
-    # q3 is run-only, but goyal2026 cannot score a query without gold: no difference
-    assert causes == {"q2": "missing_query", "q4": "query_without_relevant"}
-    assert report.summary.loc["RR", "trec_eval"] == pytest.approx(1 / 3)  # q1, q2, q4
-    assert report.summary.loc["RR", "recipe"] == pytest.approx(1.0)  # q1 only
+    assert report.differences.empty
+    assert report.summary.loc["RR", "recipe"] == pytest.approx(1 / 3)  # P1, P2, P4
+    assert report.crashes[["query_id", "exception"]].values.tolist() == [["P4_a_0", "IndexError"]]
+    assert "would have stopped on 1 queries" in report.format()
+    # MasterSet averages the queries with gold and a ranking: P1 only
     masterset = crosscheck(run, qrels, "RR", recipe="masterset2026")
     causes = dict(zip(masterset.differences["query_id"], masterset.differences["causes"]))
-    assert causes == {"q2": "missing_query", "q3": "run_only_query"}  # q4 scores 0 both ways
-    assert masterset.summary.loc["RR", "recipe"] == pytest.approx(1 / 3)  # q1, q3, q4
+    assert causes == {"P2_a_0": "missing_query", "P4_a_0": "query_without_relevant"}
+    assert masterset.summary.loc["RR", "recipe"] == pytest.approx(1.0)
+    # DualLCR loops over the predictions, with the gold paper read off the context id: P3 too
+    duallcr = crosscheck(run, qrels, "R@1", recipe="duallcr")
+    causes = dict(zip(duallcr.differences["query_id"], duallcr.differences["causes"]))
+    assert causes == {
+        "P2_a_0": "missing_query",
+        "P3_a_0": "run_only_query",
+        "P4_a_0": ("gold_from_context_id"),
+    }
+    assert duallcr.summary.loc["R@1", "recipe"] == pytest.approx(1.0)  # P1, P3, P4
 
 
 def test_several_causes_on_one_query_are_all_named():
     # g1 and x tied (the run lists g1 first, trec_eval puts x first); g2 listed twice
     run = frame([("q", "g2", 0.9), ("q", "g1", 0.5), ("q", "x", 0.5), ("q", "g2", 0.4)])
-    report = crosscheck(run, {"q": {"g1": 1, "g2": 1}}, "R@2 RR R@5", recipe="goyal2026")
+    report = crosscheck(run, {"q": {"g1": 1, "g2": 1}}, "R@2 RR R@5 nDCG@5", recipe="goyal2026")
     assert only_difference(report, measure="R@2")["causes"] == "tie_order"
     assert only_difference(report, measure="RR")["causes"] == "tie_order;first_listed_gold"
-    row = only_difference(report, measure="R@5")
-    assert (row["causes"], row["recipe"], row["trec_eval"]) == ("duplicate_doc", 1.5, 1.0)
+    assert report.differences[report.differences["measure"] == "R@5"].empty  # a set: once
+    row = only_difference(report, measure="nDCG@5")  # a sum over the list: every copy
+    ideal = 1 + 1 / math.log2(3)
+    assert row["causes"] == "tie_order;duplicate_doc"
+    assert row["recipe"] == pytest.approx((1 + 1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    assert row["trec_eval"] == pytest.approx((1 + 1 / math.log2(4)) / ideal)
     assert report.unexplained == 0
 
 
@@ -248,7 +267,9 @@ def test_no_unexplained_difference_and_ties_within_range(case, recipe):
     run, qrels = case
     if not set(run["query_id"]) & set(qrels):
         return
-    report = crosscheck(run, qrels, "RR R@3 nDCG@5 AP Success@2 R@100", recipe=recipe)
+    wanted = parse_measures("RR R@3 nDCG@5 AP Success@2 R@100")
+    measures = [m for m in wanted if m.NAME in RECIPES[recipe].families]  # what its script has
+    report = crosscheck(run, qrels, measures, recipe=recipe)
     assert report.unexplained == 0, report.differences
     assert set(report.causes["cause"]) <= set(CAUSES) - {"unexplained"}
     ties = report.tie_queries
@@ -271,9 +292,8 @@ def test_every_recipe_with_its_quirks_off_is_trec_eval(case, recipe, ties):
     raw = as_run(run, duplicates=KEEP_ALL)
     table = as_qrels(qrels)
     reference = evaluate(raw, table, measures, duplicates="keep_best")
-    counted = population(raw, table).counted
-    papers = np.full(len(counted), -1)
-    scorer = RecipeScorer(raw, table, counted, papers, ties)
+    query_ids = population(raw, table).query_ids
+    scorer = RecipeScorer(raw, table, query_ids, [None] * len(query_ids), ties)
     every_quirk = RECIPES[recipe].quirks
     for name in every_quirk.active():
         every_quirk = every_quirk.without(name)
@@ -343,9 +363,7 @@ def test_cli_eval_with_crosscheck(capsys, trec_eval_dir):
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert out.index("  RR    0.4064") < out.index(
-        "cross-check: trec_eval (ir-measures) vs recipe duallcr"
-    )
+    assert out.index("  RR    0.4064") < out.index("cross-check: trec_eval vs recipe duallcr")
     assert (
         main(
             [

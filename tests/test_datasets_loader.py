@@ -142,13 +142,15 @@ def test_crosscheck_on_the_dataset_knows_the_citing_paper(acl_folder) -> None:
         e["context_id"]: {citing[e["context_id"]]: 2.0, e["positive_ids"][0]: 1.0} for e in entries
     }
     report = citeval_irm.crosscheck(run, f"{ACL}/test", "R@1", recipe="hatten")
-    assert report.causes["cause"].tolist() == ["query_paper_removed", "missing_query"]
+    # HAtten loops over the test set, as trec_eval -c: the queries without a ranking score
+    # 0 both ways, so the only cause is the removed citing paper
+    assert report.causes["cause"].tolist() == ["query_paper_removed"]
     assert report.causes.set_index("cause").loc["query_paper_removed", "queries"] == 4
     elsewhere = {q: "somebody-else" for q in citing}
     report = citeval_irm.crosscheck(
         run, f"{ACL}/test", "R@1", recipe="hatten", query_papers=elsewhere
     )
-    assert report.causes["cause"].tolist() == ["missing_query"]
+    assert report.causes.empty and report.differences.empty
 
 
 def test_metadata_and_documentation() -> None:

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from ir_measures import RR, R, Success, nDCG
 
-from citeval_irm import GOYAL2026, MASTERSET2026, InputError, evaluate, parse_measures
+from citeval_irm import PROTOCOLS, InputError, evaluate, parse_measures
+
+GOYAL2026, MASTERSET2026 = PROTOCOLS["goyal2026"], PROTOCOLS["masterset2026"]
 
 QRELS = {"c1": {"P15-1001": 1}, "c2": {"N12-1047": 1}, "c3": {"D14-1162": 1, "P14-1062": 1}}
 RUN = {
@@ -189,3 +191,20 @@ def test_negative_labels_do_not_hang_pytrec_eval():
     assert done.stdout.strip() == "[0.0, 0.0]"
     mixed = evaluate({"q": {"a": 2.0, "b": 1.0}}, {"q": {"a": -1, "b": 2}}, "nDCG@2 AP RR")
     assert mixed.aggregate.tolist() == pytest.approx([1 / math.log2(3), 0.5, 0.5])
+
+
+def test_counted_warnings_are_python_warnings_that_filters_control():
+    import warnings
+
+    from citeval_irm import EvalWarning
+
+    run, qrels = {"q": {"a": 1.0}, "other": {"a": 1.0}}, {"q": {"a": 1}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", EvalWarning)
+        result = evaluate(run, qrels, "RR")
+    assert [w.message for w in caught] == result.warnings
+    assert result.warnings[0].code == "run_only_queries" and result.warnings[0].count == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EvalWarning)
+        with pytest.raises(EvalWarning, match="run queries absent from the qrels"):
+            evaluate(run, qrels, "RR")

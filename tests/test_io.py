@@ -168,7 +168,7 @@ def test_duplicate_in_dataframe_names_the_row():
     [
         ("q1 0 a 1\nq1 0 b\n", 2, "expected 4 whitespace-separated columns"),
         ("q1 0 a 1\nq1 0 b 1 extra\n", 2, "found more"),
-        ("q1 0 a 1\nq1 0 b 0.5\n", 2, "relevance label '0.5' is not an integer"),
+        ("q1 0 a 1\nq1 0 b 0.5\n", 2, "relevance label '0.5' is not a whole number"),
         ("q1 0 a 1\nq1 0 a 0\n", 2, "duplicate judgement"),
     ],
     ids=["columns", "too-many", "float-label", "duplicate"],
@@ -193,7 +193,7 @@ def test_dataframe_problems_are_named():
     error = error_of(lambda: as_run(nan))
     assert error.line == 2 and "not a finite number" in error.problem
     graded = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [0.5]})
-    assert "not an integer" in str(error_of(lambda: as_qrels(graded)))
+    assert "not a whole number" in str(error_of(lambda: as_qrels(graded)))
 
 
 def test_unknown_object_is_rejected():

@@ -27,6 +27,7 @@ import pandas as pd
 from ..errors import InputError
 from ..measures import Protocol, parse_measures
 from ..render import latex_escape, render, wrap
+from ..reports import Report
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
 SPLITS = ("train", "val", "test")
@@ -137,7 +138,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 @dataclass
-class PublishedResults:
+class PublishedResults(Report):
     """Published figures: one row per paper, dataset, setting, stage, system and measure.
 
     ``frame`` columns: ``paper, dataset, split, setting, stage, system, measure, value,
@@ -189,19 +190,19 @@ class PublishedResults:
         out.to_csv(buffer, index=False, lineterminator="\n")
         return buffer.getvalue()
 
-    def format(self, fmt: str = "table") -> str:
-        """``table`` or ``markdown`` (the list of tables, or with a dataset its figures),
-        ``csv`` (every row) or ``json``."""
+    FORMATS = ("table", "markdown", "csv", "json")
+
+    def to_dict(self) -> dict:
+        return {
+            "papers": {name: paper.__dict__ for name, paper in self.papers.items()},
+            "rows": self.frame.to_dict(orient="records"),
+        }
+
+    def _render(self, fmt: str) -> str:
+        """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
+        ``csv`` (every row)."""
         if fmt == "csv":
             return self.frame.to_csv(index=False, lineterminator="\n")
-        if fmt == "json":
-            payload = {
-                "papers": {name: paper.__dict__ for name, paper in self.papers.items()},
-                "rows": self.frame.to_dict(orient="records"),
-            }
-            return json.dumps(payload, indent=2) + "\n"
-        if fmt not in ("table", "markdown"):
-            raise InputError(None, f"unknown format {fmt!r}; choose table, csv, json or markdown")
         if self.dataset is None:
             return self._format_list(fmt)
         return self._format_figures(fmt)
@@ -252,9 +253,6 @@ class PublishedResults:
             sections.append(title + "\n" + render(["system", *table.columns], rows, fmt))
         sources = [self._paper_line(name) for name in self.papers]
         return "\n".join(sections) + "\n" + "\n".join(sources) + "\n"
-
-    def __str__(self) -> str:
-        return self.format("table")
 
 
 def published(
@@ -318,7 +316,7 @@ class Check:
 
 
 @dataclass
-class PublishedComparison:
+class PublishedComparison(Report):
     """Runs beside one published table, with what makes the comparison like for like or not.
 
     ``yours``: measures (rows) by runs, ``figures``: measures by published systems, both in
@@ -398,10 +396,10 @@ class PublishedComparison:
             return "like for like: NO"
         return "like for like: not established (some aspects could not be checked)"
 
-    def format(self, fmt: str = "table") -> str:
+    FORMATS = ("table", "markdown", "json")
+
+    def _render(self, fmt: str) -> str:
         """``table`` or ``markdown``: the values side by side, the differences, the checks."""
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2) + "\n"
         decimals = self.paper.decimals
         number = functools.partial(_number, decimals=decimals)
         systems = list(self.figures.columns)
@@ -437,9 +435,6 @@ class PublishedComparison:
             ]
             rows.append([latex_escape(f"{system} (published)"), *cells])
         return rows
-
-    def __str__(self) -> str:
-        return self.format("table")
 
 
 def _number(value: float, decimals: int, *, sign: bool = False) -> str:

@@ -25,6 +25,7 @@ from ..tables import (
     lookup,
     numpy_of,
     position_in_segment,
+    run_starts,
     segment_starts,
 )
 from ..ties import RankOrder, rank_order, tie_groups
@@ -119,6 +120,23 @@ class Rankings:
             group_size=group_size,
         )
 
+    def first_copies_only(self) -> Rankings:
+        """The rankings with every copy of a judged doc after its first ignored: the copies
+        keep their places but no longer count (``.index``, ``set(top K)`` in a script)."""
+        first = first_copies(self.query, self.qrel_row, len(self.judgements.label))
+        if first.all():
+            return self
+        return replace(
+            self,
+            query=self.query[first],
+            rank=self.rank[first],
+            label=self.label[first],
+            qrel_row=self.qrel_row[first],
+            score=self.score[first],
+            group_start=self.group_start[first],
+            group_size=self.group_size[first],
+        )
+
     def with_unretrieved_at(self, rank: int, rel: int) -> Rankings:
         """Every relevant doc that is not retrieved added as a hit at ``rank`` (SymTax's
         rule for a missing gold paper)."""
@@ -164,15 +182,18 @@ def build_rankings(
     *,
     ties: str = "trec_eval",
     exclude_doc: np.ndarray | None = None,
+    exclude_first_copy: bool = False,
     first_copy_only: bool = False,
+    depth: int | None = None,
 ) -> Rankings:
     """Join ``run`` with ``qrels`` for the counted queries.
 
     ``counted``: positions in ``qrels.all_query_ids`` of the queries that count, in output
     order. ``order``: the run's rank order if already computed (else computed under
-    ``ties``). ``exclude_doc``: per counted query, a doc code of the run to drop from its
-    ranking (-1: none), for recipes that remove the query's own paper.
-    ``first_copy_only``: drop later copies of a doc listed twice.
+    ``ties``). The recipes' departures, applied in this order: ``first_copy_only`` drops
+    later copies of a doc listed twice; ``depth`` cuts each ranking there; ``exclude_doc``
+    gives per counted query a doc code of the run to drop from its ranking (-1: none), every
+    copy of it, or only the first with ``exclude_first_copy``.
 
     Only the judged rows are looked at one by one: the others are counted per query.
     """
@@ -187,12 +208,18 @@ def build_rankings(
     docs = order.gather(run.doc)
     scores = order.gather(run.score)
     keep = row_query >= 0
-    if exclude_doc is not None:
-        rows = np.flatnonzero(keep)
-        keep[rows[docs[rows] == exclude_doc[row_query[rows]]]] = False
     if first_copy_only:
         rows = np.flatnonzero(keep)
         keep[rows[~first_copies(row_query[rows], docs[rows], len(run.doc_ids))]] = False
+    if depth is not None:
+        rows = np.flatnonzero(keep)
+        keep[rows[position_in_segment(row_query[rows]) >= depth]] = False
+    if exclude_doc is not None:
+        rows = np.flatnonzero(keep)
+        rows = rows[docs[rows] == exclude_doc[row_query[rows]]]
+        if exclude_first_copy:
+            rows = rows[run_starts(row_query[rows])]
+        keep[rows] = False
     tied = order.tied
     if not keep.all():  # rows dropped: their ties are recomputed below
         row_query, docs, scores, tied = row_query[keep], docs[keep], scores[keep], None
