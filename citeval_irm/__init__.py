@@ -55,6 +55,7 @@ _EXPORTS = {
     "rank_run": "ties",
     "bm25_run": "baseline",
     "compare": "compare",
+    "convert": "convert",
     "CompareSettings": "comparison",
     "Comparison": "comparison",
     "PublishedComparison": "published",
@@ -116,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .choices import TIE_POLICIES  # noqa: F401
     from .compare import compare  # noqa: F401
     from .comparison import CompareSettings, Comparison  # noqa: F401
+    from .convert import convert  # noqa: F401
     from .crosscheck import CAUSES, CrosscheckReport, crosscheck  # noqa: F401
     from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
     from .evaluation import VerificationError, evaluate  # noqa: F401

@@ -40,7 +40,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
-    parser.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    parser.add_argument(
+        "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
+    )
     add_source_options(parser, measures_required=measures_required)
 
 
@@ -89,12 +91,29 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default="citeval",
         help="citeval (default: the columnar kernels; any measure they lack goes to "
-        "ir-measures) or pytrec_eval (every measure through ir-measures)",
+        "ir-measures), pytrec_eval (every measure through ir-measures) or dask (the "
+        "kernels on a Dask cluster's workers, see --scheduler)",
     )
     parser.add_argument(
         "--verify",
         action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
+    )
+    add_large_run_options(parser)
+
+
+def add_large_run_options(parser: argparse.ArgumentParser) -> None:
+    """Memory and the Dask cluster: how a large run is read and scored (``--quiet``, on
+    every command, turns its progress bar off)."""
+    parser.add_argument(
+        "--memory",
+        help="memory reading the run may take, e.g. 2G or 500M (default: half of what is "
+        "available); a run file expected to need more is streamed in chunks of whole queries",
+    )
+    parser.add_argument(
+        "--scheduler",
+        help="with --engine dask: the Dask scheduler's address (tcp://HOST:8786); default: a "
+        "local cluster",
     )
 
 
@@ -197,6 +216,9 @@ def _eval_scores(args: argparse.Namespace) -> int:
         empty_queries=args.empty_queries,
         engine=args.engine,
         verify=args.verify,
+        memory=args.memory,
+        progress=False if args.quiet else None,
+        scheduler=args.scheduler,
     )
     percent = True if args.percent else None
     if not args.crosscheck:
@@ -272,6 +294,42 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
         if failures:
             return EXIT_STRICT_FAILURE
     return 0
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from .convert import convert
+
+    done = convert(
+        args.source,
+        args.target,
+        kind="qrels" if args.qrels else "run",
+        partition_rows=args.partition_rows,
+        memory=args.memory,
+    )
+    sys.stderr.write(done.text())
+    return 0
+
+
+def add_convert_command(commands) -> None:
+    """``citeval convert``: a TREC run (or qrels) as Parquet."""
+    cv = commands.add_parser(
+        "convert",
+        help="write a TREC run (or qrels) as Parquet: one file, or for a large run a folder "
+        "of files holding whole queries",
+        description="Reads a TREC run in chunks of whole queries (sorting it out of core "
+        "first if it is not grouped by query) and writes query_id, doc_id, score as Parquet.",
+    )
+    cv.add_argument("source", help="TREC run or qrels file (.gz accepted), or Parquet")
+    cv.add_argument("target", help="Parquet file, or folder for a partitioned run")
+    cv.add_argument("--qrels", action="store_true", help="the source is qrels, not a run")
+    cv.add_argument(
+        "--partition-rows",
+        type=int,
+        help="write a folder of files of about this many rows each (whole queries); "
+        "default: a folder only when the run is larger than --memory allows",
+    )
+    cv.add_argument("--memory", help="memory the conversion may take, e.g. 2G")
+    cv.set_defaults(handler=_cmd_convert)
 
 
 def _cmd_recipes(args: argparse.Namespace) -> int:
@@ -361,6 +419,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         unknown_year=args.unknown_year,
         measures=args.measures,
         protocol=args.protocol,
+        memory=args.memory,
+        progress=False if args.quiet else None,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -446,6 +506,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             paper=args.paper,
             stage=args.stage,
             same_year=args.same_year,
+            memory=args.memory,
+            engine=args.engine,
+            scheduler=args.scheduler,
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
@@ -758,7 +821,7 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check a run against a dataset's protocol (later papers, the query paper, ...)",
     )
-    va.add_argument("run", help="TREC run file (6 columns; .gz accepted)")
+    va.add_argument("run", help="TREC run file (6 columns; .gz accepted) or Parquet")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
     depth = va.add_mutually_exclusive_group()
     depth.add_argument(
@@ -769,6 +832,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
+    va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
         "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"
@@ -804,6 +868,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
     add_quiet_option(commands, baselines)
+    add_convert_command(commands)
     return parser
 
 

@@ -38,12 +38,12 @@ from .choices import (
 from .comparison import CompareSettings, Comparison
 from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .evaluation import evaluate
-from .io import read_qrels, read_run
+from .io import read_qrels
 from .measures import parse_measures
 from .papers import PROTOCOLS
 from .protocol import ValidationReport, validate
 from .results import EvalResult
-from .tables import Qrels, Run
+from .tables import Qrels
 
 """The paired tests every comparison computes."""
 
@@ -73,6 +73,9 @@ def compare(
     paper: str | None = None,
     stage: str = "end-to-end",
     same_year: bool = True,
+    memory: int | str | None = None,
+    engine: str = "citeval",
+    scheduler=None,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
@@ -87,7 +90,11 @@ def compare(
     ``published``: also put the runs beside the shipped published results of ``paper``
     (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
     given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
-    with :func:`citeval_irm.validate`, ``same_year`` as there).
+    with :func:`citeval_irm.validate`, ``same_year`` as there). ``memory``: as in
+    :func:`citeval_irm.evaluate` (a run file too large for it is streamed). ``engine``:
+    ``"citeval"``, ``"pytrec_eval"``, or ``"dask"``: each run evaluated (and validated) on a
+    worker of the cluster at ``scheduler`` (an address or a ``distributed.Client``; default
+    a local cluster), the qrels sent to every worker once.
     """
     settings = _settings(
         test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
@@ -99,15 +106,25 @@ def compare(
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
     qrels_table = None if evaluated_already else read_qrels(qrels)
-    options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}
+    options = {
+        "ties": ties,
+        "duplicates": duplicates,
+        "empty_queries": empty_queries,
+        "memory": memory,
+        "engine": "citeval" if engine == "dask" else engine,
+    }
     dataset = _dataset_id(qrels)
     validate_on = dataset if published else None
-    results: dict[str, EvalResult] = {}
-    facts: dict[str, RunFacts | None] = {}
-    for name, item in named.items():  # one run in memory at a time: only its facts are kept
-        results[name], run = _evaluated(name, item, qrels_table, measures, protocol, options)
-        facts[name] = RunFacts.of(run, validate_on, same_year) if run is not None else None
-        del run
+    jobs = {
+        name: (name, item, qrels_table, measures, protocol, options, validate_on, same_year)
+        for name, item in named.items()
+    }
+    if engine == "dask":
+        done = _on_cluster(jobs, scheduler)
+    else:  # one run in memory at a time: only its facts are kept
+        done = {name: evaluate_run(*job) for name, job in jobs.items()}
+    results = {name: result for name, (result, _) in done.items()}
+    facts = {name: found for name, (_, found) in done.items()}
     names = _measure_names(results, measures, protocol)
     population, coverage, warnings = _population(results, facts, queries)
     values = np.stack(
@@ -162,17 +179,19 @@ class RunFacts:
     unvalidated: str | None = None
 
     @classmethod
-    def of(cls, run, dataset: str | None, same_year: bool) -> RunFacts:
-        """The facts of ``run``; validated with :func:`citeval_irm.validate` when
-        ``dataset`` is given."""
-        sizes = run.frame.groupby("query_id", sort=False).size()
+    def of(
+        cls, result: EvalResult, run, dataset: str | None, same_year: bool, memory=None
+    ) -> RunFacts:
+        """The facts of ``run`` from its evaluation ``result``; the run validated with
+        :func:`citeval_irm.validate` when ``dataset`` is given."""
         validation, unvalidated = None, None
         if dataset is not None:
             try:
-                validation = validate(run, dataset, same_year=same_year)
+                validation = validate(run, dataset, same_year=same_year, memory=memory)
             except CitevalError as exc:
                 unvalidated = f"cannot validate: {exc}"
-        return cls(pd.Index(sizes.index), int(sizes.min()), validation, unvalidated)
+        ranked = result.ranked
+        return cls(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation, unvalidated)
 
 
 def _settings(
@@ -252,10 +271,18 @@ def named_inputs(runs) -> dict[str, object]:
     return named
 
 
-def _evaluated(
-    name: str, item, qrels_table: Qrels | None, measures, protocol, options: dict
-) -> tuple[EvalResult, Run | None]:
-    """The run's evaluation and the run itself (``None`` when given already evaluated)."""
+def evaluate_run(
+    name: str,
+    item,
+    qrels_table: Qrels | None,
+    measures,
+    protocol,
+    options: dict,
+    validate_on: str | None,
+    same_year: bool,
+) -> tuple[EvalResult, RunFacts | None]:
+    """One run's evaluation and facts (none when it came evaluated already): in this
+    process, or as a task on a Dask worker."""
     if is_evaluated(item):
         policy = getattr(getattr(item, "ties", None), "policy", None)
         if policy is not None and policy != options["ties"]:
@@ -265,8 +292,22 @@ def _evaluated(
                 f"ties={options['ties']!r}: every run must be evaluated the same way",
             )
         return item, None
-    run = read_run(item, duplicates=options["duplicates"])
-    return evaluate(run, qrels_table, measures, protocol=protocol, **options), run
+    result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
+    return result, RunFacts.of(result, item, validate_on, same_year, options["memory"])
+
+
+def _on_cluster(jobs: dict[str, tuple], scheduler) -> dict[str, tuple]:
+    """:func:`evaluate_run` of every run on the workers of a Dask cluster."""
+    from .daskengine import dask_client
+
+    with dask_client(scheduler) as client:
+        qrels = next(iter(jobs.values()))[2]
+        shared = client.scatter(qrels, broadcast=True, hash=False) if qrels is not None else None
+        futures = {
+            name: client.submit(evaluate_run, *job[:2], shared, *job[3:], pure=False)
+            for name, job in jobs.items()
+        }
+        return dict(zip(futures, client.gather(list(futures.values()))))
 
 
 def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[str]:

@@ -11,14 +11,15 @@ one check behind the counted ``short_ranking`` warning of :func:`~citeval_irm.ev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from .errors import EvalWarning, examples_of
-from .tables import Run, lookup, take
+from .results import RankedQueries
+from .tables import Run
 
 CODE = "short_ranking"
 
@@ -59,31 +60,35 @@ def cutoffs(measures: Iterable) -> dict[int, tuple[str, ...]]:
 
 
 def short_rankings(
-    run: Run, measures: Iterable, queries: Sequence[str] | pa.Array | None = None
+    ranked: Run | RankedQueries, measures: Iterable, queries: Iterable[str] | None = None
 ) -> list[ShortRankings]:
     """For each cut-off of ``measures`` that some ranked query falls short of, which queries
-    and how deep they are. ``queries``: only these count (e.g. the queries an evaluation
-    averages; an Arrow array keeps pyarrow from importing pandas, as it does to convert a
-    list); queries the run does not rank at all are not short, they are missing."""
+    and how deep they are. ``ranked``: a whole run, or what a streamed or distributed read
+    kept of it (query ids and ranking lengths); ``queries``: only these count (e.g. the
+    queries an evaluation averages); queries the run does not rank at all are not short,
+    they are missing."""
     by_cutoff = cutoffs(measures)
-    if not by_cutoff or not len(run.query_ids):
+    if isinstance(ranked, Run):
+        ranked = RankedQueries.of(ranked)
+    if not by_cutoff or not len(ranked.query_ids):
         return []
-    lengths = np.bincount(run.query, minlength=len(run.query_ids))
-    ranked = lengths > 0
-    if queries is not None:
-        wanted = queries if isinstance(queries, pa.Array) else pa.array(queries, pa.string())
-        ranked &= lookup(run.query_ids, wanted) >= 0
+    lengths = np.asarray(ranked.sizes)
+    if queries is None:
+        counted = np.ones(len(lengths), dtype=bool)
+    else:
+        wanted = set(queries.to_pylist() if isinstance(queries, pa.Array) else queries)
+        counted = np.fromiter((q in wanted for q in ranked.query_ids), bool, len(lengths))
     out = []
     for cutoff, names in by_cutoff.items():
-        short = np.flatnonzero(ranked & (lengths < cutoff))
+        short = np.flatnonzero(counted & (lengths < cutoff))
         if short.size:
-            ids = take(run.query_ids, short).to_pylist()
+            ids = [ranked.query_ids[i] for i in short.tolist()]
             out.append(ShortRankings(cutoff, names, ids, lengths[short]))
     return out
 
 
 def short_ranking_warnings(
-    run: Run, measures: Iterable, queries: Sequence[str] | pa.Array | None = None
+    ranked: Run | RankedQueries, measures: Iterable, queries: Iterable[str] | None = None
 ) -> list[EvalWarning]:
     """One counted warning per cut-off that some query's ranking is shorter than."""
-    return [found.warning() for found in short_rankings(run, measures, queries)]
+    return [found.warning() for found in short_rankings(ranked, measures, queries)]

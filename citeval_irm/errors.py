@@ -57,6 +57,9 @@ class EvalWarning(UserWarning):
     def __post_init__(self) -> None:
         super().__init__(str(self))
 
+    def __reduce__(self):  # an exception pickles its args; a warning travels to Dask workers
+        return (type(self), (self.code, self.message, self.count, self.examples))
+
     def __str__(self) -> str:
         text = f"{self.message} ({self.count})"
         if self.examples:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from .choices import (
     DUPLICATE_POLICIES,
@@ -37,7 +38,7 @@ from .errors import CitevalError, EvalWarning, InputError, examples_of
 from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
 from .papers import PROTOCOLS, get_protocol
-from .results import EvalResult
+from .results import EvalResult, RankedQueries
 from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
 from .tables import Qrels, Run, lookup, take
 from .ties import rank_order, rank_run, tie_report
@@ -75,6 +76,7 @@ class Population:
     counted: np.ndarray
     query_ids: list[str]
     warnings: list[EvalWarning]
+    qrels_source: str = "<qrels>"
 
 
 def _present(run: Run) -> np.ndarray:
@@ -89,15 +91,30 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
 
     Shared by evaluation and the cross-check, so both average over the same queries.
     """
+    return population_of(take(run.query_ids, _present(run)), run.source, qrels, empty_queries)
+
+
+def counted_queries(qrels: Qrels, empty_queries: str = "zero") -> np.ndarray:
+    """Positions in ``qrels.all_query_ids`` of the queries that count, whatever the run:
+    every one, or (``"skip"``) those with a relevant doc."""
+    if empty_queries == "skip":
+        return np.flatnonzero(qrels.relevant_per_query() > 0)
+    return np.arange(len(qrels.all_query_ids))
+
+
+def population_of(
+    run_ids: pa.Array, run_source: str, qrels: Qrels, empty_queries: str = "zero"
+) -> Population:
+    """:func:`population` from the run's query ids alone (first-appearance order): what a
+    run read in chunks, or on many workers, collects of itself."""
     check_choice("empty_queries", empty_queries, EMPTY_QUERY_POLICIES)
     warnings: list[EvalWarning] = []
     qrels_ids = qrels.all_query_ids
-    run_ids = take(run.query_ids, _present(run))
     in_qrels = lookup(run_ids, qrels_ids)
     if not (in_qrels >= 0).any():
         raise InputError(
             None,
-            f"the run ({run.source}) and the qrels ({qrels.source}) have no query in common: "
+            f"the run ({run_source}) and the qrels ({qrels.source}) have no query in common: "
             f"run queries look like {run_ids[:3].to_pylist()}, "
             f"qrels queries like {qrels_ids[:3].to_pylist()}",
         )
@@ -113,7 +130,7 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
         )
     in_run = np.zeros(len(qrels_ids), dtype=bool)
     in_run[in_qrels[in_qrels >= 0]] = True
-    counted = np.arange(len(qrels_ids))
+    counted = counted_queries(qrels, empty_queries)
     empty = np.flatnonzero(qrels.relevant_per_query() == 0)
     if empty.size:
         skip = empty_queries == "skip"
@@ -127,9 +144,6 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
             )
         )
         if skip:
-            keep = np.ones(len(qrels_ids), dtype=bool)
-            keep[empty] = False
-            counted = counted[keep]
             in_run[empty] = True  # not counted, so not missing either
             if not counted.size:
                 raise InputError(None, f"no query of {qrels.source} has a relevant document")
@@ -144,7 +158,7 @@ def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Populatio
             )
         )
     query_ids = take(qrels_ids, counted).to_pylist()
-    return Population(counted, query_ids, warnings)
+    return Population(counted, query_ids, warnings, qrels.source)
 
 
 def evaluate(
@@ -158,55 +172,132 @@ def evaluate(
     empty_queries: str = "zero",
     engine: str = "citeval",
     verify: bool = False,
+    memory: int | str | None = None,
+    progress: bool | None = None,
+    scheduler=None,
 ) -> EvalResult:
     """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
-    ``run``: a TREC run path, DataFrame ``query_id, doc_id, score`` (or PyTerrier's ``qid,
-    docno, score``), ``{qid: {doc: score}}`` or records. ``qrels``: a TREC qrels path,
-    DataFrame ``query_id, doc_id, relevance`` (or ``qid, docno, label``), dict, records, or
-    an ir_datasets dataset / id. ``measures``: ir-measures syntax (``"RR R@10 nDCG@10"``,
-    ``MRR`` and ``HR@K`` accepted) or objects; or give ``protocol="goyal2026"`` /
-    ``"masterset2026"``. ``ties``: ``"trec_eval"`` or ``"run_order"`` (see
-    :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or ``"keep_best"``.
-    ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring). ``engine``:
-    ``"citeval"`` or ``"pytrec_eval"``; ``verify``: compute with both and raise
-    :class:`VerificationError` on any per-query difference above 1e-9.
+    ``run``: a TREC run path, Parquet (a file, a folder of files or a URL), DataFrame
+    ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno, score``), ``{qid: {doc:
+    score}}`` or records. ``qrels``: a TREC qrels path, Parquet, DataFrame ``query_id,
+    doc_id, relevance`` (or ``qid, docno, label``), dict, records, or an ir_datasets dataset
+    / id. ``measures``: ir-measures syntax (``"RR R@10 nDCG@10"``, ``MRR`` and ``HR@K``
+    accepted) or objects; or give ``protocol="goyal2026"`` / ``"masterset2026"``. ``ties``:
+    ``"trec_eval"`` or ``"run_order"`` (see :mod:`citeval_irm.ties`). ``duplicates``:
+    ``"error"`` or ``"keep_best"``. ``empty_queries``: ``"zero"`` or ``"skip"`` (see the
+    module docstring). ``engine``: ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (the
+    citeval kernels on the workers of a Dask cluster, ``scheduler``: its address or a
+    ``distributed.Client``; the run a dask DataFrame or Parquet); ``verify``: compute with
+    both engines and raise :class:`VerificationError` on any per-query difference above 1e-9.
+
+    ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
+    of the memory available). A run file expected to need more is read in chunks of whole
+    queries (:mod:`citeval_irm.streaming`), with the same result. ``progress``: show a
+    progress bar (default: when standard error is a terminal and the run is streamed).
     """
     check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
     check_choice("engine", engine, ENGINES)
     check_choice("ties", ties, TIE_POLICIES)
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
-    run_table = as_run(run, duplicates=duplicates)
-    people = population(run_table, qrels_table, empty_queries)
-    order = rank_order(run_table, ties)
+    settings = Settings(measure_list, ties, duplicates, empty_queries, engine, verify)
+    result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
+    for warning in result.warnings:
+        python_warnings.warn(warning, stacklevel=2)
+    return result
+
+
+def _evaluate(
+    run, qrels_table: Qrels, settings: Settings, protocol_obj, memory, progress, scheduler
+) -> EvalResult:
+    """The evaluation by the path the run calls for: on Dask, streamed, or in memory."""
+    if settings.engine == "dask":
+        from .daskengine import evaluate_dask
+
+        return evaluate_dask(run, qrels_table, settings, protocol_obj, scheduler, progress)
+    from .streaming import plan_reading
+
+    plan = plan_reading(run, memory)
+    if plan.stream:
+        from .streaming import evaluate_stream
+
+        return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, progress)
+    run_table = as_run(run, duplicates=settings.duplicates)
+    people = population(run_table, qrels_table, settings.empty_queries)
+    order = rank_order(run_table, settings.ties)
     report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
-    counted = take(qrels_table.all_query_ids, people.counted)
-    warnings += short_ranking_warnings(run_table, measure_list, counted)
+    values = engine_values(settings, run_table, qrels_table, people, order)
+    return make_result(
+        settings,
+        people,
+        values,
+        warnings,
+        report,
+        protocol_obj,
+        run_table.source,
+        ranked=RankedQueries.of(run_table),
+    )
 
-    if engine == "citeval" or verify:
-        values = _citeval_values(measure_list, run_table, qrels_table, people, order, ties)
-    if engine == "pytrec_eval" or verify:
-        reference = _ir_measures_values(measure_list, run_table, qrels_table, people, ties)
-        if verify:
+
+@dataclass(frozen=True)
+class Settings:
+    """How a run is evaluated: what every piece of a run read in parts is scored with."""
+
+    measures: list[Measure]
+    ties: str = "trec_eval"
+    duplicates: str = "error"
+    empty_queries: str = "zero"
+    engine: str = "citeval"
+    verify: bool = False
+
+
+def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population, order):
+    """Per-query values of ``people``'s queries (rows) by the chosen engine (the kernels,
+    ir-measures' pipeline, or both, verified)."""
+    measure_list, ties = settings.measures, settings.ties
+    engine = "citeval" if settings.engine == "dask" else settings.engine
+    if engine == "citeval" or settings.verify:
+        values = _citeval_values(measure_list, run, qrels, people, order, ties)
+    if engine == "pytrec_eval" or settings.verify:
+        reference = _ir_measures_values(measure_list, run, qrels, people, ties)
+        if settings.verify:
             _verify(values, reference, measure_list, people.query_ids)
         values = reference if engine == "pytrec_eval" else values
+    return values
+
+
+def make_result(
+    settings: Settings,
+    people: Population,
+    values: np.ndarray,
+    warnings: list[EvalWarning],
+    report,
+    protocol: Protocol | None,
+    run_source: str,
+    qrels_source: str | None = None,
+    ranked: RankedQueries | None = None,
+) -> EvalResult:
+    """The :class:`EvalResult` of per-query values: aggregates computed here, once, and
+    the rankings shorter than a cut-off (counted warnings), whichever path read the run."""
+    measure_list = settings.measures
+    if ranked is not None:
+        warnings = warnings + short_ranking_warnings(ranked, measure_list, people.query_ids)
     aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
-    for warning in warnings:
-        python_warnings.warn(warning, stacklevel=2)
     return EvalResult(
         measures=measure_list,
         query_ids=people.query_ids,
         values=values,
         aggregates=aggregates,
         warnings=warnings,
-        protocol=protocol_obj,
+        protocol=protocol,
         ties=report,
-        run_source=run_table.source,
-        qrels_source=qrels_table.source,
-        engine=engine,
+        run_source=run_source,
+        qrels_source=qrels_source if qrels_source is not None else people.qrels_source,
+        engine=settings.engine,
+        ranked=ranked,
     )
 
 

@@ -30,6 +30,7 @@ from .tables import (
     RUN_COLUMNS,
     Qrels,
     Run,
+    arrow_array,
     first_copies,
     has_repeated_pairs,
     numpy_of,
@@ -78,40 +79,53 @@ _VALUE_TYPES = {"score": pa.float64(), "relevance": pa.int64()}
 _ASCII_SPACE = "[ \t\n\v\f\r]"
 
 
+def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int = _BLOCK_SIZE):
+    """pyarrow's CSV options for a file with one delimiter (tab or space) between exactly
+    ``len(layout)`` fields: ids dictionary-encoded, values typed by Arrow's parser. Shared by
+    the whole-file read and the streaming one, so both parse alike."""
+    delimiter = "\t" if "\t" in _first_line(path) else " "
+    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
+    types[value_column] = _VALUE_TYPES[value_column]
+    return (
+        pa_csv.ReadOptions(column_names=list(layout), block_size=block_size),
+        pa_csv.ParseOptions(
+            delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
+        ),
+        pa_csv.ConvertOptions(
+            column_types=types,
+            include_columns=list(wanted),
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+def _suspicious_ids(dictionary: pa.Array) -> bool:
+    """Whether ids hold nothing or whitespace the fast parse did not split on (a space in a
+    tab-separated file): one tokenisation rule on every path, so such a file must be split
+    as trec_eval splits it."""
+    return bool(len(dictionary)) and (
+        not _lengths(dictionary).all()
+        or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
+    )
+
+
 def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
     """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
     fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
     :class:`_NeedLineNumbers` for anything else, or for anything to report."""
-    delimiter = "\t" if "\t" in _first_line(path) else " "
-    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
-    types[value_column] = _VALUE_TYPES[value_column]
+    read, parse, convert = _csv_options(path, layout, wanted, value_column)
     try:
         table = pa_csv.read_csv(
-            _input_stream(path),
-            read_options=pa_csv.ReadOptions(column_names=list(layout), block_size=_BLOCK_SIZE),
-            parse_options=pa_csv.ParseOptions(
-                delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=types,
-                include_columns=list(wanted),
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+            _input_stream(path), read_options=read, parse_options=parse, convert_options=convert
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
     columns: dict[str, object] = {}
     for name in ("query_id", "doc_id"):
         ids = table[name].unify_dictionaries().combine_chunks()
-        # One tokenisation rule on every path: a field holding any other whitespace (a
-        # space in a tab-separated file) or nothing must be split as trec_eval splits it.
-        dictionary = ids.dictionary
-        if len(dictionary) and (
-            not _lengths(dictionary).all()
-            or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
-        ):
+        if _suspicious_ids(ids.dictionary):
             raise _NeedLineNumbers
         columns[name] = ids
     values = numpy_of(table[value_column])
@@ -130,6 +144,68 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     return columns, None, 0
 
 
+def fast_batches(
+    path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
+):
+    """The fast parse of ``path`` one block at a time: record batches of ``wanted`` (ids
+    dictionary-encoded per batch), each checked as :func:`_read_fast` checks a whole file;
+    raises :class:`_NeedLineNumbers` at the first block that needs the line-aware path.
+    ``raw`` is the open file, so a caller can follow how far it has been read."""
+    read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
+    stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    try:
+        reader = pa_csv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+        for batch in reader:
+            for name in ("query_id", "doc_id"):
+                if _suspicious_ids(batch.column(name).dictionary):
+                    raise _NeedLineNumbers
+            values = numpy_of(batch.column(value_column))
+            if value_column == "score" and not np.isfinite(values).all():
+                raise _NeedLineNumbers
+            yield batch, 0
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise _NeedLineNumbers from exc
+
+
+def line_batches(
+    path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
+):
+    """The line-aware parse of ``path`` one block at a time: record batches of ``wanted``
+    (values typed) plus each row's 1-based ``line``, and the number of lines with text
+    after the last column; lines and errors as :func:`_read_lines` has them. A block ends
+    at its last line end (a ``\r`` that ends a block waits for the next: ``\r\n`` is one
+    line end)."""
+    allow_extra = value_column == "score"
+    stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    first_line, carry = 1, b""
+    while True:
+        block = stream.read(block_size)
+        data = carry + block
+        if block:
+            end = max(data.rfind(b"\n"), data.rfind(b"\r"))
+            if end == len(data) - 1 and data[end:] == b"\r":
+                end = max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end))
+            if end < 0:
+                carry = data
+                continue
+            data, carry = data[: end + 1], data[end + 1 :]
+        lines, line_numbers, count = _lines_of(path, data, first_line)
+        first_line += count
+        columns, line_numbers, extra = _line_columns(
+            path, lines, line_numbers, layout, wanted, value_column, allow_extra
+        )
+        names = [*wanted, "line"]
+        arrays = [
+            *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
+            arrow_array(line_numbers.astype(np.int64)),
+        ]
+        yield pa.RecordBatch.from_arrays(arrays, names), extra
+        if not block:
+            return
+
+
 def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
     """Every non-blank line of a file as Arrow strings, trimmed, with its 1-based number.
 
@@ -138,12 +214,20 @@ def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
     """
     with _input_stream(path) as stream:
         data = stream.read()
+    lines, line_numbers, _ = _lines_of(path, data, 1)
+    return lines, line_numbers
+
+
+def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.ndarray, int]:
+    """:func:`_file_lines` of some of a file's bytes (whole lines) whose first line is line
+    ``first_line``; also how many line ends they hold."""
     chunks = pc.split_pattern_regex(pa.array([data], pa.large_binary()), r"\r\n|\n|\r")
     lines = chunks.flatten()
+    ends = len(lines) - 1
     try:
         lines = lines.cast(pa.large_string())
     except pa.ArrowInvalid:
-        for number, line in enumerate(lines.to_pylist(), start=1):
+        for number, line in enumerate(lines.to_pylist(), start=first_line):
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -151,7 +235,7 @@ def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
         raise
     lines = pc.ascii_trim_whitespace(lines)
     keep = np.flatnonzero(_lengths(lines))
-    return take(lines, keep), keep + 1
+    return take(lines, keep), keep + first_line, ends
 
 
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
@@ -162,7 +246,11 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an error
     naming its line.
     """
-    lines, line_numbers = _file_lines(path)
+    return _split_fields(path, *_file_lines(path), layout, wanted, allow_extra)
+
+
+def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, allow_extra: bool):
+    """:func:`_read_lines` on some of a file's lines (non-blank, trimmed) and their numbers."""
     width = len(layout)
     parts = pc.ascii_split_whitespace(lines, max_splits=width)
     offsets = numpy_of(parts.offsets)
@@ -189,6 +277,15 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     starts = offsets[:-1]
     columns = {name: take(values, starts + layout.index(name)).cast(pa.string()) for name in wanted}
     return columns, line_numbers, int(extra.size)
+
+
+def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column, allow_extra):
+    """:func:`_split_fields`, then the value column typed (or an error naming the line)."""
+    columns, line_numbers, extra = _split_fields(
+        path, lines, line_numbers, layout, wanted, allow_extra
+    )
+    columns[value_column] = _typed_values(path, columns[value_column], line_numbers, value_column)
+    return columns, line_numbers, extra
 
 
 def _lengths(strings: pa.Array) -> np.ndarray:
@@ -277,6 +374,186 @@ def check_labels(labels: np.ndarray, originals, source: str, line_numbers=None) 
         )
 
 
+# --------------------------------------------------------------------------- Parquet
+
+_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+PARQUET_BATCH_ROWS = 1 << 20
+
+
+def is_parquet(source) -> bool:
+    """Whether ``source`` names Parquet: a ``.parquet`` file, a folder (a dataset of Parquet
+    files), a URL of either (``s3://...``), or a file that starts with Parquet's magic."""
+    text = os.fspath(source)
+    if "://" in text:
+        return True
+    path = Path(text)
+    if path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir():
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False
+
+
+def parquet_files(source) -> tuple[object, list[str]]:
+    """The filesystem and the Parquet files (sorted by path) of a file, a folder or a URL
+    (any filesystem pyarrow or fsspec knows: ``s3://``, ``gs://``, ``memory://`` ...)."""
+    import pyarrow.fs as pa_fs
+
+    text = os.fspath(source)
+    if "://" in text:
+        try:
+            filesystem, root = pa_fs.FileSystem.from_uri(text)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+            import fsspec
+
+            fs, root = fsspec.core.url_to_fs(text)
+            filesystem = pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs))
+    else:
+        filesystem, root = pa_fs.LocalFileSystem(), str(Path(text).absolute())
+    info = filesystem.get_file_info(root)
+    if info.type == pa_fs.FileType.NotFound:
+        raise InputError(text, "no such file or folder")
+    if info.type == pa_fs.FileType.File:
+        return filesystem, [root]
+    found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    files = sorted(
+        f.path
+        for f in found
+        if f.type == pa_fs.FileType.File
+        and not Path(f.path).name.startswith(("_", "."))
+        and (Path(f.path).suffix.lower() in _PARQUET_SUFFIXES or not Path(f.path).suffix)
+    )
+    if not files:
+        raise InputError(text, "is a folder with no Parquet file in it")
+    return filesystem, files
+
+
+def parquet_batches(
+    source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS, only: list[str] | None = None
+):
+    """Record batches ``query_id, doc_id, <value_column>`` of a Parquet file or dataset, in
+    file and row order, under any accepted column name (PyTerrier's ``qid, docno`` too);
+    ids become strings, values float scores or integer labels. A missing column, a null,
+    an empty id or a value that is not a finite number (an integer label) is an error
+    naming the file and the row. ``only``: these of its files (a worker's share)."""
+    import pyarrow.parquet as pq
+
+    filesystem, files = parquet_files(source)
+    files = files if only is None else only
+    wanted = ("query_id", "doc_id", value_column)
+    for name in files:
+        shown = name if "://" not in os.fspath(source) else os.fspath(source)
+        try:
+            handle = pq.ParquetFile(filesystem.open_input_file(name))
+            columns = handle.schema_arrow.names
+            found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
+            # string ids read as dictionaries: what Parquet stores, and no re-encoding after
+            textual = [
+                found[c]
+                for c in ("query_id", "doc_id")
+                if found[c] is not None
+                and pa.types.is_string(handle.schema_arrow.field(found[c]).type)
+            ]
+            if textual:
+                handle = pq.ParquetFile(filesystem.open_input_file(name), read_dictionary=textual)
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
+        missing = [c for c in wanted if found[c] is None]
+        if missing:
+            accepted = ", ".join(" or ".join(COLUMN_NAMES[c]) for c in wanted)
+            raise InputError(
+                shown, f"missing column(s) {missing} (accepted names: {accepted}); found {columns}"
+            )
+        # a run sorted out of core keeps the line numbers of the file it came from
+        lines = ["line"] if "line" in columns and value_column == "score" else []
+        first_row = 1
+        names = [*(found[c] for c in wanted), *lines]
+        for batch in handle.iter_batches(batch_size=batch_rows, columns=names):
+            arrays = [
+                _parquet_ids(batch.column(0), shown, first_row, "query_id"),
+                _parquet_ids(batch.column(1), shown, first_row, "doc_id"),
+                _parquet_values(batch.column(2), shown, first_row, value_column),
+                *(batch.column(3) for _ in lines),
+            ]
+            first_row += batch.num_rows
+            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), 0
+
+
+def _first_true(mask) -> int | None:
+    hits = np.flatnonzero(numpy_of(mask, fill=True))
+    return int(hits[0]) if hits.size else None
+
+
+def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa.Array:
+    """Ids as strings (a dictionary array of them kept as it is); a null or empty id is an
+    error naming its row."""
+    if pa.types.is_dictionary(values.type) and pa.types.is_string(values.type.value_type):
+        empty = pc.equal(pc.binary_length(values.dictionary), 0)
+        bad_code = np.flatnonzero(numpy_of(empty, fill=True))
+        missing = pc.is_null(values.indices)
+        if bad_code.size:
+            codes = arrow_array(bad_code.astype(str(values.indices.type)))
+            missing = pc.or_kleene(missing, pc.is_in(values.indices, value_set=codes))
+        bad = _first_true(missing)
+        if bad is not None:
+            raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
+        return values
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(pa.string())
+    elif not pa.types.is_string(values.type):
+        try:
+            values = values.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise InputError(source, f"column {name}: {values.type} cannot be ids") from None
+    bad = _first_true(pc.or_kleene(pc.is_null(values), pc.equal(pc.binary_length(values), 0)))
+    if bad is not None:
+        raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
+    return values
+
+
+def _parquet_values(values: pa.Array, source: str, first_row: int, value_column: str):
+    is_score = value_column == "score"
+    kind = "score" if is_score else "relevance label"
+    bad = _first_true(pc.is_null(values))
+    if bad is not None:
+        raise InputError(source, f"row {first_row + bad}: missing {kind}")
+    try:
+        typed = values.cast(pa.float64() if is_score else pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(source, f"column {value_column} ({values.type}): {exc}") from None
+    if is_score:
+        bad = _first_true(pc.invert(pc.is_finite(typed)))
+        if bad is not None:
+            raise InputError(
+                source, f"row {first_row + bad}: score {values[bad].as_py()!r} is not finite"
+            )
+    else:
+        rows = np.arange(first_row, first_row + len(typed))
+        check_labels(numpy_of(typed), values.to_pylist, source, rows)
+    return typed
+
+
+def _read_parquet(source, value_column: str, duplicates: str, only: list[str] | None = None):
+    """A run or qrels from Parquet (``only`` some of its files), with the duplicate policy
+    of its kind."""
+    batches = [batch for batch, _ in parquet_batches(source, value_column, only=only)]
+    if not batches or not sum(b.num_rows for b in batches):
+        raise InputError(os.fspath(source), "is empty: no rows")
+    table = pa.Table.from_batches(batches)
+    cls = Run if value_column == "score" else Qrels
+    result = cls.from_columns(
+        table["query_id"], table["doc_id"], numpy_of(table[value_column]), os.fspath(source)
+    )
+    del table, batches
+    kind = "score" if value_column == "score" else "judgement"
+    checked, warnings = _check_duplicates(result, duplicates, kind)
+    if value_column == "score":
+        checked.warnings = list(checked.warnings) + warnings
+    return checked
+
+
 def repeated_rows(table: Run | Qrels) -> np.ndarray:
     """Positions (ascending) of rows whose (query, doc) appeared on an earlier row."""
     return np.flatnonzero(~first_copies(table.query, table.doc, len(table.doc_ids)))
@@ -360,7 +637,9 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
 
 
 def read_run(source, *, duplicates: str = "error") -> Run:
-    """Read a run from a TREC file (plain or gzip) or any in-memory form (see :func:`as_run`).
+    """Read a run from a TREC file (plain or gzip), Parquet (a file, a folder of files or a
+    URL; columns ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any
+    in-memory form (see :func:`as_run`).
 
     ``duplicates="error"`` (the default, like trec_eval) rejects a repeated (query, doc);
     ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
@@ -368,6 +647,8 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_run(source, duplicates=duplicates)
+    if is_parquet(source):
+        return _read_parquet(source, "score", duplicates)
     run, extra = _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
     if extra:
         run.warnings.append(
@@ -381,8 +662,9 @@ def read_run(source, *, duplicates: str = "error") -> Run:
 
 
 def read_qrels(source) -> Qrels:
-    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), an
-    ir_datasets dataset or id, or any in-memory form (see :func:`as_qrels`).
+    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet
+    (``query_id, doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or
+    id, or any in-memory form (see :func:`as_qrels`).
 
     A repeated (query, doc) is an error: which of two labels is meant cannot be guessed.
     """
@@ -391,6 +673,8 @@ def read_qrels(source) -> Qrels:
     dataset = as_dataset(source)
     if dataset is not None:
         return _qrels_from_dataset(*dataset)
+    if is_parquet(source):
+        return _read_parquet(source, "relevance", "error")
     return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")[0]
 
 

@@ -26,6 +26,7 @@ from .errors import EvalWarning
 from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
 from .papers import PROTOCOLS
 from .printable import Printable
+from .results import RankedQueries
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -39,6 +40,7 @@ CHECKS: dict[str, str] = {
 """The checks, in report order: four on (query, doc) pairs, three on queries."""
 
 PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
+_FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # violations' order
 _EXAMPLES = 5
 _TABLE_EXAMPLES = 3
 
@@ -158,6 +160,8 @@ def validate(
     unknown_year: str = "admit",
     measures=None,
     protocol=None,
+    memory: int | str | None = None,
+    progress: bool | None = None,
 ) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
@@ -169,43 +173,51 @@ def validate(
     ``"admit"`` or ``"exclude"`` docs without a year. ``measures`` / ``protocol``: what the
     run will be evaluated with; every ranking must reach their deepest cut-off
     (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
-    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet).
+    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``memory``: as in
+    :func:`citeval_irm.evaluate`, a run file larger than it allows is checked a chunk of
+    whole queries at a time, with the same report.
     """
     from .datasets import admissible_candidates
+    from .streaming import Progress, plan_reading
 
     found = as_dataset(dataset)
     name = found[0] if found is not None else str(dataset)
     data = found[1] if found is not None else dataset
     allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
-    table = as_run(run, duplicates=KEEP_ALL)
-    frame = table.frame
-    queries = allowed.queries
-    known_query = frame["query_id"].isin(queries.index).to_numpy()
-    pairs = frame[known_query]
-    admissible = allowed.mask(pairs["query_id"], pairs["doc_id"])
-    known_doc = allowed.doc_positions(pairs["doc_id"]) >= 0
-    citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
-    own_paper = pairs["doc_id"].to_numpy() == citing
+    plan = plan_reading(run, memory)
+    if plan.stream:
+        from .chunks import over_whole_queries
 
-    rows = np.flatnonzero(known_query)
-    flagged = {
-        "unknown_doc": rows[~known_doc],
-        "query_paper": rows[known_doc & own_paper],
-        "later_paper": rows[known_doc & ~own_paper & ~admissible],
-        "duplicate_doc": repeated_rows(table),
-    }
-    pieces = [
-        frame.iloc[positions].assign(check=check)
-        for check, positions in flagged.items()
-        if len(positions)
-    ]
-    run_queries = pd.Index(frame["query_id"].unique())
+        bar = Progress(plan.size, progress, "citeval: validating the run")
+        try:
+            checked, _ = over_whole_queries(
+                run,
+                plan.chunk_rows,
+                plan,
+                KEEP_ALL,
+                lambda chunks: [_pair_checks(chunk, allowed) for chunk in chunks],
+                on_bytes=bar.read,
+            )
+        finally:
+            bar.close()
+        source = str(run)
+    else:
+        table = as_run(run, duplicates=KEEP_ALL)
+        checked, source = [_pair_checks(table, allowed)], table.source
+    queries = allowed.queries
+    # each check's rows in run order, the checks in report order, as from one table
+    pieces = [piece for check in _FLAGGED for part in checked for piece in part[0][check]]
+    ranked = RankedQueries(
+        [q for part in checked for q in part[1].query_ids],
+        np.concatenate([part[1].sizes for part in checked]) if checked else np.zeros(0, int),
+    )
+    run_queries = pd.Index(ranked.query_ids)
     unknown_queries = run_queries.difference(queries.index, sort=False)
     missing_queries = queries.index.difference(run_queries, sort=False)
     depth_measures = _depth_measures(measures, protocol, data)
     depth = _deepest(depth_measures)
     at_depth = [m for m in depth_measures if depth and m.params.get("cutoff") == depth]
-    short = short_rankings(table, at_depth, list(queries.index))
+    short = short_rankings(ranked, at_depth, list(queries.index))
     deepest = short[0] if short else None
     for check, ids in (
         ("unknown_query", unknown_queries),
@@ -226,16 +238,42 @@ def validate(
     }
     return ValidationReport(
         dataset=name,
-        run_source=table.source,
+        run_source=source,
         same_year=same_year,
         num_queries=len(queries),
         num_docs=allowed.doc_count,
-        run_rows=len(frame),
+        run_rows=sum(part[2] for part in checked),
         checks=_check_table(violations, descriptions),
         violations=violations,
         warnings=list(allowed.warnings),
         depth=depth,
     )
+
+
+def _pair_checks(table, allowed) -> tuple[dict[str, list[pd.DataFrame]], RankedQueries, int]:
+    """The pair checks of a run (or of a chunk of whole queries of one): the violating rows
+    per check, the run's queries and their ranking lengths, its number of rows."""
+    frame = table.frame
+    queries = allowed.queries
+    known_query = frame["query_id"].isin(queries.index).to_numpy()
+    pairs = frame[known_query]
+    admissible = allowed.mask(pairs["query_id"], pairs["doc_id"])
+    known_doc = allowed.doc_positions(pairs["doc_id"]) >= 0
+    citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
+    own_paper = pairs["doc_id"].to_numpy() == citing
+
+    rows = np.flatnonzero(known_query)
+    flagged = {
+        "unknown_doc": rows[~known_doc],
+        "query_paper": rows[known_doc & own_paper],
+        "later_paper": rows[known_doc & ~own_paper & ~admissible],
+        "duplicate_doc": repeated_rows(table),
+    }
+    pieces = {
+        check: [frame.iloc[positions].assign(check=check)] if len(positions) else []
+        for check, positions in flagged.items()
+    }
+    return pieces, RankedQueries.of(table), len(frame)
 
 
 def dataset_protocol(dataset) -> str | None:

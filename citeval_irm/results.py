@@ -27,6 +27,24 @@ if TYPE_CHECKING:
 FORMATS = ("table", "csv", "json", "trec_eval")
 
 
+@dataclass(frozen=True)
+class RankedQueries:
+    """The run's queries (first-appearance order) and how many docs each ranks: what a
+    comparison keeps of a run, whichever path (in memory, streamed, on Dask) read it."""
+
+    query_ids: list[str]
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, run) -> RankedQueries:
+        """The ranked queries of a whole :class:`~citeval_irm.tables.Run`."""
+        from .tables import take
+
+        sizes = np.bincount(run.query, minlength=len(run.query_ids))
+        present = np.flatnonzero(sizes > 0)
+        return cls(take(run.query_ids, present).to_pylist(), sizes[present])
+
+
 @dataclass
 class EvalResult(Printable):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
@@ -46,6 +64,7 @@ class EvalResult(Printable):
     run_source: str = "<run>"
     qrels_source: str = "<qrels>"
     engine: str = "citeval"
+    ranked: RankedQueries | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ access
     @property

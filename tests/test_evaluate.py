@@ -208,3 +208,13 @@ def test_counted_warnings_are_python_warnings_that_filters_control():
         warnings.simplefilter("error", EvalWarning)
         with pytest.raises(EvalWarning, match="run queries absent from the qrels"):
             evaluate(run, qrels, "RR")
+
+
+def test_a_counted_warning_survives_pickling():
+    """Warnings cross process boundaries (Dask workers, multiprocessing) intact."""
+    import pickle
+
+    from citeval_irm import EvalWarning
+
+    warning = EvalWarning("missing_queries", "qrels queries with no ranking", 3, ("q1", "q2"))
+    assert pickle.loads(pickle.dumps(warning)) == warning

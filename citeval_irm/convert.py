@@ -1,0 +1,215 @@
+"""Runs and qrels as Parquet, and runs put in query order out of core.
+
+``citeval convert RUN.trec RUN.parquet`` writes a run as Parquet (``query_id, doc_id,
+score``): one file, or for a large run a folder of files that each hold whole queries (one
+row group each), which is what the streaming reader and the Dask engine read fastest and
+what a cluster can split between workers without cutting a query. The run is read in
+chunks, so converting takes bounded memory too.
+
+A run whose queries are not each in one block of lines cannot be cut into whole queries
+as it is read. :func:`sort_by_query` puts it in order out of core: the rows (with their
+line numbers) go to a Parquet file as they are parsed, then DuckDB sorts that file within
+a memory limit, spilling to disk, queries in the order they first appear and each query's
+rows in file order, so ties in run order and the warnings' examples stay as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import InputError
+from .io import _RUN_LAYOUT, is_parquet, line_batches, read_qrels
+from .tables import Qrels, Run, arrow_array
+
+DEFAULT_PARTITION_ROWS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What :func:`convert` wrote."""
+
+    path: Path
+    rows: int
+    queries: int
+    files: int
+
+    def text(self) -> str:
+        where = f"{self.files} files in {self.path}/" if self.files > 1 else str(self.path)
+        return f"citeval: wrote {self.rows:,} rows of {self.queries:,} queries to {where}\n"
+
+
+def _table(table: Run | Qrels) -> pa.Table:
+    """The canonical columns of a run or qrels, ids as Parquet stores them best (strings,
+    which its writer dictionary-encodes)."""
+    return pa.table(
+        {
+            "query_id": table.query_strings(),
+            "doc_id": table.doc_strings(),
+            table._VALUE: arrow_array(table.values()),
+        }
+    )
+
+
+def write_parts(chunks: Iterable[Run], folder: Path, partition_rows: int) -> tuple[int, int, int]:
+    """Write runs of whole queries into ``folder`` as ``part-00000.parquet``, ...: a file
+    gets whole chunks until it holds ``partition_rows`` rows. Returns rows, queries, files."""
+    import pyarrow.parquet as pq
+
+    rows = queries = files = 0
+    writer, in_file = None, 0
+    try:
+        for chunk in chunks:
+            if writer is None or in_file >= partition_rows:
+                if writer is not None:
+                    writer.close()
+                table = _table(chunk)
+                writer = pq.ParquetWriter(folder / f"part-{files:05d}.parquet", table.schema)
+                files, in_file = files + 1, 0
+            else:
+                table = _table(chunk)
+            writer.write_table(table, row_group_size=max(len(table), 1))
+            rows, in_file = rows + len(table), in_file + len(table)
+            queries += chunk.num_queries
+    finally:
+        if writer is not None:
+            writer.close()
+    return rows, queries, files
+
+
+def convert(
+    source,
+    target,
+    *,
+    kind: str = "run",
+    partition_rows: int | None = None,
+    memory: int | str | None = None,
+) -> Converted:
+    """Write the run (or, ``kind="qrels"``, the qrels) ``source`` as Parquet at ``target``.
+
+    A run goes to one file unless it is larger than ``memory`` allows (see
+    :func:`citeval_irm.streaming.plan_reading`) or ``partition_rows`` is given: then to a
+    folder of files of about ``partition_rows`` rows of whole queries each. Every row is
+    kept as it is (duplicates too); the target appears only once complete.
+    """
+    import pyarrow.parquet as pq
+
+    from .outputs import atomic_output, check_output
+
+    target = Path(target)
+    if target.exists() and target.is_dir() and any(target.iterdir()):
+        raise InputError(str(target), "is a folder that is not empty: give a new path")
+    if kind == "qrels":
+        qrels = read_qrels(source)
+        with atomic_output(target) as temporary:
+            pq.write_table(_table(qrels), temporary)
+        return Converted(target, len(qrels), len(qrels.all_query_ids), 1)
+    if kind != "run":
+        raise InputError(None, f"kind must be run or qrels, not {kind!r}")
+    from .streaming import plan_reading
+
+    plan = plan_reading(source, memory)
+    if not plan.stream and partition_rows is None:
+        from .io import KEEP_ALL, read_run
+
+        run = read_run(source, duplicates=KEEP_ALL)
+        with atomic_output(target) as temporary:
+            pq.write_table(_table(run), temporary)
+        return Converted(target, len(run), run.num_queries, 1)
+    from .chunks import over_whole_queries
+
+    check_output(target)
+    rows = partition_rows or DEFAULT_PARTITION_ROWS
+    chunk_rows = min(plan.chunk_rows or rows, rows)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+
+    def write(chunks) -> tuple[int, int, int]:
+        for old in staging.iterdir():  # parts of an attempt on the file as it was
+            old.unlink()
+        return write_parts(chunks, staging, rows)
+
+    try:
+        counts, _ = over_whole_queries(source, chunk_rows, plan, "keep_all", write)
+        if target.exists():
+            target.rmdir()
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Converted(target, *counts)
+
+
+def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
+    """A copy of the run ``source`` in ``workdir`` (Parquet, with each row's line) in which
+    every query is one block: queries in first-appearance order, rows in file order. DuckDB
+    sorts it within ``memory`` bytes, spilling to ``workdir``."""
+    try:
+        import duckdb
+    except ImportError:
+        raise InputError(
+            os.fspath(source),
+            f"{reason}; sorting it out of core needs DuckDB (pip install 'citeval-irm[large]'); "
+            "or group it yourself (`sort -s -k1,1 RUN`), or give --memory enough to read it "
+            "whole",
+        ) from None
+    import pyarrow.parquet as pq
+
+    unsorted, grouped = workdir / "rows.parquet", workdir / "grouped.parquet"
+    if is_parquet(source):
+        from .io import parquet_batches
+
+        batches = (
+            _with_lines(batch, first)
+            for batch, first in _numbered(b for b, _ in parquet_batches(source, "score"))
+        )
+    else:
+        raw = pa.OSFile(os.fspath(source), "rb")
+        wanted = ("query_id", "doc_id", "score")
+        parsed = line_batches(Path(source), _RUN_LAYOUT, wanted, "score", 1 << 22, raw)
+        batches = (batch for batch, _ in parsed)
+    writer = None
+    try:
+        for batch in batches:
+            if writer is None:
+                writer = pq.ParquetWriter(unsorted, batch.schema)
+            writer.write_batch(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    connection = duckdb.connect(config={"memory_limit": f"{max(memory >> 20, 64)}MB"})
+    try:
+        connection.execute(f"SET temp_directory = '{_sql_text(workdir / 'spill')}'")
+        connection.execute("SET preserve_insertion_order = false")
+        rows = f"read_parquet('{_sql_text(unsorted)}')"
+        connection.execute(
+            f"COPY (SELECT r.query_id, r.doc_id, r.score, r.line FROM {rows} AS r "
+            f"JOIN (SELECT query_id, min(line) AS first FROM {rows} GROUP BY query_id) AS f "
+            "USING (query_id) ORDER BY f.first, r.line) "
+            f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE 1048576)"
+        )
+    finally:
+        connection.close()
+    unsorted.unlink()
+    return grouped
+
+
+def _numbered(batches):
+    first = 1
+    for batch in batches:
+        yield batch, first
+        first += batch.num_rows
+
+
+def _with_lines(batch: pa.RecordBatch, first: int) -> pa.RecordBatch:
+    lines = arrow_array(np.arange(first, first + batch.num_rows, dtype=np.int64))
+    return batch.append_column("line", lines)
+
+
+def _sql_text(path: Path) -> str:
+    return os.fspath(path).replace("'", "''")
