@@ -22,47 +22,49 @@ from ._hooks import after_import
 
 __version__ = "0.1.0"
 
-# public name -> the module that defines it
+# public name -> the module that defines it: the verbs, the objects they return, the
+# registries of papers, and the errors a user catches. Everything else lives in submodules
+# (citeval_irm.recipes.Quirks, citeval_irm.ties.rank_run, citeval_irm.tieaware, ...).
 _EXPORTS = {
-    "CAUSES": "crosscheck",
-    "CrosscheckReport": "crosscheck",
-    "crosscheck": "crosscheck",
-    "CitevalError": "errors",
-    "EvalWarning": "errors",
-    "InputError": "errors",
+    # verbs
     "evaluate": "evaluation",
-    "VerificationError": "evaluation",
-    "as_qrels": "io",
-    "as_run": "io",
-    "read_qrels": "io",
-    "read_run": "io",
-    "write_run": "io",
-    "PROTOCOLS": "papers",
-    "Protocol": "measures",
-    "parse_measures": "measures",
-    "ValidationReport": "protocol",
+    "crosscheck": "crosscheck",
     "validate": "protocol",
-    "RECIPES": "papers",
-    "Quirks": "recipes",
-    "Recipe": "recipes",
-    "EvalResult": "results",
-    "Qrels": "tables",
-    "Run": "tables",
-    "TieRange": "tieaware",
-    "tie_ranges": "tieaware",
-    "TIE_POLICIES": "choices",
-    "TieReport": "ties",
-    "rank_run": "ties",
-    "bm25_run": "baseline",
     "compare": "compare",
-    "convert": "convert",
-    "CompareSettings": "comparison",
-    "Comparison": "comparison",
-    "PublishedComparison": "published",
-    "PublishedResults": "published",
     "published": "published",
-    "Report": "report",
     "make_report": "report",
+    "bm25_run": "baseline",
+    "read_run": "io",
+    "read_qrels": "io",
+    "as_run": "io",
+    "as_qrels": "io",
+    "write_run": "io",
+    "convert": "convert",
+    "parse_measures": "measures",
+    # what they return
+    "EvalResult": "results",
+    "CrosscheckReport": "crosscheck",
+    "ValidationReport": "protocol",
+    "Comparison": "comparison",
+    "PublishedResults": "published",
+    "PublishedComparison": "published",
+    "Report": "report",
+    "Run": "tables",
+    "Qrels": "tables",
+    # the papers
+    "PROTOCOLS": "papers",
+    "RECIPES": "papers",
+    "Protocol": "measures",
+    # errors and warnings
+    "CitevalError": "errors",
+    "InputError": "errors",
+    "UnknownDatasetError": "errors",
+    "EvalWarning": "errors",
+    "VerificationError": "evaluation",
+    "DownloadError": "downloads",
+    "ChecksumError": "downloads",
+    "DataNotFoundError": "datasets.sources",
+    # subpackages
     "datasets": None,
     "scoring": None,
 }
@@ -114,21 +116,19 @@ after_import("ir_measures", _register_provider)
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
     from .baseline import bm25_run  # noqa: F401
-    from .choices import TIE_POLICIES  # noqa: F401
     from .compare import compare  # noqa: F401
-    from .comparison import CompareSettings, Comparison  # noqa: F401
+    from .comparison import Comparison  # noqa: F401
     from .convert import convert  # noqa: F401
-    from .crosscheck import CAUSES, CrosscheckReport, crosscheck  # noqa: F401
-    from .errors import CitevalError, EvalWarning, InputError  # noqa: F401
+    from .crosscheck import CrosscheckReport, crosscheck  # noqa: F401
+    from .datasets.sources import DataNotFoundError  # noqa: F401
+    from .downloads import ChecksumError, DownloadError  # noqa: F401
+    from .errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .evaluation import VerificationError, evaluate  # noqa: F401
     from .io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .measures import Protocol, parse_measures  # noqa: F401
     from .papers import PROTOCOLS, RECIPES  # noqa: F401
     from .protocol import ValidationReport, validate  # noqa: F401
     from .published import PublishedComparison, PublishedResults, published  # noqa: F401
-    from .recipes import Quirks, Recipe  # noqa: F401
     from .report import Report, make_report  # noqa: F401
     from .results import EvalResult  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401
-    from .tieaware import TieRange, tie_ranges  # noqa: F401
-    from .ties import TieReport, rank_run  # noqa: F401

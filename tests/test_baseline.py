@@ -8,7 +8,6 @@ from collections import Counter
 import ir_datasets
 import numpy as np
 import pytest
-from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("demo_home")
 
 
 @pytest.fixture(scope="module")
-def runs(demo_home):  # noqa: F811
+def runs(demo_home):
     return {
         temporal: bm25_run(TEST, 300, temporal=temporal, show_progress=False)
         for temporal in (True, False)
@@ -31,12 +30,12 @@ def runs(demo_home):  # noqa: F811
 
 
 @pytest.fixture(scope="module")
-def queries(demo_home):  # noqa: F811
+def queries(demo_home):
     return list(ir_datasets.load(TEST).queries_iter())
 
 
 @pytest.fixture(scope="module")
-def index(demo_home):  # noqa: F811
+def index(demo_home):
     docs = ir_datasets.load(TEST).docs_iter()
     return BM25Index().build(
         ((d.doc_id, d.default_text(), d.year) for d in docs), show_progress=False

@@ -9,7 +9,6 @@ import logging
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import demo_home, ir_home  # noqa: F401 (fixtures)
 
 import citeval_irm
 from citeval_irm import progress
@@ -28,7 +27,7 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def runs(demo_home, tmp_path_factory) -> dict[str, Path]:  # noqa: F811
+def runs(demo_home, tmp_path_factory) -> dict[str, Path]:
     """BM25 runs of the demo: temporal and 50 deep, every paper and 300 deep."""
     folder = tmp_path_factory.mktemp("runs")
     out = {"short": folder / "short.trec", "future": folder / "future.trec"}
@@ -81,7 +80,7 @@ def test_eval_on_a_dataset_validates_first(runs, capsys) -> None:
 
 
 def test_progress_bars_are_labelled_and_quiet_silences_them(
-    ir_home,  # noqa: F811
+    ir_home,
     tmp_path,
     capsys,
     monkeypatch,
@@ -119,7 +118,7 @@ def test_quiet_keeps_warnings_and_drops_info(capfd) -> None:
     assert all(f is not progress._drop_info for f in logging.getLogger("citeval_irm").filters)
 
 
-def test_unknown_dataset_ids_name_the_close_matches(demo_home, runs, capsys) -> None:  # noqa: F811
+def test_unknown_dataset_ids_name_the_close_matches(demo_home, runs, capsys) -> None:
     with pytest.raises(UnknownDatasetError) as info:
         citeval_irm.evaluate(runs["short"], "citeval/acl200/test", "RR")
     assert str(info.value).startswith(
@@ -141,7 +140,7 @@ def test_unknown_dataset_ids_name_the_close_matches(demo_home, runs, capsys) -> 
             assert "did you mean citeval/demo/test" in err
 
 
-def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> None:  # noqa: F811
+def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> None:
     monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/acl")  # nothing listens
     import ir_datasets
 
@@ -161,7 +160,7 @@ def test_cli_errors_name_cli_options(runs, capsys) -> None:
     assert "same_year" not in out and "unknown_year" not in out
 
 
-def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:  # noqa: F811
+def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:
     code, out, _ = run_cli(capsys, "datasets", "list")
     assert code == 0 and out.startswith("citeval datasets (41 ir_datasets ids;")
     assert "ACL-200: downloaded on first use, checksums checked; offline: `citeval import " in out

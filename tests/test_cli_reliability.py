@@ -13,12 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import (  # noqa: F401 (fixtures)
-    http_files,
-    ir_home,
-    write_arsyta_folder,
-    write_generated_corpus,
-)
+from datasets_fixtures import write_arsyta_folder, write_generated_corpus
 
 from citeval_irm.cli import EXIT_INTERRUPTED, main
 
@@ -30,7 +25,7 @@ def _environment(home: Path, **extra: str) -> dict:
     return {**env, "IR_DATASETS_HOME": str(home), **extra}
 
 
-def test_ctrl_c_during_an_export_exits_130(tmp_path: Path, ir_home: Path) -> None:  # noqa: F811
+def test_ctrl_c_during_an_export_exits_130(tmp_path: Path, ir_home: Path) -> None:
     """The export blocks on a full pipe (nobody reads it) when Ctrl-C comes; ir_datasets'
     export would swallow the KeyboardInterrupt and exit 0."""
     process = subprocess.Popen(
@@ -49,8 +44,8 @@ def test_ctrl_c_during_an_export_exits_130(tmp_path: Path, ir_home: Path) -> Non
 
 def test_ctrl_c_during_a_download_exits_130_and_leaves_nothing(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
-    http_files,  # noqa: F811
+    ir_home: Path,
+    http_files,
 ) -> None:
     folder = tmp_path / "served"
     write_arsyta_folder(folder)
@@ -77,7 +72,7 @@ def test_ctrl_c_during_a_download_exits_130_and_leaves_nothing(
 
 def test_export_of_a_truncated_file_prints_nothing(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys,
 ) -> None:
@@ -93,7 +88,7 @@ def test_export_of_a_truncated_file_prints_nothing(
     assert f"{folder / 'test_data.json'}: invalid JSON after record" in err
 
 
-def test_bm25_to_a_folder_fails_before_ranking(tmp_path: Path, ir_home: Path, capsys) -> None:  # noqa: F811
+def test_bm25_to_a_folder_fails_before_ranking(tmp_path: Path, ir_home: Path, capsys) -> None:
     started = time.monotonic()
     code = main(["baseline", "bm25", "--dataset", "citeval/demo/test", "-o", str(tmp_path)])
     assert code == 2
@@ -108,7 +103,7 @@ def test_bm25_to_a_folder_fails_before_ranking(tmp_path: Path, ir_home: Path, ca
 
 def test_an_interrupted_bm25_run_leaves_no_run_file(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
 ) -> None:
     corpus = tmp_path / "corpus"
     write_generated_corpus(corpus, papers=100_000, per_split=50)

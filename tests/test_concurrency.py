@@ -20,7 +20,7 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import ir_home, write_generated_corpus  # noqa: F401 (fixture)
+from datasets_fixtures import write_generated_corpus
 
 from citeval_irm.datasets import CORPORA, PublishedCounts, import_dataset
 from citeval_irm.datasets.stores import SourceStampedStore
@@ -64,7 +64,7 @@ def _run_together(script: str, args: list[list[str]], env: dict, tmp_path: Path)
     return [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in processes]
 
 
-def test_concurrent_first_loads_build_each_store_once(tmp_path: Path, ir_home: Path) -> None:  # noqa: F811
+def test_concurrent_first_loads_build_each_store_once(tmp_path: Path, ir_home: Path) -> None:
     folder = tmp_path / "corpus"
     written = write_generated_corpus(folder)
     env = _environment(IR_DATASETS_HOME=str(ir_home), CITEVAL_FULLTEXTPEERREAD_DIR=str(folder))
@@ -91,7 +91,7 @@ def test_concurrent_first_loads_build_each_store_once(tmp_path: Path, ir_home: P
 
 def test_a_store_with_every_record_twice_is_rebuilt(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch: pytest.MonkeyPatch,
     capfd,
 ) -> None:
@@ -129,7 +129,7 @@ def _digests(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def two_versions(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+def two_versions(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
     """Two different GENERATED versions of the corpus, with counts published for neither."""
     folders = {}
     for version, papers in (("a", 20_000), ("b", 20_001)):
@@ -154,7 +154,7 @@ def _installed_version(ir_root: Path, folders: dict[str, Path]) -> str:
 
 def test_two_imports_at_once_install_one_version_whole(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     two_versions,
 ) -> None:
     env = _environment(IR_DATASETS_HOME=str(ir_home))
@@ -169,7 +169,7 @@ def test_two_imports_at_once_install_one_version_whole(
 
 def test_an_import_killed_at_any_moment_leaves_the_old_install(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     two_versions,
 ) -> None:
     import_dataset(NAME, two_versions["a"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from datasets_fixtures import ir_home, write_hatten_folder  # noqa: F401
+from datasets_fixtures import write_hatten_folder
 from reference_data import acl200_split_facts
 
 from citeval_irm.datasets import AdmissibleCandidates, admissible_candidates, paper_year
@@ -54,7 +54,7 @@ def test_positives_of_the_real_splits(split: str, same_year: bool, inadmissible:
 
 
 @pytest.fixture
-def fixture_candidates(tmp_path: Path, ir_home: Path, monkeypatch):  # noqa: F811
+def fixture_candidates(tmp_path: Path, ir_home: Path, monkeypatch):
     folder = tmp_path / "acl"
     written = write_hatten_folder(folder, per_split=10)
     monkeypatch.setenv("CITEVAL_ACL_200_DIR", str(folder))

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import (  # noqa: F401 (fixtures)
+from datasets_fixtures import (
     ARSYTA_CONTEXTS,
     ARSYTA_FILES,
     SPLITS,
     arsyta_context_id,
-    http_files,
-    ir_home,
     write_arsyta_folder,
 )
 
@@ -41,7 +39,7 @@ REVISION = "a7bdfcadf220960fb0fde144bdb2ddfaf3233b13"
 
 
 @pytest.fixture
-def arsyta_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+def arsyta_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
     """The fixture corpus, read in place through CITEVAL_ARSYTA_DIR."""
     folder = tmp_path / "arsyta"
     written = write_arsyta_folder(folder)
@@ -55,7 +53,7 @@ def fresh_notices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sources_module, "_NOTICES_SHOWN", set())
 
 
-def test_docs_have_month_and_categories(arsyta_folder, ir_home: Path) -> None:  # noqa: F811
+def test_docs_have_month_and_categories(arsyta_folder, ir_home: Path) -> None:
     _, written = arsyta_folder
     dataset = ir_datasets.load(ARSYTA)
     assert dataset.docs_cls() is ArsytaDoc
@@ -174,7 +172,7 @@ def test_evaluate_and_documentation(arsyta_folder) -> None:
 # --------------------------------------------------------------------------- downloads
 
 
-def _serve(http_files, folder: Path, monkeypatch, skip: tuple[str, ...] = ()) -> None:  # noqa: F811
+def _serve(http_files, folder: Path, monkeypatch, skip: tuple[str, ...] = ()) -> None:
     for name in ARSYTA_FILES:
         if name not in skip:
             http_files.files[f"hf/{name}"] = (folder / name).read_bytes()
@@ -182,9 +180,9 @@ def _serve(http_files, folder: Path, monkeypatch, skip: tuple[str, ...] = ()) ->
 
 
 def test_download_shows_licence_first_and_records_files(
-    http_files,  # noqa: F811
+    http_files,
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch,
     capfd,
     fresh_notices,
@@ -226,9 +224,9 @@ def test_download_shows_licence_first_and_records_files(
 
 
 def test_missing_hosted_file_says_which_and_how_to_import(
-    http_files,  # noqa: F811
+    http_files,
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch,
     capsys,
     fresh_notices,
@@ -272,7 +270,7 @@ def test_default_urls_are_the_pinned_revision() -> None:
 
 def test_import_folder_shows_licence_and_loads(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch,
     capsys,
 ) -> None:
@@ -296,7 +294,7 @@ def test_import_folder_shows_licence_and_loads(
 
 def test_import_rejects_bad_categories_and_counts_missing_heading(
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
 ) -> None:
     folder = tmp_path / "by-hand"
     written = write_arsyta_folder(folder)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import ir_home, write_hatten_folder  # noqa: F401 (fixture)
+from datasets_fixtures import write_hatten_folder
 
 from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts, import_dataset, validate_folder
@@ -20,7 +20,7 @@ PER_SPLIT = 6
 
 
 @pytest.fixture
-def folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+def folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
     """A good HAtten folder, imported as FullTextPeerRead whose published counts are, for
     this test, the fixture's own."""
     path = tmp_path / "download"
@@ -30,7 +30,7 @@ def folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # n
     return path, written
 
 
-def test_import_good_folder(folder, ir_home: Path, capsys) -> None:  # noqa: F811
+def test_import_good_folder(folder, ir_home: Path, capsys) -> None:
     path, written = folder
     assert main(["import", NAME, str(path)]) == 0
     out = capsys.readouterr().out
@@ -51,7 +51,7 @@ def test_import_good_folder(folder, ir_home: Path, capsys) -> None:  # noqa: F81
     assert dataset.docs_store().get("N04-1019").year is None
 
 
-def test_import_symlink_and_report(folder, ir_home: Path) -> None:  # noqa: F811
+def test_import_symlink_and_report(folder, ir_home: Path) -> None:
     path, written = folder
     report = import_dataset(NAME, path, symlink=True)
     assert (ir_home / "citeval" / NAME / "papers.json").resolve() == (path / "papers.json")
@@ -101,7 +101,7 @@ def test_bad_json(folder) -> None:
         import_dataset(NAME, path)
 
 
-def test_unknown_split_ids(folder, ir_home: Path) -> None:  # noqa: F811
+def test_unknown_split_ids(folder, ir_home: Path) -> None:
     path, written = folder
     entries = written["splits"]["train"]
     bad = entries + [{"context_id": "P12-0000_D10-1120_9", "positive_ids": ["D10-1120"]}]
@@ -148,7 +148,7 @@ def test_tolerated_oddities_are_counted(folder) -> None:
     assert warnings["paper_no_abstract"].examples == ("X98-9001",)
 
 
-def test_acl200_import_checks_pinned_checksums(tmp_path: Path, ir_home: Path) -> None:  # noqa: F811
+def test_acl200_import_checks_pinned_checksums(tmp_path: Path, ir_home: Path) -> None:
     path = tmp_path / "acl"
     write_hatten_folder(path, per_split=3)
     with pytest.raises(ChecksumError) as info:
@@ -171,7 +171,7 @@ def test_the_shipped_demo_is_not_imported(tmp_path: Path, capsys) -> None:
     assert "'demo' ships inside citeval-irm: there is nothing to import" in capsys.readouterr().err
 
 
-def test_symlink_import_of_the_install_itself_is_refused(folder, ir_home: Path, capsys) -> None:  # noqa: F811
+def test_symlink_import_of_the_install_itself_is_refused(folder, ir_home: Path, capsys) -> None:
     """`citeval import NAME <its own install folder> --symlink` would replace each file by
     a link to itself: refused, and the installed files stay as they were."""
     path, written = folder

@@ -14,12 +14,7 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import (  # noqa: F401 (fixtures)
-    SPLITS,
-    http_files,
-    ir_home,
-    write_hatten_folder,
-)
+from datasets_fixtures import SPLITS, write_hatten_folder
 
 import citeval_irm
 from citeval_irm.cli import main
@@ -37,7 +32,7 @@ ACL = "citeval/acl-200"
 
 
 @pytest.fixture
-def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
     """The fixture corpus, read through CITEVAL_ACL_200_DIR."""
     folder = tmp_path / "acl-200"
     written = write_hatten_folder(folder)
@@ -66,7 +61,7 @@ def test_all_ids_registered() -> None:
     assert split.has_docs() and split.has_queries() and split.has_qrels()
 
 
-def test_docs_iter_and_docstore(acl_folder, ir_home: Path) -> None:  # noqa: F811
+def test_docs_iter_and_docstore(acl_folder, ir_home: Path) -> None:
     _, written = acl_folder
     dataset = ir_datasets.load(ACL)
     docs = list(dataset.docs_iter())
@@ -173,7 +168,7 @@ def test_metadata_and_documentation() -> None:
     assert "None" in ir_datasets.load("citeval/refseer").documentation()["years"]
 
 
-def test_counts_without_data_come_from_metadata(ir_home: Path, monkeypatch) -> None:  # noqa: F811
+def test_counts_without_data_come_from_metadata(ir_home: Path, monkeypatch) -> None:
     monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/")  # would refuse
     assert ir_datasets.load(ACL).docs_count() == 19_776
     assert not (ir_home / "citeval" / "acl-200").exists() or not any(
@@ -206,7 +201,7 @@ def test_cli_export_and_lookup(acl_folder, capsys) -> None:
     assert main(["datasets"]) == 1  # ir_datasets' own usage error
 
 
-def test_hand_installed_corpus_says_what_to_do(ir_home: Path, capsys) -> None:  # noqa: F811
+def test_hand_installed_corpus_says_what_to_do(ir_home: Path, capsys) -> None:
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/refseer/test").queries_iter())
     message = str(info.value)
@@ -277,7 +272,7 @@ def test_split_entry_not_in_contexts(acl_folder) -> None:
 # --------------------------------------------------------------------------- ACL-200 download
 
 
-def _serve_acl(http_files, tmp_path: Path, monkeypatch) -> dict:  # noqa: F811
+def _serve_acl(http_files, tmp_path: Path, monkeypatch) -> dict:
     """Serve the fixture corpus as the ACL-200 files, each file's checksum pinned for this
     test as the real ones are (md5 for the splits, git blob ids for contexts and papers)."""
     folder = tmp_path / "served"
@@ -295,7 +290,7 @@ def _serve_acl(http_files, tmp_path: Path, monkeypatch) -> dict:  # noqa: F811
     return {"folder": folder, **written}
 
 
-def test_acl200_downloads_and_verifies(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
+def test_acl200_downloads_and_verifies(http_files, tmp_path, ir_home, monkeypatch) -> None:
     served = _serve_acl(http_files, tmp_path, monkeypatch)
     dataset = ir_datasets.load(f"{ACL}/val")
     qrels = list(dataset.qrels_iter())
@@ -320,7 +315,7 @@ def test_acl200_downloads_and_verifies(http_files, tmp_path, ir_home, monkeypatc
         list(ir_datasets.load(f"{ACL}/test").queries_iter())
 
 
-def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
+def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, monkeypatch) -> None:
     _serve_acl(http_files, tmp_path, monkeypatch)
     pinned = "df9142d01c105f7d5ef51e9d5eee0dcd57cde507"  # the real papers.json blob id
     monkeypatch.setitem(
@@ -353,9 +348,9 @@ def test_tolerated_oddities_are_logged(acl_folder, capfd) -> None:
 
 
 def test_acl200_files_are_checked_on_every_load_and_by_verify(
-    http_files,  # noqa: F811
+    http_files,
     tmp_path,
-    ir_home,  # noqa: F811
+    ir_home,
     monkeypatch,
     capsys,
 ) -> None:

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import (  # noqa: F401 (fixtures)
+from datasets_fixtures import (
     MASTERSET_COLUMNS,
     MASTERSET_POOL,
     MASTERSET_QUERIES,
-    http_files,
-    ir_home,
     masterset_rows,
     ms_id,
     ms_ref,
@@ -45,7 +43,7 @@ OUT1, OUT2 = ms_id("OUT1"), ms_id("OUT2")
 
 
 @pytest.fixture
-def ms_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+def ms_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
     """The fixture files, read in place through CITEVAL_MASTERSET_COREML_V1_DIR."""
     folder = tmp_path / "masterset"
     written = write_masterset_folder(folder)
@@ -111,7 +109,7 @@ def test_out_of_pool_gold_both_ways(ms_folder, capfd) -> None:
         out_of_pool_gold("citeval/acl-200/test")
 
 
-def test_docs_queries_and_docstore(ms_folder, ir_home: Path) -> None:  # noqa: F811
+def test_docs_queries_and_docstore(ms_folder, ir_home: Path) -> None:
     _, written = ms_folder
     corpus = ir_datasets.load(MS)
     docs = list(corpus.docs_iter())
@@ -280,9 +278,9 @@ def test_bad_pool_rows(ms_folder) -> None:
 
 
 def test_download_and_missing_file(
-    http_files,  # noqa: F811
+    http_files,
     tmp_path: Path,
-    ir_home: Path,  # noqa: F811
+    ir_home: Path,
     monkeypatch,
 ) -> None:
     served = tmp_path / "served"
@@ -311,7 +309,7 @@ def test_download_and_missing_file(
     assert len(list(dataset.queries_iter())) == 3 and http_files.requests == requests
 
 
-def test_import_folder(tmp_path: Path, ir_home: Path, capsys) -> None:  # noqa: F811
+def test_import_folder(tmp_path: Path, ir_home: Path, capsys) -> None:
     folder = tmp_path / "by-hand"
     write_masterset_folder(folder, queries=[*MASTERSET_QUERIES, ("P8", 2024, [])])
     assert main(["import", "masterset-coreml-v1", str(folder)]) == 2

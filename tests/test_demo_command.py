@@ -7,14 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from datasets_fixtures import ir_home  # noqa: F401 (fixture)
-
 import citeval_irm
 from citeval_irm.cli import main
 from citeval_irm.demo import DEMO_DATASET, run_demo
 
 
-def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> None:  # noqa: F811
+def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> None:
     report = run_demo(output=tmp_path / "run.trec")
     assert report.dataset == DEMO_DATASET == "citeval/demo/test"
     assert len(report.run) == 163 * 300 and report.validation.passed
@@ -24,7 +22,7 @@ def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> No
     assert report.evaluation.protocol.name == "goyal2026"
 
 
-def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:  # noqa: F811
+def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)  # where its report goes
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
@@ -43,7 +41,7 @@ def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     )
 
 
-def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:  # noqa: F811
+def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:
     assert main(["demo", "--no-temporal", "-k", "50", "--no-report"]) == 0
     out = capsys.readouterr().out
     assert "NOT temporal: later papers ranked" in out
@@ -55,7 +53,7 @@ def _warnings(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("warning: ")]
 
 
-def test_the_footer_and_warnings_are_those_of_the_steps(ir_home, tmp_path, capsys) -> None:  # noqa: F811
+def test_the_footer_and_warnings_are_those_of_the_steps(ir_home, tmp_path, capsys) -> None:
     """The footer prints the options used, and running its steps gives the same warnings as
     the demo printed (the tie warning included)."""
     run = tmp_path / "run.trec"

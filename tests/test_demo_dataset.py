@@ -10,7 +10,6 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
-from datasets_fixtures import ir_home  # noqa: F401 (fixture)
 
 import citeval_irm
 from citeval_irm.cli import main
@@ -46,7 +45,7 @@ def packaged(name: str) -> dict | list:
     return json.loads(corpus_file(CORPORA["demo"], name).read_text(encoding="utf-8"))
 
 
-def test_files_come_from_the_package_and_regenerate_identically(make_demo, ir_home) -> None:  # noqa: F811
+def test_files_come_from_the_package_and_regenerate_identically(make_demo, ir_home) -> None:
     corpus = CORPORA["demo"]
     path = corpus_file(corpus, "papers.json")
     assert path.parent == Path(citeval_irm.__file__).parent / "datasets" / "demo"
@@ -56,7 +55,7 @@ def test_files_come_from_the_package_and_regenerate_identically(make_demo, ir_ho
     assert make_demo.main(["--check"]) == 0
 
 
-def test_counts_match_metadata_and_published_counts(ir_home) -> None:  # noqa: F811
+def test_counts_match_metadata_and_published_counts(ir_home) -> None:
     counts = CORPORA["demo"].counts
     assert len(packaged("papers.json")) == counts.docs == 420
     contexts = packaged("contexts.json")
@@ -80,7 +79,7 @@ def test_documentation_says_it_is_generated() -> None:
     assert "HAtten" in ir_datasets.load("citeval/acl-200").documentation()["source"]
 
 
-def test_records_through_the_loader(ir_home) -> None:  # noqa: F811
+def test_records_through_the_loader(ir_home) -> None:
     dataset = ir_datasets.load(f"{DEMO}/test")
     queries = list(dataset.queries_iter())
     papers = packaged("papers.json")
@@ -125,7 +124,7 @@ def test_temporal_split_and_year_facts() -> None:
     assert any("OTHERCIT" in c["masked_text"] for c in contexts.values())
 
 
-def test_admissible_candidates_on_the_demo(ir_home) -> None:  # noqa: F811
+def test_admissible_candidates_on_the_demo(ir_home) -> None:
     allowed = admissible_candidates(f"{DEMO}/test", same_year=True)
     query = next(iter(ir_datasets.load(f"{DEMO}/test").queries_iter()))
     docs = allowed.doc_ids(query.query_id)
@@ -140,7 +139,7 @@ def test_admissible_candidates_on_the_demo(ir_home) -> None:  # noqa: F811
     assert allowed.mask([query.query_id] * 2, [docs[0], query.citing_id]).tolist() == [True, False]
 
 
-def test_env_folder_overrides_the_package(tmp_path, ir_home, monkeypatch) -> None:  # noqa: F811
+def test_env_folder_overrides_the_package(tmp_path, ir_home, monkeypatch) -> None:
     folder = tmp_path / "mydemo"
     folder.mkdir()
     for name in ("papers.json", "contexts.json", "train.json", "val.json", "test.json"):
@@ -153,7 +152,7 @@ def test_env_folder_overrides_the_package(tmp_path, ir_home, monkeypatch) -> Non
     assert ir_datasets.load(DEMO).docs_store().get(paper_id).title == "A changed title"
 
 
-def test_missing_packaged_file_is_a_clear_error(monkeypatch, ir_home) -> None:  # noqa: F811
+def test_missing_packaged_file_is_a_clear_error(monkeypatch, ir_home) -> None:
     import dataclasses
 
     broken = dataclasses.replace(CORPORA["demo"], packaged="no-such-folder")
@@ -161,7 +160,7 @@ def test_missing_packaged_file_is_a_clear_error(monkeypatch, ir_home) -> None:  
         list(HattenDocs(broken).docs_iter())
 
 
-def test_cli_export(ir_home, capsys) -> None:  # noqa: F811
+def test_cli_export(ir_home, capsys) -> None:
     assert main(["datasets", "export", f"{DEMO}/test", "qrels"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 163 and lines[0].endswith(" 1")

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import http_files  # noqa: F401 (a fixture)
 
 from citeval_irm.downloads import (
     Checksum,
@@ -73,7 +72,7 @@ def test_verify_file_names_file_and_both_checksums(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("algorithm", ["md5", "sha256", "git-blob-sha1"])
-def test_download_success(tmp_path: Path, http_files, algorithm: str) -> None:  # noqa: F811
+def test_download_success(tmp_path: Path, http_files, algorithm: str) -> None:
     http_files.files["data/f.json"] = CONTENT
     reference = tmp_path / "reference"
     reference.write_bytes(CONTENT)
@@ -87,7 +86,7 @@ def test_download_success(tmp_path: Path, http_files, algorithm: str) -> None:  
     assert http_files.requests == ["data/f.json"]
 
 
-def test_download_replaces_damaged_copy(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_download_replaces_damaged_copy(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"
     dest.write_bytes(b"damaged")
@@ -100,7 +99,7 @@ def test_download_replaces_damaged_copy(tmp_path: Path, http_files) -> None:  # 
     assert dest.read_bytes() == CONTENT
 
 
-def test_checksum_mismatch_leaves_nothing(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_checksum_mismatch_leaves_nothing(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "out" / "f.json"
     expected = "1" * 32
@@ -112,7 +111,7 @@ def test_checksum_mismatch_leaves_nothing(tmp_path: Path, http_files) -> None:  
     assert _leftovers(dest.parent) == []
 
 
-def test_truncated_transfer_is_an_error(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_truncated_transfer_is_an_error(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"
     with pytest.raises(DownloadError, match="truncated|IncompleteRead") as info:
@@ -122,7 +121,7 @@ def test_truncated_transfer_is_an_error(tmp_path: Path, http_files) -> None:  # 
     assert _leftovers(tmp_path) == []
 
 
-def test_server_error_is_retried_then_reported(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_server_error_is_retried_then_reported(tmp_path: Path, http_files) -> None:
     dest = tmp_path / "f.json"
     with pytest.raises(DownloadError, match="HTTP 500") as info:
         download(http_files.base_url + "status/500/f.json", dest, tries=3, retry_wait=0)
@@ -131,7 +130,7 @@ def test_server_error_is_retried_then_reported(tmp_path: Path, http_files) -> No
     assert _leftovers(tmp_path) == []
 
 
-def test_transient_server_error_recovers(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_transient_server_error_recovers(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"
     download(http_files.base_url + "flaky/f.json", dest, tries=2, retry_wait=0, progress=False)
@@ -139,7 +138,7 @@ def test_transient_server_error_recovers(tmp_path: Path, http_files) -> None:  #
     assert http_files.requests == ["flaky/f.json"] * 2
 
 
-def test_missing_file_fails_at_once(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_missing_file_fails_at_once(tmp_path: Path, http_files) -> None:
     dest = tmp_path / "f.json"
     with pytest.raises(DownloadError, match="HTTP 404") as info:
         download(http_files.base_url + "nope.json", dest, tries=3, retry_wait=0)
@@ -154,7 +153,7 @@ def test_unreachable_host_is_a_download_error(tmp_path: Path) -> None:
         download("http://127.0.0.1:9/f.json", tmp_path / "f.json", tries=1)
 
 
-def test_record_for_files_without_a_published_checksum(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_record_for_files_without_a_published_checksum(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"
     url = http_files.base_url + "f.json"
@@ -192,7 +191,7 @@ def test_no_record_means_nothing_to_check_but_a_bad_record_is_an_error(tmp_path:
     assert verify_record(path, full=True)["fingerprint"] == fingerprint(path)
 
 
-def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:
     with pytest.raises(DownloadError) as info:
         download(http_files.base_url + "nope.json", tmp_path / "f.json", tries=1)
     assert info.value.status == 404
@@ -214,7 +213,7 @@ def test_http_errors_carry_their_status(tmp_path: Path, http_files) -> None:  # 
 )
 def test_a_body_that_is_not_the_file_is_never_recorded(
     tmp_path: Path,
-    http_files,  # noqa: F811
+    http_files,
     path: str,
     problem: str,
 ) -> None:
@@ -225,7 +224,7 @@ def test_a_body_that_is_not_the_file_is_never_recorded(
     assert _leftovers(tmp_path) == []  # neither the file nor a record
 
 
-def test_a_gzip_encoded_body_is_stored_decoded(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_a_gzip_encoded_body_is_stored_decoded(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"
     download(http_files.base_url + "gzip/f.json", dest, record=True, progress=False)
@@ -250,7 +249,7 @@ def test_content_problem_knows_parquet_and_json() -> None:
 # --------------------------------------------------------------------------- slow servers
 
 
-def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:
     """A byte every 50 ms never trips a per-read timeout; the stall timeout catches it."""
     http_files.files["f.json"] = CONTENT
     started = time.monotonic()
@@ -267,7 +266,7 @@ def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:  # noqa:
     assert _leftovers(tmp_path) == []
 
 
-def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> None:  # noqa: F811
+def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     started = time.monotonic()
     with pytest.raises(DownloadError, match="not finished within the deadline of 1 s"):
@@ -278,7 +277,7 @@ def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> N
 
 def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
     tmp_path: Path,
-    http_files,  # noqa: F811
+    http_files,
 ) -> None:
     http_files.files["f.json"] = CONTENT
     started = time.monotonic()
@@ -306,7 +305,7 @@ download(sys.argv[1], sys.argv[2], stall_timeout=60)
 
 def test_the_part_file_of_a_killed_download_is_removed_next_time(
     tmp_path: Path,
-    http_files,  # noqa: F811
+    http_files,
 ) -> None:
     http_files.files["f.json"] = CONTENT
     dest = tmp_path / "f.json"

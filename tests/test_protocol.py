@@ -7,7 +7,6 @@ import json
 import ir_datasets
 import pandas as pd
 import pytest
-from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 
 import citeval_irm
 from citeval_irm import validate
@@ -22,7 +21,7 @@ LATER = "J16-1722"  # a 2016 paper of the demo corpus
 
 
 @pytest.fixture(scope="module")
-def first_query(demo_home) -> CitationQuery:  # noqa: F811
+def first_query(demo_home) -> CitationQuery:
     return next(iter(ir_datasets.load(TEST).queries_iter()))
 
 

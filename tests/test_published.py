@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from compare_reference import flat
-from datasets_fixtures import demo_home  # noqa: F401 (a fixture)
 from reference_data import data_file
 
 import citeval_irm
@@ -88,7 +87,7 @@ def test_listing_and_one_datasets_figures(capsys):
 
 
 @pytest.fixture(scope="module")
-def demo_runs(demo_home, tmp_path_factory):  # noqa: F811
+def demo_runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("published_runs")
     runs = {
         "bm25": bm25_run(DEMO, 300, temporal=True, show_progress=False),

@@ -14,7 +14,6 @@ import ir_datasets
 import pandas as pd
 import pyterrier as pt
 import pytest
-from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 
 import citeval_irm
 from citeval_irm.errors import InputError
@@ -48,7 +47,7 @@ print(json.dumps({
 """
 
 
-def test_get_dataset_with_no_import_of_ours(demo_home) -> None:  # noqa: F811
+def test_get_dataset_with_no_import_of_ours(demo_home) -> None:
     env = {**os.environ, "IR_DATASETS_HOME": str(demo_home)}
     assert "citeval_irm" not in NO_IMPORT_OF_OURS
     done = subprocess.run(
@@ -82,7 +81,7 @@ def test_the_entry_point_and_the_names() -> None:
 
 
 @pytest.fixture(scope="module")
-def results(demo_home) -> pd.DataFrame:  # noqa: F811
+def results(demo_home) -> pd.DataFrame:
     """A PyTerrier results frame (qid, docno, score, rank, query) of the BM25 baseline."""
     topics = pt.get_dataset("citeval:demo/test").get_topics()
     run = citeval_irm.bm25_run(DEMO, 300, show_progress=False).frame

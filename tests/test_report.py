@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from compare_reference import planted_runs
-from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 from report_pages import Page, decode_data_uri, markdown_tables, png_size, unescape_markdown
 
 import citeval_irm
@@ -44,7 +43,7 @@ def p_close(cell: str, p: float) -> bool:
 
 
 @pytest.fixture(scope="module")
-def demo(demo_home):  # noqa: F811
+def demo(demo_home):
     return run_demo()
 
 
@@ -406,7 +405,7 @@ def test_compare_report_beside_the_published_table(demo, tmp_path, capsys) -> No
     assert page.definitions["setup"]["dataset"] == DEMO
 
 
-def test_citeval_demo_writes_its_report_and_says_where(demo_home, tmp_path, monkeypatch, capsys):  # noqa: F811
+def test_citeval_demo_writes_its_report_and_says_where(demo_home, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, out, _ = run_cli(capsys, "demo", "-k", "50")
     assert code == 0

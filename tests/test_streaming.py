@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from datasets_fixtures import demo_home  # noqa: F401 (fixture)
 from hypothesis import HealthCheck, given, settings
 from test_io_rules import files
 
@@ -191,7 +190,7 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
         citeval_irm.evaluate(tmp_path / "dup.trec", qrels, "RR", memory=TINY)
 
 
-def test_validate_streamed_equals_in_memory(tmp_path, demo_home):  # noqa: F811
+def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
     from citeval_irm.datasets import admissible_candidates  # noqa: F401 (registers the demo)
 
     run = citeval_irm.bm25_run("citeval/demo/test", k=40, temporal=False)  # later papers in it

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeval_irm import parse_measures, tie_ranges
+from citeval_irm import parse_measures
+from citeval_irm.tieaware import tie_ranges
 
 MEASURES = parse_measures("RR RR@3 R@3 P@3 Success@2 AP nDCG@3 nDCG")
 
