@@ -83,23 +83,30 @@ def hits_at(rk: Rankings, p: Params, depth: np.ndarray | float) -> np.ndarray:
     return _per_query(rk, _relevant_hits(rk, p) & (rk.rank <= limit))
 
 
-def precision(rk: Rankings, p: Params) -> np.ndarray:
-    return hits_at(_view(rk, p), p, p.cutoff) / p.cutoff
+def _counting_family(count):
+    """P@K, R@K and R-precision from one way of counting the relevant docs above a depth:
+    the hits themselves, or their expectation over the orders of tied scores."""
+
+    def precision(rk: Rankings, p: Params) -> np.ndarray:
+        return count(_view(rk, p), p, p.cutoff) / p.cutoff
+
+    def recall(rk: Rankings, p: Params) -> np.ndarray:
+        rk = _view(rk, p)
+        return _ratio(count(rk, p, _depth(p)), rk.judgements.relevant(p.rel))
+
+    def r_precision(rk: Rankings, p: Params) -> np.ndarray:
+        rk = _view(rk, p)
+        relevant = rk.judgements.relevant(p.rel)
+        return _ratio(count(rk, p, relevant), relevant)
+
+    return precision, recall, r_precision
 
 
-def recall(rk: Rankings, p: Params) -> np.ndarray:
-    rk = _view(rk, p)
-    return _ratio(hits_at(rk, p, _depth(p)), rk.judgements.relevant(p.rel))
+precision, recall, r_precision = _counting_family(hits_at)
 
 
 def success(rk: Rankings, p: Params) -> np.ndarray:
     return (hits_at(_view(rk, p), p, _depth(p)) > 0).astype(np.float64)
-
-
-def r_precision(rk: Rankings, p: Params) -> np.ndarray:
-    rk = _view(rk, p)
-    relevant = rk.judgements.relevant(p.rel)
-    return _ratio(hits_at(rk, p, relevant), relevant)
 
 
 def average_precision(rk: Rankings, p: Params) -> np.ndarray:
@@ -198,19 +205,7 @@ def _expected_hits(rk: Rankings, p: Params, depth) -> np.ndarray:
     return np.bincount(g.query, weights=share, minlength=rk.n_queries)
 
 
-def expected_precision(rk: Rankings, p: Params) -> np.ndarray:
-    return _expected_hits(_view(rk, p), p, p.cutoff) / p.cutoff
-
-
-def expected_recall(rk: Rankings, p: Params) -> np.ndarray:
-    rk = _view(rk, p)
-    return _ratio(_expected_hits(rk, p, _depth(p)), rk.judgements.relevant(p.rel))
-
-
-def expected_r_precision(rk: Rankings, p: Params) -> np.ndarray:
-    rk = _view(rk, p)
-    relevant = rk.judgements.relevant(p.rel)
-    return _ratio(_expected_hits(rk, p, relevant), relevant)
+expected_precision, expected_recall, expected_r_precision = _counting_family(_expected_hits)
 
 
 def _first_relevant_groups(g: _Groups) -> np.ndarray:

@@ -52,6 +52,10 @@ class Judgements:
         return out
 
 
+# the per-hit arrays of Rankings, kept aligned
+_HIT_FIELDS = ("query", "rank", "label", "qrel_row", "score", "group_start", "group_size")
+
+
 @dataclass(frozen=True)
 class Rankings:
     """Ranked run x qrels for the counted queries (see the module docstring).
@@ -72,6 +76,12 @@ class Rankings:
     group_size: np.ndarray  # per hit
     judgements: Judgements
 
+    def _take_hits(self, rows: np.ndarray, **changes) -> Rankings:
+        """The rankings with the hits at ``rows`` (a mask, or positions in a new order);
+        ``changes`` replace fields outright."""
+        taken = {name: getattr(self, name)[rows] for name in _HIT_FIELDS if name not in changes}
+        return replace(self, **taken, **changes)
+
     def judged_only(self) -> Rankings:
         """The rankings with every doc the qrels do not judge removed (trec_eval ``-J``):
         unjudged docs, and docs with a negative label, which trec_eval reads as unjudged."""
@@ -81,14 +91,10 @@ class Rankings:
         rank = position_in_segment(query) + 1
         _, continues = tie_groups(query, score)
         group_start, group_size = _groups(rank, continues)
-        return replace(
-            self,
+        return self._take_hits(
+            keep,
             num_ret=num_ret,
-            query=query,
             rank=rank,
-            label=self.label[keep],
-            qrel_row=self.qrel_row[keep],
-            score=score,
             group_start=group_start,
             group_size=group_size,
         )
@@ -99,7 +105,6 @@ class Rankings:
         orders between which every tie order's value of a monotone measure lies."""
         label_key = -self.label if best else self.label
         order = np.lexsort((label_key, self.group_start, self.query))
-        label = self.label[order]
         group_start, group_size = self.group_start[order], self.group_size[order]
         query = self.query[order]
         first = segment_starts(query, group_start)
@@ -109,33 +114,13 @@ class Rankings:
             rank = group_start + offset
         else:
             rank = group_start + group_size - np.repeat(counts, counts) + offset
-        return replace(
-            self,
-            query=query,
-            rank=rank,
-            label=label,
-            qrel_row=self.qrel_row[order],
-            score=self.score[order],
-            group_start=group_start,
-            group_size=group_size,
-        )
+        return self._take_hits(order, rank=rank)
 
     def first_copies_only(self) -> Rankings:
         """The rankings with every copy of a judged doc after its first ignored: the copies
         keep their places but no longer count (``.index``, ``set(top K)`` in a script)."""
         first = first_copies(self.query, self.qrel_row, len(self.judgements.label))
-        if first.all():
-            return self
-        return replace(
-            self,
-            query=self.query[first],
-            rank=self.rank[first],
-            label=self.label[first],
-            qrel_row=self.qrel_row[first],
-            score=self.score[first],
-            group_start=self.group_start[first],
-            group_size=self.group_size[first],
-        )
+        return self if first.all() else self._take_hits(first)
 
     def with_unretrieved_at(self, rank: int, rel: int) -> Rankings:
         """Every relevant doc that is not retrieved added as a hit at ``rank`` (SymTax's
