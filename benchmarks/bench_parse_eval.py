@@ -34,12 +34,11 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from harness import peak_rss_mb
+from harness import package_versions, peak_rss_mb
 from synthetic import acl_ids, distinct_rows, write_trec
 
 MEASURES = "RR R@10 nDCG@10 AP Success@10"
@@ -560,12 +559,7 @@ def _git_revision() -> str | None:
 
 
 def _environment() -> dict[str, Any]:
-    versions = {}
-    for package in PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
+    versions = package_versions(PACKAGES)
     return {
         "python": sys.version.split()[0],
         "executable": sys.executable,

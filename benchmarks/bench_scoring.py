@@ -30,12 +30,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from importlib import metadata, util
+from importlib import util
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from harness import Row, floor_mb, markdown_table, measure, run_once
+from harness import Row, floor_mb, markdown_table, measure, package_versions, run_once
 from synthetic import acl_ids, arxiv_ids, distinct_rows, write_trec
 
 if TYPE_CHECKING:
@@ -554,12 +554,7 @@ def check_targets(rows: list[Row]) -> list[dict]:
 
 
 def environment(trec_eval: str | None) -> dict:
-    versions = {}
-    for package in PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
+    versions = package_versions(PACKAGES)
     te_version = None
     if trec_eval:
         done = subprocess.run([trec_eval, "-v"], capture_output=True, text=True)

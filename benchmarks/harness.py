@@ -174,3 +174,16 @@ def markdown_table(rows: Sequence[Row], references: Sequence[str], floor: float 
             ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def package_versions(packages) -> dict[str, str | None]:
+    """The installed version of each package (``None``: not installed), for a report."""
+    from importlib import metadata
+
+    versions: dict[str, str | None] = {}
+    for package in packages:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
