@@ -44,7 +44,7 @@ class TieReport:
         )
         return EvalWarning(
             "tied_scores",
-            f"queries with tied scores; ties broken by {order}, {self.tied_docs} docs involved",
+            f"queries with tied scores; ties broken by {order}, {self.tied_docs:,} docs involved",
             self.tied_queries,
             self.examples,
         )
