@@ -20,7 +20,7 @@ from citeval_irm.datasets import (
     admissible_candidates,
     paper_year,
 )
-from citeval_irm.datasets.hatten import HattenDocs, corpus_file
+from citeval_irm.datasets.formats.hatten import HattenDocs, corpus_file
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = "citeval/demo"
