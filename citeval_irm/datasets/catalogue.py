@@ -38,6 +38,12 @@ MASTERSET_CORPORA: dict[str, MasterSetCorpus] = {
 }
 
 
+def published_metadata() -> dict[str, dict]:
+    """The ir_datasets metadata of every dataset, from the collections' published counts:
+    what ``scripts/make_metadata.py`` writes to ``metadata.json``."""
+    return {i: entry for c in COLLECTIONS for i, entry in c.published_metadata().items()}
+
+
 def by_name() -> dict[str, CorpusSource]:
     """Every corpus by short name, looked up in the format tables at call time, so that an
     entry replaced in :data:`CORPORA` (as tests do) is the one found."""

@@ -52,6 +52,9 @@ class PackageYamlDocumentation(YamlDocumentation):
 
 
 def _load_metadata() -> dict:
+    """``metadata.json``: generated from the collections' published counts by
+    ``scripts/make_metadata.py`` (a test fails when it is stale), read as ir_datasets
+    reads its own."""
     text = resources.files(__package__).joinpath("metadata.json").read_text("utf-8")
     return json.loads(text)
 

@@ -106,6 +106,11 @@ class CorpusSource:
         format's; the registry wraps them with documentation and metadata)."""
         raise NotImplementedError
 
+    def published_metadata(self) -> dict[str, dict]:
+        """ir_datasets metadata (the published counts) of every dataset of the corpus, by
+        dataset id: the source of ``metadata.json`` (``scripts/make_metadata.py``)."""
+        raise NotImplementedError
+
     def read_folder(self, folder: Path):
         """Read every record of a folder of the corpus's files with the loader's own
         parsers and count it: the format's half of ``citeval import`` (an

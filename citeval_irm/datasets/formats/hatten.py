@@ -136,6 +136,18 @@ class HattenCorpus(CorpusSource):
     def read_folder(self, folder: Path) -> ImportReport:
         return validate_hatten_folder(self, folder)
 
+    def published_metadata(self) -> dict[str, dict]:
+        metadata: dict[str, dict] = {self.dataset_id: {"docs": {"count": self.counts.docs}}}
+        for split in SPLITS:
+            count = self.counts.split(split)
+            relevance = {"relevance": {"counts_by_value": {"1": count}}}
+            metadata[f"{self.dataset_id}/{split}"] = {
+                "docs": {"_ref": self.dataset_id},
+                "queries": {"count": count},
+                "qrels": {"count": count, "fields": relevance},
+            }
+        return metadata
+
 
 # --------------------------------------------------------------------------- record parsing
 

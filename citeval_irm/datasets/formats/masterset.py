@@ -143,6 +143,16 @@ class MasterSetCorpus(CorpusSource):
     def read_folder(self, folder: Path) -> ImportReport:
         return validate_masterset_folder(self, folder)
 
+    def published_metadata(self) -> dict[str, dict]:
+        metadata: dict[str, dict] = {self.dataset_id: {"docs": {"count": self.counts.pool}}}
+        for dataset_id in tier_dataset_ids(self):
+            split = dataset_id.removeprefix(f"{self.dataset_id}/").split("/")[0]
+            metadata[dataset_id] = {
+                "docs": {"_ref": self.dataset_id},
+                "queries": {"count": self.counts.rows(SPLITS[split])},
+            }
+        return metadata
+
 
 # --------------------------------------------------------------------------- reading rows
 
@@ -453,14 +463,23 @@ def masterset_components(corpus: MasterSetCorpus) -> dict[str, tuple]:
         )
     )
     components: dict[str, tuple] = {corpus.dataset_id: (docs,)}
+    queries = {split: MasterSetQueries(corpus, split) for split in SPLITS}
+    for dataset_id, (split, tier, reading) in tier_dataset_ids(corpus).items():
+        qrels = MustCiteQrels(corpus, split, tier, reading)
+        components[dataset_id] = (docs, queries[split], qrels)
+    return components
+
+
+def tier_dataset_ids(corpus: MasterSetCorpus) -> dict[str, tuple[str, str, str]]:
+    """``(split, tier, reading)`` of each query dataset, by id, in registration order (one
+    list for the components and the published metadata)."""
+    ids = {}
     for split in SPLITS:
-        queries = MasterSetQueries(corpus, split)
         for tier in (*TIERS, MUST_CITE):
             for reading in READINGS:
                 suffix = "/in-pool" if reading == "in-pool" else ""
-                qrels = MustCiteQrels(corpus, split, tier, reading)
-                components[f"{corpus.dataset_id}/{split}/{tier}{suffix}"] = (docs, queries, qrels)
-    return components
+                ids[f"{corpus.dataset_id}/{split}/{tier}{suffix}"] = (split, tier, reading)
+    return ids
 
 
 def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path) -> ImportReport:
