@@ -12,6 +12,13 @@ _ACL200_URL = (
     f"https://github.com/nianlonggu/Local-Citation-Recommendation/raw/{HATTEN_COMMIT}/data/custom"
 )
 
+HATTEN_DRIVE_FOLDER = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
+_FROM_DRIVE = (  # FullTextPeerRead, RefSeer and arXiv
+    f"{{pretty_name}} is distributed only in the HAtten authors' Google Drive folder "
+    f"{HATTEN_DRIVE_FOLDER} , which cannot be downloaded reliably by a program. Download "
+    "the {pretty_name} folder from there and unpack it."
+)
+
 CORPORA: tuple[HattenCorpus, ...] = (
     HattenCorpus(
         "acl-200",
@@ -37,17 +44,20 @@ CORPORA: tuple[HattenCorpus, ...] = (
         "FullTextPeerRead",
         "arxiv",
         PublishedCounts(docs=4_837, train=9_363, val=492, test=6_814),
+        manual_download=_FROM_DRIVE,
     ),
     HattenCorpus(
         "refseer",
         "RefSeer",
         "none",
         PublishedCounts(docs=624_957, train=3_521_582, val=124_911, test=126_593),
+        manual_download=_FROM_DRIVE,
     ),
     HattenCorpus(
         "arxiv",
         "arXiv",
         "arxiv",
         PublishedCounts(docs=1_661_201, train=2_988_030, val=112_779, test=104_401),
+        manual_download=_FROM_DRIVE,
     ),
 )

@@ -54,7 +54,6 @@ SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"
 CONTEXTS = "contexts.json"
 QRELS_DEFS = {1: "the paper cited at the context's TARGETCIT position"}
-HATTEN_DRIVE_FOLDER = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
 _LOOKUP_BATCH = 5000
 
 NOTE_MESSAGES = {
@@ -108,10 +107,10 @@ class PublishedCounts:
 class HattenCorpus(CorpusSource):
     """What distinguishes one HAtten-layout corpus from another.
 
-    ``id_scheme`` says how paper ids give dates (see :mod:`.years`); ``layout`` names the
+    ``id_scheme`` says how paper ids give dates (see :mod:`..years`); ``layout`` names the
     files; ``doc_cls`` / ``context_cls`` / ``query_cls`` are the record types (richer ones
     carry extra fields such as ArSyTa's ``heading``). Downloads, checksums, hand
-    installation and the licence notice are those of :class:`.sources.CorpusSource`.
+    installation and the licence notice are those of :class:`..sources.CorpusSource`.
     """
 
     id_scheme: str
@@ -121,11 +120,6 @@ class HattenCorpus(CorpusSource):
     doc_cls: type = CitationDoc
     context_cls: type = CitationContext
     query_cls: type = CitationQuery
-    manual_download: str = (
-        f"{{pretty_name}} is distributed only in the HAtten authors' Google Drive folder "
-        f"{HATTEN_DRIVE_FOLDER} , which cannot be downloaded reliably by a program. Download "
-        "the {pretty_name} folder from there and unpack it."
-    )
 
     def file_names(self) -> tuple[str, ...]:
         return self.layout.files

@@ -57,9 +57,6 @@ from ..validation import ImportReport
 
 _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
-MASTERSET_REPOSITORY = "https://huggingface.co/datasets/trratul/MasterSet"
-MASTERSET_REVISION = "main"  # the authors publish no commit to pin: see the sidecar record
-MASTERSET_PATH = "data/train_eval_set/v1.0"
 POOL_FILE = "train.parquet"
 QUERY_FILE = "eval.parquet"
 COLUMNS = ("paper_id", "title", "abstract", "year", "venue", "authors", "references")
@@ -128,10 +125,6 @@ class MasterSetCorpus(CorpusSource):
 
     counts: MasterSetCounts
     _: KW_ONLY
-    manual_download: str = (
-        f"{{pretty_name}} is hosted on Hugging Face at {MASTERSET_REPOSITORY} (files "
-        f"{MASTERSET_PATH}/{POOL_FILE} and {MASTERSET_PATH}/{QUERY_FILE}). Download both."
-    )
     documentation: str = "masterset.yaml"
 
     def file_names(self) -> tuple[str, ...]:
