@@ -45,9 +45,9 @@ def published_metadata() -> dict[str, dict]:
 
 
 def by_name() -> dict[str, CorpusSource]:
-    """Every corpus by short name, looked up in the format tables at call time, so that an
-    entry replaced in :data:`CORPORA` (as tests do) is the one found."""
-    return {**CORPORA, **MASTERSET_CORPORA}
+    """Every corpus of :data:`COLLECTIONS` by short name, in order; an entry replaced in
+    :data:`CORPORA` or :data:`MASTERSET_CORPORA` (as tests do) is the one found."""
+    return {**{c.name: c for c in COLLECTIONS}, **CORPORA, **MASTERSET_CORPORA}
 
 
 def _split_and_tier(dataset_id: str) -> tuple[MasterSetCorpus, str, str]:
