@@ -10,8 +10,12 @@ train/val/test.json) with ACL-Anthology-style ids that carry the year (``P15-104
 and the split is temporal by citing year as in ACL-200: train 2009-2013, val 2014, test 2015
 (papers of 2016 are candidates only, published after every query paper).
 
-    python scripts/make_demo.py          # rewrites citeval_irm/datasets/demo/ and metadata.json
+    python scripts/make_demo.py          # rewrites citeval_irm/datasets/demo/
     python scripts/make_demo.py --check  # exit 1 if the shipped files differ from a fresh run
+
+The published counts of the demo are written once, in ``citeval_irm/datasets/demo_corpus.py``
+(``metadata.json`` is generated from them by ``scripts/make_metadata.py``); both modes exit 1
+when the generated files hold other counts.
 
 The output depends only on ``SEED`` (Python's ``random.Random`` is stable across versions).
 """
@@ -29,8 +33,6 @@ from pathlib import Path
 SEED = 2026
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "citeval_irm" / "datasets" / "demo"
-METADATA = REPO / "citeval_irm" / "datasets" / "metadata.json"
-DATASET_ID = "citeval/demo"
 
 # Papers per year: those of 2009-2015 cite (train 2009-2013, val 2014, test 2015); the others
 # are only candidates, those of 2016 published after every query paper, so that the temporal
@@ -311,31 +313,23 @@ def serialise(value: object) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False) + "\n"
 
 
-def metadata_entries(files: dict[str, object]) -> dict[str, dict]:
-    """ir_datasets metadata (counts) of the demo datasets, as in metadata.json."""
-    entries: dict[str, dict] = {DATASET_ID: {"docs": {"count": len(files["papers.json"])}}}
-    for split in ("train", "val", "test"):
-        count = len(files[f"{split}.json"])
-        entries[f"{DATASET_ID}/{split}"] = {
-            "docs": {"_ref": DATASET_ID},
-            "queries": {"count": count},
-            "qrels": {"count": count, "fields": {"relevance": {"counts_by_value": {"1": count}}}},
-        }
-    return entries
+def count_problems(files: dict[str, object]) -> list[str]:
+    """Where the generated files differ from the demo's published counts (demo_corpus.py)."""
+    from citeval_irm.datasets.demo_corpus import DEMO
 
-
-def updated_metadata(files: dict[str, object]) -> str:
-    metadata = json.loads(METADATA.read_text(encoding="utf-8"))
-    metadata.update(metadata_entries(files))
-    return json.dumps(metadata, indent=1) + "\n"
+    counts = {"docs": len(files["papers.json"])}
+    counts.update({split: len(files[f"{split}.json"]) for split in ("train", "val", "test")})
+    return [
+        f"{what}: generated {count}, demo_corpus.py says {getattr(DEMO.counts, what)}"
+        for what, count in counts.items()
+        if count != getattr(DEMO.counts, what)
+    ]
 
 
 def outputs(seed: int = SEED) -> dict[Path, str]:
     """The text of every file this script writes, by path."""
     files = build(seed)
-    out = {DEMO_DIR / name: serialise(value) for name, value in files.items()}
-    out[METADATA] = updated_metadata(files)
-    return out
+    return {DEMO_DIR / name: serialise(value) for name, value in files.items()}
 
 
 def summary(files: dict[str, object]) -> str:
@@ -353,16 +347,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
     wanted = outputs()
+    problems = count_problems(build())
+    for problem in problems:
+        print(f"update the published counts in demo_corpus.py: {problem}", file=sys.stderr)
     if args.check:
         stale = [p for p, text in wanted.items() if not p.is_file() or p.read_text("utf-8") != text]
         for path in stale:
             print(f"differs from a fresh generation: {path}", file=sys.stderr)
-        return 1 if stale else 0
+        return 1 if stale or problems else 0
     DEMO_DIR.mkdir(parents=True, exist_ok=True)
     for path, text in wanted.items():
         path.write_text(text, encoding="utf-8")
     print(f"wrote {DEMO_DIR}: {summary(build())}")
-    return 0
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

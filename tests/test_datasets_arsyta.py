@@ -27,10 +27,10 @@ from citeval_irm.datasets import (
     DataNotFoundError,
     PublishedCounts,
     admissible_candidates,
-    hatten,
     import_dataset,
 )
 from citeval_irm.datasets import sources as sources_module
+from citeval_irm.datasets.formats import hatten
 from citeval_irm.downloads import ChecksumError, file_checksum, read_record
 from citeval_irm.errors import InputError
 

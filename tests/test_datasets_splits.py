@@ -16,7 +16,7 @@ from datasets_fixtures import SPLITS, citing_id_of
 from reference_data import acl200_split_facts, acl200_split_file
 
 from citeval_irm.datasets import CORPORA, paper_year
-from citeval_irm.datasets.hatten import iter_split
+from citeval_irm.datasets.formats.hatten import iter_split
 from citeval_irm.downloads import Checksum, file_checksum, verify_file
 
 ACL = CORPORA["acl-200"]

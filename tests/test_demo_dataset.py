@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -18,9 +19,10 @@ from citeval_irm.datasets import (
     CitationDoc,
     CitationQuery,
     admissible_candidates,
+    demo_corpus,
     paper_year,
 )
-from citeval_irm.datasets.hatten import HattenDocs, corpus_file
+from citeval_irm.datasets.formats.hatten import HattenDocs, corpus_file
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = "citeval/demo"
@@ -53,6 +55,15 @@ def test_files_come_from_the_package_and_regenerate_identically(make_demo, ir_ho
     for target, text in make_demo.outputs().items():
         assert target.read_text(encoding="utf-8") == text, f"{target} is stale: make_demo.py"
     assert make_demo.main(["--check"]) == 0
+
+
+def test_make_demo_fails_when_the_published_counts_differ(make_demo, monkeypatch) -> None:
+    counts = dataclasses.replace(demo_corpus.DEMO.counts, val=1)
+    monkeypatch.setattr(demo_corpus, "DEMO", dataclasses.replace(demo_corpus.DEMO, counts=counts))
+    assert make_demo.count_problems(make_demo.build()) == [
+        "val: generated 155, demo_corpus.py says 1"
+    ]
+    assert make_demo.main(["--check"]) == 1
 
 
 def test_counts_match_metadata_and_published_counts(ir_home) -> None:
@@ -153,8 +164,6 @@ def test_env_folder_overrides_the_package(tmp_path, ir_home, monkeypatch) -> Non
 
 
 def test_missing_packaged_file_is_a_clear_error(monkeypatch, ir_home) -> None:
-    import dataclasses
-
     broken = dataclasses.replace(CORPORA["demo"], packaged="no-such-folder")
     with pytest.raises(citeval_irm.datasets.DataNotFoundError, match="reinstall citeval-irm"):
         list(HattenDocs(broken).docs_iter())

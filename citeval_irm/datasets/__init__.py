@@ -25,16 +25,10 @@ from .admissible import (
     admissible_candidates,
     query_papers,
 )
-from .hatten import CORPORA, HattenCorpus, HattenLayout, PublishedCounts, get_corpus
-from .importing import ImportReport, import_dataset, validate_folder
-from .masterset import (
-    MASTERSET_CORPORA,
-    MUST_CITE,
-    TIER_RULES,
-    TIERS,
-    MasterSetCorpus,
-    out_of_pool_gold,
-)
+from .catalogue import CORPORA, MASTERSET_CORPORA, out_of_pool_gold
+from .formats.hatten import HattenCorpus, HattenLayout, PublishedCounts
+from .formats.masterset import MUST_CITE, TIER_RULES, TIERS, MasterSetCorpus
+from .importing import ImportReport, corpus_named, import_dataset, validate_folder
 from .records import (
     ArsytaContext,
     ArsytaDoc,
@@ -51,6 +45,7 @@ from .sources import CorpusSource, DataNotFoundError
 from .years import PaperDate, acl_anthology_date, arxiv_date, paper_date, paper_year
 
 DATASET_IDS = tuple(register())
+get_corpus = corpus_named  # its public name of old: one lookup for every corpus
 
 
 def ir_datasets_cli(argv: list[str]) -> int:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import textwrap
 
-from .hatten import CORPORA
-from .masterset import MASTERSET_CORPORA
+from .catalogue import COLLECTIONS
 from .registry import METADATA, dataset_ids
 from .sources import CorpusSource, corpus_file
 
@@ -52,13 +51,12 @@ def where(source: CorpusSource) -> str:
 def format_dataset_list() -> str:
     """The citeval datasets, one block per corpus, for a terminal."""
     ids = dataset_ids()
-    corpora = [*CORPORA.values(), *MASTERSET_CORPORA.values()]
     width = max(len(i) for i in ids)
     lines = [
         f"citeval datasets ({len(ids)} ir_datasets ids; counts as published; "
         "`citeval datasets list --all` lists every ir_datasets dataset)"
     ]
-    for source in corpora:
+    for source in COLLECTIONS:
         first, *more = how_obtained(source)
         lines += [
             "",

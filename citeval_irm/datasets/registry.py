@@ -18,8 +18,7 @@ from ir_datasets.util import MetadataComponent, MetadataProvider
 
 from ..errors import UnknownDatasetError
 from ..progress import quiet_ir_datasets_chatter
-from .hatten import CORPORA, corpus_components
-from .masterset import MASTERSET_CORPORA, masterset_components
+from .catalogue import COLLECTIONS
 
 
 class PackageYamlDocumentation(YamlDocumentation):
@@ -53,6 +52,9 @@ class PackageYamlDocumentation(YamlDocumentation):
 
 
 def _load_metadata() -> dict:
+    """``metadata.json``: generated from the collections' published counts by
+    ``scripts/make_metadata.py`` (a test fails when it is stale), read as ir_datasets
+    reads its own."""
     text = resources.files(__package__).joinpath("metadata.json").read_text("utf-8")
     return json.loads(text)
 
@@ -68,13 +70,7 @@ def documentation_file(name: str) -> PackageYamlDocumentation:
 
 def build_datasets() -> dict[str, Dataset]:
     """Every citeval dataset, by id, wrapped with its documentation and metadata."""
-    families = [
-        (corpus_components(c), documentation_file(c.documentation)) for c in CORPORA.values()
-    ]
-    families += [
-        (masterset_components(c), documentation_file("masterset.yaml"))
-        for c in MASTERSET_CORPORA.values()
-    ]
+    families = [(c.components(), documentation_file(c.documentation)) for c in COLLECTIONS]
     out = {}
     for components, documentation in families:
         for dataset_id, parts in components.items():

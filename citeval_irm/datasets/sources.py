@@ -101,6 +101,23 @@ class CorpusSource:
         """The files that make up the corpus."""
         raise NotImplementedError
 
+    def components(self) -> dict[str, tuple]:
+        """The ir_datasets components of every dataset of the corpus, by dataset id (the
+        format's; the registry wraps them with documentation and metadata)."""
+        raise NotImplementedError
+
+    def published_metadata(self) -> dict[str, dict]:
+        """ir_datasets metadata (the published counts) of every dataset of the corpus, by
+        dataset id: the source of ``metadata.json`` (``scripts/make_metadata.py``)."""
+        raise NotImplementedError
+
+    def read_folder(self, folder: Path):
+        """Read every record of a folder of the corpus's files with the loader's own
+        parsers and count it: the format's half of ``citeval import`` (an
+        :class:`~.validation.ImportReport`; files and counts are checked by
+        :func:`~.validation.validate_corpus_folder`)."""
+        raise NotImplementedError
+
     def home(self) -> Path:
         """Where this corpus's files and stores live in the ir_datasets home."""
         return Path(ir_datasets.util.home_path()) / NAMESPACE / self.name
@@ -273,7 +290,7 @@ def check_folder(source: CorpusSource, folder: Path, *, force: bool = False) -> 
         memo = source.home() / ".in-place" / f"{digest}.json"
         known = json.loads(memo.read_text(encoding="utf-8"))
     if force or known != {"folder": str(folder), "stamps": stamps}:
-        from .importing import validate_corpus_folder
+        from .validation import validate_corpus_folder
 
         report = validate_corpus_folder(source, folder, in_place=True)
         for warning in report.warnings:

@@ -1,4 +1,4 @@
-"""MasterSet-CoreML-v1 (Ratul et al. 2026, arXiv:2604.17680): must-cite references.
+"""The MasterSet Parquet layout (Ratul et al. 2026, arXiv:2604.17680): must-cite references.
 
 The task: given only the title and abstract of a 2025 paper (NeurIPS, ICML, ICLR), rank the
 references it must cite from a pool of earlier papers. Two Parquet files on Hugging Face
@@ -21,19 +21,21 @@ them, over references with a non-empty ``matched_paper_id``:
 
 Some gold papers are not in the pool (about 14 % of baseline-tier gold, by the authors'
 count), so no system can retrieve them. ``.../test/<tier>`` keeps them, as v1 does (recall
-is capped below 1); ``.../test/<tier>/in-pool`` drops them. :func:`out_of_pool_gold` says
-how many each query lost. The query paper is never a candidate for itself: its id is the
-query's ``citing_id``, which :func:`~.admissible.admissible_candidates` and the
-``masterset2026`` recipe exclude.
+is capped below 1); ``.../test/<tier>/in-pool`` drops them.
+:func:`~..catalogue.out_of_pool_gold` says how many each query lost. The query paper is
+never a candidate for itself: its id is the query's ``citing_id``, which
+:func:`~..admissible.admissible_candidates` and the ``masterset2026`` recipe exclude.
 
 Files are read with pyarrow in row batches (``references`` only when judgements are
 needed); the schema is checked on every read, and a bad row is an :class:`InputError`
 naming the file, the row index (0-based, as pyarrow and pandas count) and the paper id.
+The releases themselves (files, sources, counts) are entries of
+:mod:`~citeval_irm.datasets.masterset_coreml`.
 """
 
 from __future__ import annotations
 
-from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ... import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 import json
@@ -44,20 +46,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import ir_datasets
-import pandas as pd
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ..errors import InputError
-from .jsonstream import Notes, kind
-from .records import MasterSetDoc, MasterSetQuery, MustCiteQrel
-from .sources import CorpusSource, corpus_file
-from .stores import StoredDocs, StoredRecords
+from ...errors import InputError
+from ..jsonstream import Notes, kind
+from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
+from ..sources import CorpusSource, corpus_file
+from ..stores import StoredDocs, StoredRecords
+from ..validation import ImportReport
 
 _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
-MASTERSET_REPOSITORY = "https://huggingface.co/datasets/trratul/MasterSet"
-MASTERSET_REVISION = "main"  # the authors publish no commit to pin: see the sidecar record
-MASTERSET_PATH = "data/train_eval_set/v1.0"
 POOL_FILE = "train.parquet"
 QUERY_FILE = "eval.parquet"
 COLUMNS = ("paper_id", "title", "abstract", "year", "venue", "authors", "references")
@@ -126,13 +125,26 @@ class MasterSetCorpus(CorpusSource):
 
     counts: MasterSetCounts
     _: KW_ONLY
-    manual_download: str = (
-        f"{{pretty_name}} is hosted on Hugging Face at {MASTERSET_REPOSITORY} (files "
-        f"{MASTERSET_PATH}/{POOL_FILE} and {MASTERSET_PATH}/{QUERY_FILE}). Download both."
-    )
+    documentation: str = "masterset.yaml"
 
     def file_names(self) -> tuple[str, ...]:
         return (POOL_FILE, QUERY_FILE)
+
+    def components(self) -> dict[str, tuple]:
+        return masterset_components(self)
+
+    def read_folder(self, folder: Path) -> ImportReport:
+        return validate_masterset_folder(self, folder)
+
+    def published_metadata(self) -> dict[str, dict]:
+        metadata: dict[str, dict] = {self.dataset_id: {"docs": {"count": self.counts.pool}}}
+        for dataset_id in tier_dataset_ids(self):
+            split = dataset_id.removeprefix(f"{self.dataset_id}/").split("/")[0]
+            metadata[dataset_id] = {
+                "docs": {"_ref": self.dataset_id},
+                "queries": {"count": self.counts.rows(SPLITS[split])},
+            }
+        return metadata
 
 
 # --------------------------------------------------------------------------- reading rows
@@ -444,71 +456,29 @@ def masterset_components(corpus: MasterSetCorpus) -> dict[str, tuple]:
         )
     )
     components: dict[str, tuple] = {corpus.dataset_id: (docs,)}
-    for split in SPLITS:
-        queries = MasterSetQueries(corpus, split)
-        for tier in (*TIERS, MUST_CITE):
-            for reading in READINGS:
-                suffix = "/in-pool" if reading == "in-pool" else ""
-                qrels = MustCiteQrels(corpus, split, tier, reading)
-                components[f"{corpus.dataset_id}/{split}/{tier}{suffix}"] = (docs, queries, qrels)
+    queries = {split: MasterSetQueries(corpus, split) for split in SPLITS}
+    for dataset_id, (split, tier, reading) in tier_dataset_ids(corpus).items():
+        qrels = MustCiteQrels(corpus, split, tier, reading)
+        components[dataset_id] = (docs, queries[split], qrels)
     return components
 
 
-MASTERSET_CORPORA: dict[str, MasterSetCorpus] = {
-    corpus.name: corpus
-    for corpus in (
-        MasterSetCorpus(
-            "masterset-coreml-v1",
-            "MasterSet-CoreML-v1",
-            MasterSetCounts(pool=67_761, queries=7_028),
-            base_url=f"{MASTERSET_REPOSITORY}/resolve/{MASTERSET_REVISION}/{MASTERSET_PATH}",
-        ),
-    )
-}
+def tier_dataset_ids(corpus: MasterSetCorpus) -> dict[str, tuple[str, str, str]]:
+    """``(split, tier, reading)`` of each query dataset, by id, in registration order (one
+    list for the components and the published metadata)."""
+    ids = {}
+    for split in SPLITS:
+        for tier in (*TIERS, MUST_CITE):
+            for reading in READINGS:
+                suffix = "/in-pool" if reading == "in-pool" else ""
+                ids[f"{corpus.dataset_id}/{split}/{tier}{suffix}"] = (split, tier, reading)
+    return ids
 
 
-# --------------------------------------------------------------------------- analysis
-
-
-def _split_and_tier(dataset_id: str) -> tuple[MasterSetCorpus, str, str]:
-    for corpus in MASTERSET_CORPORA.values():
-        rest = dataset_id.removeprefix(f"{corpus.dataset_id}/").removesuffix("/in-pool")
-        split, _, tier = rest.partition("/")
-        if (
-            dataset_id.startswith(f"{corpus.dataset_id}/")
-            and split in SPLITS
-            and tier in (*TIERS, MUST_CITE)
-        ):
-            return corpus, split, tier
-    raise InputError(
-        dataset_id, "not a MasterSet tier dataset (e.g. citeval/masterset-coreml-v1/test/core)"
-    )
-
-
-def out_of_pool_gold(dataset) -> pd.DataFrame:
-    """How many gold papers each query of a MasterSet tier dataset has, and how many of them
-    are outside the candidate pool (lost by ``.../in-pool``; never retrievable in the kept
-    reading). One row per query paper of the split, in file order, indexed by ``query_id``:
-    ``gold``, ``in_pool``, ``out_of_pool``. ``dataset``: an id or a loaded dataset."""
-    dataset_id = dataset if isinstance(dataset, str) else dataset.dataset_id()
-    corpus, split, tier = _split_and_tier(dataset_id)
-    notes = Notes(NOTES)
-    pool = pool_ids(corpus, notes)
-    rows = []
-    for gold in iter_gold(corpus, split, notes):
-        docs = [doc for doc, _ in tier_gold(gold, tier)]
-        inside = sum(doc in pool for doc in docs)
-        rows.append((gold.query_id, len(docs), inside, len(docs) - inside))
-    frame = pd.DataFrame(rows, columns=["query_id", "gold", "in_pool", "out_of_pool"])
-    return frame.set_index("query_id")
-
-
-def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path):
+def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path) -> ImportReport:
     """Read both files of a MasterSet folder completely (every row, every reference and
     label) and count what they hold, with the test gold per tier and how much of it lies
-    outside the pool: the :class:`~.importing.ImportReport` of ``citeval import``."""
-    from .importing import ImportReport
-
+    outside the pool: the :class:`~..validation.ImportReport` of ``citeval import``."""
     notes = Notes(NOTES)
     ids: dict[str, set[str]] = {}
     test_gold: list[QueryGold] = []

@@ -1,4 +1,4 @@
-"""The HAtten JSON layout: ACL-200, FullTextPeerRead, RefSeer and arXiv.
+"""The HAtten JSON layout of ACL-200, FullTextPeerRead, RefSeer, arXiv, ArSyTa and the demo.
 
 Gu et al. (2022, "HAtten", repository nianlonggu/Local-Citation-Recommendation) distribute
 the four classic local-citation-recommendation benchmarks as one folder each:
@@ -12,14 +12,16 @@ One class of each ir_datasets component serves all four corpora, ArSyTa (SymTax,
 which is the same layout under other file names with two more fields (a context's section
 ``heading``, a paper's arXiv ``categories``), and the generated ``citeval/demo`` corpus
 shipped inside the package. A :class:`HattenCorpus` says only what differs (name, file
-names, record types, id scheme for dates, published counts, where the files come from).
-Papers and contexts are read with a streaming parser into disk-backed stores, so even
-arXiv's 1.66 million papers (or ArSyTa's 8 million contexts) never sit in a Python dict.
+names, record types, id scheme for dates, published counts, where the files come from);
+the corpora themselves are entries of the collection modules (``hatten_corpora``,
+``arsyta``, ``demo_corpus``). Papers and contexts are read with a streaming parser into
+disk-backed stores, so even arXiv's 1.66 million papers (or ArSyTa's 8 million contexts)
+never sit in a Python dict.
 """
 
 from __future__ import annotations
 
-from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ... import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 from collections.abc import Callable, Iterator
@@ -32,32 +34,26 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ..downloads import Checksum
-from ..errors import InputError
-from .jsonstream import Notes, iter_array, iter_object, kind
-from .records import (
+from ...errors import InputError
+from ..jsonstream import Notes, iter_array, iter_object, kind
+from ..records import (
     TARGET_MARKER,
-    ArsytaContext,
-    ArsytaDoc,
-    ArsytaQuery,
     CitationContext,
     CitationDoc,
     CitationQuery,
     split_context,
 )
-from .sources import NAMESPACE, CorpusSource, DataNotFoundError, corpus_file  # noqa: F401 (re-exported)
-from .stores import StoredDocs, StoredRecords
-from .years import paper_date
+from ..sources import CorpusSource, corpus_file
+from ..stores import StoredDocs, StoredRecords
+from ..validation import ImportReport
+from ..years import paper_date
 
 _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
 
 SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"
 CONTEXTS = "contexts.json"
-FILES = (CONTEXTS, PAPERS, *(f"{split}.json" for split in SPLITS))
 QRELS_DEFS = {1: "the paper cited at the context's TARGETCIT position"}
-HATTEN_DRIVE_FOLDER = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
-HATTEN_COMMIT = "e46cae55d8aca02a82cebaca6023dae42982bbf6"
 _LOOKUP_BATCH = 5000
 
 NOTE_MESSAGES = {
@@ -111,10 +107,10 @@ class PublishedCounts:
 class HattenCorpus(CorpusSource):
     """What distinguishes one HAtten-layout corpus from another.
 
-    ``id_scheme`` says how paper ids give dates (see :mod:`.years`); ``layout`` names the
+    ``id_scheme`` says how paper ids give dates (see :mod:`..years`); ``layout`` names the
     files; ``doc_cls`` / ``context_cls`` / ``query_cls`` are the record types (richer ones
     carry extra fields such as ArSyTa's ``heading``). Downloads, checksums, hand
-    installation and the licence notice are those of :class:`.sources.CorpusSource`.
+    installation and the licence notice are those of :class:`..sources.CorpusSource`.
     """
 
     id_scheme: str
@@ -124,14 +120,27 @@ class HattenCorpus(CorpusSource):
     doc_cls: type = CitationDoc
     context_cls: type = CitationContext
     query_cls: type = CitationQuery
-    manual_download: str = (
-        f"{{pretty_name}} is distributed only in the HAtten authors' Google Drive folder "
-        f"{HATTEN_DRIVE_FOLDER} , which cannot be downloaded reliably by a program. Download "
-        "the {pretty_name} folder from there and unpack it."
-    )
 
     def file_names(self) -> tuple[str, ...]:
         return self.layout.files
+
+    def components(self) -> dict[str, tuple]:
+        return corpus_components(self)
+
+    def read_folder(self, folder: Path) -> ImportReport:
+        return validate_hatten_folder(self, folder)
+
+    def published_metadata(self) -> dict[str, dict]:
+        metadata: dict[str, dict] = {self.dataset_id: {"docs": {"count": self.counts.docs}}}
+        for split in SPLITS:
+            count = self.counts.split(split)
+            relevance = {"relevance": {"counts_by_value": {"1": count}}}
+            metadata[f"{self.dataset_id}/{split}"] = {
+                "docs": {"_ref": self.dataset_id},
+                "queries": {"count": count},
+                "qrels": {"count": count, "fields": relevance},
+            }
+        return metadata
 
 
 # --------------------------------------------------------------------------- record parsing
@@ -297,18 +306,17 @@ class JsonObjectRecords(StoredRecords):
         parse: Callable[..., Any],
         count_hint: int,
     ):
-        super().__init__(corpus, file_name, store_name, record_cls, self.parse, count_hint)
+        super().__init__(corpus, file_name, store_name, record_cls, self._read_logged, count_hint)
         self._parse_record = parse
 
-    def parse(self, source: Path, notes: Notes | None = None) -> Iterator:
-        """Stream and check the records of ``source``; tolerated oddities go to ``notes``
-        (or, without it, are logged, counted, once the file has been read: at INFO, as facts
-        of the data rather than problems, so ``--quiet`` drops them)."""
-        own_notes = notes if notes is not None else Notes(NOTE_MESSAGES)
-        yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, own_notes)
-        if notes is None:
-            for warning in own_notes.warnings():
-                _logger.info(f"{self.corpus.dataset_id}: {source.name}: {warning}")
+    def _read_logged(self, source: Path) -> Iterator:
+        """Stream and check the records of ``source``; tolerated oddities are logged,
+        counted, once the file has been read: at INFO, as facts of the data rather than
+        problems, so ``--quiet`` drops them."""
+        notes = Notes(NOTE_MESSAGES)
+        yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, notes)
+        for warning in notes.warnings():
+            _logger.info(f"{self.corpus.dataset_id}: {source.name}: {warning}")
 
 
 # --------------------------------------------------------------------------- components
@@ -423,99 +431,62 @@ def corpus_components(corpus: HattenCorpus) -> dict[str, tuple]:
     return components
 
 
-# --------------------------------------------------------------------------- the corpora
+# --------------------------------------------------------------------------- import validation
+#
+# Memory: the check holds the paper ids and context ids as Python sets (for arXiv about
+# 1.7 + 3.2 million short strings, a few hundred MB; for ArSyTa 0.5 + 8.3 million, about 1 GB
+# by estimate), never the records.
 
-_ACL200_URL = (
-    f"https://github.com/nianlonggu/Local-Citation-Recommendation/raw/{HATTEN_COMMIT}/data/custom"
-)
-
-ARSYTA_REPOSITORY = "https://huggingface.co/datasets/goyalkaraniit/ArSyTa"
-ARSYTA_REVISION = "a7bdfcadf220960fb0fde144bdb2ddfaf3233b13"
-ARSYTA_LAYOUT = HattenLayout(
-    papers="papers_cat.json", contexts="contexts_new_head.json", split_pattern="{split}_data.json"
-)
-ARSYTA_LICENCE_NOTICE = (
-    "ArSyTa (Goyal et al., SymTax, Findings of ACL 2024) is licensed CC BY-NC-ND 4.0 "
-    "(https://creativecommons.org/licenses/by-nc-nd/4.0/): attribution, non-commercial use "
-    "only, and no distribution of the files or of anything derived from them (converted "
-    "copies, indexes). citeval-irm downloads them from "
-    f"{ARSYTA_REPOSITORY} for your own use; by continuing you accept these terms."
-)
-
-CORPORA: dict[str, HattenCorpus] = {
-    corpus.name: corpus
-    for corpus in (
-        HattenCorpus(
-            "acl-200",
-            "ACL-200",
-            "acl",
-            PublishedCounts(docs=19_776, train=30_390, val=9_381, test=9_585),
-            base_url=_ACL200_URL,
-            checksums={
-                "train.json": Checksum("md5", "52aa0fe63f33144df69183d105105d09"),
-                "val.json": Checksum("md5", "74de17a641a1a7cb62afbd59e4dfaa0f"),
-                "test.json": Checksum("md5", "e4b1fe894dcc4fd2f2124a3b1e846acb"),
-                CONTEXTS: Checksum("git-blob-sha1", "37814e32d35568f28eed4fe626525cf8e09b3d9d"),
-                PAPERS: Checksum("git-blob-sha1", "df9142d01c105f7d5ef51e9d5eee0dcd57cde507"),
-            },
-            manual_download=(
-                "ACL-200 is downloaded from the HAtten repository, "
-                f"{_ACL200_URL}/<file>; where this machine cannot reach it, download the files "
-                "there by hand (on another machine)."
-            ),
-        ),
-        HattenCorpus(
-            "fulltextpeerread",
-            "FullTextPeerRead",
-            "arxiv",
-            PublishedCounts(docs=4_837, train=9_363, val=492, test=6_814),
-        ),
-        HattenCorpus(
-            "refseer",
-            "RefSeer",
-            "none",
-            PublishedCounts(docs=624_957, train=3_521_582, val=124_911, test=126_593),
-        ),
-        HattenCorpus(
-            "arxiv",
-            "arXiv",
-            "arxiv",
-            PublishedCounts(docs=1_661_201, train=2_988_030, val=112_779, test=104_401),
-        ),
-        HattenCorpus(
-            "arsyta",
-            "ArSyTa",
-            "arxiv",
-            PublishedCounts(docs=474_341, train=8_030_837, val=124_188, test=124_189),
-            base_url=f"{ARSYTA_REPOSITORY}/resolve/{ARSYTA_REVISION}",
-            licence_notice=ARSYTA_LICENCE_NOTICE,
-            manual_download=(
-                f"ArSyTa is hosted on Hugging Face at {ARSYTA_REPOSITORY} (citeval-irm reads "
-                f"revision {ARSYTA_REVISION}). Only test_data.json is confirmed under its "
-                "name there; the other names are the ones the SymTax code reads, and the "
-                "hosted files may be named or packed differently. Download the files from "
-                "the dataset page (accepting its CC BY-NC-ND 4.0 licence), under these names."
-            ),
-            layout=ARSYTA_LAYOUT,
-            doc_cls=ArsytaDoc,
-            context_cls=ArsytaContext,
-            query_cls=ArsytaQuery,
-        ),
-        HattenCorpus(
-            "demo",
-            "citeval demo (generated)",
-            "acl",
-            PublishedCounts(docs=420, train=648, val=155, test=163),
-            packaged="demo",
-            documentation="demo.yaml",
-        ),
-    )
+SPLIT_NOTES = {
+    "split_not_one_positive": "split entries whose positive_ids does not hold exactly one id",
+    "split_positive_not_in_id": "split entries whose positive id is not the <cited> part of "
+    "their context id <citing>_<cited>_<n>",
 }
 
 
-def get_corpus(name: str) -> HattenCorpus:
-    """A corpus by short name (``acl-200``) or dataset id (``citeval/acl-200``)."""
-    key = name.removeprefix(f"{NAMESPACE}/")
-    if key not in CORPORA:
-        raise InputError(None, f"unknown dataset {name!r}; known: {', '.join(CORPORA)}")
-    return CORPORA[key]
+def _ids(path: Path, parse, scheme: str, notes: Notes) -> set[str]:
+    """The ids of a ``{id: record}`` file, each record checked with ``parse`` (a repeated
+    key is an error there, for the loaders too)."""
+    return {parsed[0] for parsed in parse_object_file(path, parse, scheme, notes)}
+
+
+def _check_splits(
+    corpus: HattenCorpus, folder: Path, paper_ids: set[str], context_ids: set[str], notes: Notes
+) -> dict[str, int]:
+    counts = {}
+    for split in SPLITS:
+        path = folder / corpus.layout.split(split)
+        seen: set[str] = set()
+        for entry in iter_split(path):
+            where = f"record {entry.record} (context {entry.context_id!r})"
+            if entry.context_id in seen:
+                raise InputError(str(path), f"{where}: the context occurs twice in this split")
+            seen.add(entry.context_id)
+            if entry.context_id not in context_ids:
+                raise InputError(str(path), f"{where}: not in {corpus.layout.contexts}")
+            for positive in entry.positive_ids:
+                if positive not in paper_ids:
+                    raise InputError(
+                        str(path), f"{where}: positive {positive!r} not in {corpus.layout.papers}"
+                    )
+                if f"_{positive}_" not in entry.context_id:
+                    notes.add("split_positive_not_in_id", entry.context_id)
+            if len(entry.positive_ids) != 1:
+                notes.add("split_not_one_positive", entry.context_id)
+        counts[split] = len(seen)
+    return counts
+
+
+def validate_hatten_folder(corpus: HattenCorpus, folder: Path) -> ImportReport:
+    """Read a folder completely (see :meth:`HattenCorpus.read_folder`): every paper and
+    context parsed, every split entry's context and positive ids found."""
+    notes = Notes({**NOTE_MESSAGES, **SPLIT_NOTES})
+    layout, scheme = corpus.layout, corpus.id_scheme
+    parse_doc = partial(parse_paper, doc_cls=corpus.doc_cls)
+    parse_ctx = partial(parse_context, context_cls=corpus.context_cls)
+    paper_ids = _ids(folder / layout.papers, parse_doc, scheme, notes)
+    context_ids = _ids(folder / layout.contexts, parse_ctx, scheme, notes)
+    counts = {"papers": len(paper_ids), "contexts": len(context_ids)}
+    counts.update(_check_splits(corpus, folder, paper_ids, context_ids, notes))
+    published = {"papers": corpus.counts.docs, **{s: corpus.counts.split(s) for s in SPLITS}}
+    return ImportReport(corpus, folder, counts, published, notes.warnings())

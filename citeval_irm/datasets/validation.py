@@ -1,0 +1,114 @@
+"""The checks of a corpus folder shared by every format: its files and pinned checksums,
+and its counts against the published ones (the format reads the records:
+:meth:`.sources.CorpusSource.read_folder`). ``citeval import`` and folders read in place
+(``CITEVAL_<NAME>_DIR``) both go through :func:`validate_corpus_folder`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..downloads import ChecksumError, verify_file
+from ..errors import EvalWarning, InputError
+from .sources import CorpusSource
+
+COUNT_MISMATCH = "counts that differ from the published ones (imported anyway)"
+
+
+@dataclass
+class ImportReport:
+    """What a folder holds and what was tolerated; ``target`` is where it was installed
+    (``None`` after a check only). ``published_counts`` holds the published figure of each
+    count that has one."""
+
+    corpus: CorpusSource
+    folder: Path
+    counts: dict[str, int]
+    published_counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[EvalWarning] = field(default_factory=list)
+    target: Path | None = None
+
+    def published(self, what: str) -> int | None:
+        return self.published_counts.get(what)
+
+    def differences(self) -> list[str]:
+        """Each count that differs from its published figure, for people."""
+        return [
+            f"{what} {count:,} (published {self.published(what):,})"
+            for what, count in self.counts.items()
+            if self.published(what) is not None and count != self.published(what)
+        ]
+
+    def text(self) -> str:
+        """A summary for people: counts against the published ones, warnings, licence."""
+        action = f"installed into {self.target}" if self.target else "checked"
+        lines = [f"{self.corpus.dataset_id}: {self.folder} {action}"]
+        for what, count in self.counts.items():
+            published = self.published(what)
+            figure = "" if published is None else f" (published {published:,})"
+            lines.append(f"  {what}: {count:,}{figure}")
+        lines.extend(f"  warning: {warning}" for warning in self.warnings)
+        if self.corpus.licence_notice:
+            lines.append(f"  licence: {self.corpus.licence_notice}")
+        return "\n".join(lines) + "\n"
+
+
+def check_files(corpus: CorpusSource, folder: Path, *, in_place: bool = False) -> list:
+    """Fail unless ``folder`` holds every file of the corpus, with its pinned checksum;
+    ``in_place`` (a folder read through ``CITEVAL_<NAME>_DIR``, which may hold any version)
+    turns a checksum mismatch into the returned warnings."""
+    if not folder.is_dir():
+        raise InputError(str(folder), "no such folder")
+    files = corpus.file_names()
+    missing = [name for name in files if not (folder / name).is_file()]
+    if missing:
+        raise InputError(
+            str(folder),
+            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(files)}",
+        )
+    unpinned = []
+    for name, checksum in corpus.checksums.items():
+        try:
+            verify_file(
+                folder / name,
+                checksum,
+                name=f"{folder / name} (not the pinned {corpus.pretty_name} release; "
+                f"set {corpus.env_var} to use this folder unverified)",
+            )
+        except ChecksumError:
+            if not in_place:
+                raise
+            unpinned.append(name)
+    if not unpinned:
+        return []
+    message = f"files that are not the pinned {corpus.pretty_name} release (read unverified)"
+    return [EvalWarning("not_pinned", message, len(unpinned), tuple(unpinned))]
+
+
+def validate_corpus_folder(
+    corpus: CorpusSource,
+    folder: Path,
+    *,
+    allow_count_mismatch: bool = False,
+    in_place: bool = False,
+) -> ImportReport:
+    """The checks of :func:`.importing.validate_folder` for one corpus: the same for ``citeval
+    import`` and for a folder read in place (``in_place``: counts and pinned checksums
+    that differ are warnings, since such a folder may hold any version)."""
+    unpinned = check_files(corpus, folder, in_place=in_place)
+    report = corpus.read_folder(folder)
+    report.warnings.extend(unpinned)
+    differ = report.differences()
+    if differ and not (allow_count_mismatch or in_place):
+        raise InputError(
+            str(folder),
+            f"not the published {report.corpus.pretty_name}: {'; '.join(differ)}. "
+            "Pass --allow-count-mismatch (in Python, the allow_count_mismatch argument) to "
+            "import it anyway",
+        )
+    if differ:
+        report.warnings.append(
+            EvalWarning("count_mismatch", COUNT_MISMATCH, len(differ), tuple(differ))
+        )
+    return report
