@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .errors import CitevalError
 from .locking import exclusive
+from .outputs import write_atomically
 
 ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
@@ -143,9 +144,7 @@ def _stat(path: Path) -> dict:
 
 
 def _write_json(path: Path, value: dict) -> None:
-    part = path.with_name(f".{path.name}.{os.getpid()}.part")
-    part.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8")
-    os.replace(part, path)
+    write_atomically(path, json.dumps(value, indent=1) + "\n")
 
 
 def write_record(path: str | os.PathLike, origin: str, published: Checksum | None = None) -> dict:

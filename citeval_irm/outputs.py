@@ -45,8 +45,27 @@ def report_format(path: str | os.PathLike) -> str:
 @contextmanager
 def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix, so ``.gz`` still means gzip) to write
-    to; renamed to ``path`` when the block ends normally, removed otherwise."""
-    path = check_output(path)
+    to; renamed to ``path`` when the block ends normally, removed otherwise. The path is
+    checked first (:func:`check_output`): for the files a user asked for."""
+    with replaced_atomically(check_output(path)) as temporary:
+        yield temporary
+
+
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that no reader ever sees a part of it (records, memos,
+    copies the package makes for itself: an OSError, e.g. a read-only folder, is the
+    caller's to handle)."""
+    with replaced_atomically(path) as temporary:
+        if isinstance(data, str):
+            temporary.write_text(data, encoding="utf-8")
+        else:
+            temporary.write_bytes(data)
+
+
+@contextmanager
+def replaced_atomically(path: Path) -> Iterator[Path]:
+    """The one atomic write: a temporary file beside ``path``, renamed onto it when the
+    block ends normally, removed otherwise."""
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
     os.close(fd)
     temporary = Path(name)

@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 from dataclasses import KW_ONLY, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -44,6 +43,7 @@ from ..downloads import (
     write_record,
 )
 from ..errors import CitevalError
+from ..outputs import write_atomically
 
 NAMESPACE = "citeval"
 
@@ -298,9 +298,7 @@ def check_folder(source: CorpusSource, folder: Path, *, force: bool = False) -> 
         if memo is not None:
             with contextlib.suppress(OSError):  # a read-only home: checked again next time
                 memo.parent.mkdir(parents=True, exist_ok=True)
-                part = memo.with_name(f".{memo.name}.{os.getpid()}.part")
-                part.write_text(json.dumps({"folder": str(folder), "stamps": stamps}), "utf-8")
-                os.replace(part, memo)
+                write_atomically(memo, json.dumps({"folder": str(folder), "stamps": stamps}))
     _CHECKED_FOLDERS.add(key)
 
 
@@ -318,7 +316,5 @@ def packaged_file(corpus: CorpusSource, name: str) -> Path:
     path = corpus.home() / name  # e.g. a zipped install: the loader needs a real file
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        with resource.open("rb") as source, open(path.with_suffix(".tmp"), "wb") as target:
-            shutil.copyfileobj(source, target)
-        os.replace(path.with_suffix(".tmp"), path)
+        write_atomically(path, resource.read_bytes())
     return path
