@@ -300,18 +300,9 @@ def _cause_names(scorer: RecipeScorer, quirk: str, quirks: Quirks) -> list[str]:
         cause = "gold_from_context_id"
     if quirk not in ("first_listed_gold", "query_paper"):
         return [cause] * len(scorer.query_ids)
-    gold = scorer.gold(quirks)
     if quirk == "query_paper":
-        relevant = gold.relevance >= quirks.min_relevance
-        pairs = set(
-            zip(
-                take(gold.all_query_ids, gold.query[relevant]).to_pylist(),
-                take(gold.doc_ids, gold.doc[relevant]).to_pylist(),
-            )
-        )
         return [
-            "query_paper_gold_removed" if (q, p) in pairs else cause
-            for q, p in zip(scorer.query_ids, scorer.papers)
+            "query_paper_gold_removed" if gold else cause for gold in scorer.paper_is_gold(quirks)
         ]
     rankings = scorer.rankings(quirks, "first_copy", None)
     first = rankings.judgements.first_relevant_row(quirks.min_relevance)
@@ -384,7 +375,7 @@ def crosscheck(
 
     # who each side averages: trec_eval every qrels query; the recipe what its script loops
     # over (the test set, the predictions, or the queries with gold and a ranking)
-    run_ids = take(raw.query_ids, np.flatnonzero(np.bincount(raw.query) > 0)).to_pylist()
+    run_ids = take(raw.query_ids, raw.ranked_queries()[0]).to_pylist()
     run_set = set(run_ids)
     in_run = [q in run_set for q in qrels_table.query_id_list]
     scored_ids = _recipe_queries(recipe_obj, qrels_table, run_ids, in_run)

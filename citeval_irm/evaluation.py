@@ -79,19 +79,13 @@ class Population:
     qrels_source: str = "<qrels>"
 
 
-def _present(run: Run) -> np.ndarray:
-    """Codes of the run's queries that have rows, in first-appearance order."""
-    if len(run.query_ids) == 0:
-        return np.empty(0, dtype=np.int64)
-    return np.flatnonzero(np.bincount(run.query, minlength=len(run.query_ids)) > 0)
-
-
 def population(run: Run, qrels: Qrels, empty_queries: str = "zero") -> Population:
     """The queries that count and the warnings about the others (trec_eval ``-c``).
 
     Shared by evaluation and the cross-check, so both average over the same queries.
     """
-    return population_of(take(run.query_ids, _present(run)), run.source, qrels, empty_queries)
+    present, _ = run.ranked_queries()
+    return population_of(take(run.query_ids, present), run.source, qrels, empty_queries)
 
 
 def counted_queries(qrels: Qrels, empty_queries: str = "zero") -> np.ndarray:

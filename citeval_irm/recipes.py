@@ -26,7 +26,7 @@ import pyarrow as pa
 from .errors import InputError
 from .measures import Measure
 from .scoring import Rankings, build_rankings, params_of, require
-from .tables import Qrels, Run, lookup
+from .tables import Qrels, Run, first_rows, lookup, take
 from .ties import RankOrder, rank_order
 
 SUPPORTED = ("RR", "R", "P", "Success", "nDCG", "AP")
@@ -151,8 +151,7 @@ def check_recipe_measures(measures: Iterable[Measure], recipe: Recipe | None = N
 def first_gold_only(qrels: Qrels, min_relevance: int) -> Qrels:
     """``qrels`` with every gold label but the first listed of each query set to 0."""
     gold = np.flatnonzero(qrels.relevance >= min_relevance)
-    first = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
-    first[qrels.query[gold[::-1]]] = gold[::-1]  # reversed: the first row of each query wins
+    first = first_rows(qrels.query, gold, len(qrels.all_query_ids))
     keep = np.zeros(len(qrels), dtype=bool)
     keep[first[first >= 0]] = True
     labels = np.where((qrels.relevance >= min_relevance) & ~keep, 0, qrels.relevance)
@@ -271,7 +270,7 @@ class RecipeScorer:
             counted = lookup(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)
             exclude = None
             if quirks.query_paper != "keep":
-                exclude = self._paper_codes(qrels, counted, quirks)
+                exclude = self._paper_codes(quirks)
             self._rankings[key] = build_rankings(
                 self.run,
                 qrels,
@@ -289,19 +288,27 @@ class RecipeScorer:
             found = found.with_unretrieved_at(quirks.unretrieved_rank, quirks.min_relevance)
         return found
 
-    def _paper_codes(self, qrels: Qrels, counted: np.ndarray, quirks: Quirks) -> np.ndarray:
+    def _paper_codes(self, quirks: Quirks) -> np.ndarray:
         """Per query, the run's doc code of its paper to remove (-1: none; with
         ``first_copy_unless_gold`` also none when the paper is one of its gold papers)."""
         papers = pa.array([p or "" for p in self.papers], pa.string())
         codes = np.where([p is not None for p in self.papers], lookup(papers, self.run.doc_ids), -1)
-        if quirks.query_paper == "first_copy_unless_gold" and len(qrels):
-            gold = qrels.relevance >= quirks.min_relevance
-            gold_docs = qrels.doc_ids.take(pa.array(qrels.doc[gold])).to_pylist()
-            gold_queries = qrels.all_query_ids.take(pa.array(qrels.query[gold])).to_pylist()
-            pairs = set(zip(gold_queries, gold_docs))
-            is_gold = [(q, p) in pairs for q, p in zip(self.query_ids, self.papers)]
-            codes = np.where(is_gold, -1, codes)
+        if quirks.query_paper == "first_copy_unless_gold":
+            codes = np.where(self.paper_is_gold(quirks), -1, codes)
         return codes.astype(np.int64)
+
+    def paper_is_gold(self, quirks: Quirks) -> list[bool]:
+        """Per query, whether its own paper is one of its gold papers (as the recipe sees
+        the gold)."""
+        qrels = self.gold(quirks)
+        gold = qrels.relevance >= quirks.min_relevance
+        pairs = set(
+            zip(
+                take(qrels.all_query_ids, qrels.query[gold]).to_pylist(),
+                take(qrels.doc_ids, qrels.doc[gold]).to_pylist(),
+            )
+        )
+        return [(q, p) in pairs for q, p in zip(self.query_ids, self.papers)]
 
     def values(self, measures: list[Measure], quirks: Quirks) -> np.ndarray:
         """Per query (rows) and measure (columns), as the recipe computes them."""

@@ -40,9 +40,8 @@ class RankedQueries:
         """The ranked queries of a whole :class:`~citeval_irm.tables.Run`."""
         from .tables import take
 
-        sizes = np.bincount(run.query, minlength=len(run.query_ids))
-        present = np.flatnonzero(sizes > 0)
-        return cls(take(run.query_ids, present).to_pylist(), sizes[present])
+        present, sizes = run.ranked_queries()
+        return cls(take(run.query_ids, present).to_pylist(), sizes)
 
 
 @dataclass

@@ -30,7 +30,6 @@ from .errors import EvalWarning, InputError, examples_of
 from .evaluation import (
     Population,
     Settings,
-    _present,
     counted_queries,
     engine_values,
     make_result,
@@ -187,7 +186,7 @@ class Part:
 
 def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     """Score the queries of ``run`` (whole queries, any subset of a run) that count."""
-    present = _present(run)
+    present, sizes = run.ranked_queries()
     run_ids = take(run.query_ids, present)
     counted = np.zeros(len(qrels.all_query_ids), dtype=bool)
     counted[counted_queries(qrels, settings.empty_queries)] = True
@@ -198,7 +197,6 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     order = rank_order(run, settings.ties)
     report = tie_report(run, order)
     values = engine_values(settings, run, qrels, people, order)
-    sizes = np.bincount(run.query, minlength=len(run.query_ids))[present]
     return Part(
         rows,
         values,

@@ -144,6 +144,14 @@ def has_repeated_pairs(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
+def first_rows(group: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """Per group ``0 .. n-1``, the first of ``rows`` (ascending positions) that belongs to it
+    (``group[row]``); -1 for a group with none."""
+    out = np.full(n, -1, dtype=np.int64)
+    out[group[rows[::-1]]] = rows[::-1]  # assigned in reverse: the first row of each wins
+    return out
+
+
 def first_copies(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
     """Which rows hold the first occurrence (in row order) of their (query, doc) pair.
 
@@ -260,12 +268,17 @@ class Run(_Table):
         """``{query_id: {doc_id: score}}``, the form pytrec_eval and ir-measures take."""
         return self._nested_dict()
 
+    def ranked_queries(self) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of the queries that have rows (first-appearance order) and how many rows
+        each has."""
+        sizes = np.bincount(self.query, minlength=len(self.query_ids))
+        present = np.flatnonzero(sizes > 0)
+        return present, sizes[present]
+
     @property
     def num_queries(self) -> int:
         """Number of queries that have at least one row."""
-        if not len(self.query_ids):
-            return 0
-        return int(np.count_nonzero(np.bincount(self.query, minlength=len(self.query_ids))))
+        return len(self.ranked_queries()[0])
 
     def rank_in_query(self) -> np.ndarray:
         """1-based position of each row within its query's block of consecutive rows

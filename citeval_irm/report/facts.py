@@ -116,8 +116,7 @@ def run_facts(
     options = {"ties": ties, "empty_queries": empty_queries}
     if evaluation is None:
         evaluation = evaluate(run, qrels, measures, protocol=protocol, engine=engine, **options)
-    sizes = np.bincount(run.query, minlength=len(run.query_ids))
-    sizes = sizes[sizes > 0]
+    _, sizes = run.ranked_queries()
     deepest = int(sizes.max()) if len(sizes) else 0
     cutoffs = recall_cutoffs(deepest, evaluation.measures)
     curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **options)

@@ -22,6 +22,7 @@ from ..tables import (
     Run,
     arrow_array,
     first_copies,
+    first_rows,
     lookup,
     numpy_of,
     position_in_segment,
@@ -45,11 +46,7 @@ class Judgements:
 
     def first_relevant_row(self, rel: int) -> np.ndarray:
         """Per query, the qrels row of its first listed doc labelled >= ``rel`` (-1: none)."""
-        rows = np.flatnonzero(self.label >= rel)
-        out = np.full(self.n_queries, -1, dtype=np.int64)
-        first = rows[::-1]  # assigning in reverse leaves the first row of each query
-        out[self.query[first]] = first
-        return out
+        return first_rows(self.query, np.flatnonzero(self.label >= rel), self.n_queries)
 
 
 # the per-hit arrays of Rankings, kept aligned
