@@ -18,6 +18,7 @@ bootstrap and the Tukey HSD, so one never changes another's numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from .choices import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    MAX_AUTO_PERMUTATIONS,
     PRIMARY_TESTS,
     check_choice,
 )
@@ -115,8 +117,13 @@ def compare(
     }
     dataset = _dataset_id(qrels)
     validate_on = dataset if published else None
+    recipe = None
+    if validate_on is not None:
+        from .published import scoring_recipe
+
+        recipe = scoring_recipe(paper, protocol)
     jobs = {
-        name: (name, item, qrels_table, measures, protocol, options, validate_on, same_year)
+        name: (name, item, qrels_table, measures, protocol, options, validate_on, same_year, recipe)
         for name, item in named.items()
     }
     if engine == "dask":
@@ -130,6 +137,11 @@ def compare(
     values = np.stack(
         [results[name].per_query.loc[population, names].to_numpy() for name in named], axis=1
     )  # queries x runs x measures
+    _check_values(values, list(named), names, population)
+    settings, raised = _permutations_for(
+        values, len(_pairs(list(named), baseline)), len(names), settings
+    )
+    warnings += raised
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or test == "tukey"
     pairs, tukey_table = _statistics(values, list(named), names, baseline, settings, use_tukey)
     first = next(iter(results.values()))
@@ -171,27 +183,55 @@ def compare(
 class RunFacts:
     """What a comparison keeps of a run once it is evaluated (the run itself may be
     millions of rows): the queries it ranks, its shortest ranking and, for a comparison with
-    published results, its validation against the dataset (or why there is none)."""
+    published results, its validation against the dataset (or why there is none) and, when
+    the published table was scored by the paper's own script, the means of that script
+    beside trec_eval's on this run (:func:`citeval_irm.crosscheck`'s summary: ``trec_eval``,
+    ``recipe`` and ``difference`` by measure), or why there are none."""
 
     ranked: pd.Index
     shortest: int
     validation: ValidationReport | None = None
     unvalidated: str | None = None
+    scoring: pd.DataFrame | None = None
+    unscored: str | None = None
 
     @classmethod
     def of(
-        cls, result: EvalResult, run, dataset: str | None, same_year: bool, memory=None
+        cls,
+        result: EvalResult,
+        run,
+        dataset: str | None,
+        same_year: bool,
+        memory=None,
+        recipe: str | None = None,
     ) -> RunFacts:
         """The facts of ``run`` from its evaluation ``result``; the run validated with
-        :func:`citeval_irm.validate` when ``dataset`` is given."""
+        :func:`citeval_irm.validate` when ``dataset`` is given, and cross-checked with
+        ``recipe`` (the paper's script) there."""
         validation, unvalidated = None, None
+        scoring, unscored = None, None
         if dataset is not None:
             try:
                 validation = validate(run, dataset, same_year=same_year, memory=memory)
             except CitevalError as exc:
                 unvalidated = f"cannot validate: {exc}"
+            if recipe is not None:
+                from .crosscheck import crosscheck
+
+                try:
+                    summary = crosscheck(run, dataset, recipe=recipe).summary
+                    scoring = summary[["trec_eval", "recipe", "difference"]]
+                except CitevalError as exc:
+                    unscored = f"cannot cross-check with the paper's script: {exc}"
         ranked = result.ranked
-        return cls(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation, unvalidated)
+        return cls(
+            pd.Index(ranked.query_ids),
+            int(ranked.sizes.min()),
+            validation,
+            unvalidated,
+            scoring,
+            unscored,
+        )
 
 
 def _settings(
@@ -280,6 +320,7 @@ def evaluate_run(
     options: dict,
     validate_on: str | None,
     same_year: bool,
+    recipe: str | None = None,
 ) -> tuple[EvalResult, RunFacts | None]:
     """One run's evaluation and facts (none when it came evaluated already): in this
     process, or as a task on a Dask worker."""
@@ -293,7 +334,8 @@ def evaluate_run(
             )
         return item, None
     result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
-    return result, RunFacts.of(result, item, validate_on, same_year, options["memory"])
+    facts = RunFacts.of(result, item, validate_on, same_year, options["memory"], recipe)
+    return result, facts
 
 
 def _on_cluster(jobs: dict[str, tuple], scheduler) -> dict[str, tuple]:
@@ -393,6 +435,24 @@ def _unranked(
     return unranked, EvalWarning("unranked_queries", message, len(unranked), examples_of(unranked))
 
 
+def _check_values(
+    values: np.ndarray, runs: list[str], measures: list[str], queries: list[str]
+) -> None:
+    """A per-query value that is not a number (NaN, infinite: reachable through a user-built
+    EvalResult or frame) is an error naming where it is, never a p-value."""
+    bad = np.argwhere(~np.isfinite(values))
+    if len(bad):
+        query, run, measure = bad[0]
+        count = len(bad)
+        more = f" (and {count - 1:,} more values)" if count > 1 else ""
+        raise InputError(
+            None,
+            f"{runs[run]}: {measures[measure]} of query {queries[query]} is "
+            f"{values[query, run, measure]}, not a number{more}: every compared value must be "
+            "a number",
+        )
+
+
 def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
     """Each evaluation's own warnings, named after its run (missing queries are counted by
     the comparison itself)."""
@@ -426,8 +486,11 @@ def _statistics(
     keys = [(m, a, b) for m in range(len(measures)) for a, b in pairs]
     tukey_p = None
     tukey_table = None
+    single = len(values) < 2  # one query: nothing to infer, whatever the test
     if use_tukey and len(names) >= 2:
         tukey_p, exact = stats.randomised_tukey_hsd(values, settings.permutations, streams[2])
+        if single:
+            tukey_p[:] = np.nan
         tukey_table = _tukey_table(values, names, measures, tukey_p, exact)
     if not keys:
         return pd.DataFrame(columns=_PAIR_COLUMNS), tukey_table
@@ -437,37 +500,110 @@ def _statistics(
     rows = []
     for column, (m, a, b) in enumerate(keys):
         d = diffs[:, column]
+        reason = stats.degenerate(d)
+        mean = d.mean()
         row = {
             "measure": measures[m],
             "baseline": names[a],
             "system": names[b],
             "baseline_mean": values[:, a, m].mean(),
             "system_mean": values[:, b, m].mean(),
-            "diff": d.mean(),
+            "diff": mean,
             "ci_low": low[column],
             "ci_high": high[column],
             "effect_size": stats.effect_size(d),
             "wins": int((d > 0).sum()),
             "ties": int((d == 0).sum()),
             "losses": int((d < 0).sum()),
-            "p_randomisation": p_rand[column],
+            "p_randomisation": np.nan if single else p_rand[column],
             "randomisation_exact": bool(exact[column]),
         }
-        row.update({f"p_{name}": function(d) for name, function in _TEST_FUNCTIONS.items()})
+        directions = {"randomisation": _sign(mean), "tukey": _sign(mean)}
+        for name, function in _TEST_FUNCTIONS.items():
+            outcome = function(d)
+            row[f"p_{name}"] = outcome.p
+            directions[name] = outcome.direction
+            if name == "wilcoxon":
+                row["wilcoxon_method"] = outcome.method
         if tukey_p is not None:
             row["p_tukey"] = tukey_p[a, b, m]
+        row["direction"] = directions[settings.test]
+        row["unavailable"] = _unavailable(row, reason, settings.test)
         rows.append(row)
     table = pd.DataFrame(rows)
-    primary = table[f"p_{settings.test}"].to_numpy()
-    table["p_adj"] = stats.adjust(primary, settings.correction)
-    table["significant"] = table["p_adj"] < settings.alpha
+    primary = table[f"p_{settings.test}"].to_numpy(dtype=np.float64)
+    table["p_adj"] = _adjusted(primary, settings.correction)
+    table["significant"] = (table["p_adj"] < settings.alpha) & (table["direction"] != 0)
     return table, tukey_table
+
+
+def _sign(value: float) -> int:
+    return int(np.sign(value))
+
+
+def _unavailable(row: dict, reason: str | None, test: str) -> str | None:
+    """What the row cannot show and why (``None``: everything is there)."""
+    missing = [label for label, column in _INFERENCE_COLUMNS if np.isnan(row.get(column, 0.0))]
+    if not missing:
+        return None
+    if reason is None:
+        reason = "the bootstrap gives no interval (zero width, or BCa undefined)"
+    return f"{', '.join(missing)}: {reason}"
+
+
+_INFERENCE_COLUMNS = [
+    ("p(rand)", "p_randomisation"), ("p(t)", "p_t"), ("p(wsr)", "p_wilcoxon"),
+    ("p(sign)", "p_sign"), ("p(tukey)", "p_tukey"), ("d_z", "effect_size"), ("CI", "ci_low"),
+]  # fmt: skip
+
+
+def _adjusted(p: np.ndarray, correction: str) -> np.ndarray:
+    """The corrected p-values of a family; a test without a p (NaN) is not in the family
+    and has no adjusted p."""
+    out = np.full(len(p), np.nan)
+    available = ~np.isnan(p)
+    out[available] = stats.adjust(p[available], correction)
+    return out
+
+
+def _permutations_for(
+    values: np.ndarray, pairs: int, measures: int, settings: CompareSettings
+) -> tuple[CompareSettings, list[EvalWarning]]:
+    """B raised to what the family needs (:func:`stats.permutations_needed`), within
+    :data:`MAX_AUTO_PERMUTATIONS`; above that bound B stays and a warning gives the
+    number needed. Only a Monte Carlo primary test has the floor: the randomisation test
+    sampled for at least one pair, or the Tukey HSD (corrected within itself)."""
+    if settings.test not in ("randomisation", "tukey") or len(values) < 2:
+        return settings, []
+    family = 1
+    if settings.test == "randomisation":
+        family = pairs * measures if settings.correction != "none" else 1
+    needed = stats.permutations_needed(family, settings.alpha)
+    if needed <= settings.permutations:
+        return settings, []
+    correction = {"randomisation": settings.correction, "tukey": "tukey"}[settings.test]
+    why = (
+        f"{settings.permutations:,} permutations put the smallest {correction}-adjusted p of "
+        f"{family:,} tests at {family:,} / (B + 1) = {family / (settings.permutations + 1):.3g}"
+    )
+    if needed > MAX_AUTO_PERMUTATIONS:
+        message = (
+            f"{why}, above alpha / 2: no clear difference can come out significant; "
+            f"B = {needed:,} is needed (more than the {MAX_AUTO_PERMUTATIONS:,} citeval "
+            "raises B to by itself: pass permutations=, or compare fewer pairs or measures)"
+        )
+        return settings, [EvalWarning("permutations_too_few", message, needed)]
+    message = f"{why}, above alpha / 2: raised to B = {needed:,}"
+    raised = dataclasses.replace(
+        settings, permutations=needed, permutations_requested=settings.permutations
+    )
+    return raised, [EvalWarning("permutations_raised", message, needed)]
 
 
 _PAIR_COLUMNS = [
     "measure", "baseline", "system", "baseline_mean", "system_mean", "diff", "ci_low", "ci_high",
     "effect_size", "wins", "ties", "losses", "p_randomisation", "randomisation_exact", "p_t",
-    "p_wilcoxon", "p_sign", "p_adj", "significant",
+    "p_wilcoxon", "p_sign", "wilcoxon_method", "direction", "unavailable", "p_adj", "significant",
 ]  # fmt: skip
 
 

@@ -8,13 +8,14 @@ tidy DataFrames for a notebook. Values are stored as fractions; percent is prese
 
 from __future__ import annotations
 
+import hashlib
 import math
 import string
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from .choices import COMPARE_FORMATS
+from .choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
 from .errors import EvalWarning, InputError
 from .measures import Protocol
 from .printable import Printable
@@ -34,6 +35,13 @@ _P_COLUMNS = {
     "wilcoxon": "p(wsr)",
     "sign": "p(sign)",
     "tukey": "p(tukey)",
+}
+_DIRECTIONS = {
+    "randomisation": "the mean difference",
+    "t": "the mean difference",
+    "wilcoxon": "the signed-rank sum",
+    "sign": "wins against losses",
+    "tukey": "the mean difference",
 }
 _CORRECTION_LABELS = {
     "holm": "Holm",
@@ -56,6 +64,7 @@ class CompareSettings:
     seed: int
     queries: str
     ties: str
+    permutations_requested: int | None = None  # when B was raised for the family
 
 
 @dataclass
@@ -145,8 +154,8 @@ class Comparison(Printable):
             "coverage": self.coverage.reset_index().to_dict(orient="records"),
             "settings": asdict(self.settings),
             "means": {m: dict(row) for m, row in self.means.iterrows()},
-            "pairs": self.pairs.to_dict(orient="records"),
-            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+            "pairs": _records(self.pairs),
+            "tukey": _records(self.tukey) if self.tukey is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "published": self.published.to_dict() if self.published is not None else None,
         }
@@ -166,8 +175,10 @@ class Comparison(Printable):
         letters = self.letters()
         out: dict[tuple[str, str], list[str]] = {}
         for row in self.pairs[self.pairs["significant"]].itertuples():
+            # the direction of the test behind the mark: wins against losses for the sign
+            # test, the signed-rank sum for Wilcoxon, the mean for the others
             winner, loser = (
-                (row.system, row.baseline) if row.diff > 0 else (row.baseline, row.system)
+                (row.system, row.baseline) if row.direction > 0 else (row.baseline, row.system)
             )
             out.setdefault((row.measure, winner), []).append(letters[loser])
         return out
@@ -192,16 +203,23 @@ class Comparison(Printable):
             return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
         return f"queries: every qrels query, unranked ones scored 0 ({parts})"
 
-    def _means_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+    def _means_rows(
+        self, percent: bool, decimals: int, bold: bool = False
+    ) -> tuple[list[str], list[list[str]]]:
+        """The means table; ``bold``: the best run of each measure in Markdown bold."""
         scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
+        best = self._best(False)
         headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
         rows = []
         for measure, row in self.means.iterrows():
             cells = [measure]
             for name in self.names:
                 mark = "".join(sorted(beats.get((measure, name), [])))
-                cells.append(f"{row[name] * scale:.{decimals}f}" + (f" {mark}" if mark else ""))
+                text = f"{row[name] * scale:.{decimals}f}"
+                if bold and row[name] == best[measure] and len(self.names) > 1:
+                    text = f"**{text}**"
+                cells.append(text + (f" {mark}" if mark else ""))
             rows.append(cells)
         return headers, rows
 
@@ -229,8 +247,11 @@ class Comparison(Printable):
         headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
         rows = []
         for row in self.pairs.itertuples():
-            low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
-            ci = f"[{low}, {high}]"
+            if math.isnan(row.ci_low):
+                ci = "n/a"
+            else:
+                low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
+                ci = f"[{low}, {high}]"
             cells = [
                 row.measure,
                 f"{row.system} - {row.baseline}",
@@ -273,22 +294,30 @@ class Comparison(Printable):
                 f"differences, {s.permutations:,} random flips (seed {s.seed}), "
                 "p = (b + 1) / (B + 1)"
             )
+            if s.permutations_requested is not None:
+                rand += (
+                    f" (B raised from {s.permutations_requested:,}: the family's smallest "
+                    "corrected p, at its floor, must be at most alpha / 2)"
+                )
             if exact:
                 rand += (
                     f"; exact (all sign vectors enumerated) for {exact} of {len(self.pairs)} tests"
                 )
             lines += [
                 f"diff: {self._diff_meaning()}, the mean of the per-query differences; "
-                f"{s.confidence:.0%} CI: paired bootstrap percentile interval "
-                f"({s.bootstrap:,} resamples of the queries, seed {s.seed})",
+                f"{s.confidence:.0%} CI: paired bootstrap BCa interval (bias-corrected and "
+                f"accelerated, Efron 1987; {s.bootstrap:,} resamples of the queries, "
+                f"seed {s.seed})",
                 "d_z: standardised mean difference (mean / standard deviation of the per-query "
                 "differences); W/T/L: queries where the pair's first run does better / the same / "
                 "worse",
                 rand,
-                "p(t): paired t-test; p(wsr): Wilcoxon signed-rank (zero differences dropped); "
-                "p(sign): sign test (ties dropped); all three from scipy",
+                "p(t): paired t-test (scipy); p(sign): sign test, exact binomial of wins against "
+                "losses (ties dropped); " + self._wilcoxon_line(),
             ]
-            family = len(self.pairs)
+            family = int(self.pairs["p_adj"].notna().sum())
+            left_out = len(self.pairs) - family
+            left = f" ({left_out} without a p left out)" if left_out else ""
             if s.test == "tukey":
                 lines.append(
                     "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
@@ -297,11 +326,15 @@ class Comparison(Printable):
             else:
                 lines.append(
                     f"p_adj: {test} p-values, {_CORRECTION_LABELS[s.correction]}-"
-                    f"corrected over the {family} tests shown"
+                    f"corrected over the {family} tests shown{left}"
                 )
             lines.append(
-                f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that run"
+                f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that "
+                f"run, in the direction of the {test}'s own statistic ({_DIRECTIONS[s.test]})"
             )
+            for reason, count in self.pairs["unavailable"].dropna().value_counts().items():
+                tests = "test" if count == 1 else "tests"
+                lines.append(f"n/a ({count} {tests}): {reason}")
         if self.tukey is not None:
             method = (
                 "every shuffling enumerated"
@@ -322,6 +355,17 @@ class Comparison(Printable):
             )
         return lines
 
+    def _wilcoxon_line(self) -> str:
+        methods = self.pairs["wilcoxon_method"].value_counts()
+        exact, normal = int(methods.get("exact", 0)), int(methods.get("normal", 0))
+        return (
+            "p(wsr): Wilcoxon signed-rank test on the non-zero differences (zeros dropped, "
+            f"ties in magnitude given mid-ranks): exact distribution for {exact} of "
+            f"{len(self.pairs)} tests (at most {EXACT_WILCOXON_MAX} non-zero "
+            f"differences), normal approximation with tie correction and no continuity "
+            f"correction for {normal}"
+        )
+
     def _text(self, fmt: str, percent: bool) -> str:
         decimals = self.decimals(percent)
         bullet = "- " if fmt == "markdown" else "  "
@@ -329,8 +373,13 @@ class Comparison(Printable):
         coverage = self._coverage_line()
         if coverage:
             out.append(coverage)
-        headers, rows = self._means_rows(percent, decimals)
+        headers, rows = self._means_rows(percent, decimals, bold=fmt == "markdown")
         out.append(render(headers, rows, fmt))
+        if fmt == "markdown" and len(self.names) > 1:
+            note = "bold: the best of the runs compared here"
+            if self.published is not None:
+                note += " (the published systems, in their own table, are not ranked with them)"
+            out.append(note)
         if len(self.pairs):
             headers, rows = self._pair_rows(percent, decimals)
             out.append(render(headers, rows, fmt, left=2))
@@ -353,10 +402,12 @@ class Comparison(Printable):
         scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         means = self.means
-        best = {m: means.loc[m].max() for m in self.measures}
+        published = self.published
+        ranked_with = published is not None and published.like_for_like
+        best = self._best(ranked_with)
         rows: list[list[str] | None] = []
-        if self.published is not None:
-            rows += self.published.latex_rows(self.measures)
+        if published is not None:
+            rows += published.latex_rows(self.measures, best if ranked_with else None)
             rows.append(None)
         for name in self.names:
             cells = [latex_escape(f"({letters[name]}) {name}")]
@@ -369,29 +420,87 @@ class Comparison(Printable):
                 cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
             rows.append(cells)
         headers = ["System", *(latex_escape(m) for m in self.measures)]
-        unit = " (percent)" if percent else ""
+        caption = self._caption(percent, ranked_with)
+        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
+        return (
+            comment
+            + "\\begin{table}[t]\n\\centering\n"
+            + latex_tabular(headers, rows)
+            + f"\\caption{{{caption}}}\n\\label{{{self.label()}}}\n\\end{{table}}\n"
+        )
+
+    def _best(self, with_published: bool) -> dict[str, float]:
+        """Each measure's best mean (a fraction) among the rows it is comparable with: the
+        runs, and the published systems only when the comparison is like for like."""
+        best = {m: self.means.loc[m].max() for m in self.measures}
+        if with_published:
+            unit = 100.0 if self.published.paper.percent else 1.0
+            for measure in self.published.figures.index:
+                top = self.published.figures.loc[measure].max() / unit
+                best[measure] = max(best[measure], top)
+        return best
+
+    def _caption(self, percent: bool, ranked_with: bool) -> str:
+        """What the table claims: the best in bold among which rows, the marks' test and its
+        correction (over which family), the published table's like-for-like verdict."""
         s = self.settings
-        caption = f"Means over {self.num_queries:,} queries{unit}; best in bold. "
-        if len(self.pairs):
-            correction = (
-                "" if s.test == "tukey" else f", {_CORRECTION_LABELS[s.correction]}-corrected"
+        unit = " (percent)" if percent else ""
+        caption = f"Means over {self.num_queries:,} queries{unit}. "
+        if self.published is None:
+            caption += "Best run in bold. "
+        elif ranked_with:
+            caption += "Best in bold, published systems included (like for like). "
+        else:
+            caption += (
+                "Best of the runs compared here in bold; the published systems are not ranked "
+                f"with them ({latex_escape(self._published_verdict())}). "
             )
+        if len(self.pairs):
+            if s.test == "tukey":
+                family = (
+                    "it controls the family-wise error over the pairs of each measure; not "
+                    f"corrected across the {len(self.measures)} measures"
+                )
+            else:
+                family = (
+                    f"{_CORRECTION_LABELS[s.correction]}-corrected over the "
+                    f"{int(self.pairs['p_adj'].notna().sum())} tests of the table"
+                )
             caption += (
                 f"A superscript letter: significantly better than that system "
-                f"({TEST_LABELS[s.test]}{correction}, $p < {s.alpha:g}$; "
+                f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
                 f"{s.permutations:,} permutations, seed {s.seed})."
             )
         if self.published is not None:
             caption += (
                 f" Published figures as printed in {latex_escape(self.published.paper.reference)}."
             )
-        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
-        return (
-            comment
-            + "\\begin{table}[t]\n\\centering\n"
-            + latex_tabular(headers, rows)
-            + f"\\caption{{{caption}}}\n\\label{{tab:citeval-compare}}\n\\end{{table}}\n"
+        return caption
+
+    def _published_verdict(self) -> str:
+        """The like-for-like verdict and the aspects that differ, for a caption."""
+        verdict = self.published.verdict()
+        differ = list(
+            dict.fromkeys(c.aspect for c in self.published.checks if c.status == "differs")
         )
+        return verdict + (f": {', '.join(differ)} differ" if differ else "")
+
+    def label(self) -> str:
+        """A LaTeX label unique to this comparison (its runs, measures, queries, qrels and
+        settings), so two tables of one paper never share one."""
+        key = repr((self.names, self.measures, self.num_queries, self.qrels_source))
+        key += repr(asdict(self.settings))
+        digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
+        return f"tab:citeval-compare-{digest}"
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as JSON can hold them: a value that is not available (NaN) is ``null``, never
+    the ``NaN`` that strict JSON parsers reject."""
+    return [
+        {key: None if isinstance(v, float) and not math.isfinite(v) else v for key, v in r.items()}
+        for r in frame.to_dict(orient="records")
+    ]
 
 
 def format_p(p: float) -> str:
@@ -409,6 +518,4 @@ def _signed(value: float, decimals: int) -> str:
 
 
 def _effect(value: float) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return _signed(value, 2)
+    return "n/a" if math.isnan(value) else _signed(value, 2)

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy import special as scipy_special
 from scipy import stats as scipy_stats
 
-from .choices import CORRECTIONS
+from .choices import CORRECTIONS, EXACT_WILCOXON_MAX
 from .errors import InputError
 
 BATCH_ELEMENTS = 1 << 22
@@ -71,9 +72,7 @@ def randomisation_test(
     non-zero differences enumerated). ``exact=None`` enumerates when ``2**m <= permutations``;
     ``False`` always samples; ``True`` always enumerates (small ``m`` only).
     """
-    diffs = np.asarray(diffs, dtype=np.float64)
-    if diffs.ndim == 1:
-        diffs = diffs[:, None]
+    diffs = _finite(diffs)
     if permutations < 1:
         raise InputError(None, f"permutations must be at least 1, not {permutations}")
     nonzero = (diffs != 0).sum(axis=0)
@@ -211,56 +210,126 @@ def _sorted_key_sums(
         yield shuffled.sum(axis=1)
 
 
-# --------------------------------------------------------------------------- scipy's tests
+# --------------------------------------------------------------------------- classic tests
 
 
-def _all_zero(d: np.ndarray) -> bool:
-    return not np.any(d)
+@dataclass(frozen=True)
+class TestResult:
+    """A paired test's two-sided p (NaN when ``reason`` says why there is none), the
+    direction its own statistic points to (+1: the system is better, -1 worse, 0 neither)
+    and how p was found."""
+
+    p: float
+    direction: int
+    method: str
+    reason: str | None = None
 
 
-def paired_t(d: np.ndarray) -> float:
-    """Paired t-test (scipy ``ttest_1samp`` of the differences, two-sided)."""
-    if _all_zero(d):
-        return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(scipy_stats.ttest_1samp(d, 0.0).pvalue)
+def degenerate(d: np.ndarray) -> str | None:
+    """Why no spread-based inference (t-test, d_z, interval) can be drawn from ``d``, if it
+    cannot: one query, or the same difference on every query."""
+    if len(d) < 2:
+        return "one query: no variation to infer from"
+    if np.all(d == d[0]):
+        return f"every query has the same difference ({d[0]:+.4g}): no variation to infer from"
+    return None
 
 
-def wilcoxon(d: np.ndarray) -> float:
-    """Wilcoxon signed-rank test (scipy, two-sided, zero differences dropped)."""
-    if _all_zero(d):
-        return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(scipy_stats.wilcoxon(d, zero_method="wilcox").pvalue)
+def _no_test(reason: str) -> TestResult:
+    return TestResult(math.nan, 0, "n/a", reason)
 
 
-def sign_test(d: np.ndarray) -> float:
-    """Sign test: scipy's exact binomial test of wins against losses (ties dropped)."""
+def _direction(value: float) -> int:
+    return int(np.sign(value))
+
+
+def paired_t(d: np.ndarray) -> TestResult:
+    """Paired t-test (scipy ``ttest_1samp`` of the differences, two-sided); not available
+    without spread (it would be 0/0 or a division by zero)."""
+    reason = degenerate(d)
+    if reason:
+        return _no_test(reason)
+    p = float(scipy_stats.ttest_1samp(d, 0.0).pvalue)
+    return TestResult(p, _direction(d.mean()), "scipy")
+
+
+def wilcoxon(d: np.ndarray) -> TestResult:
+    """Wilcoxon signed-rank test, two-sided, zero differences dropped (Wilcoxon 1945): the
+    exact distribution of the signed-rank sum of the non-zero differences, ties in their
+    magnitudes given mid-ranks, up to :data:`EXACT_WILCOXON_MAX` of them; above, the normal
+    approximation with tie correction and no continuity correction. Its direction is the
+    sign of the signed-rank sum."""
+    if len(d) < 2:
+        return _no_test(degenerate(d))
+    nonzero = d[d != 0]
+    n = len(nonzero)
+    if n == 0:
+        return TestResult(1.0, 0, "exact")  # every sign vector gives the observed sum, 0
+    doubled = np.rint(2 * scipy_stats.rankdata(np.abs(nonzero))).astype(np.int64)
+    total = int(doubled.sum())
+    plus = int(doubled[nonzero > 0].sum())  # twice the sum of positive ranks
+    deviation = abs(2 * plus - total)  # twice |T+ - E(T+)|, an integer
+    direction = int(np.sign(2 * plus - total))
+    if n <= EXACT_WILCOXON_MAX:
+        pmf = np.zeros(total + 1)
+        pmf[0] = 1.0
+        reach = 0
+        for rank in doubled.tolist():  # each rank's sign is + or - with probability 1/2
+            reach += rank
+            shifted = pmf[: reach - rank + 1].copy()
+            pmf[: reach + 1] *= 0.5
+            pmf[rank : reach + 1] += 0.5 * shifted
+        sums = np.arange(total + 1)
+        p = float(pmf[np.abs(2 * sums - total) >= deviation].sum())
+        return TestResult(min(p, 1.0), direction, "exact")
+    _, counts = np.unique(doubled, return_counts=True)
+    variance = n * (n + 1) * (2 * n + 1) / 24 - float((counts**3 - counts).sum()) / 48
+    z = (deviation / 4) / math.sqrt(variance)
+    return TestResult(float(2 * scipy_stats.norm.sf(z)), direction, "normal")
+
+
+def sign_test(d: np.ndarray) -> TestResult:
+    """Sign test: scipy's exact binomial test of wins against losses (ties dropped); its
+    direction is wins against losses, whatever the mean says."""
+    if len(d) < 2:
+        return _no_test(degenerate(d))
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     if wins + losses == 0:
-        return 1.0
-    return float(scipy_stats.binomtest(wins, wins + losses, 0.5).pvalue)
+        return TestResult(1.0, 0, "exact")
+    p = float(scipy_stats.binomtest(wins, wins + losses, 0.5).pvalue)
+    return TestResult(p, _direction(wins - losses), "exact")
 
 
 # --------------------------------------------------------------------------- intervals, sizes
 
+CI_METHODS = ("bca", "percentile")
+
 
 def bootstrap_ci(
-    diffs: np.ndarray, resamples: int, rng: np.random.Generator, confidence: float = 0.95
+    diffs: np.ndarray,
+    resamples: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+    method: str = "bca",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of the mean of each column (queries resampled with
-    replacement, the same resamples for every column). Returns ``(low, high)``."""
-    diffs = np.asarray(diffs, dtype=np.float64)
-    if diffs.ndim == 1:
-        diffs = diffs[:, None]
+    """Bootstrap interval of the mean of each column (queries resampled with replacement,
+    the same resamples for every column). Returns ``(low, high)``, NaN where a column has
+    no interval (see :func:`degenerate`; also a zero-width one).
+
+    ``bca`` (default): Efron's bias-corrected and accelerated interval (Efron 1987); the
+    acceleration from the jackknife, whose leave-one-out means come from the column sums,
+    so it costs O(n). The bias correction counts resampled means equal to the observed one
+    as half below (as scipy does). ``percentile``: the plain percentile interval, which
+    under-covers when most differences are zero."""
+    diffs = _finite(diffs)
     if not 0 < confidence < 1:
         raise InputError(None, f"confidence must be between 0 and 1, not {confidence}")
     if resamples < 1:
         raise InputError(None, f"bootstrap resamples must be at least 1, not {resamples}")
-    n = diffs.shape[0]
-    means = np.empty((resamples, diffs.shape[1]))
+    if method not in CI_METHODS:
+        raise InputError(None, f"unknown interval {method!r}; choose from {', '.join(CI_METHODS)}")
+    n, columns = diffs.shape
+    means = np.empty((resamples, columns))
     done = 0
     for count in _batches(resamples, n):
         picks = rng.integers(0, n, size=(count, n))
@@ -270,18 +339,80 @@ def bootstrap_ci(
         means[done : done + count] = weights.astype(np.float64) @ diffs / n
         done += count
     tail = (1 - confidence) / 2
-    low, high = np.quantile(means, [tail, 1 - tail], axis=0)
+    levels = np.tile([tail, 1 - tail], (columns, 1)).T  # 2 x columns
+    if method == "bca" and n > 1:
+        levels = _bca_levels(diffs, means, levels)
+    low, high = _column_quantiles(np.sort(means, axis=0), levels)
+    spread = np.array([degenerate(diffs[:, c]) is None for c in range(columns)])
+    empty = ~spread | ~(high > low) | np.isnan(levels).any(axis=0)
+    low[empty] = high[empty] = np.nan
     return low, high
+
+
+def _bca_levels(diffs: np.ndarray, means: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """The BCa quantile levels of each column (2 x columns), NaN where undefined."""
+    n = diffs.shape[0]
+    observed = diffs.mean(axis=0)
+    gamma = _tolerance(diffs) / n
+    below = (means < observed - gamma).sum(axis=0)
+    at_most = (means <= observed + gamma).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z0 = scipy_special.ndtri((below + at_most) / (2 * len(means)))
+        leave_one_out = (diffs.sum(axis=0) - diffs) / (n - 1)
+        u = leave_one_out.mean(axis=0) - leave_one_out
+        acceleration = (u**3).sum(axis=0) / (6 * ((u**2).sum(axis=0)) ** 1.5)
+        acceleration = np.nan_to_num(acceleration)
+        z = scipy_special.ndtri(levels)
+        shifted = z0 + (z0 + z) / (1 - acceleration * (z0 + z))
+        out = scipy_special.ndtr(shifted)
+    out[:, ~np.isfinite(z0)] = np.nan
+    return out
+
+
+def _column_quantiles(ordered: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Linear-interpolated quantiles (numpy's default) of each sorted column at its own
+    levels (rows of ``levels``)."""
+    count, columns = ordered.shape
+    position = np.nan_to_num(levels) * (count - 1)
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, count - 1)
+    column = np.arange(columns)[None, :]
+    fraction = position - below
+    return ordered[below, column] * (1 - fraction) + ordered[above, column] * fraction
 
 
 def effect_size(d: np.ndarray) -> float:
     """Cohen's d_z: mean difference over the standard deviation of the differences (ddof 1);
-    0 when there is no difference, infinite for a constant non-zero one."""
-    mean = float(np.mean(d))
-    sd = float(np.std(d, ddof=1)) if len(d) > 1 else 0.0
-    if sd == 0.0:
-        return 0.0 if mean == 0.0 else math.copysign(math.inf, mean)
-    return mean / sd
+    NaN where it is not defined (:func:`degenerate`: one query or no spread)."""
+    if degenerate(d):
+        return math.nan
+    return float(np.mean(d)) / float(np.std(d, ddof=1))
+
+
+def _finite(diffs) -> np.ndarray:
+    """Differences as a 2-D float array; a NaN or infinite one is an error (it would make
+    every comparison with it false and pass for significance)."""
+    diffs = np.asarray(diffs, dtype=np.float64)
+    if diffs.ndim == 1:
+        diffs = diffs[:, None]
+    bad = np.argwhere(~np.isfinite(diffs))
+    if len(bad):
+        row, column = bad[0]
+        raise InputError(
+            None, f"difference {diffs[row, column]} at row {row}, column {column}: not a number"
+        )
+    return diffs
+
+
+# --------------------------------------------------------------------------- B for a family
+
+
+def permutations_needed(family: int, alpha: float) -> int:
+    """The smallest B at which a Monte Carlo p at its floor, 1 / (B + 1), corrected over a
+    family of ``family`` tests (Holm and Bonferroni multiply it by ``family``; so does BH
+    for a lone discovery) is at most alpha / 2: below, a clearly different pair can never
+    come out significant."""
+    return max(1, math.ceil(2 * family / alpha) - 1)
 
 
 # --------------------------------------------------------------------------- corrections

@@ -93,7 +93,8 @@ def demo_runs(demo_home, tmp_path_factory):
         "bm25": bm25_run(DEMO, 300, temporal=True, show_progress=False),
         "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",), show_progress=False),
         "future": bm25_run(DEMO, 300, temporal=False, show_progress=False),
-        "short": bm25_run(DEMO, 20, temporal=True, show_progress=False),
+        "twenty": bm25_run(DEMO, 20, temporal=True, show_progress=False),
+        "short": bm25_run(DEMO, 10, temporal=True, show_progress=False),
     }
     return {name: citeval_irm.write_run(run, folder / f"{name}.trec") for name, run in runs.items()}
 
@@ -131,15 +132,17 @@ def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tm
     query = frame["query_id"].iloc[0]
     own = pd.DataFrame({"query_id": [query], "doc_id": [query.split("_")[0]], "score": [-1.0]})
     with_own = citeval_irm.write_run(pd.concat([frame, own]), tmp_path / "own.trec")
-    runs = {"future": demo_runs["future"], "short": demo_runs["short"], "own": with_own}
+    runs = {name: demo_runs[name] for name in ("future", "short", "twenty")} | {"own": with_own}
     comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", published="ACL-200")
     checks = checks_of(comparison)
     assert checks[("setting", "future")] == "differs"
     assert checks[("depth", "short")] == "differs" and checks[("depth", "future")] == "same"
+    assert checks[("depth", "twenty")] == "same"  # Table 3 stops at @20: 20 docs are enough
     assert checks[("validation", "own")] == "differs"
     text = flat(comparison.published.format())
     assert "candidates published after their query paper" in text
-    assert "the shortest ranking has 20 docs, below the table's deepest cut-off 300 (R@300)" in text
+    assert "the shortest ranking has 10 docs, below the table's deepest cut-off 20 (R@20)" in text
+    assert "every ranking has at least 20 docs (R@20)" in text
     assert "validation (own): DIFFERS: failed: query_paper (1 query)" in text
 
 

@@ -433,16 +433,24 @@ class PublishedComparison(Printable):
         ]
         return ["measure", "run", *self.figures.columns], rows
 
-    def latex_rows(self, columns: list[str]) -> list[list[str]]:
-        """The published systems as LaTeX rows over ``columns`` (measures; "--" if absent)."""
+    def latex_rows(
+        self, columns: list[str], best: Mapping[str, float] | None = None
+    ) -> list[list[str]]:
+        """The published systems as LaTeX rows over ``columns`` (measures; "--" if absent);
+        a figure equal to ``best`` (fractions by measure) in bold. Only a like-for-like
+        comparison ranks published rows with the runs: otherwise give no ``best``."""
+        unit = 100.0 if self.paper.percent else 1.0
         rows = []
         for system in self.figures.columns:
-            cells = [
-                _number(self.figures.at[m, system], self.paper.decimals)
-                if m in self.figures.index
-                else "--"
-                for m in columns
-            ]
+            cells = []
+            for m in columns:
+                if m not in self.figures.index:
+                    cells.append("--")
+                    continue
+                value = self.figures.at[m, system]
+                text = _number(value, self.paper.decimals)
+                top = best is not None and m in best and value / unit >= best[m]
+                cells.append(f"\\textbf{{{text}}}" if top else text)
             rows.append([latex_escape(f"{system} (published)"), *cells])
         return rows
 
@@ -553,6 +561,49 @@ def _run_checks(
     return checks
 
 
+def scoring_recipe(paper: str | None, protocol) -> str | None:
+    """The recipe of the script that scored the published table ``compare`` will put runs
+    beside (``paper``, or the protocol's), if the package has it."""
+    from ..papers import PROTOCOLS
+
+    papers, _ = _load()
+    name = protocol if isinstance(protocol, str) else getattr(protocol, "name", None)
+    chosen = _choose_paper(papers, paper, PROTOCOLS.get(name) if name else None)
+    own = PROTOCOLS.get(chosen.protocol) if chosen.protocol else None
+    return own.recipe if own is not None else None
+
+
+def _scoring_check(name: str, facts, paper: Paper, shown: list[str]) -> Check:
+    """Whether the paper's script and trec_eval semantics give this run the same figures at
+    the table's decimals (the run's cross-check, :attr:`RunFacts.scoring`): the published
+    figures came from the script, the runs' from trec_eval."""
+    if facts is None or facts.scoring is None:
+        reason = getattr(facts, "unscored", None) or (
+            "no cross-check with the paper's script (it needs a run and a dataset id)"
+        )
+        return Check("scoring", UNCHECKED, reason, name)
+    scale = 100.0 if paper.percent else 1.0
+    summary = facts.scoring.reindex([m for m in shown if m in facts.scoring.index])
+    if summary.empty:
+        return Check("scoring", UNCHECKED, "the paper's script scores none of the measures", name)
+    printed = summary[["trec_eval", "recipe"]].mul(scale).round(paper.decimals)
+    differ = printed[printed["trec_eval"] != printed["recipe"]]
+    script = f"the paper's script (citeval recipe of {paper.name})"
+    if differ.empty:
+        detail = f"{script} and trec_eval semantics give this run the same figures as printed"
+        return Check("scoring", SAME, detail, name)
+    gaps = ", ".join(
+        f"{m} {row.recipe:.{paper.decimals}f} vs {row.trec_eval:.{paper.decimals}f}"
+        for m, row in differ.iterrows()
+    )
+    detail = (
+        f"{script} scores this run differently from trec_eval semantics ({gaps}; script vs "
+        "trec_eval): the published figures are the script's, yours trec_eval's; citeval "
+        "crosscheck shows why"
+    )
+    return Check("scoring", DIFFERS, detail, name)
+
+
 def _validation_checks(name: str, report, setting: str) -> list[Check]:
     counts = {row.check: (row.pairs, row.queries) for row in report.checks.itertuples()}
     year_rule = "same-year papers admitted" if report.same_year else "earlier papers only"
@@ -626,12 +677,11 @@ def beside_published(
     yours = pd.DataFrame(
         {name: result.aggregate[shown] * scale for name, result in results.items()}
     )
-    depth_measures = [*frame.loc[frame["paper"] == chosen.name, "measure"]]
-    depth_measures += [str(m) for m in (protocol.measures if protocol else ())]
-    deepest = _deepest_cutoff(depth_measures)
+    deepest = _deepest_cutoff(list(rows["measure"]))  # this table's own, not the paper's
     checks = _dataset_checks(chosen, table, dataset)
     for name in results:
         checks += _run_checks(name, facts.get(name), dataset, setting, deepest)
+        checks.append(_scoring_check(name, facts.get(name), chosen, shown))
     notes = [chosen.notes["scoring"]] if "scoring" in chosen.notes else []
     counted = {len(result.per_query) for result in results.values()}
     notes.append(
