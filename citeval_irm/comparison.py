@@ -120,7 +120,11 @@ class Comparison(Printable):
         raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
 
     def percent_default(self) -> bool:
-        return bool(self.protocol.percent) if self.protocol is not None else False
+        """The protocol's unit, else the published table's (its rows share the runs' table),
+        else fractions."""
+        if self.protocol is not None:
+            return bool(self.protocol.percent)
+        return bool(self.published.paper.percent) if self.published is not None else False
 
     def decimals(self, percent: bool) -> int:
         if self.protocol is not None and percent == self.protocol.percent:

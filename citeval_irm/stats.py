@@ -230,7 +230,7 @@ def degenerate(d: np.ndarray) -> str | None:
     cannot: one query, or the same difference on every query."""
     if len(d) < 2:
         return "one query: no variation to infer from"
-    if np.all(d == d[0]):
+    if np.ptp(d) <= 1e-12 * max(float(np.abs(d).max()), 1.0):  # the same, to rounding
         return f"every query has the same difference ({d[0]:+.4g}): no variation to infer from"
     return None
 

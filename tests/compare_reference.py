@@ -109,3 +109,22 @@ def _unique(ranks: list[int]) -> list[int]:
             rank += 1
         out.append(rank)
     return out
+
+
+def enumerated_signed_rank_p(d) -> float:
+    """Two-sided Wilcoxon p by brute force: zeros dropped, mid-ranks of the magnitudes, every
+    one of the 2**m sign assignments of the m non-zero differences."""
+    nonzero = [x for x in d if x != 0]
+    magnitudes = sorted(abs(x) for x in nonzero)
+    ranks = [
+        sum(i + 1 for i, y in enumerate(magnitudes) if y == abs(x))
+        / sum(1 for y in magnitudes if y == abs(x))
+        for x in nonzero
+    ]
+    centre = sum(ranks) / 2
+    observed = abs(sum(r for r, x in zip(ranks, nonzero) if x > 0) - centre)
+    hits = sum(
+        abs(sum(r for r, s in zip(ranks, signs) if s) - centre) >= observed - 1e-9
+        for signs in itertools.product((True, False), repeat=len(ranks))
+    )
+    return hits / 2 ** len(ranks)
