@@ -75,7 +75,8 @@ def type_one_error(
     diffs = tied_differences(rng, queries, replications, ties, null=True)
     p_rand, _ = stats.randomisation_test(diffs, permutations, np.random.default_rng(seed + 1))
     rejected = {"randomisation": p_rand < alpha}
-    for name, test in (("t", stats.paired_t), ("wilcoxon", stats.wilcoxon), ("sign", stats.sign_test)):
+    tests = {"t": stats.paired_t, "wilcoxon": stats.wilcoxon, "sign": stats.sign_test}
+    for name, test in tests.items():
         p = np.array([test(diffs[:, r]).p for r in range(replications)])
         rejected[name] = np.nan_to_num(p, nan=1.0) < alpha
     out = {}
