@@ -491,8 +491,10 @@ class Comparison(Printable):
 
     def label(self) -> str:
         """A LaTeX label unique to this comparison (its runs, measures, queries, qrels and
-        settings), so two tables of one paper never share one."""
-        key = repr((self.names, self.measures, self.num_queries, self.qrels_source))
+        settings), so two tables of one paper never share one; the same where the files
+        are (the qrels by name, not folder), so a regenerated table keeps its ``\\ref``."""
+        qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
+        key = repr((self.names, self.measures, self.num_queries, qrels))
         key += repr(asdict(self.settings))
         digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
         return f"tab:citeval-compare-{digest}"
