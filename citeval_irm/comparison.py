@@ -149,6 +149,9 @@ class Comparison(Printable):
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
 
     def to_dict(self) -> dict:
+        return _strict(self._dict())
+
+    def _dict(self) -> dict:
         return {
             "runs": self.names,
             "baseline": self.baseline,
@@ -158,8 +161,8 @@ class Comparison(Printable):
             "coverage": self.coverage.reset_index().to_dict(orient="records"),
             "settings": asdict(self.settings),
             "means": {m: dict(row) for m, row in self.means.iterrows()},
-            "pairs": _records(self.pairs),
-            "tukey": _records(self.tukey) if self.tukey is not None else None,
+            "pairs": self.pairs.to_dict(orient="records"),
+            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "published": self.published.to_dict() if self.published is not None else None,
         }
@@ -500,13 +503,16 @@ class Comparison(Printable):
         return f"tab:citeval-compare-{digest}"
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    """Rows as JSON can hold them: a value that is not available (NaN) is ``null``, never
-    the ``NaN`` that strict JSON parsers reject."""
-    return [
-        {key: None if isinstance(v, float) and not math.isfinite(v) else v for key, v in r.items()}
-        for r in frame.to_dict(orient="records")
-    ]
+def _strict(value):
+    """``value`` as strict JSON can hold it: a number that is not available (NaN, or an
+    infinity) is ``null``, never the ``NaN`` that strict parsers reject."""
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def format_p(p: float) -> str:
