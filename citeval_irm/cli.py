@@ -38,6 +38,15 @@ EXIT_STRICT_FAILURE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
+class MeasuresAction(argparse.Action):
+    """``-m`` given several times (``-m P.5,10 -m recip_rank``, as trec_eval takes it): the
+    measures of every one, in order, as one list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{given} {values}" if given else values)
+
+
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
     parser.add_argument(
@@ -53,7 +62,11 @@ def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bo
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
     which = parser.add_mutually_exclusive_group(required=measures_required)
     which.add_argument(
-        "-m", "--measures", help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10"'
+        "-m",
+        "--measures",
+        action=MeasuresAction,
+        help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or trec_eval\'s '
+        "(recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
     )
     which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="a named protocol")
 
@@ -827,6 +840,7 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument(
         "-m",
         "--measures",
+        action=MeasuresAction,
         help="the measures the run will be evaluated with: every ranking must reach their "
         "deepest cut-off (default: the dataset's protocol's)",
     )
