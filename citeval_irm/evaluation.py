@@ -331,13 +331,14 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
     by_name = {str(m): i for i, m in enumerate(measures)}
     values = np.full((len(people.query_ids), len(measures)), np.nan)
     try:
-        for metric in ir_measures.iter_calc(measures, qrels_dict, run_dict):
-            row = position.get(metric.query_id)
-            if row is not None:
-                column = by_identity.get(id(metric.measure))
-                values[row, column if column is not None else by_name[str(metric.measure)]] = (
-                    metric.value
-                )
+        for group in _separate_invocations(measures):
+            for metric in ir_measures.iter_calc(group, qrels_dict, run_dict):
+                row = position.get(metric.query_id)
+                if row is not None:
+                    column = by_identity.get(id(metric.measure))
+                    values[
+                        row, column if column is not None else by_name[str(metric.measure)]
+                    ] = metric.value
     except (ValueError, TypeError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         # a provider of ir-measures that cannot take this input (pytrec_eval's rel >= 1, the
         # gdeval perl script on non-numeric ids, a provider not installed): say which
@@ -348,6 +349,19 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
     for column, measure in enumerate(measures):
         values[np.isnan(values[:, column]), column] = measure.DEFAULT
     return values
+
+
+def _separate_invocations(measures) -> list[list[Measure]]:
+    """``measures`` in groups ir-measures computes apart, so no value depends on the hash
+    seed: its pytrec_eval provider puts ``NumRet`` (and ``NumQ``, ``nDCG``) into whichever
+    pytrec_eval invocation it built first, and the measures come to it as a ``set`` (in hash
+    order, ``PYTHONHASHSEED``); when that first one is a ``judged_only`` one (trec_eval
+    ``-J``), ``NumRet`` counts the judged docs only. Measures with and without
+    ``judged_only`` are therefore never handed over together."""
+    groups: dict[bool, list[Measure]] = {}
+    for measure in measures:
+        groups.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
+    return list(groups.values())
 
 
 PYTREC_EVAL_LEVELS = 1_000  # pytrec_eval allocates memory for every level up to the largest
