@@ -322,9 +322,10 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
         qrels_dict = {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels_dict.items()}
     qrels_dict = _few_label_levels(qrels_dict, measures, qrels)
     run_dict = ranked.to_dict()
-    for query in people.query_ids:  # an empty ranking: pytrec_eval then computes trec_eval -c
-        run_dict.setdefault(query, {})
-    position = {q: i for i, q in enumerate(people.query_ids)}
+    # an empty ranking: pytrec_eval then computes trec_eval -c
+    run_dict = {q: run_dict.get(q, {}) for q in people.query_ids}
+    qrels_dict, run_dict = _numbered(qrels_dict, run_dict)
+    position = {str(i): i for i in range(len(people.query_ids))}
     # Providers hand back the measure objects they were given: look them up by identity
     # (hashing a measure formats its repr, which costs seconds over a million metrics).
     by_identity = {id(m): i for i, m in enumerate(measures)}
@@ -349,6 +350,24 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
     for column, measure in enumerate(measures):
         values[np.isnan(values[:, column]), column] = measure.DEFAULT
     return values
+
+
+def _numbered(qrels_dict: dict, run_dict: dict) -> tuple[dict, dict]:
+    """The qrels and the run with every query and doc id replaced by a number (queries by
+    their position in ``run_dict``, docs in order of appearance): some providers of
+    ir-measures take numeric ids only (gdeval's perl script, for ``ERR@k`` and
+    ``nDCG(dcg='exp-log2')``, rejects ``P15-1001_N04-1019_0`` with a "format error"), and
+    the run's scores already fix the order, so no id is needed to break a tie."""
+    query = {q: str(i) for i, q in enumerate(run_dict)}
+    doc: dict[str, str] = {}
+
+    def number(docs: dict) -> dict:
+        return {doc.setdefault(d, str(len(doc))): v for d, v in docs.items()}
+
+    return (
+        {query[q]: number(docs) for q, docs in qrels_dict.items()},
+        {query[q]: number(docs) for q, docs in run_dict.items()},
+    )
 
 
 def _separate_invocations(measures) -> list[list[Measure]]:
