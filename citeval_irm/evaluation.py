@@ -337,9 +337,9 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
                 row = position.get(metric.query_id)
                 if row is not None:
                     column = by_identity.get(id(metric.measure))
-                    values[
-                        row, column if column is not None else by_name[str(metric.measure)]
-                    ] = metric.value
+                    if column is None:
+                        column = by_name[str(metric.measure)]
+                    values[row, column] = metric.value
     except (ValueError, TypeError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         # a provider of ir-measures that cannot take this input (pytrec_eval's rel >= 1, the
         # gdeval perl script on non-numeric ids, a provider not installed): say which
