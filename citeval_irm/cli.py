@@ -112,6 +112,14 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
     )
+    parser.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="only the first N docs of each ranking count (after the tie policy's sort), "
+        "as trec_eval -M N",
+    )
     add_large_run_options(parser)
 
 
@@ -202,7 +210,19 @@ def check_dataset(name: str) -> None:
         raise unknown_dataset(name)
 
 
+def _check_max_docs(args: argparse.Namespace) -> None:
+    """``--max-docs`` cuts the rankings the evaluation scores; a cross-check (a paper's
+    script over the run as given) and a report's plots and tie ranges read whole rankings,
+    so they are refused together with it rather than silently computed on another run."""
+    if args.max_docs is None:
+        return
+    for option in ("crosscheck", "report"):
+        if getattr(args, option, None):
+            raise InputError(None, f"--max-docs cannot be combined with --{option}")
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
+    _check_max_docs(args)
     if args.strict and args.dataset is None:
         raise InputError(None, "--strict exits on a protocol violation: give --dataset")
     validation = _validate_first(args) if args.dataset is not None else None
@@ -229,6 +249,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
         empty_queries=args.empty_queries,
         engine=args.engine,
         verify=args.verify,
+        max_docs=args.max_docs,
         memory=args.memory,
         progress=False if args.quiet else None,
         scheduler=args.scheduler,
@@ -494,6 +515,7 @@ def _named_runs(values: list[str]) -> dict[str, str]:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
+    _check_max_docs(args)
     runs = _named_runs(args.runs)
     if args.dataset is not None:
         check_dataset(args.dataset)
@@ -522,6 +544,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             memory=args.memory,
             engine=args.engine,
             scheduler=args.scheduler,
+            max_docs=args.max_docs,
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:

@@ -194,7 +194,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     rows = in_qrels[in_qrels >= 0]
     rows = rows[counted[rows]]
     people = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
-    order = rank_order(run, settings.ties)
+    order = rank_order(run, settings.ties, settings.max_docs)
     report = tie_report(run, order)
     values = engine_values(settings, run, qrels, people, order)
     return Part(
