@@ -193,6 +193,7 @@ def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
             unknown_year=args.unknown_year,
             measures=args.measures,
             protocol=args.protocol,
+            max_docs=args.max_docs,
         )
     except InputError as exc:
         if exc.source == args.run:  # the run itself is bad: the evaluation says so
@@ -455,6 +456,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         memory=args.memory,
         progress=False if args.quiet else None,
+        max_docs=args.max_docs,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -870,6 +872,14 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
     va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
+    va.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="the evaluation will count only the first N docs of each ranking (trec_eval -M): "
+        "the depth check reads the rankings so cut",
+    )
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
         "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"

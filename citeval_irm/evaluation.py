@@ -293,8 +293,7 @@ def make_result(
     the rankings shorter than a cut-off (counted warnings), whichever path read the run."""
     measure_list = settings.measures
     if ranked is not None:
-        if settings.max_docs is not None:  # what the measures saw of each ranking
-            ranked = RankedQueries(ranked.query_ids, np.minimum(ranked.sizes, settings.max_docs))
+        ranked = ranked.cut(settings.max_docs)
         warnings = warnings + short_ranking_warnings(ranked, measure_list, people.query_ids)
     aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
     return EvalResult(

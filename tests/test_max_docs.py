@@ -6,6 +6,7 @@ streamed, pytrec_eval, Dask)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -119,3 +120,20 @@ def test_bad_max_docs_are_errors(tmp_path, capsys):
     report = tmp_path / "r.html"
     assert main([*base, "-M", "5", "--report", str(report)]) == 2
     assert not report.exists()
+
+
+def test_validate_reads_the_rankings_cut(tmp_path, demo_home, capsys):
+    """The depth check sees what the evaluation will score; the pairs are all checked."""
+    run = citeval_irm.bm25_run("citeval/demo/test", k=40, temporal=False)  # later papers in it
+    path = citeval_irm.write_run(run, tmp_path / "bm25.trec")
+    whole = citeval_irm.validate(path, "citeval/demo/test", measures="RR R@20")
+    cut = citeval_irm.validate(path, "citeval/demo/test", measures="RR R@20", max_docs=10)
+    assert whole.count("short_ranking") == 0
+    assert cut.count("short_ranking") == whole.num_queries  # 10 docs, for R@20
+    assert cut.count("later_paper") == whole.count("later_paper") > 0
+    base = ["validate", str(path), "--dataset", "citeval/demo/test", "-m", "R@20"]
+    assert main([*base, "-M", "10", "--format", "json"]) == 0
+    checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["short_ranking"]["queries"] == whole.num_queries
+    with pytest.raises(InputError, match="max_docs"):
+        citeval_irm.validate(path, "citeval/demo/test", max_docs=0)
