@@ -16,11 +16,16 @@ queries and 10,000 permutations need about 40 MB, not 10 GB.
   minus smallest system mean); a pair's p-value is the share of shufflings (the observed one
   counted, as above) whose range reaches the pair's observed difference, which controls the
   family-wise error over all pairs of systems.
-- :func:`paired_t`, :func:`wilcoxon`, :func:`sign_test`: scipy's tests, with the all-zero case
-  (no evidence at all) given p = 1 where scipy has no answer.
-- :func:`bootstrap_ci`: percentile interval of the mean difference over resampled queries.
+- :func:`paired_t`, :func:`wilcoxon`, :func:`sign_test`: each a :class:`TestResult` (p, the
+  direction of the test's own statistic, how p was found, why there is none). Wilcoxon's
+  exact distribution is computed here over the non-zero differences (scipy's counts the
+  zeros when it chooses, and is not exact with tied magnitudes).
+- :func:`degenerate`: why a set of differences supports no spread-based inference (one
+  query, a constant difference): the t-test, d_z and the interval are then NaN.
+- :func:`bootstrap_ci`: BCa (default) or percentile interval of the mean difference.
 - :func:`effect_size`: the standardised mean difference of paired values, Cohen's d_z.
-- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
+- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values;
+  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha.
 """
 
 from __future__ import annotations
