@@ -141,9 +141,7 @@ def compare(
         [results[name].per_query.loc[population, names].to_numpy() for name in named], axis=1
     )  # queries x runs x measures
     _check_values(values, list(named), names, population)
-    settings, raised = _permutations_for(
-        values, len(_pairs(list(named), baseline)), len(names), settings
-    )
+    settings, raised = _permutations_for(values, _pairs(list(named), baseline), settings)
     warnings += raised
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or test == "tukey"
     pairs, tukey_table = _statistics(values, list(named), names, baseline, settings, use_tukey)
@@ -570,25 +568,32 @@ def _adjusted(p: np.ndarray, correction: str) -> np.ndarray:
 
 
 def _permutations_for(
-    values: np.ndarray, pairs: int, measures: int, settings: CompareSettings
+    values: np.ndarray, pairs: list[tuple[int, int]], settings: CompareSettings
 ) -> tuple[CompareSettings, list[EvalWarning]]:
     """B raised to what the family needs (:func:`stats.permutations_needed`), within
     :data:`MAX_AUTO_PERMUTATIONS`; above that bound B stays and a warning gives the
     number needed. Only a Monte Carlo primary test has the floor: the randomisation test
-    sampled for at least one pair, or the Tukey HSD (corrected within itself)."""
-    if settings.test not in ("randomisation", "tukey") or len(values) < 2:
+    sampled for at least one pair (an enumerated one is exact), or the Tukey HSD."""
+    if settings.test not in ("randomisation", "tukey") or len(values) < 2 or not pairs:
         return settings, []
     family = 1
     if settings.test == "randomisation":
-        family = pairs * measures if settings.correction != "none" else 1
+        first, second = (np.array(side) for side in zip(*pairs))
+        nonzero = (values[:, first, :] != values[:, second, :]).sum(axis=0).max()
+        if 2 ** int(nonzero) <= settings.permutations:  # every pair enumerated: exact
+            return settings, []
+        family = len(pairs) * values.shape[2] if settings.correction != "none" else 1
     needed = stats.permutations_needed(family, settings.alpha)
     if needed <= settings.permutations:
         return settings, []
-    correction = {"randomisation": settings.correction, "tukey": "tukey"}[settings.test]
-    why = (
-        f"{settings.permutations:,} permutations put the smallest {correction}-adjusted p of "
-        f"{family:,} tests at {family:,} / (B + 1) = {family / (settings.permutations + 1):.3g}"
-    )
+    floor = family / (settings.permutations + 1)
+    if settings.test == "tukey":
+        why = f"{settings.permutations:,} permutations put the smallest Tukey HSD p at {floor:.3g}"
+    else:
+        why = (
+            f"{settings.permutations:,} permutations put the smallest {settings.correction}-"
+            f"adjusted p of {family:,} tests at {family:,} / (B + 1) = {floor:.3g}"
+        )
     if needed > MAX_AUTO_PERMUTATIONS:
         message = (
             f"{why}, above alpha / 2: no clear difference can come out significant; "
