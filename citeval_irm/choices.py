@@ -25,7 +25,7 @@ DEFAULT_BOOTSTRAP = 10_000  # resamples of the confidence interval
 MAX_AUTO_PERMUTATIONS = 200_000  # the most permutations compare raises B to for a family
 EXACT_WILCOXON_MAX = 100
 """Non-zero differences up to which Wilcoxon's p comes from the exact distribution (a
-convolution over n(n+1) doubled mid-ranks: about a millisecond); above, the normal
+convolution over n(n+1) doubled mid-ranks: about 10 ms at 100); above, the normal
 approximation with tie correction, which is close there (scipy's own exact limit is 50)."""
 DEFAULT_SEED = 42
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
