@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import InputError
-from .io import _RUN_LAYOUT, is_parquet, line_batches, read_qrels
+from .io import _RUN_LAYOUT, LineCounts, is_parquet, line_batches, read_qrels
 from .tables import Qrels, Run, arrow_array
 
 DEFAULT_PARTITION_ROWS = 4_000_000
@@ -145,10 +145,13 @@ def convert(
     return Converted(target, *counts)
 
 
-def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
+def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path, LineCounts]:
     """A copy of the run ``source`` in ``workdir`` (Parquet, with each row's line) in which
-    every query is one block: queries in first-appearance order, rows in file order. DuckDB
-    sorts it within ``memory`` bytes, spilling to ``workdir``."""
+    every query is one block: queries in first-appearance order, rows in file order; and
+    the :class:`~citeval_irm.io.LineCounts` of reading it (the copy holds rows only, so
+    the warnings they make are carried beside it). DuckDB sorts it within ``memory`` bytes
+    on one thread, spilling to ``workdir``; a memory limit it still cannot keep is an
+    :class:`InputError` saying what to do."""
     try:
         import duckdb
     except ImportError:
@@ -164,25 +167,26 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
     if is_parquet(source):
         from .io import parquet_batches
 
-        batches = (
-            _with_lines(batch, first)
-            for batch, first in _numbered(b for b, _ in parquet_batches(source, "score"))
+        parsed = (
+            (_with_lines(batch, first), counts)
+            for (batch, counts), first in _numbered(parquet_batches(source, "score"))
         )
     else:
         raw = pa.OSFile(os.fspath(source), "rb")
         wanted = ("query_id", "doc_id", "score")
         parsed = line_batches(Path(source), _RUN_LAYOUT, wanted, "score", 1 << 22, raw)
-        batches = (batch for batch, _ in parsed)
-    writer = None
+    writer, read = None, LineCounts()
     try:
-        for batch in batches:
+        for batch, counts in parsed:
+            read += counts
             if writer is None:
                 writer = pq.ParquetWriter(unsorted, batch.schema)
             writer.write_batch(batch)
     finally:
         if writer is not None:
             writer.close()
-    connection = duckdb.connect(config={"memory_limit": f"{max(memory >> 20, 64)}MB"})
+    limit = max(memory >> 20, 64)
+    connection = duckdb.connect(config={"memory_limit": f"{limit}MB", "threads": 1})
     try:
         connection.execute(f"SET temp_directory = '{_sql_text(workdir / 'spill')}'")
         connection.execute("SET preserve_insertion_order = false")
@@ -193,16 +197,22 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
             "USING (query_id) ORDER BY f.first, r.line) "
             f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE 1048576)"
         )
+    except duckdb.OutOfMemoryException:
+        raise InputError(
+            os.fspath(source),
+            f"{reason}; DuckDB could not sort it within {limit} MB even spilling to disk: "
+            "give --memory more, or group it yourself (`sort -s -k1,1 RUN`)",
+        ) from None
     finally:
         connection.close()
     unsorted.unlink()
-    return grouped
+    return grouped, read
 
 
 def _numbered(batches):
     first = 1
-    for batch in batches:
-        yield batch, first
+    for batch, counts in batches:
+        yield (batch, counts), first
         first += batch.num_rows
 
 

@@ -4,6 +4,10 @@ TREC files (plain or gzip) are parsed with pyarrow, column-wise: a 6-million-lin
 a few seconds. A fast path reads files with one consistent delimiter; anything else (mixed
 tabs and spaces, text after the 6th column as trec_eval allows, blank lines) goes through a
 line-aware path, which is also the one that reports the line number of any bad input.
+Both paths read a file by one rule (trec_eval's): a UTF-8 byte-order mark at its start is
+dropped, a line whose first non-blank character is ``#`` is a comment (skipped, counted),
+fields are runs of anything but ASCII whitespace; the fast path hands any file whose bytes
+it could read otherwise (an empty or odd-spaced field, a comment) to the line-aware one.
 
 Every in-memory form a user is likely to hold is accepted too: DataFrames, ``{qid: {doc:
 score}}`` dicts, iterables of ir-measures / ir_datasets namedtuples.
@@ -16,6 +20,7 @@ import math
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -101,14 +106,85 @@ def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int 
     )
 
 
-def _suspicious_ids(dictionary: pa.Array) -> bool:
-    """Whether ids hold nothing or whitespace the fast parse did not split on (a space in a
-    tab-separated file): one tokenisation rule on every path, so such a file must be split
-    as trec_eval splits it."""
-    return bool(len(dictionary)) and (
-        not _lengths(dictionary).all()
-        or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
-    )
+_BOM = b"\xef\xbb\xbf"
+_LINE_ENDS = (0x0A, 0x0D)
+
+
+@dataclass
+class LineCounts:
+    """Lines of a file that are read but give no row as they stand: comments (skipped) and
+    run lines with text after the 6th column (its rest ignored), as trec_eval does."""
+
+    comments: int = 0
+    extra_text: int = 0
+
+    def __add__(self, other: LineCounts) -> LineCounts:
+        return LineCounts(self.comments + other.comments, self.extra_text + other.extra_text)
+
+    def warnings(self, kind: str) -> list[EvalWarning]:
+        """The counted warnings of a ``"run"`` or ``"qrels"`` file."""
+        out = []
+        if self.extra_text:
+            message = "run lines with text after the 6th column (ignored, as trec_eval does)"
+            out.append(EvalWarning("run_extra_text", message, self.extra_text))
+        if self.comments:
+            message = f"{kind} lines starting with '#' (comments, skipped as trec_eval does)"
+            out.append(EvalWarning(f"{kind}_comment_lines", message, self.comments))
+        return out
+
+
+class _Screened:
+    """A file object over an Arrow stream that notes whether its bytes hold anything the
+    fast (one-delimiter) parse would read otherwise than trec_eval's tokenisation: another
+    whitespace character, an empty field (a doubled delimiter, one at a line's start or
+    end) or a comment line. Cheap: only the delimiters and line ends are looked at."""
+
+    def __init__(self, stream: pa.NativeFile, delimiter: str):
+        self.stream, self.delimiter = stream, ord(delimiter)
+        self.others = [c.encode() for c in (" ", "\t", "\v", "\f") if c != delimiter]
+        self.previous = 0x0A  # the byte before the first: a line start
+        self.started = self.odd = self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if not self.started:
+            self.started = True
+            if data.startswith(_BOM):  # pyarrow drops it too
+                data = data[len(_BOM) :]
+        if not data:
+            self.odd = self.odd or self.previous == self.delimiter  # an empty last field
+        elif not self.odd:
+            self.odd = self._odd(data)
+            self.previous = data[-1]
+        return data
+
+    def _odd(self, data: bytes) -> bool:
+        if any(c in data for c in self.others):
+            return True
+        delimiter, first = self.delimiter, data[0]
+        if (self.previous == delimiter and first in (delimiter, *_LINE_ENDS)) or (
+            self.previous in _LINE_ENDS and first in (delimiter, 0x23)
+        ):
+            return True
+        codes = np.frombuffer(data, dtype=np.uint8)
+        at = np.flatnonzero(codes == delimiter)
+        at = at[(at > 0) & (at + 1 < len(codes))]
+        if at.size and ((codes[at - 1] == delimiter) | np.isin(codes[at + 1], _LINE_ENDS)).any():
+            return True  # a doubled delimiter, or one ending a line
+        ends = np.flatnonzero((codes == 0x0A) | (codes == 0x0D))
+        ends = ends[ends + 1 < len(codes)]
+        return bool(np.isin(codes[ends + 1], (delimiter, 0x23)).any())  # opening a line
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _screened_input(stream: pa.NativeFile, path: Path) -> tuple[pa.NativeFile, _Screened]:
+    screen = _Screened(stream, "\t" if "\t" in _first_line(path) else " ")
+    return pa.PythonFile(screen, mode="r"), screen
 
 
 def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
@@ -116,32 +192,35 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
     :class:`_NeedLineNumbers` for anything else, or for anything to report."""
     read, parse, convert = _csv_options(path, layout, wanted, value_column)
+    stream, screen = _screened_input(_input_stream(path), path)
     try:
         table = pa_csv.read_csv(
-            _input_stream(path), read_options=read, parse_options=parse, convert_options=convert
+            stream, read_options=read, parse_options=parse, convert_options=convert
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
-    columns: dict[str, object] = {}
-    for name in ("query_id", "doc_id"):
-        ids = table[name].unify_dictionaries().combine_chunks()
-        if _suspicious_ids(ids.dictionary):
-            raise _NeedLineNumbers
-        columns[name] = ids
+    if screen.odd:
+        raise _NeedLineNumbers
+    columns: dict[str, object] = {
+        name: table[name].unify_dictionaries().combine_chunks() for name in ("query_id", "doc_id")
+    }
     values = numpy_of(table[value_column])
-    if value_column == "score" and not np.isfinite(values).all():
-        raise _NeedLineNumbers
-    if (
-        value_column == "relevance"
-        and len(values)
-        and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1])
-    ):
-        raise _NeedLineNumbers
+    _check_fast_values(values, value_column)
     columns[value_column] = values
     del table
     # the parser's blocks are freed now; hand their memory back before scoring allocates
     pa.default_memory_pool().release_unused()
-    return columns, None, 0
+    return columns, None, LineCounts()
+
+
+def _check_fast_values(values: np.ndarray, value_column: str) -> None:
+    """:class:`_NeedLineNumbers` for a value the line-aware path must report (a score that
+    is not finite, a label out of range)."""
+    if value_column == "score":
+        if not np.isfinite(values).all():
+            raise _NeedLineNumbers
+    elif len(values) and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1]):
+        raise _NeedLineNumbers
 
 
 def fast_batches(
@@ -153,18 +232,18 @@ def fast_batches(
     ``raw`` is the open file, so a caller can follow how far it has been read."""
     read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
     stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    stream, screen = _screened_input(stream, path)
     try:
         reader = pa_csv.open_csv(
             stream, read_options=read, parse_options=parse, convert_options=convert
         )
         for batch in reader:
-            for name in ("query_id", "doc_id"):
-                if _suspicious_ids(batch.column(name).dictionary):
-                    raise _NeedLineNumbers
-            values = numpy_of(batch.column(value_column))
-            if value_column == "score" and not np.isfinite(values).all():
+            if screen.odd:  # in this block or one read ahead: line-aware from here
                 raise _NeedLineNumbers
-            yield batch, 0
+            _check_fast_values(numpy_of(batch.column(value_column)), value_column)
+            yield batch, LineCounts()
+        if screen.odd:
+            raise _NeedLineNumbers
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
 
@@ -173,8 +252,8 @@ def line_batches(
     path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
 ):
     """The line-aware parse of ``path`` one block at a time: record batches of ``wanted``
-    (values typed) plus each row's 1-based ``line``, and the number of lines with text
-    after the last column; lines and errors as :func:`_read_lines` has them. A block ends
+    (values typed) plus each row's 1-based ``line``, and the block's :class:`LineCounts`;
+    lines and errors as :func:`_read_lines` has them. A block ends
     at its last line end (a ``\r`` that ends a block waits for the next: ``\r\n`` is one
     line end)."""
     allow_extra = value_column == "score"
@@ -191,7 +270,7 @@ def line_batches(
                 carry = data
                 continue
             data, carry = data[: end + 1], data[end + 1 :]
-        lines, line_numbers, count = _lines_of(path, data, first_line)
+        lines, line_numbers, count, comments = _lines_of(path, data, first_line)
         first_line += count
         columns, line_numbers, extra = _line_columns(
             path, lines, line_numbers, layout, wanted, value_column, allow_extra
@@ -201,26 +280,31 @@ def line_batches(
             *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
             arrow_array(line_numbers.astype(np.int64)),
         ]
-        yield pa.RecordBatch.from_arrays(arrays, names), extra
+        yield pa.RecordBatch.from_arrays(arrays, names), LineCounts(comments, extra)
         if not block:
             return
 
 
-def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
-    """Every non-blank line of a file as Arrow strings, trimmed, with its 1-based number.
+def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray, int]:
+    """Every non-blank, non-comment line of a file as Arrow strings, trimmed, with its
+    1-based number; and how many comment lines were skipped.
 
     Lines end at ``\n``, ``\r\n`` or a lone ``\r``, as in the fast path (Arrow's CSV
     reader), so both read a file the same way. A line that is not UTF-8 is an error naming it.
+    A UTF-8 byte-order mark opening the file is not part of its first line.
     """
     with _input_stream(path) as stream:
         data = stream.read()
-    lines, line_numbers, _ = _lines_of(path, data, 1)
-    return lines, line_numbers
+    lines, line_numbers, _, comments = _lines_of(path, data, 1)
+    return lines, line_numbers, comments
 
 
-def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.ndarray, int]:
+def _lines_of(path: Path, data: bytes, first_line: int):
     """:func:`_file_lines` of some of a file's bytes (whole lines) whose first line is line
-    ``first_line``; also how many line ends they hold."""
+    ``first_line``; also how many line ends they hold and how many comment lines (first
+    non-blank character ``#``, as trec_eval's run reader has them) were skipped."""
+    if first_line == 1 and data.startswith(_BOM):
+        data = data[len(_BOM) :]
     chunks = pc.split_pattern_regex(pa.array([data], pa.large_binary()), r"\r\n|\n|\r")
     lines = chunks.flatten()
     ends = len(lines) - 1
@@ -234,8 +318,10 @@ def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.nd
                 raise InputError(str(path), f"is not UTF-8 text: {exc.reason}", number) from None
         raise
     lines = pc.ascii_trim_whitespace(lines)
-    keep = np.flatnonzero(_lengths(lines))
-    return take(lines, keep), keep + first_line, ends
+    text = _lengths(lines) > 0
+    comment = numpy_of(pc.starts_with(lines, "#"))
+    keep = np.flatnonzero(text & ~comment)
+    return take(lines, keep), keep + first_line, ends, int(comment.sum())
 
 
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
@@ -244,9 +330,13 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     Fields are separated by runs of ASCII whitespace (space, tab, \\v, \\f, \\r), as trec_eval
     splits them (C ``isspace``): a non-breaking space is part of a field. Blank lines are
     skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an error
-    naming its line.
+    naming its line. Also the file's :class:`LineCounts`.
     """
-    return _split_fields(path, *_file_lines(path), layout, wanted, allow_extra)
+    lines, line_numbers, comments = _file_lines(path)
+    columns, line_numbers, extra = _split_fields(
+        path, lines, line_numbers, layout, wanted, allow_extra
+    )
+    return columns, line_numbers, LineCounts(comments, extra)
 
 
 def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, allow_extra: bool):
@@ -302,7 +392,7 @@ def _first_invalid(column: pa.Array, pattern: str) -> int | None:
 def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: bool):
     """Parse a TREC-style file into id columns and a validated numeric column.
 
-    Returns ``(columns, line_numbers or None, lines_with_extra_text)``. Errors name the line.
+    Returns ``(columns, line_numbers or None, LineCounts)``. Errors name the line.
     """
     path = Path(path)
     if not path.exists():
@@ -311,9 +401,9 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
         raise InputError(str(path), "is a folder, expected a file")
     try:
         try:
-            columns, line_numbers, extra = _read_fast(path, layout, wanted, value_column)
+            columns, line_numbers, counts = _read_fast(path, layout, wanted, value_column)
         except _NeedLineNumbers:
-            columns, line_numbers, extra = _read_lines(path, layout, wanted, allow_extra)
+            columns, line_numbers, counts = _read_lines(path, layout, wanted, allow_extra)
             columns[value_column] = _typed_values(
                 path, columns[value_column], line_numbers, value_column
             )
@@ -323,7 +413,7 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
         raise InputError(str(path), f"cannot be read: {exc}") from None
     if not len(columns[value_column]):
         raise InputError(str(path), "is empty: no lines to read")
-    return columns, line_numbers, extra
+    return columns, line_numbers, counts
 
 
 def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) -> np.ndarray:
@@ -478,7 +568,7 @@ def parquet_batches(
                 *(batch.column(3) for _ in lines),
             ]
             first_row += batch.num_rows
-            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), 0
+            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), LineCounts()
 
 
 def _first_true(mask) -> int | None:
@@ -610,13 +700,13 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
     """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
 
     Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
-    numbers for a duplicate are re-read only when one is found. Returns the table and the
-    number of lines with extra text (the table's warnings hold the duplicate policy's).
+    numbers for a duplicate are re-read only when one is found. The table's warnings count
+    the comment lines, the lines with extra text and what the duplicate policy dropped.
     """
     allow_extra = value_column == "score"
     kind = "score" if allow_extra else "judgement"
     wanted = ("query_id", "doc_id", value_column)
-    columns, line_numbers, extra = _parse_file(path, layout, wanted, value_column, allow_extra)
+    columns, line_numbers, counts = _parse_file(path, layout, wanted, value_column, allow_extra)
     cls = Run if allow_extra else Qrels
     table = cls.from_columns(
         columns["query_id"], columns["doc_id"], columns[value_column], str(path)
@@ -628,9 +718,8 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
         return _read_lines(path, layout, ("query_id",), allow_extra)[1]
 
     table, warnings = _check_duplicates(table, duplicates, kind, locate)
-    if allow_extra:
-        table.warnings = list(table.warnings) + warnings
-    return table, extra
+    table.warnings = warnings + counts.warnings("run" if allow_extra else "qrels")
+    return table
 
 
 # --------------------------------------------------------------------------- public readers
@@ -649,16 +738,7 @@ def read_run(source, *, duplicates: str = "error") -> Run:
         return as_run(source, duplicates=duplicates)
     if is_parquet(source):
         return _read_parquet(source, "score", duplicates)
-    run, extra = _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
-    if extra:
-        run.warnings.append(
-            EvalWarning(
-                "run_extra_text",
-                "run lines with text after the 6th column (ignored, as trec_eval does)",
-                extra,
-            )
-        )
-    return run
+    return _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
 
 
 def read_qrels(source) -> Qrels:
@@ -675,7 +755,7 @@ def read_qrels(source) -> Qrels:
         return _qrels_from_dataset(*dataset)
     if is_parquet(source):
         return _read_parquet(source, "relevance", "error")
-    return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")[0]
+    return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")
 
 
 # --------------------------------------------------------------------------- in-memory forms

@@ -9,6 +9,10 @@ file is written beside its target and renamed into place only once complete.
 from __future__ import annotations
 
 import os
+import re
+import secrets
+import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,3 +79,38 @@ def replaced_atomically(path: Path) -> Iterator[Path]:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+_HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:40] or "host"
+
+
+@contextmanager
+def temporary_folder(name: str) -> Iterator[Path]:
+    """A new folder in the system's temporary folder for work of this process only
+    (DuckDB's sort and its spill files), removed when the block ends. It is named
+    ``NAME-HOST-PID-TOKEN``, so the folders a killed process left are found and removed
+    here first (those of live processes, or of other machines sharing TMPDIR, never)."""
+    root = Path(tempfile.gettempdir())
+    for entry in root.glob(f"{name}-{_HOST}-*"):
+        found = re.fullmatch(rf"{re.escape(name)}-{_HOST}-(\d+)-[0-9a-f]{{8}}", entry.name)
+        if found and entry.is_dir() and not entry.is_symlink() and _gone(int(found.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+    folder = root / f"{name}-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}"
+    folder.mkdir(mode=0o700)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _gone(pid: int) -> bool:
+    """Whether no process ``pid`` runs on this machine (one of another user's runs)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False

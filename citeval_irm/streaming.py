@@ -216,7 +216,12 @@ def empty_run(source: str = "<run>") -> Run:
     return Run(empty, no_ids, empty.copy(), no_ids, np.zeros(0), source)
 
 
-_RUN_WARNING_ORDER = ("duplicate_docs_dropped", "duplicate_docs_kept", "run_extra_text")
+_RUN_WARNING_ORDER = (
+    "duplicate_docs_dropped",
+    "duplicate_docs_kept",
+    "run_extra_text",
+    "run_comment_lines",
+)
 
 
 def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
@@ -245,7 +250,8 @@ def merge_parts(
 ) -> EvalResult:
     """The evaluation of a whole run from its parts (in run order): per-query rows put in
     the population's order, the queries no part ranks scored on an empty ranking, the
-    warnings and tie report of the whole run."""
+    warnings and tie report of the whole run (``notes``: warnings of reading the run that
+    no part holds, merged with theirs)."""
     run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
     people = population_of(run_ids, source, qrels, settings.empty_queries)
     row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
@@ -271,8 +277,8 @@ def merge_parts(
     )
     tie_warning = report.warning()
     warnings = (
-        merge_warnings(p.warnings for p in parts)
-        + list(notes or [])
+        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
+        + list(qrels.warnings)
         + people.warnings
         + ([tie_warning] if tie_warning else [])
     )
@@ -389,10 +395,9 @@ def evaluate_stream(
         return parts
 
     try:
-        parts, note = over_whole_queries(
+        parts, notes = over_whole_queries(
             run, plan.chunk_rows, plan, settings.duplicates, score, on_bytes=bar.read
         )
     finally:
         bar.close()
-    notes = [note] if note is not None else []
     return merge_parts(parts, qrels, settings, protocol, os.fspath(run), notes)
