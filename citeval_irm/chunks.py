@@ -83,6 +83,19 @@ def _last_boundary(batches: list[pa.RecordBatch]) -> tuple[int, int] | None:
     return None
 
 
+def _readable(batches: Iterator[T], path) -> Iterator[T]:
+    """``batches``, a failure to read the file (a cut or damaged gzip stream, trailing
+    bytes that are not gzip) an :class:`InputError` naming it, as on the in-memory path."""
+    while True:
+        try:
+            batch = next(batches, None)
+        except (OSError, EOFError, pa.ArrowInvalid) as exc:
+            raise InputError(os.fspath(path), f"cannot be read: {exc}") from None
+        if batch is None:
+            return
+        yield batch
+
+
 class _Source:
     """The batches of one file, fast or line-aware, from a given row on."""
 
@@ -101,7 +114,7 @@ class _Source:
             read = line_batches if self.line_aware else fast_batches
             produced = read(Path(self.path), _RUN_LAYOUT, _WANTED, "score", self.block_size, raw)
         try:
-            for batch, counts in produced:
+            for batch, counts in _readable(produced, self.path):
                 if raw is not None and self.on_bytes is not None:
                     self.on_bytes(raw.tell())
                 if skip >= batch.num_rows:

@@ -26,7 +26,14 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import InputError
-from .io import _RUN_LAYOUT, LineCounts, is_parquet, line_batches, read_qrels
+from .io import (
+    _RUN_LAYOUT,
+    PARQUET_WRITE,
+    LineCounts,
+    is_parquet,
+    line_batches,
+    read_qrels,
+)
 from .tables import Qrels, Run, arrow_array
 
 DEFAULT_PARTITION_ROWS = 4_000_000
@@ -71,7 +78,9 @@ def write_parts(chunks: Iterable[Run], folder: Path, partition_rows: int) -> tup
                 if writer is not None:
                     writer.close()
                 table = _table(chunk)
-                writer = pq.ParquetWriter(folder / f"part-{files:05d}.parquet", table.schema)
+                writer = pq.ParquetWriter(
+                    folder / f"part-{files:05d}.parquet", table.schema, **PARQUET_WRITE
+                )
                 files, in_file = files + 1, 0
             else:
                 table = _table(chunk)
@@ -109,7 +118,7 @@ def convert(
     if kind == "qrels":
         qrels = read_qrels(source)
         with atomic_output(target) as temporary:
-            pq.write_table(_table(qrels), temporary)
+            pq.write_table(_table(qrels), temporary, **PARQUET_WRITE)
         return Converted(target, len(qrels), len(qrels.all_query_ids), 1)
     if kind != "run":
         raise InputError(None, f"kind must be run or qrels, not {kind!r}")
@@ -121,7 +130,7 @@ def convert(
 
         run = read_run(source, duplicates=KEEP_ALL)
         with atomic_output(target) as temporary:
-            pq.write_table(_table(run), temporary)
+            pq.write_table(_table(run), temporary, **PARQUET_WRITE)
         return Converted(target, len(run), run.num_queries, 1)
     from .chunks import over_whole_queries
 

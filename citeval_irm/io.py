@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -348,10 +349,11 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
     short = np.flatnonzero(counts < width)
     if short.size:
         row = short[0]
+        found = int(counts[row])
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found {counts[row]}: {lines[row].as_py()!r}",
+            f"found {found}: {lines[row].as_py()!r}{_shape_hint(width, found)}",
             int(line_numbers[row]),
         )
     extra = np.flatnonzero(counts > width)
@@ -360,13 +362,33 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found more: {lines[row].as_py()!r}",
+            f"found more: {lines[row].as_py()!r}{_shape_hint(width, int(counts[row]))}",
             int(line_numbers[row]),
         )
     values = parts.values
     starts = offsets[:-1]
     columns = {name: take(values, starts + layout.index(name)).cast(pa.string()) for name in wanted}
     return columns, line_numbers, int(extra.size)
+
+
+def _shape_hint(width: int, found: int) -> str:
+    """The likely mistake behind a line of ``found`` fields where ``width`` were expected:
+    qrels given as the run, or a run given as the qrels."""
+    if width == len(_RUN_LAYOUT) and found == len(_QRELS_LAYOUT):
+        return "; 4 columns: this looks like qrels (give it as the qrels, not the run)"
+    if width == len(_QRELS_LAYOUT) and found > width:
+        return "; this looks like a run (give it as the run, not the qrels)"
+    return ""
+
+
+def _value_hint(value: str, first_row: bool) -> str:
+    """The likely mistake behind a value that is not a number: a header line (a word on
+    the first row), a decimal comma (``30,5``)."""
+    if first_row and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
+        return ": this looks like a header line: remove it (TREC files have none)"
+    if re.fullmatch(r"[+-]?[0-9]*,[0-9]+", value):
+        return f": a decimal comma? write {value.replace(',', '.')!r}"
+    return ""
 
 
 def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column, allow_extra):
@@ -425,7 +447,10 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
         value = raw[bad].as_py()
         kind = "score" if is_score else "relevance label"
         expected = "a finite number" if is_score else "a whole number"
-        raise InputError(str(path), f"{kind} {value!r} is not {expected}", int(line_numbers[bad]))
+        hint = _value_hint(value, bad == 0)
+        raise InputError(
+            str(path), f"{kind} {value!r} is not {expected}{hint}", int(line_numbers[bad])
+        )
     if is_score:
         values = numpy_of(pc.cast(raw, pa.float64()))
         nonfinite = np.flatnonzero(~np.isfinite(values))
@@ -468,6 +493,7 @@ def check_labels(labels: np.ndarray, originals, source: str, line_numbers=None) 
 
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 PARQUET_BATCH_ROWS = 1 << 20
+PARQUET_WRITE = {"write_page_checksum": True}  # so a damaged page is found when read
 
 
 def is_parquet(source) -> bool:
@@ -528,15 +554,13 @@ def parquet_batches(
     ids become strings, values float scores or integer labels. A missing column, a null,
     an empty id or a value that is not a finite number (an integer label) is an error
     naming the file and the row. ``only``: these of its files (a worker's share)."""
-    import pyarrow.parquet as pq
-
     filesystem, files = parquet_files(source)
     files = files if only is None else only
     wanted = ("query_id", "doc_id", value_column)
     for name in files:
         shown = name if "://" not in os.fspath(source) else os.fspath(source)
+        handle = _parquet_file(filesystem, name, shown)
         try:
-            handle = pq.ParquetFile(filesystem.open_input_file(name))
             columns = handle.schema_arrow.names
             found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
             # string ids read as dictionaries: what Parquet stores, and no re-encoding after
@@ -547,7 +571,7 @@ def parquet_batches(
                 and pa.types.is_string(handle.schema_arrow.field(found[c]).type)
             ]
             if textual:
-                handle = pq.ParquetFile(filesystem.open_input_file(name), read_dictionary=textual)
+                handle = _parquet_file(filesystem, name, shown, read_dictionary=textual)
         except (OSError, pa.ArrowInvalid) as exc:
             raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
         missing = [c for c in wanted if found[c] is None]
@@ -560,7 +584,14 @@ def parquet_batches(
         lines = ["line"] if "line" in columns and value_column == "score" else []
         first_row = 1
         names = [*(found[c] for c in wanted), *lines]
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=names):
+        batches = handle.iter_batches(batch_size=batch_rows, columns=names)
+        while True:
+            try:
+                batch = next(batches, None)
+            except (OSError, pa.ArrowException) as exc:  # a damaged page, a cut file
+                raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
+            if batch is None:
+                break
             arrays = [
                 _parquet_ids(batch.column(0), shown, first_row, "query_id"),
                 _parquet_ids(batch.column(1), shown, first_row, "doc_id"),
@@ -569,6 +600,24 @@ def parquet_batches(
             ]
             first_row += batch.num_rows
             yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), LineCounts()
+
+
+def _parquet_file(filesystem, name: str, shown: str, **options):
+    """A Parquet file opened for reading a batch at a time: column chunks read through a
+    buffer (a file of one huge row group is not read a whole column at a time), the page
+    checksums verified where the writer stored them (``citeval convert`` does), any
+    failure an InputError naming the file."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(
+            filesystem.open_input_file(name),
+            buffer_size=1 << 20,
+            page_checksum_verification=True,
+            **options,
+        )
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
 
 
 def _first_true(mask) -> int | None:
@@ -591,7 +640,14 @@ def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa
             raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
         return values
     if pa.types.is_dictionary(values.type):
-        values = values.cast(pa.string())
+        values = values.dictionary_decode()
+    if pa.types.is_floating(values.type) or pa.types.is_boolean(values.type):
+        # as an in-memory column is read: one id rule (2.0 is '2', a boolean an error)
+        texts = [
+            None if v is None else id_text(v, source, name, first_row + i)
+            for i, v in enumerate(values.to_pylist())
+        ]
+        values = pa.array(texts, pa.string())
     elif not pa.types.is_string(values.type):
         try:
             values = values.cast(pa.string())
@@ -609,6 +665,8 @@ def _parquet_values(values: pa.Array, source: str, first_row: int, value_column:
     bad = _first_true(pc.is_null(values))
     if bad is not None:
         raise InputError(source, f"row {first_row + bad}: missing {kind}")
+    if pa.types.is_boolean(values.type):  # as in memory: a boolean is not a number
+        raise InputError(source, f"row {first_row}: {kind} {values[0].as_py()!r} is not a number")
     try:
         typed = values.cast(pa.float64() if is_score else pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -817,17 +875,35 @@ def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, obje
     return {c: frame[found[c]].to_numpy(dtype=object) for c in wanted}
 
 
+def id_text(value, source: str, name: str, row: int) -> str:
+    """One id as the text a TREC file would hold, the same for every input form: a string
+    as it is, an integer as its digits, a float that is a whole number as one too (``2.0``
+    is ``'2'``, as a qrels file writes query 2), any other float as Python prints it. A
+    boolean is not an id: an error naming the row, as a missing or empty id is."""
+    if isinstance(value, str):
+        if value:
+            return value
+    elif isinstance(value, (bool, np.bool_)):
+        raise InputError(source, f"{name} {value!r} is a boolean, not an id", row)
+    elif isinstance(value, (float, np.floating)):
+        if math.isfinite(value):
+            whole = float(value).is_integer() and abs(value) < 2**63
+            return str(int(value)) if whole else repr(float(value))
+    elif value is not None:
+        return str(value)
+    raise InputError(source, f"missing or empty {name}: {value!r}", row)
+
+
 def _id_column(values, source: str, name: str) -> pa.Array:
-    """Ids as strings (numbers written as they print); a missing or empty id is an error."""
-    values = np.asarray(values, dtype=object)
-    missing = [
-        i
-        for i, v in enumerate(values.tolist())
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
-    ]
-    if missing:
-        raise InputError(source, f"missing or empty {name}: {values[missing[0]]!r}", missing[0] + 1)
-    return pa.array([v if isinstance(v, str) else str(v) for v in values.tolist()], pa.string())
+    """Ids as strings, by :func:`id_text`; a missing or empty id is an error."""
+    values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    try:  # the usual case, in one pass: all non-empty strings
+        strings = pa.array(values, pa.string())
+        if not strings.null_count and (not len(strings) or _lengths(strings).min() > 0):
+            return strings
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        pass
+    return pa.array([id_text(v, source, name, i + 1) for i, v in enumerate(values)], pa.string())
 
 
 def _number(value) -> float:
@@ -989,7 +1065,9 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     from .outputs import atomic_output
     from .ties import rank_run
 
-    ranked, _ = rank_run(as_run(run), "trec_eval", rewrite_scores=False)
+    run = as_run(run)
+    _check_writable_ids(run, tag)
+    ranked, _ = rank_run(run, "trec_eval", rewrite_scores=False)
     rank = ranked.rank_in_query()
     scores = [_format_score(v) for v in ranked.score.tolist()]
     lines = [
@@ -1007,6 +1085,25 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     with atomic_output(path) as temporary, opener(temporary, "wt", encoding="utf-8") as handle:
         handle.write(text)
     return path
+
+
+def _check_writable_ids(run: Run, tag: str) -> None:
+    """An error naming the first id (or the tag) a TREC file cannot hold as it is: one
+    with whitespace in it (it would be read back as other fields), a query id starting
+    with ``#`` (read back as a comment line)."""
+    for name, ids in (("query_id", run.query_ids), ("doc_id", run.doc_ids), ("tag", [tag])):
+        ids = pa.array(ids, pa.string())
+        bad = pc.match_substring_regex(ids, _ASCII_SPACE)
+        if name == "query_id":
+            bad = pc.or_(bad, pc.starts_with(ids, "#"))
+        where = _first_true(bad)
+        if where is not None:
+            raise InputError(
+                run.source,
+                f"{name} {ids[where].as_py()!r} cannot be written to a TREC file: it holds "
+                "whitespace or starts with '#', so it would be read back as other fields "
+                "(write the run as Parquet instead)",
+            )
 
 
 def _format_score(value: float) -> str:

@@ -82,24 +82,46 @@ def available_memory() -> int:
 
 
 def text_size(path: Path) -> int:
-    """Bytes of text in a TREC file: its size, or for gzip the smallest size consistent with
-    its trailer (the size modulo 2**32) and at least twice the compressed size."""
+    """Bytes of text in a TREC file: its size, or for gzip an estimate. A gzip trailer
+    holds the size of its last member modulo 2**32, which is the whole text only for a
+    one-member file; so the text is also estimated from how much the first megabytes
+    decompress to, and the trailer is believed only when it agrees (a file of several
+    members, as ``cat a.gz b.gz`` or bgzip make, gets the ratio's estimate)."""
+    import gzip
+    import zlib
+
     size = path.stat().st_size
     with open(path, "rb") as handle:
         if handle.read(2) != b"\x1f\x8b" or size < 18:
             return size
         handle.seek(-4, os.SEEK_END)
-        estimate = int.from_bytes(handle.read(4), "little")
-    while estimate < 2 * size:
+        trailer = int.from_bytes(handle.read(4), "little")
+        handle.seek(0)
+        with gzip.GzipFile(fileobj=handle) as text:
+            try:
+                head = len(text.read(_SAMPLE_TEXT))
+            except (OSError, EOFError, zlib.error):
+                return 2 * size  # the reader says what is wrong with it
+            used = max(handle.tell(), 1)
+    if head < _SAMPLE_TEXT:
+        return head  # the whole text was read
+    ratio = head / used * size
+    estimate = trailer
+    while estimate < ratio - 2**31:
         estimate += 2**32
-    return estimate
+    return estimate if abs(estimate - ratio) <= ratio / 2 else int(ratio)
+
+
+_SAMPLE_TEXT = 1 << 23  # 8 MB of text: a few hundred KB of gzip
 
 
 def _line_bytes(path: Path) -> float:
     """Average bytes per line over the first 64 KB of text."""
     import gzip
 
-    opener = gzip.open if text_size(path) != path.stat().st_size else open
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gzipped else open
     with opener(path, "rb") as handle:
         head = handle.read(1 << 16)
     lines = head.count(b"\n")
@@ -115,8 +137,11 @@ def _parquet_sizes(source) -> tuple[int, int]:
     filesystem, files = parquet_files(source)
     rows = size = 0
     for name in files:
-        with filesystem.open_input_file(name) as handle:
-            meta = pq.ParquetFile(handle).metadata
+        try:
+            with filesystem.open_input_file(name) as handle:
+                meta = pq.ParquetFile(handle).metadata
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(name, f"cannot be read as Parquet: {exc}") from None
         rows += meta.num_rows
         size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     return rows, size
