@@ -161,6 +161,7 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
     the warnings they make are carried beside it). DuckDB sorts it within ``memory`` bytes
     on one thread, spilling to ``workdir``; a memory limit it still cannot keep is an
     :class:`InputError` saying what to do."""
+    reason = getattr(reason, "problem", reason)  # the source is named once, by the error
     try:
         import duckdb
     except ImportError:
@@ -204,7 +205,7 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
             f"COPY (SELECT r.query_id, r.doc_id, r.score, r.line FROM {rows} AS r "
             f"JOIN (SELECT query_id, min(line) AS first FROM {rows} GROUP BY query_id) AS f "
             "USING (query_id) ORDER BY f.first, r.line) "
-            f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE 1048576)"
+            f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE {_SORTED_ROW_GROUP})"
         )
     except duckdb.OutOfMemoryException:
         raise InputError(
@@ -216,6 +217,11 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
         connection.close()
     unsorted.unlink()
     return grouped, read
+
+
+# DuckDB buffers a row group whole before writing it: its default size keeps the sort
+# within a 64 MB limit (a 1M-row group did not)
+_SORTED_ROW_GROUP = 122_880
 
 
 def _numbered(batches):

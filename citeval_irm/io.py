@@ -563,12 +563,14 @@ def parquet_batches(
         try:
             columns = handle.schema_arrow.names
             found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
-            # string ids read as dictionaries: what Parquet stores, and no re-encoding after
+            # string ids stored as dictionaries read as such: no re-encoding after (one
+            # stored plain would be read into a dictionary growing over the whole file)
             textual = [
                 found[c]
                 for c in ("query_id", "doc_id")
                 if found[c] is not None
                 and pa.types.is_string(handle.schema_arrow.field(found[c]).type)
+                and _stored_as_dictionary(handle.metadata, columns.index(found[c]))
             ]
             if textual:
                 handle = _parquet_file(filesystem, name, shown, read_dictionary=textual)
@@ -620,14 +622,25 @@ def _parquet_file(filesystem, name: str, shown: str, **options):
         raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
 
 
+def _stored_as_dictionary(metadata, column: int) -> bool:
+    """Whether every row group stores ``column`` with a dictionary page."""
+    groups = range(metadata.num_row_groups)
+    return all(metadata.row_group(g).column(column).has_dictionary_page for g in groups)
+
+
 def _first_true(mask) -> int | None:
     hits = np.flatnonzero(numpy_of(mask, fill=True))
     return int(hits[0]) if hits.size else None
 
 
 def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa.Array:
-    """Ids as strings (a dictionary array of them kept as it is); a null or empty id is an
-    error naming its row."""
+    """Ids as strings (a dictionary array of them kept as it is, unless its dictionary is
+    larger than the batch); a null or empty id is an error naming its row."""
+    if pa.types.is_dictionary(values.type) and len(values.dictionary) > max(len(values), 1024):
+        # a dictionary that grows over the file (its writer fell back from dictionary
+        # pages, as DuckDB's does) comes whole with every batch: memory and unifying
+        # time would grow with the file; encoded afresh it costs what the batch is
+        values = pc.dictionary_encode(values.dictionary_decode())
     if pa.types.is_dictionary(values.type) and pa.types.is_string(values.type.value_type):
         empty = pc.equal(pc.binary_length(values.dictionary), 0)
         bad_code = np.flatnonzero(numpy_of(empty, fill=True))
