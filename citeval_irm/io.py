@@ -941,7 +941,8 @@ def _value_column(values, source: str, value_column: str) -> np.ndarray:
         bad = np.flatnonzero(~np.isfinite(numbers))
         if bad.size:
             row = int(bad[0])
-            raise InputError(source, f"score {array[row]!r} is not a finite number", row + 1)
+            value = array.tolist()[row]
+            raise InputError(source, f"score {value!r} is not a finite number", row + 1)
         return numbers
     if array.dtype.kind in "iu":
         labels = array.astype(np.int64)
