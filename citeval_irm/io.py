@@ -73,7 +73,7 @@ def _first_line(path: Path) -> str:
     opener = gzip.open if _is_gzip(path) else open
     with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
         for line in handle:
-            if line.strip():
+            if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
                 return line
     return ""
 
