@@ -21,7 +21,6 @@ import hashlib
 import http.client
 import json
 import os
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -33,7 +32,7 @@ from pathlib import Path
 
 from .errors import CitevalError
 from .locking import exclusive
-from .outputs import write_atomically
+from .outputs import move_into_place, remove_orphans, work_path, write_atomically
 
 ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
@@ -423,8 +422,7 @@ def download(
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(dest.with_name(f".{dest.name}.lock"), f"downloading {dest}"):
-        for orphan in dest.parent.glob(f".{dest.name}.*.part"):
-            orphan.unlink(missing_ok=True)  # the lock is held: a killed download's
+        remove_orphans(dest)  # the .part files of killed downloads
         if _existing(dest, checksum, record):  # another process fetched it meanwhile
             return dest
         limits = Limits(stall_timeout, deadline)
@@ -438,9 +436,9 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
     """Fetch into a ``.part`` file beside ``dest`` and rename it into place once it passed
     the content check and the checksum; remove it on any failure."""
     ends = time.monotonic() + limits.deadline
-    fd, part = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    part = work_path(dest, ".part")
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with open(part, "xb") as handle:
             wait = retry_wait
             for attempt in range(1, max(tries, 1) + 1):
                 try:
@@ -466,8 +464,7 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
                     actual,
                     "; the downloaded file was removed",
                 )
-        os.chmod(part, 0o644)  # mkstemp makes it owner-only
-        os.replace(part, dest)
+        move_into_place(part, dest)
     finally:
         if os.path.exists(part):
             os.remove(part)
