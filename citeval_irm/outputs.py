@@ -43,6 +43,9 @@ class OutputError(CitevalError, OSError):
     permission): nothing was left half-written and a file it replaced is as it was. An
     ``OSError`` too, so callers that tolerate an unwritable home still do."""
 
+    def __str__(self) -> str:  # the message, not OSError's "[Errno 28] ..." form
+        return str(self.args[0])
+
 
 def output_error(path: str | os.PathLike, exc: OSError) -> OutputError:
     """The :class:`OutputError` of ``exc`` raised while writing ``path``, saying what to do

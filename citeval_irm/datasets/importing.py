@@ -21,6 +21,7 @@ from pathlib import Path
 from ..downloads import RECORD_SUFFIX, read_record, record_path, write_record
 from ..errors import EvalWarning, InputError
 from ..locking import exclusive
+from ..outputs import WRITE_ERRNOS, output_error
 from .catalogue import by_name
 from .sources import CorpusSource, check_folder, verify_corpus_file
 from .stores import store_problem
@@ -187,8 +188,10 @@ def install(corpus: CorpusSource, folder: Path, *, symlink: bool = False) -> Pat
                     raise InputError(str(source), "changed while it was imported: import again")
                 write_record(target, str(source.resolve()), corpus.checksums.get(name))
             _switch(home, fresh)
-        except BaseException:  # Ctrl-C too: the old install stays, the new one goes
+        except BaseException as exc:  # Ctrl-C too: the old install stays, the new one goes
             shutil.rmtree(fresh, ignore_errors=True)
+            if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # a full disk
+                raise output_error(home, exc) from None
             raise
     return home
 
