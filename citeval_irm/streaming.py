@@ -100,8 +100,11 @@ def _line_bytes(path: Path) -> float:
     import gzip
 
     opener = gzip.open if text_size(path) != path.stat().st_size else open
-    with opener(path, "rb") as handle:
-        head = handle.read(1 << 16)
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except (OSError, EOFError) as exc:  # a gzip cut short, or not gzip after its magic
+        raise InputError(str(path), f"cannot be read: {exc}") from None
     lines = head.count(b"\n")
     return len(head) / lines if lines else max(len(head), 1)
 
@@ -115,8 +118,11 @@ def _parquet_sizes(source) -> tuple[int, int]:
     filesystem, files = parquet_files(source)
     rows = size = 0
     for name in files:
-        with filesystem.open_input_file(name) as handle:
-            meta = pq.ParquetFile(handle).metadata
+        try:
+            with filesystem.open_input_file(name) as handle:
+                meta = pq.ParquetFile(handle).metadata
+        except (OSError, pa.ArrowException) as exc:  # cut short, damaged, not Parquet
+            raise InputError(name, f"is not a readable Parquet file: {exc}") from None
         rows += meta.num_rows
         size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     return rows, size
