@@ -214,7 +214,7 @@ def fuzz_root(tmp_path_factory) -> Path:
         yield root
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("CITEVAL_FUZZ_EXAMPLES", 60)), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     spec=command(),
     run=hostile_file(qrels=False),
