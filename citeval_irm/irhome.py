@@ -15,7 +15,6 @@ import atexit
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -60,7 +59,9 @@ def import_ir_datasets() -> None:
         import ir_datasets  # noqa: F401
 
         return
-    scratch = tempfile.mkdtemp(prefix="citeval-ir_datasets-import-")
+    from .outputs import scratch_folder
+
+    scratch = str(scratch_folder("ir_datasets-import"))
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # leave no folder behind
     os.environ["IR_DATASETS_HOME"] = scratch
     try:

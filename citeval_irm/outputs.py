@@ -115,6 +115,19 @@ def remove_orphans(target: str | os.PathLike) -> int:
     return removed
 
 
+def scratch_folder(kind: str) -> Path:
+    """A new private folder in the temporary folder (``TMPDIR``) for ``kind`` of work
+    (``sort``, ``ir_datasets-import``), named by :func:`work_path`; the ones killed
+    processes left for the same kind are removed first. The caller removes it when done."""
+    import tempfile
+
+    anchor = Path(tempfile.gettempdir()) / f"citeval-{kind}"
+    remove_orphans(anchor)
+    folder = work_path(anchor)
+    folder.mkdir(mode=0o700)
+    return folder
+
+
 def _umask() -> int:
     """The process's umask (read, not changed, where the system says it)."""
     try:
