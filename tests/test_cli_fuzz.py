@@ -214,7 +214,10 @@ def fuzz_root(tmp_path_factory) -> Path:
         yield root
 
 
-@settings(max_examples=int(os.environ.get("CITEVAL_FUZZ_EXAMPLES", 60)), suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 60))  # more to explore: FUZZ_EXAMPLES=1000
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     spec=command(),
     run=hostile_file(qrels=False),
