@@ -32,7 +32,15 @@ from pathlib import Path
 
 from .errors import CitevalError
 from .locking import exclusive
-from .outputs import move_into_place, remove_orphans, work_path, write_atomically
+from .outputs import (
+    WRITE_ERRNOS,
+    OutputError,
+    move_into_place,
+    output_error,
+    remove_orphans,
+    work_path,
+    write_atomically,
+)
 
 ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
@@ -363,6 +371,8 @@ def _fetch_once(
             raise _Retryable(problem, exc.code) from None
         raise DownloadError(problem, exc.code) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # our side: a full disk
+            raise
         # timeouts, refused or dropped connections, IncompleteRead
         reason = getattr(exc, "reason", exc)
         raise _Retryable(f"{url}: {type(exc).__name__}: {reason}") from None
@@ -428,7 +438,11 @@ def download(
         limits = Limits(stall_timeout, deadline)
         _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits, headers)
         if record:
-            write_record(dest, url, checksum)
+            try:
+                write_record(dest, url, checksum)
+            except BaseException:  # a file without its record cannot be trusted: none
+                dest.unlink(missing_ok=True)
+                raise
     return dest
 
 
@@ -465,6 +479,10 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
                     "; the downloaded file was removed",
                 )
         move_into_place(part, dest)
+    except OSError as exc:
+        if exc.errno in WRITE_ERRNOS and not isinstance(exc, OutputError):
+            raise output_error(dest, exc) from None
+        raise
     finally:
         if os.path.exists(part):
             os.remove(part)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import write_hatten_folder
+from datasets_fixtures import write_arsyta_folder, write_hatten_folder
 
 from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts
@@ -134,3 +134,23 @@ def test_an_import_onto_a_full_disk_keeps_the_install(
     _clean_error(status, err, home / "citeval" / NAME)
     assert sorted(os.listdir(home / "citeval" / f".{NAME}.installs")) == installs
     assert _cli(capsys, "verify", NAME)[0] == 0
+
+
+def test_a_download_onto_a_full_disk(disk: Path, tmp_path: Path, monkeypatch, http_files, capsys):
+    folder = tmp_path / "served"
+    write_arsyta_folder(folder)
+    for path in folder.iterdir():
+        http_files.files[path.name] = path.read_bytes()
+    home = disk / "ir_datasets"
+    monkeypatch.setenv("IR_DATASETS_HOME", str(home))
+    monkeypatch.setenv("CITEVAL_ARSYTA_BASE_URL", http_files.base_url)
+    monkeypatch.delenv("CITEVAL_ARSYTA_DIR", raising=False)
+    home.mkdir()
+    fill(disk, leave=4096)
+    status = main(["datasets", "export", "citeval/arsyta/test", "qrels"])
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if line.startswith("citeval: error:")]
+    assert status == 2 and len(errors) == 1 and "No space left on device" in errors[0], err
+    assert out == "" and "Traceback" not in err
+    left = [p.name for p in home.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+    assert left == []  # no .part, no half a file, no file without its record
