@@ -209,7 +209,9 @@ def check_folder_output(path: str | os.PathLike, *, force: bool = True) -> Path:
     nothing else. A file, or a folder holding anything else, is an error: it is the
     user's."""
     path = Path(path)
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if path.is_symlink():
+        raise InputError(str(path), "is a link: give a new path (what it points to stays)")
+    if path.exists() and not path.is_dir():
         raise InputError(
             str(path), "is a file: a partitioned run is written as a folder: give a new path"
         )
@@ -273,7 +275,7 @@ def replaced_atomically(path: Path) -> Iterator[Path]:
             temporary.touch(exist_ok=False)
             yield temporary
             move_into_place(temporary, path)
-        except OutputError:
+        except CitevalError:  # said already (a dataset file missing is an OSError too)
             raise
         except OSError as exc:
             raise output_error(path, exc) from None
