@@ -34,7 +34,8 @@ from .errors import CitevalError, InputError
 FORCE_HELP = "replace an existing output (without it, an existing file is an error)"
 """The ``--force`` help of every command that writes: one overwrite rule, said once."""
 
-_WORK = ".citeval-"
+WORK_MARK = ".citeval-"
+"""What every work-in-progress name holds (see :func:`work_path`)."""
 _HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:40] or "host"
 
 
@@ -74,7 +75,7 @@ def work_path(target: str | os.PathLike, suffix: str = "") -> Path:
     killed process's leftovers from a live one's."""
     target = Path(target)
     token = secrets.token_hex(4)
-    return target.with_name(f".{target.name}{_WORK}{_HOST}-{os.getpid()}-{token}{suffix}")
+    return target.with_name(f".{target.name}{WORK_MARK}{_HOST}-{os.getpid()}-{token}{suffix}")
 
 
 def _orphan(name: str, prefix: str) -> bool:
@@ -99,7 +100,7 @@ def remove_orphans(target: str | os.PathLike) -> int:
     """Remove what killed processes left beside ``target`` (see :func:`work_path`); return
     how many. Only names of that form are ever removed, so nothing else is touched."""
     target = Path(target)
-    prefix = f".{target.name}{_WORK}"
+    prefix = f".{target.name}{WORK_MARK}"
     removed = 0
     try:
         entries = list(target.parent.iterdir())

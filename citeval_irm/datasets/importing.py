@@ -21,7 +21,7 @@ from pathlib import Path
 from ..downloads import RECORD_SUFFIX, read_record, record_path, write_record
 from ..errors import EvalWarning, InputError
 from ..locking import exclusive
-from ..outputs import WRITE_ERRNOS, output_error
+from ..outputs import WORK_MARK, WRITE_ERRNOS, output_error
 from .catalogue import by_name
 from .sources import CorpusSource, check_folder, verify_corpus_file
 from .stores import store_problem
@@ -118,7 +118,8 @@ def _own_entry(corpus: CorpusSource, entry: Path) -> bool:
         return record_path(entry).is_file()  # downloaded (or copied) and recorded
     if name.endswith(RECORD_SUFFIX):
         return name.removesuffix(RECORD_SUFFIX) in files
-    return name.endswith((".pklz4", ".lock")) or name == ".in-place" or name.startswith(".")
+    # its stores (and their stamps and temporary folders), locks, in-place memos, work names
+    return ".pklz4" in name or name.endswith(".lock") or name == ".in-place" or WORK_MARK in name
 
 
 def _check_replaceable(corpus: CorpusSource, home: Path) -> Path | None:
