@@ -225,11 +225,18 @@ def test_import_never_removes_a_users_link_or_folder(download, ir_home, capsys) 
     home.mkdir()  # a plain folder of the user's, with their files
     (home / "papers.json").write_bytes((download / "papers.json").read_bytes())
     (home / "my-notes.txt").write_text("mine")
+    (home / ".hidden-notes").write_text("mine too")
     status, _, err = _cli(capsys, "import", NAME, download)
-    assert status == 2 and "files citeval did not put there (my-notes.txt, papers.json)" in err
-    assert sorted(p.name for p in home.iterdir()) == ["my-notes.txt", "papers.json"]
+    assert status == 2
+    assert "files citeval did not put there (.hidden-notes, my-notes.txt, papers.json)" in err
+    assert sorted(p.name for p in home.iterdir()) == [
+        ".hidden-notes",
+        "my-notes.txt",
+        "papers.json",
+    ]
     # the package's own downloads (recorded) are its own: replaced by the import
     (home / "my-notes.txt").unlink()
+    (home / ".hidden-notes").unlink()
     write_record(home / "papers.json", "https://example.org/papers.json")
     assert _cli(capsys, "import", NAME, download)[0] == 0
     assert home.is_symlink() and (home / "test.json").is_file()
