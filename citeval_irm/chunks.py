@@ -258,7 +258,7 @@ def over_whole_queries(
     from .convert import sort_by_query
     from .outputs import temporary_folder
 
-    with temporary_folder("citeval-sort") as workdir:
+    with temporary_folder("sort") as workdir:
         grouped, counts = sort_by_query(source, workdir, plan.budget, reason=cause)
         chunks = iter_run_chunks(
             grouped, rows, duplicates=duplicates, block_size=block, name=os.fspath(source)

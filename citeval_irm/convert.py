@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,55 +99,76 @@ def convert(
     kind: str = "run",
     partition_rows: int | None = None,
     memory: int | str | None = None,
+    force: bool = True,
 ) -> Converted:
     """Write the run (or, ``kind="qrels"``, the qrels) ``source`` as Parquet at ``target``.
 
     A run goes to one file unless it is larger than ``memory`` allows (see
     :func:`citeval_irm.streaming.plan_reading`) or ``partition_rows`` is given: then to a
     folder of files of about ``partition_rows`` rows of whole queries each. Every row is
-    kept as it is (duplicates too); the target appears only once complete.
+    kept as it is (duplicates too); the target appears only once complete. An existing
+    file is replaced only with ``force`` (``citeval convert --force``); a folder only if it
+    holds nothing but the parts of an earlier conversion (see
+    :func:`citeval_irm.outputs.check_folder_output`). Both are checked before any work.
     """
     import pyarrow.parquet as pq
 
-    from .outputs import atomic_output, check_output
+    from .outputs import atomic_output, check_folder_output, check_output
 
+    if kind not in ("run", "qrels"):
+        raise InputError(None, f"kind must be run or qrels, not {kind!r}")
+    whole = isinstance(partition_rows, int) and not isinstance(partition_rows, bool)
+    if partition_rows is not None and (not whole or partition_rows < 1):
+        raise InputError(
+            None, f"partition rows must be a whole number, 1 or more, not {partition_rows!r}"
+        )
+    if kind == "qrels" and partition_rows is not None:
+        raise InputError(None, "qrels are written as one file: partition rows are for runs")
     target = Path(target)
-    if target.exists() and target.is_dir() and any(target.iterdir()):
-        raise InputError(str(target), "is a folder that is not empty: give a new path")
     if kind == "qrels":
+        check_output(target, force=force)
         qrels = read_qrels(source)
         with atomic_output(target) as temporary:
             pq.write_table(_table(qrels), temporary, **PARQUET_WRITE)
         return Converted(target, len(qrels), len(qrels.all_query_ids), 1)
-    if kind != "run":
-        raise InputError(None, f"kind must be run or qrels, not {kind!r}")
     from .streaming import plan_reading
 
     plan = plan_reading(source, memory)
     if not plan.stream and partition_rows is None:
         from .io import KEEP_ALL, read_run
 
+        check_output(target, force=force)
         run = read_run(source, duplicates=KEEP_ALL)
         with atomic_output(target) as temporary:
             pq.write_table(_table(run), temporary, **PARQUET_WRITE)
         return Converted(target, len(run), run.num_queries, 1)
+    check_folder_output(target, force=force)
+    return _convert_partitioned(source, target, plan, partition_rows or DEFAULT_PARTITION_ROWS)
+
+
+def _convert_partitioned(source, target: Path, plan, rows: int) -> Converted:
+    """The folder of parts, written in a work folder beside ``target`` (the work folders
+    of killed conversions are removed first) and moved into place once complete."""
     from .chunks import over_whole_queries
+    from .outputs import WRITE_ERRNOS, move_into_place, output_error, remove_orphans, work_path
 
-    check_output(target)
-    rows = partition_rows or DEFAULT_PARTITION_ROWS
     chunk_rows = min(plan.chunk_rows or rows, rows)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-
-    def write(chunks) -> tuple[int, int, int]:
-        for old in staging.iterdir():  # parts of an attempt on the file as it was
-            old.unlink()
-        return write_parts(chunks, staging, rows)
-
+    remove_orphans(target)
+    staging = work_path(target)
     try:
+        staging.mkdir()
+
+        def write(chunks) -> tuple[int, int, int]:
+            for old in staging.iterdir():  # parts of an attempt on the file as it was
+                old.unlink()
+            return write_parts(chunks, staging, rows)
+
         counts, _ = over_whole_queries(source, chunk_rows, plan, "keep_all", write)
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
+        move_into_place(staging, target)
+    except OSError as exc:
+        if exc.errno in WRITE_ERRNOS:
+            raise output_error(target, exc) from None
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Converted(target, *counts)

@@ -519,31 +519,59 @@ def parquet_files(source) -> tuple[object, list[str]]:
 
     text = os.fspath(source)
     if "://" in text:
-        try:
-            filesystem, root = pa_fs.FileSystem.from_uri(text)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
-            import fsspec
-
-            fs, root = fsspec.core.url_to_fs(text)
-            filesystem = pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs))
+        filesystem, root = _url_filesystem(text)
     else:
         filesystem, root = pa_fs.LocalFileSystem(), str(Path(text).absolute())
-    info = filesystem.get_file_info(root)
-    if info.type == pa_fs.FileType.NotFound:
-        raise InputError(text, "no such file or folder")
-    if info.type == pa_fs.FileType.File:
-        return filesystem, [root]
-    found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    try:
+        info = filesystem.get_file_info(root)
+        if info.type == pa_fs.FileType.NotFound:
+            raise InputError(text, "no such file or folder")
+        if info.type == pa_fs.FileType.File:
+            return filesystem, [root]
+        found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    except OSError as exc:  # a host that does not answer, a bucket without access
+        raise InputError(text, f"cannot be read: {exc}") from None
+    prefix = len(root.rstrip("/")) + 1
     files = sorted(
         f.path
         for f in found
         if f.type == pa_fs.FileType.File
-        and not Path(f.path).name.startswith(("_", "."))
+        # hidden and _ names, in the folder or above a file in it, are not data: Spark's
+        # _temporary/, a killed conversion's work folder (pyarrow.dataset's rule)
+        and not any(part.startswith(("_", ".")) for part in f.path[prefix:].split("/"))
         and (Path(f.path).suffix.lower() in _PARQUET_SUFFIXES or not Path(f.path).suffix)
     )
     if not files:
         raise InputError(text, "is a folder with no Parquet file in it")
     return filesystem, files
+
+
+def _url_filesystem(text: str):
+    """The filesystem and path of a URL: pyarrow's own (``s3://``, ``gs://``, ``hdfs://``,
+    ``file://``), else fsspec's; an unknown scheme, or one whose package is not installed
+    (``http://`` needs aiohttp), is an :class:`InputError` saying so."""
+    import pyarrow.fs as pa_fs
+
+    try:
+        return pa_fs.FileSystem.from_uri(text)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+        pass
+    scheme = text.split("://", 1)[0]
+    try:
+        import fsspec
+
+        fs, root = fsspec.core.url_to_fs(text)
+    except ImportError as exc:  # fsspec knows the scheme; its package is missing
+        raise InputError(text, f"reading {scheme}:// URLs needs more packages: {exc}") from None
+    except OSError as exc:  # e.g. ftp:// connects at once
+        raise InputError(text, f"cannot be read: {exc}") from None
+    except ValueError:
+        raise InputError(
+            text,
+            f"unknown URL scheme {scheme!r}: give a file or folder path, or a URL pyarrow or "
+            "fsspec reads (s3://, gs://, hdfs://, http://, ...)",
+        ) from None
+    return pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs)), root
 
 
 def parquet_batches(

@@ -122,8 +122,11 @@ def _line_bytes(path: Path) -> float:
     with open(path, "rb") as raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
     opener = gzip.open if gzipped else open
-    with opener(path, "rb") as handle:
-        head = handle.read(1 << 16)
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except (OSError, EOFError) as exc:  # a gzip cut short, or not gzip after its magic
+        raise InputError(str(path), f"cannot be read: {exc}") from None
     lines = head.count(b"\n")
     return len(head) / lines if lines else max(len(head), 1)
 
@@ -140,7 +143,7 @@ def _parquet_sizes(source) -> tuple[int, int]:
         try:
             with filesystem.open_input_file(name) as handle:
                 meta = pq.ParquetFile(handle).metadata
-        except (OSError, pa.ArrowException) as exc:
+        except (OSError, pa.ArrowException) as exc:  # cut short, damaged, not Parquet
             raise InputError(name, f"cannot be read as Parquet: {exc}") from None
         rows += meta.num_rows
         size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))

@@ -384,7 +384,7 @@ def test_a_parquet_file_of_one_row_group_is_streamed_in_chunks(tmp_path):
 
 
 def test_a_killed_sort_leaves_a_folder_the_next_one_removes(tmp_path, monkeypatch):
-    from citeval_irm.outputs import _HOST, temporary_folder
+    from citeval_irm.outputs import _HOST, WORK_MARK, temporary_folder
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
@@ -396,14 +396,14 @@ def test_a_killed_sort_leaves_a_folder_the_next_one_removes(tmp_path, monkeypatc
         text=True,
         check=True,
     )
-    orphan = tmp_path / f"citeval-sort-{_HOST}-{int(dead.stdout)}-0123abcd"
+    orphan = tmp_path / f".citeval-sort{WORK_MARK}{_HOST}-{int(dead.stdout)}-0123abcd"
     orphan.mkdir()
     (orphan / "spill.tmp").write_bytes(b"x")
-    alive = tmp_path / f"citeval-sort-{_HOST}-{os.getppid()}-0123abcd"
+    alive = tmp_path / f".citeval-sort{WORK_MARK}{_HOST}-{os.getppid()}-0123abcd"
     alive.mkdir()
     other = tmp_path / "citeval-sort-mine"  # not of that form: never touched
     other.mkdir()
-    with temporary_folder("citeval-sort") as work:
+    with temporary_folder("sort") as work:
         assert work.parent == tmp_path and work.is_dir()
     assert not work.exists() and not orphan.exists()
     assert alive.is_dir() and other.is_dir()
