@@ -72,7 +72,7 @@ def test_each_row_takes_parameters_its_ir_measures_family_has():
         family = ir_measures.measures.registry[row.name]
         assert set(row.params) <= set(family.SUPPORTED_PARAMS), row.name
         assert set(row.choices) <= set(row.params), row.name
-        assert row.labels in ("threshold", "gains", "none"), row.name
+        assert row.labels in ("threshold", "gains", "judged", "none"), row.name
         assert ("rel" in row.params) == (row.labels == "threshold"), row.name
 
 
@@ -161,3 +161,24 @@ def test_a_measure_that_is_not_sign_blind_is_declared_so():
         measure = ir_measures.parse_measure(spec)
         assert not sign_blind(measure), spec
         assert evaluate(run, minus, spec).values[0, 0] != evaluate(run, zero, spec).values[0, 0]
+
+
+def test_a_measure_trec_eval_lacks_is_verified_by_its_declared_reference(tmp_path, capsys):
+    """Judged@K: ir-measures' judged provider divides by zero on a query the run does not
+    rank; the table's own reference serves ``engine="pytrec_eval"``, ``verify`` and the
+    command line's ``--verify``."""
+    from citeval_irm.cli import main
+
+    run = {"q": {"a": 3.0, "b": 2.0, "x": 2.0}, "r": {"a": 1.0}}
+    qrels = {"q": {"a": 1, "b": -1}, "r": {"b": 1}, "s": {"a": 0}}
+    mine = evaluate(run, qrels, "Judged@2 Judged", verify=True)
+    theirs = evaluate(run, qrels, "Judged@2 Judged", engine="pytrec_eval")
+    assert mine.values.tolist() == theirs.values.tolist() == [[0.5, 1 / 3], [0, 0], [0, 0]]
+    assert ir_measures.citeval.calc_aggregate([ir_measures.Judged @ 2], qrels, run) == {
+        ir_measures.Judged @ 2: 0.5 / 3
+    }
+    (tmp_path / "run").write_text("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 x 3 2 t\nr Q0 a 1 1 t\n")
+    (tmp_path / "qrels").write_text("q 0 a 1\nq 0 b -1\nr 0 b 1\ns 0 a 0\n")
+    args = ["eval", str(tmp_path / "run"), "--qrels", str(tmp_path / "qrels"), "-m", "Judged@2"]
+    assert main([*args, "--verify", "--format", "csv"]) == 0
+    assert "Judged@2" in capsys.readouterr().out

@@ -162,3 +162,35 @@ def test_relevance_level_two_matches(trec_eval_dir):
         got = result[measure] if query == "all" else per_query.loc[query, str(measure)]
         shown = f"{int(round(got))}" if name.startswith("num_") else f"{got:6.4f}"
         assert shown == value, (name, query)
+
+
+def _per_query(path) -> dict[tuple[str, str], float]:
+    lines = [line.split("\t") for line in path.read_text().splitlines()]
+    return {(name.strip(), query): float(value) for name, query, value in lines}
+
+
+def test_judged_is_trec_eval_s_share_of_judged_docs(trec_eval_dir):
+    """``Judged@K`` (ir-measures' judgement rate: judged docs among the top min(K, ranked))
+    from trec_eval's ``unj_K`` (unjudged docs in the top K, over K), and ``Judged`` from
+    ``num_rel_ret`` under ``-l 0``; trec_eval reads a negative label as unjudged."""
+    from citeval_irm import evaluate
+
+    unj = _per_query(trec_eval_dir / "out.judged")
+    level0 = _per_query(trec_eval_dir / "out.judged.l0")
+    cutoffs = (1, 2, 3, 5, 10)
+    measures = [f"Judged@{k}" for k in cutoffs] + ["Judged"]
+    result = evaluate(trec_eval_dir / "judged.run", trec_eval_dir / "judged.qrels", measures)
+    queries = {q for _, q in unj} - {"all"}
+    assert sorted(result.query_ids) == sorted(queries)
+    short = 0
+    for row, query in enumerate(result.query_ids):
+        ranked = level0[("num_ret", query)]
+        for column, k in enumerate(cutoffs):
+            shown = min(k, ranked)
+            short += shown < k
+            judged = shown - round(unj[(f"unj_{k}", query)] * k)
+            want = judged / shown if shown else 0.0
+            assert result.values[row, column] == pytest.approx(want, abs=1e-12), (query, k)
+        want = level0[("num_rel_ret", query)] / ranked if ranked else 0.0
+        assert result.values[row, -1] == pytest.approx(want, abs=1e-12), query
+    assert short  # rankings shorter than the cut-off, where the two denominators differ

@@ -43,7 +43,7 @@ class MeasureDef:
     kernels are checked against (:mod:`.reference`, ``verify``) is trec_eval's value by
     that name, or ``reference`` where trec_eval has none. ``labels`` says how the family
     reads a label: ``"threshold"`` (relevant when >= ``rel``), ``"gains"`` (the label
-    itself) or ``"none"``.
+    itself), ``"judged"`` (judged when >= 0, as trec_eval reads it) or ``"none"``.
     """
 
     name: str
@@ -65,6 +65,15 @@ def _rr_at_cutoff(measure, trec: Mapping[str, float], ranking, labels) -> float:
     is at rank <= K, else 0."""
     rr = trec.get("recip_rank", 0.0)
     return rr if rr > 0 and round(1 / rr) <= measure.params["cutoff"] else 0.0
+
+
+def _judged_share(measure, trec, ranking: Mapping[str, float], labels) -> float:
+    """Judged@K by ir-measures' definition: the share of the top min(K, ranked) docs, in
+    trec_eval's order (score, then doc id, descending), that have a judgement (a label
+    >= 0: trec_eval reads a negative one as unjudged)."""
+    ranked = sorted(ranking, key=lambda doc: (ranking[doc], doc), reverse=True)
+    top = ranked[: measure.params.get("cutoff") or len(ranked)]
+    return sum(labels.get(doc, -1) >= 0 for doc in top) / len(top) if top else 0.0
 
 
 _RJ = ("rel", "judged_only")
@@ -97,6 +106,9 @@ MEASURES: dict[str, MeasureDef] = {
                    "num_rel", None, summed=True),
         MeasureDef("NumQ", k.num_q, None, (), {}, "none", "nothing", "num_q", None,
                    summed=True),
+        MeasureDef("Judged", k.judged, k.expected_judged, ("cutoff",), {}, "judged",
+                   "which docs are judged", None, None,
+                   reference=Derived((), _judged_share)),
     )
 }  # fmt: skip
 
@@ -201,9 +213,9 @@ def is_integer_measure(trec_name: str) -> bool:
 def sign_blind(measure) -> bool:
     """Whether a negative label means exactly what label 0 means for ``measure``: not when
     it compares labels with a ``rel`` below 1, nor when it tells judged docs from unjudged
-    ones (``judged_only``: trec_eval reads a negative label as unjudged)."""
+    ones (``judged_only``, ``Judged``: trec_eval reads a negative label as unjudged)."""
     found = definition(measure)
-    if found is None or measure.params.get("judged_only"):
+    if found is None or found.labels == "judged" or measure.params.get("judged_only"):
         return False
     return found.labels != "threshold" or measure.params.get("rel", 1) >= 1
 
