@@ -11,9 +11,11 @@ them out of the average instead, as a benchmark that filters such queries would.
 
 Engines: ``"citeval"`` (the default) computes every measure of the measure table with the
 columnar kernels of :mod:`citeval_irm.scoring` and hands any other ir-measures measure to
-ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-measures
-(pytrec_eval for trec_eval's measures), the reference the kernels are tested against.
-``verify=True`` computes both and raises on any difference.
+ir-measures' own pipeline; ``"pytrec_eval"`` computes every measure of the table by its
+reference (:mod:`citeval_irm.scoring.reference`: trec_eval's C code through pytrec_eval, or
+the row's own reference where trec_eval has none), the one the kernels are tested against,
+and any other through ir-measures. ``verify=True`` computes both and raises on any
+difference.
 """
 
 from __future__ import annotations
@@ -273,7 +275,7 @@ def check_max_docs(max_docs) -> int | None:
 
 def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population, order):
     """Per-query values of ``people``'s queries (rows) by the chosen engine (the kernels,
-    ir-measures' pipeline, or both, verified)."""
+    the references, or both, verified)."""
     measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
     if engine == "citeval" or settings.verify:
