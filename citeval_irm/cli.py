@@ -18,6 +18,7 @@ import textwrap
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
 from pathlib import Path
 
 from . import __version__
@@ -37,6 +38,25 @@ EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 DEMO_REPORT = "demo-report.html"
+
+
+def catalogue_corpora() -> list[dict]:
+    """The corpora of ``datasets.catalogue.COLLECTIONS`` as ``datasets/catalogue.json``
+    records them (generated from it, a test fails when stale): read as a file, so the
+    help that lists them imports neither ir_datasets nor the datasets package."""
+    index = resources.files(__package__).joinpath("datasets", "catalogue.json")
+    return json.loads(index.read_text(encoding="utf-8"))["corpora"]
+
+
+def _corpus_help(*, importable: bool) -> tuple[str, str]:
+    """The help of a corpus-name argument, and of the folder of its files."""
+    corpora = [c for c in catalogue_corpora() if c["importable"] or not importable]
+    names = ", ".join(c["name"] for c in corpora)
+    by_files: dict[tuple[str, ...], list[str]] = {}
+    for corpus in corpora:
+        by_files.setdefault(tuple(corpus["files"]), []).append(corpus["pretty_name"])
+    files = "; ".join(f"{', '.join(p)}: {', '.join(f)}" for f, p in by_files.items())
+    return f"a corpus: {names}", f"folder holding the corpus's files ({files})"
 
 
 class MeasuresAction(argparse.Action):
@@ -827,16 +847,9 @@ def build_parser() -> argparse.ArgumentParser:
         "import",
         help="check a downloaded dataset folder and install it into the ir_datasets home",
     )
-    im.add_argument(
-        "name",
-        help="acl-200, fulltextpeerread, refseer, arxiv, arsyta or masterset-coreml-v1",
-    )
-    im.add_argument(
-        "folder",
-        help="folder holding the dataset's files (HAtten: contexts.json, papers.json, "
-        "train/val/test.json; ArSyTa: contexts_new_head.json, papers_cat.json, "
-        "{train,val,test}_data.json; MasterSet: train.parquet, eval.parquet)",
-    )
+    name_help, folder_help = _corpus_help(importable=True)
+    im.add_argument("name", help=name_help)
+    im.add_argument("folder", help=folder_help)
     im.add_argument("--symlink", action="store_true", help="link the files instead of copying")
     im.add_argument(
         "--allow-count-mismatch",
@@ -862,7 +875,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a dataset's files in full (sha256 against their records or published "
         "checksums) and its stores",
     )
-    ve.add_argument("name", help="a dataset name, e.g. acl-200, arsyta, masterset-coreml-v1")
+    ve.add_argument("name", help=_corpus_help(importable=False)[0])
     ve.set_defaults(handler=_cmd_verify)
 
     bl = commands.add_parser("baseline", help="make a baseline run for a dataset")

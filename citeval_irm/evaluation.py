@@ -11,9 +11,11 @@ them out of the average instead, as a benchmark that filters such queries would.
 
 Engines: ``"citeval"`` (the default) computes every measure of the measure table with the
 columnar kernels of :mod:`citeval_irm.scoring` and hands any other ir-measures measure to
-ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-measures
-(pytrec_eval for trec_eval's measures), the reference the kernels are tested against.
-``verify=True`` computes both and raises on any difference.
+ir-measures' own pipeline; ``"pytrec_eval"`` computes every measure of the table by its
+reference (:mod:`citeval_irm.scoring.reference`: trec_eval's C code through pytrec_eval, or
+the row's own reference where trec_eval has none), the one the kernels are tested against,
+and any other through ir-measures. ``verify=True`` computes both and raises on any
+difference.
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
 from .papers import PROTOCOLS, get_protocol
 from .results import EvalResult, RankedQueries
-from .scoring import aggregate, build_rankings, score_matrix, sign_blind, supports
+from .scoring import (
+    aggregate,
+    build_rankings,
+    reads_gains,
+    score_matrix,
+    sign_blind,
+    supports,
+)
+from .scoring.reference import reference_values
 from .tables import Qrels, Run, lookup, take
 from .ties import rank_order, rank_run, tie_report
 
@@ -270,13 +280,13 @@ def check_max_docs(max_docs) -> int | None:
 
 def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population, order):
     """Per-query values of ``people``'s queries (rows) by the chosen engine (the kernels,
-    ir-measures' pipeline, or both, verified)."""
+    the references, or both, verified)."""
     measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
     if engine == "citeval" or settings.verify:
         values = _citeval_values(measure_list, run, qrels, people, order)
     if engine == "pytrec_eval" or settings.verify:
-        reference = _ir_measures_values(measure_list, run, qrels, people, order)
+        reference = _reference_engine_values(measure_list, run, qrels, people, order)
         if settings.verify:
             _verify(values, reference, measure_list, people.query_ids)
         values = reference if engine == "pytrec_eval" else values
@@ -318,10 +328,32 @@ def make_result(
 
 def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order):
     """Every measure of the table by the kernels; any other one by ir-measures."""
-    rankings = build_rankings(run, qrels, people.counted, order)
+
+    def kernels(table_measures):
+        rankings = build_rankings(run, qrels, people.counted, order)
+        return score_matrix(table_measures, rankings)
+
+    return _table_or_ir_measures(measures, kernels, run, qrels, people, order)
+
+
+def _reference_engine_values(measures, run: Run, qrels: Qrels, people: Population, order):
+    """Every measure of the table by its reference (trec_eval's C code through pytrec_eval,
+    or the row's declared one); any other one by ir-measures."""
+
+    def references(table_measures):
+        qrels_dict, run_dict = _reference_inputs(table_measures, run, qrels, people, order)
+        return reference_values(table_measures, qrels_dict, run_dict, people.query_ids)
+
+    return _table_or_ir_measures(measures, references, run, qrels, people, order)
+
+
+def _table_or_ir_measures(measures, table_values, run, qrels, people: Population, order):
+    """Per-query values: the table's measures by ``table_values``, the others through
+    ir-measures' pipeline."""
     native = [i for i, m in enumerate(measures) if supports(m)]
     values = np.empty((len(people.query_ids), len(measures)))
-    values[:, native] = score_matrix([measures[i] for i in native], rankings)
+    if native:
+        values[:, native] = table_values([measures[i] for i in native])
     others = [i for i in range(len(measures)) if i not in native]
     if others:
         rest = _ir_measures_values([measures[i] for i in others], run, qrels, people, order)
@@ -329,11 +361,10 @@ def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order)
     return values
 
 
-def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, order):
-    """Per-query values through ir-measures' pipeline (pytrec_eval for trec_eval's
-    measures), on the run in its rank ``order`` with strictly decreasing scores."""
-    import ir_measures
-
+def _reference_inputs(measures, run: Run, qrels: Qrels, people: Population, order):
+    """The qrels and the run as the dict-of-dicts the reference engines take: the run in
+    its rank ``order`` with strictly decreasing scores, every counted query (an empty
+    ranking where the run has none: pytrec_eval then computes trec_eval -c)."""
     ranked, _ = rank_run(run, order.policy, order=order)
     counted = set(people.query_ids)
     qrels_dict = {q: d for q, d in qrels.to_dict().items() if q in counted}
@@ -343,9 +374,14 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, or
         qrels_dict = {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels_dict.items()}
     qrels_dict = _few_label_levels(qrels_dict, measures, qrels)
     run_dict = ranked.to_dict()
-    # an empty ranking: pytrec_eval then computes trec_eval -c
-    run_dict = {q: run_dict.get(q, {}) for q in people.query_ids}
-    qrels_dict, run_dict = _numbered(qrels_dict, run_dict)
+    return qrels_dict, {q: run_dict.get(q, {}) for q in people.query_ids}
+
+
+def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, order):
+    """Per-query values through ir-measures' pipeline (the measures outside the table)."""
+    import ir_measures
+
+    qrels_dict, run_dict = _numbered(*_reference_inputs(measures, run, qrels, people, order))
     position = {str(i): i for i in range(len(people.query_ids))}
     # Providers hand back the measure objects they were given: look them up by identity
     # (hashing a measure formats its repr, which costs seconds over a million metrics).
@@ -415,7 +451,7 @@ def _few_label_levels(qrels_dict: dict, measures, qrels: Qrels) -> dict:
     the labels themselves, so large ones are an error pointing to the default engine."""
     if not len(qrels) or int(np.abs(qrels.relevance).max()) <= PYTREC_EVAL_LEVELS:
         return qrels_dict
-    if any(m.NAME == "nDCG" or not supports(m) for m in measures):
+    if any(reads_gains(m) for m in measures):
         raise InputError(
             qrels.source,
             f"relevance labels up to {int(np.abs(qrels.relevance).max()):,}: pytrec_eval "

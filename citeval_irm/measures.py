@@ -174,40 +174,6 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
     return out
 
 
-# --------------------------------------------------------------------------- trec_eval names
-
-# trec_eval's own order of measures in its output (its measure table), for the ones we map.
-_TREC_ORDER = (
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "P",
-    "recall",
-    "ndcg",
-    "ndcg_cut",
-    "map_cut",
-    "success",
-)
-_INTEGER_MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-
-
-def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
-    """Sort key giving trec_eval's output order: its measure table, then cutoffs ascending."""
-    base, _, cutoff = trec_name.rpartition("_")
-    if base in _TREC_ORDER and cutoff.replace(".", "", 1).isdigit():
-        return _TREC_ORDER.index(base), float(cutoff)
-    return (_TREC_ORDER.index(trec_name) if trec_name in _TREC_ORDER else len(_TREC_ORDER)), 0.0
-
-
-def is_integer_measure(trec_name: str) -> bool:
-    return trec_name in _INTEGER_MEASURES
-
-
 # --------------------------------------------------------------------------- protocols
 
 

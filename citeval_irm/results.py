@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import EvalWarning, InputError
-from .measures import Measure, Protocol, is_integer_measure, parse_measures, trec_eval_sort_key
+from .measures import Measure, Protocol, parse_measures
 from .printable import Printable
-from .scoring import trec_eval_name
+from .scoring import is_integer_measure, trec_eval_name, trec_eval_sort_key
 from .ties import TieReport
 
 if TYPE_CHECKING:

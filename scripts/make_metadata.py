@@ -1,10 +1,12 @@
-"""Write ``citeval_irm/datasets/metadata.json`` from the collections' published counts.
+"""Write ``citeval_irm/datasets/metadata.json`` and ``catalogue.json`` from the collections.
 
 The counts live once, in the collection modules (``PublishedCounts``, ``MasterSetCounts``);
-ir_datasets reads metadata from a JSON file, so that file is generated from them:
+ir_datasets reads metadata from a JSON file, so that file is generated from them. The
+corpora's names and files live once, in ``datasets/catalogue.COLLECTIONS``; the command
+line's help lists them without importing ir_datasets, from ``catalogue.json``:
 
-    python scripts/make_metadata.py          # rewrites citeval_irm/datasets/metadata.json
-    python scripts/make_metadata.py --check  # exit 1 if the shipped file differs
+    python scripts/make_metadata.py          # rewrites both files
+    python scripts/make_metadata.py --check  # exit 1 if a shipped file differs
 """
 
 from __future__ import annotations
@@ -15,31 +17,35 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-METADATA = REPO / "citeval_irm" / "datasets" / "metadata.json"
+DATASETS = REPO / "citeval_irm" / "datasets"
+METADATA = DATASETS / "metadata.json"
+CATALOGUE = DATASETS / "catalogue.json"
 
 
-def metadata_text() -> str:
-    """The text ``metadata.json`` must hold."""
-    from citeval_irm.datasets.catalogue import published_metadata
+def generated() -> dict[Path, str]:
+    """The text each generated file must hold."""
+    from citeval_irm.datasets.catalogue import names_index, published_metadata
 
-    return json.dumps(published_metadata(), indent=1) + "\n"
+    return {
+        METADATA: json.dumps(published_metadata(), indent=1) + "\n",
+        CATALOGUE: json.dumps(names_index(), indent=1) + "\n",
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
-    wanted = metadata_text()
+    files = generated()
     if args.check:
-        if METADATA.is_file() and METADATA.read_text("utf-8") == wanted:
-            return 0
-        print(
-            f"{METADATA} differs from the collections: run scripts/make_metadata.py",
-            file=sys.stderr,
-        )
-        return 1
-    METADATA.write_text(wanted, encoding="utf-8")
-    print(f"wrote {METADATA}")
+        stale = [p for p, text in files.items() if not p.is_file() or p.read_text("utf-8") != text]
+        for path in stale:
+            print(f"{path} differs from the collections: run scripts/make_metadata.py",
+                  file=sys.stderr)  # fmt: skip
+        return 1 if stale else 0
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 

@@ -161,8 +161,12 @@ def test_cli_errors_name_cli_options(runs, capsys) -> None:
 
 
 def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:
+    from citeval_irm.datasets import DATASET_IDS
+
     code, out, _ = run_cli(capsys, "datasets", "list")
-    assert code == 0 and out.startswith("citeval datasets (41 ir_datasets ids;")
+    assert code == 0 and out.startswith(f"citeval datasets ({len(DATASET_IDS)} ir_datasets ids;")
+    for dataset_id in DATASET_IDS:  # every dataset of the catalogue, on a line of its own
+        assert any(line.split()[:1] == [dataset_id] for line in out.splitlines()), dataset_id
     assert "ACL-200: downloaded on first use, checksums checked; offline: `citeval import " in out
     assert "RefSeer: by hand, then `citeval import refseer DIR`" in out
     assert "citeval demo (generated): shipped inside the package" in out
@@ -208,3 +212,31 @@ def test_eval_on_a_qrels_file_stays_light(tmp_path) -> None:
         assert done.stdout.splitlines()[-1] == "[]", (argv, done.stdout[-300:])
         if argv[0] == "eval":
             assert "shorter than the cut-off 300 of R@300 (found 100 docs)" in done.stderr
+
+
+def test_the_help_lists_the_registries(capsys, monkeypatch) -> None:
+    """The corpora (``citeval import`` / ``verify``), protocols and recipes the help offers
+    are the registries' own: a corpus added to the catalogue or a paper module added to
+    ``papers.MODULES`` shows up with nothing else to edit."""
+    from citeval_irm.cli import catalogue_corpora
+    from citeval_irm.datasets.catalogue import COLLECTIONS, names_index
+    from citeval_irm.papers import PROTOCOLS, RECIPES
+
+    monkeypatch.setenv("COLUMNS", "2000")  # no line wrapping inside a name
+    assert catalogue_corpora() == names_index()["corpora"]
+
+    def help_of(*command: str) -> str:
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        return capsys.readouterr().out
+
+    imports, verifies = help_of("import"), help_of("verify")
+    for corpus in COLLECTIONS:
+        assert (corpus.name in imports) == (corpus.packaged is None), corpus.name
+        assert corpus.name in verifies
+        if corpus.packaged is None:
+            assert all(f in imports for f in corpus.file_names()), corpus.name
+            assert corpus.pretty_name in imports
+    evals, crosschecks = help_of("eval"), help_of("crosscheck")
+    assert all(name in evals for name in PROTOCOLS)
+    assert all(name in crosschecks for name in RECIPES)

@@ -41,18 +41,16 @@ def acl_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_all_ids_registered() -> None:
-    expected = {
-        f"citeval/{name}{suffix}"
-        for name in ("acl-200", "fulltextpeerread", "refseer", "arxiv", "arsyta", "demo")
-        for suffix in ("", "/train", "/val", "/test")
-    }
-    masterset = "citeval/masterset-coreml-v1"
-    expected |= {masterset} | {
-        f"{masterset}/{split}/{tier}{reading}"
-        for split in ("test", "train")
-        for tier in ("baseline", "core", "frequent", "must-cite")
-        for reading in ("", "/in-pool")
-    }
+    """Every dataset each corpus of the catalogue declares is registered (and no other),
+    in ir_datasets, with its published counts in metadata.json; a HAtten-layout corpus
+    has its train / val / test splits beside the whole corpus."""
+    from citeval_irm.datasets.catalogue import COLLECTIONS, CORPORA, published_metadata
+
+    expected = {i for corpus in COLLECTIONS for i in corpus.components()}
+    assert set(published_metadata()) == expected
+    for corpus in CORPORA.values():
+        split_ids = {f"{corpus.dataset_id}{s}" for s in ("", "/train", "/val", "/test")}
+        assert split_ids <= expected, corpus.name
     assert set(DATASET_IDS) == expected
     assert expected <= set(ir_datasets.registry)
     corpus = ir_datasets.load("citeval/arxiv")

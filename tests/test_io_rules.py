@@ -163,13 +163,13 @@ def test_any_bytes_give_the_reference_table_or_an_error_naming_a_line(tmp_path_f
 @pytest.mark.parametrize(
     ("measure", "engine", "problem"),
     [
-        ("R(rel=0)@10", "pytrec_eval", "relevance_level should be positive"),
-        ("alpha_nDCG@10", "citeval", "Unsupported measures"),
+        ("R(rel=0)@10", "pytrec_eval", "pytrec_eval could not compute .*relevance_level should be"),
+        ("alpha_nDCG@10", "citeval", "ir-measures could not compute .*Unsupported measures"),
     ],
 )
 def test_a_measure_no_provider_can_take_is_an_error_not_a_traceback(measure, engine, problem):
     run = {"q": {"a": 1.0}}
-    with pytest.raises(InputError, match=f"ir-measures could not compute .*{problem}"):
+    with pytest.raises(InputError, match=problem):
         evaluate(run, {"q": {"a": 1}}, measure, engine=engine)
 
 

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 from test_streaming import TINY, citation_run, same_result
-from test_trec_eval_outputs import _MAPPED, _to_measure, expected_lines
+from test_trec_eval_outputs import _to_measure, expected_lines
 
 import citeval_irm
 from citeval_irm import InputError
@@ -53,7 +53,7 @@ def test_generated_runs_with_ties_match_the_trec_eval_binary(tmp_path, capsys, m
         text=True,
         check=True,
     ).stdout
-    want = [line for line in out.splitlines() if _MAPPED.match(line.split("\t")[0].strip())]
+    want = [line for line in out.splitlines() if _to_measure(line.split("\t")[0].strip())]
     names = list(dict.fromkeys(line.split("\t")[0].strip() for line in want))
     assert _citeval_lines(capsys, run, qrels, names, max_docs) == want
 

@@ -6,29 +6,40 @@ would have stopped, with the same exception."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import duallcr, goyal2026, hatten, masterset2026, symtax
 
 from citeval_irm import crosscheck, parse_measures
+from citeval_irm.papers import MODULES
 from citeval_irm.recipes import query_paper_of
 
 CITING = ["P01-1001", "P02-1002", "P03-1003"]
 DOCS = [*CITING, "D1", "D2", "D3", "D4", "D5", "D6"]
 
-# recipe -> (oracle, its cut-offs, our measures, our name of each oracle name)
-CASES = {
-    "goyal2026": (goyal2026, {"R": [1, 3], "nDCG": [2, 5]}, "RR R@1 R@3 nDCG@2 nDCG@5", {}),
-    "duallcr": (duallcr, {"R": [1, 3], "RR": [10], "nDCG": [3]}, "R@1 R@3 RR nDCG@3",
-                {"RR@10": "RR"}),
-    "symtax": (symtax, {"R": [1, 3, 100], "RR": [10], "nDCG": [3]}, "R@1 R@3 R@100 RR nDCG@3",
-               {"RR@10": "RR"}),
-    "hatten": (hatten, {"R": [1, 2, 5]}, "R@1 R@2 R@5", {}),
-    "masterset2026": (masterset2026, {"R": [2, 5], "nDCG": [3], "Success": [1]},
-                      "AP RR R@2 R@5 nDCG@3 Success@1", {}),
-}  # fmt: skip
+# every paper module of the package, by its name: each has its oracle, tests/oracles/<name>.py
+PAPERS = {m.__name__.rpartition(".")[2]: m for m in MODULES}
+RECIPE_PAPERS = sorted(name for name, module in PAPERS.items() if hasattr(module, "RECIPE"))
+# the extra arguments of an oracle's ``score`` (its ``CHECK.extra``), drawn
+EXTRA = {"pool": st.sets(st.sampled_from(DOCS), min_size=3).map(sorted)}
+
+
+def oracle_of(paper: str):
+    return importlib.import_module(f"oracles.{paper}")
+
+
+def test_every_paper_module_has_an_oracle():
+    """A paper added to ``citeval_irm.papers.MODULES`` needs its script transcribed in
+    ``tests/oracles/<module>.py`` (a ``score`` driver and its ``CHECK``)."""
+    missing = [name for name in PAPERS if importlib.util.find_spec(f"oracles.{name}") is None]
+    assert not missing, f"no oracle in tests/oracles/ for the paper modules {missing}"
+    for name in PAPERS:
+        oracle = oracle_of(name)
+        assert callable(oracle.score) and set(oracle.CHECK.extra) <= set(EXTRA), name
 
 
 @st.composite
@@ -62,8 +73,10 @@ def lists_as_the_script_sees_them(run: pd.DataFrame) -> dict[str, list[str]]:
     return {q: list(group["doc_id"]) for q, group in ordered.groupby("query_id", sort=False)}
 
 
-def check(recipe: str, run: pd.DataFrame, qrels: dict, **extra) -> None:
-    oracle, cutoffs, measures, names = CASES[recipe]
+def check(paper: str, run: pd.DataFrame, qrels: dict, **extra) -> None:
+    oracle = oracle_of(paper)
+    cutoffs, measures, names = oracle.CHECK.cutoffs, oracle.CHECK.measures, oracle.CHECK.names
+    recipe = PAPERS[paper].RECIPE.name
     lists = lists_as_the_script_sees_them(run)
     judged = {q: list(docs.items()) for q, docs in qrels.items()}
     papers = {q: query_paper_of(q) for q in qrels}
@@ -89,34 +102,16 @@ def check(recipe: str, run: pd.DataFrame, qrels: dict, **extra) -> None:
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("paper", RECIPE_PAPERS)
 @SETTINGS
-@given(case=cases(papers_are_queries=False))
-def test_goyal2026_is_the_description(case):
-    check("goyal2026", *case)
-
-
-@SETTINGS
-@given(case=cases(papers_are_queries=False))
-def test_duallcr_is_its_evaluate_py(case):
-    check("duallcr", *case)
-
-
-@SETTINGS
-@given(case=cases(papers_are_queries=False))
-def test_symtax_is_its_per_py(case):
-    check("symtax", *case)
-
-
-@SETTINGS
-@given(case=cases(papers_are_queries=False))
-def test_hatten_is_its_prefetch_test_py(case):
-    check("hatten", *case)
-
-
-@SETTINGS
-@given(case=cases(papers_are_queries=True), pool=st.sets(st.sampled_from(DOCS), min_size=3))
-def test_masterset2026_is_the_scibert_eval(case, pool):
-    check("masterset2026", *case, pool=sorted(pool))
+@given(data=st.data())
+def test_each_recipe_is_its_paper_s_script(paper, data):
+    """goyal2026: the description; duallcr: its evaluate.py; symtax: its per.py; hatten:
+    its prefetch test.py; masterset2026: the SciBERT eval (see each oracle's docstring)."""
+    check_ = oracle_of(paper).CHECK
+    run, qrels = data.draw(cases(papers_are_queries=check_.papers_are_queries), label="case")
+    extra = {name: data.draw(EXTRA[name], label=name) for name in check_.extra}
+    check(paper, run, qrels, **extra)
 
 
 def test_citeval_recipes_names_each_script_and_its_rules(capsys):

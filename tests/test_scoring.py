@@ -15,34 +15,17 @@ from dataclasses import replace
 import ir_measures
 import numpy as np
 import pytest
-import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citeval_irm
 from citeval_irm import InputError, evaluate, parse_measures
 from citeval_irm.scoring import MEASURES, definition, trec_eval_name
+from citeval_irm.scoring.reference import reference_values
 
 DOCS = ["9", "10", "d9", "d10", "D10", "é1", "ä", "x-1", "P15-1001", "P15-1001a", "z", "Z"]
 QUERIES = ["9", "10", "q1", "é", "Q15-1_P15-1001_0", "∑"]
 CUTOFFS = (1, 2, 3, 5, 10)
-
-# trec_eval's name for each measure family, with its cut-off where it takes one
-PYTREC = {
-    "P": "P_{k}",
-    "R": "recall_{k}",
-    "Success": "success_{k}",
-    "nDCG": "ndcg_cut_{k}",
-    "AP": "map_cut_{k}",
-}
-UNCUT = {
-    "RR": "recip_rank",
-    "AP": "map",
-    "nDCG": "ndcg",
-    "Rprec": "Rprec",
-    "NumRel": "num_rel",
-    "NumQ": "num_q",
-}
 
 
 @st.composite
@@ -70,68 +53,44 @@ def cases(draw):
     return run, qrels
 
 
-def pytrec_values(run, qrels, names, rel, judged_only) -> dict[str, dict[str, float]]:
-    """pytrec_eval on the raw run, every qrels query (an empty ranking when missing)."""
-    full = {q: dict(run.get(q, {})) for q in qrels}
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, set(names), relevance_level=rel, judged_docs_only_flag=int(judged_only)
-    )
-    return evaluator.evaluate(full)
-
-
-def expected(measure, values: dict[str, float]) -> float:
-    """The value pytrec_eval gives for ``measure`` (RR@K derived from recip_rank)."""
-    name, cutoff = measure.NAME, measure.params.get("cutoff")
-    if name == "RR" and cutoff is not None:
-        rr = values["recip_rank"]
-        return rr if rr > 0 and round(1 / rr) <= cutoff else 0.0
-    if name == "NumRet":
-        return values["num_rel_ret" if "rel" in measure.params else "num_ret"]
-    if cutoff is not None:
-        return values[PYTREC[name].format(k=cutoff)]
-    return values[UNCUT[name]]
-
-
 def measures_for(rel: int, judged_only: bool) -> list:
-    """Every family of the table, with cut-offs, at this ``rel`` and ``judged_only``."""
-    j = ", judged_only=True" if judged_only else ""
-    spec = [f"RR(rel={rel}{j})", f"AP(rel={rel}{j})", f"nDCG({j[2:]})" if j else "nDCG"]
-    spec += [f"Rprec(rel={rel}{j})", f"NumRet(rel={rel})", "NumRet", "NumQ"]
-    if rel == 1:
-        spec.append("NumRel")
-    for k in CUTOFFS:
-        spec += [f"{m}(rel={rel}{j})@{k}" for m in ("P", "R", "Success", "AP", "RR")]
-        spec.append(f"nDCG({j[2:]})@{k}" if j else f"nDCG@{k}")
-    return [ir_measures.parse_measure(s) for s in spec]
-
-
-def pytrec_names(measures) -> set[str]:
-    names = {"recip_rank", "num_ret", "num_rel_ret"}
-    for m in measures:
-        cutoff = m.params.get("cutoff")
-        if m.NAME in PYTREC and cutoff is not None:
-            names.add(PYTREC[m.NAME].format(k=cutoff))
-        elif m.NAME in UNCUT and cutoff is None:
-            names.add(UNCUT[m.NAME])
-    return names
+    """Every family of the table with every parameter its row takes: each cut-off of
+    ``CUTOFFS`` (and none, where it is optional), ``rel`` and ``judged_only`` as given
+    (and ``rel`` left out where that is another measure: ``NumRet``, every retrieved doc)."""
+    out = []
+    for row in MEASURES.values():
+        family = ir_measures.measures.registry[row.name]
+        cutoff = family.SUPPORTED_PARAMS.get("cutoff")
+        cutoffs = [] if cutoff is None else list(CUTOFFS)
+        if cutoff is None or not cutoff.required:
+            cutoffs.append(None)
+        for k in cutoffs:
+            rels = [rel, None] if row.trec_eval_rel else [rel]
+            for given_rel in rels if "rel" in row.params else [None]:
+                params = {"cutoff": k, "rel": given_rel}
+                if "judged_only" in row.params and judged_only:
+                    params["judged_only"] = True
+                measure = family(**{n: v for n, v in params.items() if v is not None})
+                if measure not in out:
+                    out.append(measure)
+    return out
 
 
 @settings(max_examples=120, deadline=None)
 @given(case=cases(), rel=st.sampled_from([1, 2, 3]), judged_only=st.booleans())
 def test_every_measure_equals_pytrec_eval_per_query(case, rel, judged_only):
-    """(pytrec_eval takes ``rel`` >= 1 only; the counts have no ``judged_only``, so they
-    are compared with an evaluator without it.)"""
+    """The reference of each measure is the table's own declaration: trec_eval's value by
+    the name the table derives (pytrec_eval takes ``rel`` >= 1 only), or the row's
+    declared reference where trec_eval has none."""
     run, qrels = case
     measures = measures_for(rel, judged_only)
     assert all(definition(m) is not None for m in measures)
     result = evaluate(run, qrels, measures)
-    names = pytrec_names(measures)
-    reference = pytrec_values(run, qrels, names, rel, judged_only)
-    counts = pytrec_values(run, qrels, names, rel, False)
     assert result.query_ids == list(qrels)  # every qrels query, in qrels order
+    full = {q: dict(run.get(q, {})) for q in qrels}  # the raw run, ties and all
+    reference = reference_values(measures, qrels, full, result.query_ids)
     for column, measure in enumerate(measures):
-        source = reference if "judged_only" in MEASURES[measure.NAME].params else counts
-        per_query = [expected(measure, source[q]) for q in result.query_ids]
+        per_query = reference[:, column].tolist()
         for row, want in enumerate(per_query):
             got = result.values[row, column]
             assert abs(got - want) <= 1e-12, (result.query_ids[row], str(measure), got, want)

@@ -1,5 +1,6 @@
 """Tie-aware values against brute force: every order of every tie group, enumerated, each
-order scored by ir-measures (pytrec_eval) as a query of its own."""
+order scored by ir-measures (pytrec_eval; its judged provider for ``Judged``) as a query of
+its own, for every family of the measure table."""
 
 from __future__ import annotations
 
@@ -10,10 +11,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeval_irm import parse_measures
+from citeval_irm.scoring import MEASURES as TABLE
 from citeval_irm.tieaware import tie_ranges
 
-MEASURES = parse_measures("RR RR@3 R@3 P@3 Success@2 AP nDCG@3 nDCG")
+
+def table_measures(cutoff: int = 3) -> list:
+    """Every family of the measure table the order of tied docs can change (one with an
+    expected value), at ``cutoff`` where it takes one and without one where it may."""
+    out = []
+    for row in TABLE.values():
+        if row.expected is None:
+            continue
+        family = ir_measures.measures.registry[row.name]
+        info = family.SUPPORTED_PARAMS.get("cutoff")
+        if info is not None:
+            out.append(family @ cutoff)
+        if info is None or not info.required:
+            out.append(family)
+    return out
+
+
+MEASURES = table_measures()
 
 
 def groups_of(scores, docs):

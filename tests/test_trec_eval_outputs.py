@@ -6,39 +6,34 @@ For every measure the package maps to trec_eval, ``citeval eval ... --format tre
 
 from __future__ import annotations
 
-import re
-
+import ir_measures
 import pytest
 
 from citeval_irm.cli import main
-
-_MAPPED = re.compile(
-    r"^(num_q|num_ret|num_rel|num_rel_ret|map|map_cut_\d+|Rprec|recip_rank|P_\d+|recall_\d+"
-    r"|ndcg|ndcg_cut_\d+|success_\d+)$"
-)
-_UNCUT = {
-    "map": "AP",
-    "recip_rank": "RR",
-    "Rprec": "Rprec",
-    "ndcg": "nDCG",
-    "num_q": "NumQ",
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRet(rel=1)",
-}
-_CUT = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "success": "Success", "map_cut": "AP"}
+from citeval_irm.scoring import MEASURES, trec_eval_name
 
 
-def _to_measure(trec_name: str) -> str:
-    if trec_name in _UNCUT:
-        return _UNCUT[trec_name]
-    base, cutoff = trec_name.rsplit("_", 1)
-    return f"{_CUT[base]}@{cutoff}"
+def _to_measure(trec_name: str) -> str | None:
+    """The measure the table prints as ``trec_name`` (``P_10`` -> ``P@10``), or ``None``."""
+    for row in MEASURES.values():
+        family = ir_measures.measures.registry[row.name]
+        candidates = [family]
+        if row.trec_eval_rel is not None:
+            candidates.append(family(rel=1))
+        if row.trec_eval_at is not None:
+            prefix = row.trec_eval_at.split("{k}")[0]
+            cutoff = trec_name[len(prefix) :]
+            if trec_name.startswith(prefix) and cutoff.isdigit():
+                candidates.append(family @ int(cutoff))
+        for measure in candidates:
+            if trec_eval_name(measure) == trec_name:
+                return str(measure)
+    return None
 
 
 def expected_lines(path) -> list[str]:
     lines = path.read_text().splitlines()
-    return [line for line in lines if _MAPPED.match(line.split("\t")[0].strip())]
+    return [line for line in lines if _to_measure(line.split("\t")[0].strip())]
 
 
 def citeval_trec_eval(capsys, run, qrels, measures: list[str]) -> list[str]:
@@ -68,9 +63,9 @@ def citeval_trec_eval(capsys, run, qrels, measures: list[str]) -> list[str]:
 def test_all_trec_per_query_lines_match(capsys, trec_eval_dir, expected, results):
     want = expected_lines(trec_eval_dir / expected)
     names = list(dict.fromkeys(line.split("\t")[0].strip() for line in want))
-    # num_q, num_ret, num_rel, num_rel_ret, map, map_cut, Rprec, recip_rank, P, recall,
-    # ndcg, ndcg_cut, success
-    assert len(names) == 4 + 1 + 9 + 1 + 1 + 9 + 9 + 1 + 9 + 3
+    # every family of the table that trec_eval prints is among them
+    families = {ir_measures.parse_measure(_to_measure(n)).NAME for n in names}
+    assert families == {r.name for r in MEASURES.values() if r.trec_eval or r.trec_eval_at}
     got = citeval_trec_eval(
         capsys,
         trec_eval_dir / results,
@@ -151,20 +146,51 @@ def test_relevance_level_two_matches(trec_eval_dir):
     lines = [line.split("\t") for line in expected_lines(trec_eval_dir / "out.test.aql")]
     names = list(dict.fromkeys(name.strip() for name, _, _ in lines))
 
-    def with_rel(trec_name: str) -> str:
-        measure = _to_measure(trec_name)
-        if measure.startswith(("nDCG", "NumQ")) or measure == "NumRet":
-            return measure
-        if measure == "NumRet(rel=1)":
-            return "NumRet(rel=2)"
-        family, _, cutoff = measure.partition("@")
-        return f"{family}(rel=2)" + (f"@{cutoff}" if cutoff else "")
+    def with_rel(trec_name: str):
+        """The measure with ``rel=2`` where it takes one (not ``NumRet`` without ``rel``,
+        which counts every retrieved doc)."""
+        measure = ir_measures.parse_measure(_to_measure(trec_name))
+        row = MEASURES[measure.NAME]
+        takes = "rel" in row.params and ("rel" in measure.params or not row.trec_eval_rel)
+        return measure(rel=2) if takes else measure
 
     measures = [with_rel(n) for n in names]
     result = evaluate(trec_eval_dir / "results.test", trec_eval_dir / "qrels.rel_level", measures)
     per_query = result.per_query
     for name, query, value in lines:
         measure = with_rel(name.strip())
-        got = result[measure] if query == "all" else per_query.loc[query, measure]
+        got = result[measure] if query == "all" else per_query.loc[query, str(measure)]
         shown = f"{int(round(got))}" if name.startswith("num_") else f"{got:6.4f}"
         assert shown == value, (name, query)
+
+
+def _per_query(path) -> dict[tuple[str, str], float]:
+    lines = [line.split("\t") for line in path.read_text().splitlines()]
+    return {(name.strip(), query): float(value) for name, query, value in lines}
+
+
+def test_judged_is_trec_eval_s_share_of_judged_docs(trec_eval_dir):
+    """``Judged@K`` (ir-measures' judgement rate: judged docs among the top min(K, ranked))
+    from trec_eval's ``unj_K`` (unjudged docs in the top K, over K), and ``Judged`` from
+    ``num_rel_ret`` under ``-l 0``; trec_eval reads a negative label as unjudged."""
+    from citeval_irm import evaluate
+
+    unj = _per_query(trec_eval_dir / "out.judged")
+    level0 = _per_query(trec_eval_dir / "out.judged.l0")
+    cutoffs = (1, 2, 3, 5, 10)
+    measures = [f"Judged@{k}" for k in cutoffs] + ["Judged"]
+    result = evaluate(trec_eval_dir / "judged.run", trec_eval_dir / "judged.qrels", measures)
+    queries = {q for _, q in unj} - {"all"}
+    assert sorted(result.query_ids) == sorted(queries)
+    short = 0
+    for row, query in enumerate(result.query_ids):
+        ranked = level0[("num_ret", query)]
+        for column, k in enumerate(cutoffs):
+            shown = min(k, ranked)
+            short += shown < k
+            judged = shown - round(unj[(f"unj_{k}", query)] * k)
+            want = judged / shown if shown else 0.0
+            assert result.values[row, column] == pytest.approx(want, abs=1e-12), (query, k)
+        want = level0[("num_rel_ret", query)] / ranked if ranked else 0.0
+        assert result.values[row, -1] == pytest.approx(want, abs=1e-12), query
+    assert short  # rankings shorter than the cut-off, where the two denominators differ

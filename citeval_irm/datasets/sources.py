@@ -44,6 +44,7 @@ from ..downloads import (
 )
 from ..errors import CitevalError
 from ..outputs import write_atomically
+from .validation import validate_corpus_folder
 
 NAMESPACE = "citeval"
 
@@ -291,8 +292,6 @@ def check_folder(source: CorpusSource, folder: Path, *, force: bool = False) -> 
         memo = source.home() / ".in-place" / f"{digest}.json"
         known = json.loads(memo.read_text(encoding="utf-8"))
     if force or known != {"folder": str(folder), "stamps": stamps}:
-        from .validation import validate_corpus_folder
-
         report = validate_corpus_folder(source, folder, in_place=True)
         for warning in report.warnings:
             _logger.warn(f"{source.dataset_id}: {folder}: {warning}")

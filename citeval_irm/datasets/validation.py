@@ -6,12 +6,33 @@ and its counts against the published ones (the format reads the records:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from ..downloads import ChecksumError, verify_file
+from ..downloads import Checksum, ChecksumError, verify_file
 from ..errors import EvalWarning, InputError
-from .sources import CorpusSource
+
+
+class Corpus(Protocol):
+    """What the checks read of a corpus (a :class:`.sources.CorpusSource`, which calls
+    them: this module sits below it and does not import it)."""
+
+    pretty_name: str
+    licence_notice: str | None
+    checksums: Mapping[str, Checksum]
+
+    @property
+    def dataset_id(self) -> str: ...
+
+    @property
+    def env_var(self) -> str: ...
+
+    def file_names(self) -> tuple[str, ...]: ...
+
+    def read_folder(self, folder: Path) -> ImportReport: ...
+
 
 COUNT_MISMATCH = "counts that differ from the published ones (imported anyway)"
 
@@ -22,7 +43,7 @@ class ImportReport:
     (``None`` after a check only). ``published_counts`` holds the published figure of each
     count that has one."""
 
-    corpus: CorpusSource
+    corpus: Corpus
     folder: Path
     counts: dict[str, int]
     published_counts: dict[str, int] = field(default_factory=dict)
@@ -54,7 +75,7 @@ class ImportReport:
         return "\n".join(lines) + "\n"
 
 
-def check_files(corpus: CorpusSource, folder: Path, *, in_place: bool = False) -> list:
+def check_files(corpus: Corpus, folder: Path, *, in_place: bool = False) -> list:
     """Fail unless ``folder`` holds every file of the corpus, with its pinned checksum;
     ``in_place`` (a folder read through ``CITEVAL_<NAME>_DIR``, which may hold any version)
     turns a checksum mismatch into the returned warnings."""
@@ -87,7 +108,7 @@ def check_files(corpus: CorpusSource, folder: Path, *, in_place: bool = False) -
 
 
 def validate_corpus_folder(
-    corpus: CorpusSource,
+    corpus: Corpus,
     folder: Path,
     *,
     allow_count_mismatch: bool = False,

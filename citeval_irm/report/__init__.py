@@ -25,8 +25,9 @@ from ..io import as_dataset, as_qrels
 from ..protocol import ValidationReport
 from ..results import EvalResult
 from . import sections
+from .document import Report
 from .facts import RunFacts, run_facts
-from .model import Facts, Figure, Items, Report, Section, Table, Text
+from .model import Facts, Figure, Items, Section, Table, Text
 from .provenance import dataset_info, file_sha256
 
 __all__ = [

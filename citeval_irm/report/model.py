@@ -1,15 +1,16 @@
 """What a report is made of: sections of blocks, independent of HTML or Markdown.
 
-The builders (:mod:`citeval_irm.report.build`) say *what* a report shows, once; the renderer
-(:mod:`citeval_irm.report.render`) says how each kind of block looks in HTML and in Markdown.
-So the two versions of a report always show the same tables, numbers and plots.
+The builders (:mod:`citeval_irm.report.sections`) say *what* a report shows, once; the
+renderer (:mod:`citeval_irm.report.render`, above this module) says how each kind of block
+looks in HTML and in Markdown; :class:`~citeval_irm.report.document.Report` (above both)
+puts the sections together. So the two versions of a report always show the same tables,
+numbers and plots.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -74,49 +75,6 @@ class Section:
         """Append the blocks that are not ``None``; returns the section."""
         self.blocks.extend(b for b in blocks if b is not None)
         return self
-
-
-@dataclass
-class Report:
-    """A report: a title, a one-line summary and its sections, rendered by :meth:`to_html`
-    or :meth:`to_markdown`, or written by :meth:`write` (format from the file suffix)."""
-
-    title: str
-    summary: str
-    sections: list[Section]
-
-    def section(self, key: str) -> Section:
-        for section in self.sections:
-            if section.key == key:
-                return section
-        raise KeyError(f"no section {key!r}; sections: {[s.key for s in self.sections]}")
-
-    def tables(self) -> dict[str, Table]:
-        return {b.key: b for s in self.sections for b in s.blocks if isinstance(b, Table)}
-
-    def figures(self) -> dict[str, Figure]:
-        return {b.key: b for s in self.sections for b in s.blocks if isinstance(b, Figure)}
-
-    def to_html(self) -> str:
-        from .render import render
-
-        return render(self, "html")
-
-    def to_markdown(self) -> str:
-        from .render import render
-
-        return render(self, "markdown")
-
-    def write(self, path: str | Path) -> Path:
-        """Write the report to ``path``: ``.html`` / ``.htm`` for HTML, ``.md`` for
-        Markdown; written beside it and renamed into place, so never half-written."""
-        from ..outputs import atomic_output, report_format
-
-        fmt = report_format(path)
-        text = self.to_html() if fmt == "html" else self.to_markdown()
-        with atomic_output(path) as temporary:
-            temporary.write_text(text, encoding="utf-8")
-        return Path(path)
 
 
 def table(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from .model import Block, Facts, Figure, Items, Report, Section, Table, Text
+from .model import Block, Facts, Figure, Items, Section, Table, Text
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
@@ -151,22 +151,21 @@ def _section(section: Section, fmt: str) -> str:
     return f"## {_md_escape(section.title)}\n\n" + "\n\n".join(blocks)
 
 
-def render(report: Report, fmt: str) -> str:
-    """The whole report as ``html`` (one page, inline CSS, no script) or ``markdown``."""
-    sections = [_section(s, fmt) for s in report.sections]
+def render(title: str, summary: str, parts: Sequence[Section], fmt: str) -> str:
+    """A whole report as ``html`` (one page, inline CSS, no script) or ``markdown``."""
+    sections = [_section(s, fmt) for s in parts]
     if fmt == "markdown":
-        head = f"# {_md_escape(report.title)}\n\n{_md_escape(report.summary)}"
+        head = f"# {_md_escape(title)}\n\n{_md_escape(summary)}"
         return "\n\n".join([head, *sections]) + "\n"
     contents = "".join(
-        f'<li><a href="#{html.escape(s.key)}">{html.escape(s.title)}</a></li>'
-        for s in report.sections
+        f'<li><a href="#{html.escape(s.key)}">{html.escape(s.title)}</a></li>' for s in parts
     )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(report.title)}</title><style>{_STYLE}</style></head><body>"
-        f"<header><h1>{html.escape(report.title)}</h1>"
-        f'<p class="summary">{html.escape(report.summary)}</p>'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<header><h1>{html.escape(title)}</h1>"
+        f'<p class="summary">{html.escape(summary)}</p>'
         f"<nav><ol>{contents}</ol></nav></header>\n" + "\n".join(sections) + "\n</body></html>\n"
     )

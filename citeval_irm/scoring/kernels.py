@@ -14,7 +14,7 @@ and carries expected gain ``G / n``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -162,6 +162,22 @@ def num_q(rk: Rankings, p: Params) -> np.ndarray:
     return np.ones(rk.n_queries)
 
 
+def _judged_kernel(count):
+    """Judged@K from a way of counting hits above a depth: ir-measures' judgement rate,
+    the judged docs among the top min(K, retrieved), 0 for an empty ranking. A doc is
+    judged when its label is >= 0: trec_eval reads a negative label as unjudged (``-J``,
+    ``unj_K``), so the count is that of label >= 0, as with ``-l 0``."""
+
+    def judged(rk: Rankings, p: Params) -> np.ndarray:
+        depth = _depth(p)
+        return _ratio(count(rk, replace(p, rel=0), depth), np.minimum(rk.num_ret, depth))
+
+    return judged
+
+
+judged = _judged_kernel(hits_at)
+
+
 # --------------------------------------------------------------------------- expected values
 
 
@@ -206,6 +222,7 @@ def _expected_hits(rk: Rankings, p: Params, depth) -> np.ndarray:
 
 
 expected_precision, expected_recall, expected_r_precision = _counting_family(_expected_hits)
+expected_judged = _judged_kernel(_expected_hits)
 
 
 def _first_relevant_groups(g: _Groups) -> np.ndarray:

@@ -8,11 +8,12 @@ speaks ir-measures can use the columnar kernels with the calls they already know
     ir_measures.citeval.iter_calc(measures, qrels, run)
     evaluator = ir_measures.citeval.evaluator(measures, qrels)  # one qrels, many runs
 
-It declares what it supports in ``SUPPORTED_MEASURES`` (the measure table's families with
-the parameters trec_eval has), and computes with trec_eval's semantics, ties broken as
-trec_eval breaks them. ir-measures' default pipeline is left as it is; put the provider in
-front of it with ``ir_measures.providers.FallbackProvider([ir_measures.citeval,
-ir_measures.DefaultPipeline])`` to have every other measure computed as before.
+It declares what it supports in ``SUPPORTED_MEASURES``, derived from the measure table
+(each family with the parameters and values its row accepts), and computes with
+trec_eval's semantics, ties broken as trec_eval breaks them. ir-measures' default
+pipeline is left as it is; put the provider in front of it with
+``ir_measures.providers.FallbackProvider([ir_measures.citeval, ir_measures.DefaultPipeline])``
+to have every other measure computed as before.
 """
 
 from __future__ import annotations
@@ -21,27 +22,31 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 
 from ir_measures import Metric, measures, providers
-from ir_measures.providers.base import NOT_PROVIDED, Any, Choices
+from ir_measures.providers.base import Any, Choices
+
+from .table import MEASURES, MeasureDef, require
+
+
+def supported_measure(row: MeasureDef):
+    """ir-measures' declaration of what a row of the table computes: its parameters (a
+    closed set where the row has one), and ir-measures' others only at their default."""
+    family = measures.registry[row.name]
+    spec = {}
+    for name, info in family.SUPPORTED_PARAMS.items():
+        if name not in row.params:
+            spec[name] = Choices(info.default)
+        elif name in row.choices:
+            spec[name] = Choices(*row.choices[name])
+        else:
+            spec[name] = Any(required=info.required)
+    return family(**spec)
 
 
 class CitevalProvider(providers.Provider):
     """citeval-irm's vectorised kernels (see :mod:`citeval_irm.scoring.table`)."""
 
     NAME = "citeval"
-    SUPPORTED_MEASURES = [
-        measures._RR(cutoff=Any(), rel=Any(), judged_only=Any()),
-        measures._P(cutoff=Any(required=True), rel=Any(), judged_only=Any()),
-        measures._R(cutoff=Any(required=True), rel=Any(), judged_only=Any()),
-        measures._Success(cutoff=Any(required=True), rel=Any(), judged_only=Any()),
-        measures._AP(cutoff=Any(), rel=Any(), judged_only=Any()),
-        measures._nDCG(
-            cutoff=Any(), dcg=Choices("log2"), gains=Choices(NOT_PROVIDED), judged_only=Any()
-        ),
-        measures._Rprec(rel=Any(), judged_only=Any()),
-        measures._NumRet(rel=Any()),
-        measures._NumRel(rel=Any()),
-        measures._NumQ(),
-    ]
+    SUPPORTED_MEASURES = [supported_measure(row) for row in MEASURES.values()]
 
     def _evaluator(self, measures, qrels) -> CitevalEvaluator:
         return CitevalEvaluator(list(measures), qrels)
@@ -58,8 +63,6 @@ class CitevalEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures, qrels):
-        from .table import require
-
         for measure in measures:
             require(measure)
         self._qrels = _qrels_of(qrels)

@@ -10,8 +10,9 @@ kernel is asked for it, never a fallback to another formula.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,61 +24,110 @@ Kernel = Callable[[Rankings, k.Params], np.ndarray]
 
 
 @dataclass(frozen=True)
+class Derived:
+    """The reference value of a measure trec_eval does not print, per query: from the
+    trec_eval values it ``needs`` (computed under the measure's ``rel`` and ``judged_only``),
+    the query's ranking ``{doc: score}`` and its judgements ``{doc: label}``."""
+
+    needs: tuple[str, ...]
+    value: Callable[[Any, Mapping[str, float], Mapping[str, float], Mapping[str, int]], float]
+
+
+@dataclass(frozen=True)
 class MeasureDef:
-    """One measure family (``RR``, ``R``, ``nDCG``, ...) and how it is computed."""
+    """One measure family (``RR``, ``R``, ``nDCG``, ...) and how it is computed.
+
+    ``trec_eval`` / ``trec_eval_at`` are trec_eval's names for it without and with a
+    cut-off (``{k}`` stands for it; ``None``: trec_eval has none), ``trec_eval_rel`` its
+    name when ``rel`` is given (``NumRet(rel=1)`` is ``num_rel_ret``); the reference the
+    kernels are checked against (:mod:`.reference`, ``verify``) is trec_eval's value by
+    that name, or ``reference`` where trec_eval has none. ``labels`` says how the family
+    reads a label: ``"threshold"`` (relevant when >= ``rel``), ``"gains"`` (the label
+    itself), ``"judged"`` (judged when >= 0, as trec_eval reads it) or ``"none"``.
+    """
 
     name: str
-    trec_eval: str  # trec_eval's name (``P`` is printed ``P_10`` with its cut-off)
     kernel: Kernel
     expected: Kernel | None
     params: tuple[str, ...]  # the ir-measures parameters it accepts
-    cutoff: str  # "required", "optional" or "none"
-    needs: str  # what it reads from the qrels
+    choices: dict[str, tuple]  # the values it accepts of those that are a closed set
+    labels: str
+    needs: str  # what it reads from the qrels, for people
+    trec_eval: str | None
+    trec_eval_at: str | None
+    trec_eval_rel: str | None = None
+    reference: Derived | None = None
     summed: bool = False  # aggregated by sum over queries (trec_eval's counts), not mean
 
 
+def _rr_at_cutoff(measure, trec: Mapping[str, float], ranking, labels) -> float:
+    """RR@K (trec_eval has no ``recip_rank_cut``): recip_rank when the first relevant doc
+    is at rank <= K, else 0."""
+    rr = trec.get("recip_rank", 0.0)
+    return rr if rr > 0 and round(1 / rr) <= measure.params["cutoff"] else 0.0
+
+
+def _judged_share(measure, trec, ranking: Mapping[str, float], labels) -> float:
+    """Judged@K by ir-measures' definition: the share of the top min(K, ranked) docs, in
+    trec_eval's order (score, then doc id, descending), that have a judgement (a label
+    >= 0: trec_eval reads a negative one as unjudged)."""
+    ranked = sorted(ranking, key=lambda doc: (ranking[doc], doc), reverse=True)
+    top = ranked[: measure.params.get("cutoff") or len(ranked)]
+    return sum(labels.get(doc, -1) >= 0 for doc in top) / len(top) if top else 0.0
+
+
 _RJ = ("rel", "judged_only")
+_REL = "relevant docs"
+_NUMBER = "relevant docs and their number"
 
 MEASURES: dict[str, MeasureDef] = {
     d.name: d
     for d in (
-        MeasureDef(
-            "RR", "recip_rank", k.reciprocal_rank, k.expected_reciprocal_rank,
-            ("cutoff", *_RJ), "optional", "relevant docs",
-        ),
-        MeasureDef(
-            "P", "P", k.precision, k.expected_precision,
-            ("cutoff", *_RJ), "required", "relevant docs",
-        ),
-        MeasureDef(
-            "R", "recall", k.recall, k.expected_recall,
-            ("cutoff", *_RJ), "required", "relevant docs and their number",
-        ),
-        MeasureDef(
-            "Success", "success", k.success, k.expected_success,
-            ("cutoff", *_RJ), "required", "relevant docs",
-        ),
-        MeasureDef(
-            "AP", "map", k.average_precision, k.expected_average_precision,
-            ("cutoff", *_RJ), "optional", "relevant docs and their number",
-        ),
-        MeasureDef(
-            "nDCG", "ndcg", k.ndcg, k.expected_ndcg,
-            ("cutoff", "judged_only", "dcg"), "optional", "labels (gain = label) of all docs",
-        ),
-        MeasureDef(
-            "Rprec", "Rprec", k.r_precision, k.expected_r_precision,
-            _RJ, "none", "relevant docs and their number",
-        ),
-        MeasureDef(
-            "NumRet", "num_ret", k.num_ret, None, ("rel",), "none",
-            "nothing (with rel: relevant docs)", summed=True,
-        ),
-        MeasureDef("NumRel", "num_rel", k.num_rel, None, ("rel",), "none",
-                   "relevant docs", summed=True),
-        MeasureDef("NumQ", "num_q", k.num_q, None, (), "none", "nothing", summed=True),
+        MeasureDef("RR", k.reciprocal_rank, k.expected_reciprocal_rank, ("cutoff", *_RJ), {},
+                   "threshold", _REL, "recip_rank", None,
+                   reference=Derived(("recip_rank",), _rr_at_cutoff)),
+        MeasureDef("P", k.precision, k.expected_precision, ("cutoff", *_RJ), {},
+                   "threshold", _REL, None, "P_{k}"),
+        MeasureDef("R", k.recall, k.expected_recall, ("cutoff", *_RJ), {},
+                   "threshold", _NUMBER, None, "recall_{k}"),
+        MeasureDef("Success", k.success, k.expected_success, ("cutoff", *_RJ), {},
+                   "threshold", _REL, None, "success_{k}"),
+        MeasureDef("AP", k.average_precision, k.expected_average_precision, ("cutoff", *_RJ),
+                   {}, "threshold", _NUMBER, "map", "map_cut_{k}"),
+        MeasureDef("nDCG", k.ndcg, k.expected_ndcg, ("cutoff", "judged_only", "dcg"),
+                   {"dcg": ("log2",)}, "gains", "labels (gain = label) of all docs",
+                   "ndcg", "ndcg_cut_{k}"),
+        MeasureDef("Rprec", k.r_precision, k.expected_r_precision, _RJ, {},
+                   "threshold", _NUMBER, "Rprec", None),
+        MeasureDef("NumRet", k.num_ret, None, ("rel",), {}, "threshold",
+                   "nothing (with rel: relevant docs)", "num_ret", None,
+                   trec_eval_rel="num_rel_ret", summed=True),
+        MeasureDef("NumRel", k.num_rel, None, ("rel",), {}, "threshold", _REL,
+                   "num_rel", None, summed=True),
+        MeasureDef("NumQ", k.num_q, None, (), {}, "none", "nothing", "num_q", None,
+                   summed=True),
+        MeasureDef("Judged", k.judged, k.expected_judged, ("cutoff",), {}, "judged",
+                   "which docs are judged", None, None,
+                   reference=Derived((), _judged_share)),
     )
 }  # fmt: skip
+
+# trec_eval's own order of its measures in its output, for the names the table derives
+TREC_EVAL_ORDER = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "Rprec",
+    "recip_rank",
+    "P",
+    "recall",
+    "ndcg",
+    "ndcg_cut",
+    "map_cut",
+    "success",
+)
 
 
 def definition(measure) -> MeasureDef | None:
@@ -87,9 +137,7 @@ def definition(measure) -> MeasureDef | None:
     if found is None:
         return None
     for name, value in measure.params.items():
-        if name not in found.params:
-            return None
-        if name == "dcg" and value != "log2":
+        if name not in found.params or value not in found.choices.get(name, (value,)):
             return None
     return found
 
@@ -123,38 +171,60 @@ def params_of(measure, **recipe) -> k.Params:
     return replace(found, **recipe) if recipe else found
 
 
+def trec_eval_base_name(measure) -> str | None:
+    """trec_eval's name for ``measure`` once its ``rel`` and ``judged_only`` are set for
+    the whole run (``-l``, ``-J``: pytrec_eval's ``relevance_level`` and
+    ``judged_docs_only_flag``), or ``None`` when trec_eval has no such measure."""
+    found = definition(measure)
+    if found is None:
+        return None
+    cutoff = measure.params.get("cutoff")
+    if cutoff is not None:
+        return None if found.trec_eval_at is None else found.trec_eval_at.format(k=cutoff)
+    if "rel" in measure.params and found.trec_eval_rel is not None:
+        return found.trec_eval_rel
+    return found.trec_eval
+
+
 def trec_eval_name(measure) -> str | None:
     """The name trec_eval prints for ``measure`` (``recip_rank``, ``recall_10``, ...), or
     ``None`` when trec_eval has no such measure (``RR@10``, a non-default ``rel`` or
     ``judged_only``: trec_eval sets those once per run, with ``-l`` and ``-J``)."""
-    found = definition(measure)
-    if found is None:
+    if measure.params.get("judged_only") or measure.params.get("rel", 1) != 1:
         return None
-    params = measure.params
-    cutoff = params.get("cutoff")
-    if params.get("judged_only") or "gains" in params:
-        return None
-    if found.name == "NumRet" and "rel" in params:
-        return "num_rel_ret" if params["rel"] == 1 else None
-    if params.get("rel", 1) != 1:
-        return None
-    if found.cutoff == "required":
-        return f"{found.trec_eval}_{cutoff}"
-    if found.cutoff == "optional" and cutoff is not None:
-        if found.name == "RR":
-            return None
-        return f"{found.trec_eval}_cut_{cutoff}"
-    return found.trec_eval
+    return trec_eval_base_name(measure)
+
+
+def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
+    """Sort key giving trec_eval's output order: its measure table, then cutoffs ascending."""
+    base, _, cutoff = trec_name.rpartition("_")
+    if base in TREC_EVAL_ORDER and cutoff.replace(".", "", 1).isdigit():
+        return TREC_EVAL_ORDER.index(base), float(cutoff)
+    known = trec_name in TREC_EVAL_ORDER
+    return (TREC_EVAL_ORDER.index(trec_name) if known else len(TREC_EVAL_ORDER)), 0.0
+
+
+def is_integer_measure(trec_name: str) -> bool:
+    """Whether trec_eval prints the measure as a whole number: the table's counts."""
+    counts = {n for d in MEASURES.values() if d.summed for n in (d.trec_eval, d.trec_eval_rel)}
+    return trec_name in counts
 
 
 def sign_blind(measure) -> bool:
-    """Whether a negative label means exactly what label 0 means for ``measure``: true
-    when only labels >= 1 are relevant and unjudged docs are not removed (under
-    ``judged_only`` trec_eval reads a negative label as unjudged, unlike label 0)."""
+    """Whether a negative label means exactly what label 0 means for ``measure``: not when
+    it compares labels with a ``rel`` below 1, nor when it tells judged docs from unjudged
+    ones (``judged_only``, ``Judged``: trec_eval reads a negative label as unjudged)."""
     found = definition(measure)
-    if found is None or measure.params.get("judged_only"):
+    if found is None or found.labels == "judged" or measure.params.get("judged_only"):
         return False
-    return found.name in ("nDCG", "NumQ") or measure.params.get("rel", 1) >= 1
+    return found.labels != "threshold" or measure.params.get("rel", 1) >= 1
+
+
+def reads_gains(measure) -> bool:
+    """Whether ``measure`` needs the labels themselves, not only how they compare with its
+    ``rel`` and with 0 (nDCG's gains; any measure outside the table, to be safe)."""
+    found = definition(measure)
+    return found is None or found.labels == "gains"
 
 
 def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:

@@ -24,17 +24,35 @@ set or over the predictions), its aggregation, where the gold list comes from an
 citing paper is removed. Where the author code raises on an input, the driver raises the
 same exception; each module's docstring says which and when.
 
+Each module also says, in ``CHECK``, how ``tests/test_recipes_oracles.py`` drives it; that
+test requires one module here per paper module of ``citeval_irm.papers``.
+
 This package is test code: nothing under ``citeval_irm`` imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 Run = Mapping[str, Sequence[str]]
 Qrels = Mapping[str, Sequence[tuple[str, int]]]
 PerQuery = dict[str, dict[str, float]]
 Aggregate = dict[str, float]
+
+
+@dataclass(frozen=True)
+class Check:
+    """How the property test compares a recipe with this script: the ``cutoffs`` it asks
+    the script for, our ``measures`` for the same values, our name of each script name
+    that differs (``names``), whether the queries are papers (MasterSet) and the extra
+    arguments of ``score`` to draw (``"pool"``: the candidate pool)."""
+
+    cutoffs: dict[str, list[int]]
+    measures: str
+    names: dict[str, str] = field(default_factory=dict)
+    papers_are_queries: bool = False
+    extra: tuple[str, ...] = ()
 
 
 def relevant_in_qrels_order(judged: Sequence[tuple[str, int]]) -> list[str]:

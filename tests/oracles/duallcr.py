@@ -57,7 +57,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import log2
 
-from . import Aggregate, PerQuery, Qrels, Run
+from . import Aggregate, Check, PerQuery, Qrels, Run
 
 SCRIPT_CUTOFFS = {"R": (10,), "RR": (10,), "nDCG": (10,)}
 
@@ -119,3 +119,7 @@ def score(
     all_ranks = list(ranks.values())
     aggregate = {name: f(all_ranks, k) for name, f, k in names}
     return per_query, aggregate
+
+
+# how tests/test_recipes_oracles.py compares the recipe with this script
+CHECK = Check({"R": [1, 3], "RR": [10], "nDCG": [3]}, "R@1 R@3 RR nDCG@3", {"RR@10": "RR"})

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from . import Aggregate, PerQuery, Qrels, Run, relevant_in_qrels_order
+from . import Aggregate, Check, PerQuery, Qrels, Run, relevant_in_qrels_order
 
 SCRIPT_CUTOFFS = {"R": (5, 10, 20, 50, 300), "nDCG": (5, 10, 20, 50, 300)}
 
@@ -89,3 +89,7 @@ def score(
     names = next(iter(per_query.values())).keys() if per_query else ()
     aggregate = {name: sum(r[name] for r in per_query.values()) / len(per_query) for name in names}
     return per_query, aggregate
+
+
+# how tests/test_recipes_oracles.py compares the recipe with this script
+CHECK = Check({"R": [1, 3], "nDCG": [2, 5]}, "RR R@1 R@3 nDCG@2 nDCG@5")

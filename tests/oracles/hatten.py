@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from . import Aggregate, PerQuery, Qrels, Run, relevant_in_qrels_order
+from . import Aggregate, Check, PerQuery, Qrels, Run, relevant_in_qrels_order
 
 SCRIPT_CUTOFFS = {"R": (10, 20, 50, 100, 200, 500, 1000, 2000)}
 
@@ -92,3 +92,7 @@ def score(
             per_query[example["context_id"]][f"R@{K}"] = recall_list[-1]
         aggregate[f"R@{K}"] = _mean(recall_list)
     return per_query, aggregate
+
+
+# how tests/test_recipes_oracles.py compares the recipe with this script
+CHECK = Check({"R": [1, 2, 5]}, "R@1 R@2 R@5")

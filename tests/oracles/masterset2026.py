@@ -67,7 +67,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from math import log2
 
-from . import Aggregate, PerQuery, Qrels, Run, relevant_in_qrels_order
+from . import Aggregate, Check, PerQuery, Qrels, Run, relevant_in_qrels_order
 
 # 2-scibert-eval.py
 EVAL_K_VALUES = {
@@ -241,3 +241,12 @@ def score(
         for name in names
     }
     return per_query, aggregate
+
+
+# how tests/test_recipes_oracles.py compares the recipe with this script
+CHECK = Check(
+    {"R": [2, 5], "nDCG": [3], "Success": [1]},
+    "AP RR R@2 R@5 nDCG@3 Success@1",
+    papers_are_queries=True,
+    extra=("pool",),
+)

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import log2
 
-from . import Aggregate, PerQuery, Qrels, Run, relevant_in_qrels_order
+from . import Aggregate, Check, PerQuery, Qrels, Run, relevant_in_qrels_order
 
 SCRIPT_CUTOFFS = {"R": (5, 10, 20, 50), "nDCG": (10,), "RR": (10,)}
 
@@ -101,3 +101,9 @@ def score(
     ranks = list(rank_list.values())
     aggregate = {name: f(ranks, k) for name, f, k in names}
     return per_query, aggregate
+
+
+# how tests/test_recipes_oracles.py compares the recipe with this script
+CHECK = Check(
+    {"R": [1, 3, 100], "RR": [10], "nDCG": [3]}, "R@1 R@3 R@100 RR nDCG@3", {"RR@10": "RR"}
+)
