@@ -16,9 +16,11 @@ import pandas as pd
 
 from .choices import COMPARE_FORMATS
 from .errors import EvalWarning, InputError
+from .escaping import csv_frame, latex_comment, latex_label, latex_text
 from .measures import Protocol
 from .printable import Printable
-from .render import latex_escape, latex_tabular, render, wrap
+from .render import latex_tabular, render, wrap
+from .scoring import percent_scale
 
 FORMATS = COMPARE_FORMATS
 TEST_LABELS = {
@@ -127,7 +129,7 @@ class Comparison(Printable):
         percent = self.percent_default() if percent is None else percent
         if fmt == "csv":
             frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
-            return frame.to_csv(index=False, lineterminator="\n")
+            return csv_frame(frame)
         if fmt == "latex":
             return self._latex(percent)
         return self._text(fmt, percent)
@@ -193,12 +195,12 @@ class Comparison(Printable):
         return f"queries: every qrels query, unranked ones scored 0 ({parts})"
 
     def _means_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
-        scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
         rows = []
         for measure, row in self.means.iterrows():
             cells = [measure]
+            scale = percent_scale(measure, percent)
             for name in self.names:
                 mark = "".join(sorted(beats.get((measure, name), [])))
                 cells.append(f"{row[name] * scale:.{decimals}f}" + (f" {mark}" if mark else ""))
@@ -223,12 +225,12 @@ class Comparison(Printable):
         return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
 
     def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
-        scale = 100.0 if percent else 1.0
         tests = self._p_columns()
         headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
         headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
         rows = []
         for row in self.pairs.itertuples():
+            scale = percent_scale(row.measure, percent)
             low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
             ci = f"[{low}, {high}]"
             cells = [
@@ -245,12 +247,11 @@ class Comparison(Printable):
         return headers, rows
 
     def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
-        scale = 100.0 if percent else 1.0
         return [
             [
                 row.measure,
                 f"{row.system_b} - {row.system_a}",
-                _signed(row.diff * scale, decimals),
+                _signed(row.diff * percent_scale(row.measure, percent), decimals),
                 format_p(row.p_tukey),
             ]
             for row in self.tukey.itertuples()
@@ -328,7 +329,7 @@ class Comparison(Printable):
         out = [wrap(self._header(percent), "", fmt)]
         coverage = self._coverage_line()
         if coverage:
-            out.append(coverage)
+            out.append(wrap(coverage, "", fmt))
         headers, rows = self._means_rows(percent, decimals)
         out.append(render(headers, rows, fmt))
         if len(self.pairs):
@@ -350,7 +351,6 @@ class Comparison(Printable):
 
     def _latex(self, percent: bool) -> str:
         decimals = self.decimals(percent)
-        scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         means = self.means
         best = {m: means.loc[m].max() for m in self.measures}
@@ -359,16 +359,16 @@ class Comparison(Printable):
             rows += self.published.latex_rows(self.measures)
             rows.append(None)
         for name in self.names:
-            cells = [latex_escape(f"({letters[name]}) {name}")]
+            cells = [latex_text(f"({letters[name]}) {name}")]
             for measure in self.measures:
                 value = means.at[measure, name]
-                text = f"{value * scale:.{decimals}f}"
+                text = f"{value * percent_scale(measure, percent):.{decimals}f}"
                 if value == best[measure]:
                     text = f"\\textbf{{{text}}}"
                 mark = "".join(sorted(beats.get((measure, name), [])))
                 cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
             rows.append(cells)
-        headers = ["System", *(latex_escape(m) for m in self.measures)]
+        headers = ["System", *(latex_text(m) for m in self.measures)]
         unit = " (percent)" if percent else ""
         s = self.settings
         caption = f"Means over {self.num_queries:,} queries{unit}; best in bold. "
@@ -383,14 +383,18 @@ class Comparison(Printable):
             )
         if self.published is not None:
             caption += (
-                f" Published figures as printed in {latex_escape(self.published.paper.reference)}."
+                f" Published figures as printed in {latex_text(self.published.paper.reference)}."
             )
-        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
+        comment = latex_comment(
+            f"citeval compare: {', '.join(self.names)} on {self.num_queries} queries"
+        )
+        qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]  # not where it lies
+        label = latex_label("compare", qrels, self.num_queries, *self.names, "", *self.measures)
         return (
             comment
             + "\\begin{table}[t]\n\\centering\n"
             + latex_tabular(headers, rows)
-            + f"\\caption{{{caption}}}\n\\label{{tab:citeval-compare}}\n\\end{{table}}\n"
+            + f"\\caption{{{caption}}}\n\\label{{{label}}}\n\\end{{table}}\n"
         )
 
 
