@@ -29,6 +29,7 @@ from .choices import (
     UNKNOWN_YEAR_POLICIES,
 )
 from .errors import CitevalError, EvalWarning, InputError
+from .escaping import json_dumps
 from .papers import PROTOCOLS, RECIPES
 from .progress import set_quiet
 from .results import FORMATS
@@ -146,6 +147,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
         protocol=args.protocol,
         same_year=getattr(args, "same_year", True),
         command=args.command_line,
+        percent=True if getattr(args, "percent", False) else None,
         **given,
     )
     path = report.write(args.report)
@@ -232,7 +234,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
     if args.format == "json":
         evaluation = json.loads(result.format("json", per_query=args.per_query, percent=percent))
         payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        sys.stdout.write(json_dumps(payload, indent=2) + "\n")
     else:
         sys.stdout.write(result.format("table", per_query=args.per_query, percent=percent))
         sys.stdout.write("\n" + report.format("table", percent=percent))
