@@ -29,7 +29,7 @@ from .choices import (
     UNKNOWN_YEAR_POLICIES,
 )
 from .errors import CitevalError, EvalWarning, InputError
-from .escaping import json_dumps
+from .escaping import json_dumps, plain_text
 from .papers import PROTOCOLS, RECIPES
 from .progress import set_quiet
 from .results import FORMATS
@@ -283,7 +283,7 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     percent = True if args.percent else None
     sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
     for warning in report.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
         name = _run_label(args.run)
         recipe_only = not (args.measures or args.protocol)  # the recipe's own measures
@@ -406,7 +406,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for warning in run.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {plain_text(str(warning))}", file=sys.stderr)
     return 0
 
 
@@ -514,7 +514,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
         with _quiet_ir_datasets():
             _write_report(
@@ -904,7 +904,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
             return handler(args)
     except CitevalError as exc:
-        print(f"citeval: error: {exc}", file=sys.stderr)
+        print(f"citeval: error: {plain_text(str(exc))}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0

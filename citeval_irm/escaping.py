@@ -17,6 +17,7 @@ forget a rule:
   markers at the start too;
 - LaTeX (:func:`latex_text`, :func:`latex_comment`): every special character in its
   text-mode form;
+- plots (:func:`plot_text`): no mathtext, no hidden legend entry;
 - HTML (:func:`html_text`): :func:`html.escape`, quotes included (safe in attributes);
 - JSON (:func:`json_dumps`): strictly valid, non-finite numbers as ``null`` with the
   reason;
@@ -137,6 +138,14 @@ def latex_label(kind: str, *parts: object) -> str:
     of one paper never share one; the same table keeps its label when printed again."""
     digest = hashlib.sha1("\x00".join(map(str, parts)).encode("utf-8")).hexdigest()[:8]
     return f"tab:citeval-{kind}-{digest}"
+
+
+def plot_text(text: str) -> str:
+    """Text in a matplotlib label or title: one line, every ``$`` escaped (an even number
+    would be typeset as math, and bad math stops the plot), and no leading ``_`` (a legend
+    skips such labels)."""
+    shown = visible(text).replace("$", r"\$")
+    return " " + shown if shown.startswith("_") else shown
 
 
 def html_text(text: str) -> str:
