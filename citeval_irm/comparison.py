@@ -19,7 +19,7 @@ from .errors import EvalWarning, InputError
 from .escaping import csv_frame, latex_comment, latex_label, latex_text
 from .measures import Protocol
 from .printable import Printable
-from .render import latex_tabular, render, wrap
+from .render import blocks, latex_tabular, render, wrap
 from .scoring import percent_scale
 
 FORMATS = COMPARE_FORMATS
@@ -347,7 +347,7 @@ class Comparison(Printable):
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))
-        return "\n".join(part.rstrip("\n") for part in out) + "\n"
+        return blocks(out, fmt)
 
     def _latex(self, percent: bool) -> str:
         decimals = self.decimals(percent)

@@ -208,7 +208,7 @@ class CrosscheckReport(Printable):
                     f"{', '.join(map(plain_text, row.examples))}\n      {row.description}"
                 )
             head = self.differences.head(max_rows).copy()
-            factors = head["measure"].map(lambda m: percent_scale(m, percent))
+            factors = np.array([percent_scale(m, percent) for m in head["measure"]], dtype=float)
             for column in ("trec_eval", "recipe", "difference"):
                 head[column] = head[column] * factors
             head["query_id"] = head["query_id"].map(plain_text)

@@ -57,6 +57,20 @@ def latex_tabular(
     return "\n".join(lines) + "\n"
 
 
+def blocks(parts: Sequence[str], fmt: str) -> str:
+    """The parts of a text report (lines, tables, bullets) one after another: in Markdown
+    with a blank line between blocks (a line right after a table would be read as one more
+    of its rows, a table right after another as its rows), list items kept together."""
+    parts = [part.rstrip("\n") for part in parts]
+    if fmt != "markdown":
+        return "\n".join(parts) + "\n"
+    out = parts[:1]
+    for before, part in zip(parts, parts[1:]):
+        items = before.startswith("- ") and part.startswith("- ")
+        out += ["\n" if items else "\n\n", part]
+    return "".join(out) + "\n"
+
+
 def wrap(line: str, bullet: str, fmt: str) -> str:
     """A legend or note line (text, escaped for the format): for a terminal wrapped at 100
     characters and continued indented; a Markdown paragraph or bullet stays one line."""

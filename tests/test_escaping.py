@@ -184,6 +184,23 @@ def markdown_shape(text: str) -> Counter:
     return shape
 
 
+def rectangular(markdown: str) -> int:
+    """The number of tables in ``markdown``, each checked to have as many cells in every
+    row as in its header."""
+    tables, cells, row = 0, [], 0
+    for token in markdown_tokens(markdown):
+        if token.type == "table_open":
+            tables, cells = tables + 1, []
+        elif token.type in ("th_open", "td_open"):
+            row += 1
+        elif token.type == "tr_close":
+            cells.append(row)
+            row = 0
+        elif token.type == "table_close":
+            assert len(set(cells)) == 1, cells
+    return tables
+
+
 def markdown_plain(text: str) -> str:
     """The text a reader sees in rendered Markdown."""
     return "".join(t.content for t in markdown_tokens(text) if t.type in ("text", "code_inline"))
@@ -347,6 +364,7 @@ def test_comparison_in_every_format(tables, tmp_path):
 
     markdown = comparison.format("markdown")
     assert markdown_shape(markdown) == markdown_shape(benign.format("markdown"))
+    assert rectangular(markdown) == 2  # the means and the pairs, each a table of its own
     assert not any(
         t.type.startswith(("heading", "html", "link", "image")) for t in markdown_tokens(markdown)
     )
@@ -428,8 +446,7 @@ def test_published_comparison_in_every_format(tables, demo_home):
     assert not any(
         t.type.startswith(("heading", "html", "link")) for t in markdown_tokens(markdown)
     )
-    header_cells = {c for row in [markdown.splitlines()[1]] for c in row}
-    assert header_cells
+    assert rectangular(markdown) == 2  # the values side by side, and the differences
     for name in names:
         assert visible(name) in markdown_plain(markdown)
     latex = comparison.format("latex")
@@ -445,10 +462,16 @@ def test_published_comparison_in_every_format(tables, demo_home):
 
 
 def test_report_in_html_and_markdown(tables):
-    hostile_report = citeval_irm.make_report(
-        tables[False]["runs"], tables[False]["qrels"], "RR R@2"
-    )
-    benign_report = citeval_irm.make_report(tables[True]["runs"], tables[True]["qrels"], "RR R@2")
+    reports = {}
+    for benign in (False, True):
+        qrels, runs = tables[benign]["qrels"], tables[benign]["runs"]
+        name = run_names(benign)[0]
+        checked = citeval_irm.crosscheck(runs[0], qrels, "RR R@2", recipe="goyal2026")
+        reports[benign] = citeval_irm.make_report(
+            runs, qrels, "RR R@2", crosschecks={name: checked}
+        )
+    hostile_report, benign_report = reports[False], reports[True]
+    assert "crosscheck" in {s.key for s in hostile_report.sections}
     names = run_names(False)
     page, plain = html_parts(hostile_report.to_html()), html_parts(benign_report.to_html())
     assert page.tags == plain.tags and page.attributes == plain.attributes
@@ -461,6 +484,7 @@ def test_report_in_html_and_markdown(tables):
     assert shape == markdown_shape(benign_report.to_markdown())
     assert shape["heading_open"] == 1 + len(hostile_report.sections)
     assert not any(t.type.startswith("html") for t in markdown_tokens(markdown))
+    assert rectangular(markdown) == rectangular(benign_report.to_markdown())
     seen = markdown_plain(markdown)
     for cell in names:
         assert visible(cell) in seen
@@ -492,21 +516,7 @@ def test_cli_writes_every_format_inert(tables, tmp_path, capsys):
     text = report.read_text(encoding="utf-8")
     assert "values in percent" in text
     assert not any(t.type.startswith("html") for t in markdown_tokens(text))
-    assert (
-        cli.main(
-            [
-                "eval",
-                str(runs[0]),
-                "--qrels",
-                str(qrels),
-                "-m",
-                "RR",
-                "--format",
-                "trec_eval",
-                "--per-query",
-            ]
-        )
-        == 2
-    )
+    trec = ["eval", str(runs[0]), "--qrels", str(qrels), "-m", "RR", "--format", "trec_eval"]
+    assert cli.main([*trec, "--per-query"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("citeval: error: ") and err.count("\n") == 1 and "white space" in err

@@ -27,8 +27,8 @@ from ..errors import InputError
 from ..escaping import csv_frame, latex_text, text
 from ..measures import Protocol, parse_measures
 from ..printable import Printable
+from ..render import blocks, render, wrap
 from ..render import number as _number
-from ..render import render, wrap
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
 SPLITS = ("train", "val", "test")
@@ -249,11 +249,10 @@ class PublishedResults(Printable):
                 f"{g.paper}: {g.dataset} ({g.split} split), {g.setting} setting, {g.stage} "
                 f"stage ({g.source}, {self.papers[g.paper].unit})"
             )
-            sections.append(
-                wrap(title, "", fmt) + "\n" + render(["system", *table.columns], rows, fmt)
-            )
-        sources = [wrap(self._paper_line(name), "", fmt) for name in self.papers]
-        return "\n".join(sections) + "\n" + "\n".join(sources) + "\n"
+            table_text = render(["system", *table.columns], rows, fmt)
+            sections += [text(title, fmt) + "\n" + table_text, ""]  # "": a blank line
+        sections += [text(self._paper_line(name), fmt) for name in self.papers]
+        return blocks(sections, fmt)
 
 
 def published(
@@ -409,7 +408,7 @@ class PublishedComparison(Printable):
         bullet = "- " if fmt == "markdown" else "  "
         lines += [wrap(str(check), bullet, fmt) for check in self.checks]
         lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
-        return "\n".join(line.rstrip("\n") for line in lines) + "\n"
+        return blocks(lines, fmt)
 
     def side_by_side(self) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of the runs' values beside the published ones, as printed."""
