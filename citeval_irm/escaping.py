@@ -37,8 +37,6 @@ from collections.abc import Iterable, Sequence
 
 from .errors import InputError
 
-TEXT_FORMATS = ("table", "markdown", "latex", "html")
-
 # C0 controls, DEL, C1 controls and the Unicode line / paragraph separators: each can end
 # a line somewhere (a terminal, a Markdown or LaTeX reader, a JavaScript string).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -107,7 +105,7 @@ def markdown_text(text: str) -> str:
     """Text as Markdown shows it literally (a paragraph, a list item or a table cell):
     inline markup escaped, a block marker at its start escaped, one line."""
     text = visible(text)
-    if is_number(text):
+    if is_number(text) and not text.endswith("."):  # "1." would be a list item
         return text
     text = _MARKDOWN_INLINE.sub(r"\\\1", text)
     text = _MARKDOWN_BLOCK.sub(lambda m: m.group(1) + _escape_marker(m.group(2)), text)

@@ -305,7 +305,19 @@ def test_csv_rule_neutralises_formulas_but_never_numbers():
 
 
 def test_markdown_and_latex_text_are_one_literal_line():
-    for text in ("# h", "1. x", "> q", "a\n# b", "[x](javascript:y)", "<b>x</b>", "    code"):
+    for text in (
+        "# h",
+        "1. x",
+        "1.",
+        "> q",
+        "-",
+        "---",
+        "===",
+        "a\n# b",
+        "[x](javascript:y)",
+        "<b>x</b>",
+        "    code",
+    ):
         shown = markdown_plain(markdown_text(text))
         assert shown == visible(text)
         kinds = {t.type for t in markdown_tokens(markdown_text(text))}
