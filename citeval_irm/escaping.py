@@ -33,7 +33,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .errors import InputError
 
@@ -184,19 +184,39 @@ def csv_cell(value) -> str | float | int:
     return cell
 
 
-def csv_text(header: Sequence[str], rows: Iterable[Sequence]) -> str:
-    """A CSV table (RFC 4180 quoting by :mod:`csv`, ``\\n`` line ends) of ``rows`` under
-    ``header``, every cell through :func:`csv_cell`."""
+def csv_column(values) -> list:
+    """One column of cells, as :func:`csv_cell` makes each: floats (a numpy array or a
+    list) at full precision in one pass, a repeated id neutralised once."""
+    if getattr(values, "dtype", None) is not None and values.dtype.kind == "f":
+        return ["" if v != v else repr(v) for v in values.tolist()]  # v != v: NaN
+    seen: dict = {}
+    out = []
+    for value in values.tolist() if hasattr(values, "tolist") else values:
+        key = (type(value), value) if isinstance(value, (str, int, float)) else None
+        if key is None:
+            out.append(csv_cell(value))
+            continue
+        cell = seen.get(key)
+        if cell is None:
+            cell = seen[key] = csv_cell(value)
+        out.append(cell)
+    return out
+
+
+def csv_text(header: Sequence[str], columns: Sequence) -> str:
+    """A CSV table (RFC 4180 quoting by :mod:`csv`, ``\\n`` line ends) of ``columns``
+    (equally long sequences or arrays) under ``header``, every cell as :func:`csv_cell`
+    makes it."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([csv_cell(h) for h in header])
-    writer.writerows([csv_cell(c) for c in row] for row in rows)
+    writer.writerows(zip(*(csv_column(c) for c in columns)))
     return buffer.getvalue()
 
 
 def csv_frame(frame) -> str:
     """A DataFrame as :func:`csv_text` (its columns, no index)."""
-    return csv_text([str(c) for c in frame.columns], frame.itertuples(index=False, name=None))
+    return csv_text([str(c) for c in frame.columns], [frame[c].to_numpy() for c in frame])
 
 
 # --------------------------------------------------------------------------- JSON
@@ -244,8 +264,21 @@ def _pointer_token(key: str) -> str:
 
 def json_dumps(payload: dict, **options) -> str:
     """The one JSON writer: strictly valid JSON (no ``NaN`` / ``Infinity``), see
-    :func:`json_ready`; ``options`` as :func:`json.dumps` takes them."""
-    return json.dumps(json_ready(payload), allow_nan=False, **options)
+    :func:`json_ready`; ``options`` as :func:`json.dumps` takes them. The C encoder
+    writes it; only a payload with a non-finite number is walked to say where and why."""
+    try:
+        return json.dumps(payload, allow_nan=False, default=_json_default, **options)
+    except ValueError:  # a non-finite number somewhere
+        return json.dumps(json_ready(payload), allow_nan=False, default=_json_default, **options)
+
+
+def _json_default(value):
+    """numpy values and sets as JSON holds them (json calls this for nothing else)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 # --------------------------------------------------------------------------- trec_eval

@@ -157,21 +157,32 @@ class EvalResult(Printable):
         if fmt == "csv":
             if per_query:
                 self._check_aggregate_name()
-            rows = self._rows(per_query, percent)
-            # measure-major, as a melted table; values at full precision
-            melted = ((q, name, v[name]) for name in self.names for q, v in rows)
-            return csv_text(["query_id", "measure", "value"], melted)
+            return self._format_csv(per_query, percent)
         return self._format_table(self.decimals(percent), percent, per_query)
 
     def _rows(self, per_query: bool, percent: bool) -> list[tuple[str, dict[str, float]]]:
-        scales = self.scales(percent)
+        scales, names = self.scales(percent), self.names
         rows = []
         if per_query:
-            factors = np.array([scales[n] for n in self.names])
+            factors = np.array([scales[n] for n in names])
             for query, values in zip(self.query_ids, (self.values * factors).tolist()):
-                rows.append((query, dict(zip(self.names, values))))
+                rows.append((query, dict(zip(names, values))))
         rows.append((AGGREGATE, {n: v * scales[n] for n, v in self.aggregates.items()}))
         return rows
+
+    def _format_csv(self, per_query: bool, percent: bool) -> str:
+        """A melted table (query_id, measure, value), measure by measure, each measure's
+        queries and then its ``all`` row; values at full precision."""
+        names = self.names
+        scales = self.scales(percent)
+        aggregate = np.array([[self.aggregates[n] for n in names]])
+        values = np.vstack([self.values, aggregate]) if per_query else aggregate
+        values = values * np.array([scales[n] for n in names])
+        queries = [*self.query_ids, AGGREGATE] if per_query else [AGGREGATE]
+        return csv_text(
+            ["query_id", "measure", "value"],
+            [queries * len(names), np.repeat(names, len(queries)), values.T.ravel()],
+        )
 
     def _repr_html_(self) -> str:
         return self.to_frame().to_html(
