@@ -176,7 +176,7 @@ def csv_cell(value) -> str | float | int:
             return "" if math.isnan(value) else repr(value)
     if isinstance(value, int):
         return value
-    if value is None:
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing
         return ""
     cell = str(value)
     if cell.startswith(_CSV_FORMULA) and not is_number(cell):
@@ -216,7 +216,11 @@ def csv_text(header: Sequence[str], columns: Sequence) -> str:
 
 def csv_frame(frame) -> str:
     """A DataFrame as :func:`csv_text` (its columns, no index)."""
-    return csv_text([str(c) for c in frame.columns], [frame[c].to_numpy() for c in frame])
+    series = [frame.iloc[:, i] for i in range(frame.shape[1])]
+    columns = [  # an integer column with a missing value stays integers, not floats
+        s.to_numpy() if s.dtype.kind == "f" else s.to_numpy(dtype=object) for s in series
+    ]
+    return csv_text([str(c) for c in frame.columns], columns)
 
 
 # --------------------------------------------------------------------------- JSON

@@ -22,6 +22,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -32,6 +33,7 @@ from citeval_irm import cli
 from citeval_irm.errors import InputError
 from citeval_irm.escaping import (
     csv_cell,
+    csv_frame,
     is_number,
     json_dumps,
     latex_text,
@@ -302,6 +304,8 @@ def test_csv_rule_neutralises_formulas_but_never_numbers():
         assert csv_cell(number) == (number if isinstance(number, str) else csv_cell(number))
     assert csv_cell(-2.5) == "-2.5" and csv_cell(0.1 + 0.2) == "0.30000000000000004"
     assert csv_cell(float("nan")) == "" and csv_cell(np.float32(0.5)) == "0.5"
+    frame = pd.DataFrame({"id": ["=a", "-1", None], "n": pd.array([1, None, 3], dtype="Int64")})
+    assert csv_rows(csv_frame(frame)) == [["id", "n"], ["'=a", "1"], ["-1", ""], ["", "3"]]
 
 
 def test_markdown_and_latex_text_are_one_literal_line():
