@@ -30,6 +30,7 @@ from .choices import (
     UNKNOWN_YEAR_POLICIES,
 )
 from .errors import CitevalError, EvalWarning, InputError
+from .escaping import json_dumps, plain_text
 from .papers import PROTOCOLS, RECIPES
 from .progress import set_quiet
 from .results import FORMATS
@@ -210,6 +211,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
         protocol=args.protocol,
         same_year=getattr(args, "same_year", True),
         command=args.command_line,
+        percent=True if getattr(args, "percent", False) else None,
         **given,
     )
     path = report.write(args.report)
@@ -310,7 +312,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
     if args.format == "json":
         evaluation = json.loads(result.format("json", per_query=args.per_query, percent=percent))
         payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        sys.stdout.write(json_dumps(payload, indent=2) + "\n")
     else:
         sys.stdout.write(result.format("table", per_query=args.per_query, percent=percent))
         sys.stdout.write("\n" + report.format("table", percent=percent))
@@ -359,7 +361,7 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     percent = True if args.percent else None
     sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
     for warning in report.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
         name = _run_label(args.run)
         recipe_only = not (args.measures or args.protocol)  # the recipe's own measures
@@ -486,7 +488,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for warning in run.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {plain_text(str(warning))}", file=sys.stderr)
     return 0
 
 
@@ -601,7 +603,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
         with _quiet_ir_datasets():
             _write_report(
@@ -1004,7 +1006,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
             return handler(args)
     except CitevalError as exc:
-        print(f"citeval: error: {exc}", file=sys.stderr)
+        print(f"citeval: error: {plain_text(str(exc))}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0

@@ -8,7 +8,6 @@ tidy DataFrames for a notebook. Values are stored as fractions; percent is prese
 
 from __future__ import annotations
 
-import hashlib
 import math
 import string
 from dataclasses import asdict, dataclass, field
@@ -17,9 +16,11 @@ import pandas as pd
 
 from .choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
 from .errors import EvalWarning, InputError
+from .escaping import Markup, csv_frame, latex_comment, latex_label, latex_text
 from .measures import Protocol
 from .printable import Printable
-from .render import latex_escape, latex_tabular, render, wrap
+from .render import blocks, latex_tabular, render, wrap
+from .scoring import percent_scale
 
 FORMATS = COMPARE_FORMATS
 TEST_LABELS = {
@@ -140,7 +141,7 @@ class Comparison(Printable):
         percent = self.percent_default() if percent is None else percent
         if fmt == "csv":
             frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
-            return frame.to_csv(index=False, lineterminator="\n")
+            return csv_frame(frame)
         if fmt == "latex":
             return self._latex(percent)
         return self._text(fmt, percent)
@@ -214,19 +215,20 @@ class Comparison(Printable):
         self, percent: bool, decimals: int, bold: bool = False
     ) -> tuple[list[str], list[list[str]]]:
         """The means table; ``bold``: the best run of each measure in Markdown bold."""
-        scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         best = self._best(False)
         headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
         rows = []
         for measure, row in self.means.iterrows():
             cells = [measure]
+            scale = percent_scale(measure, percent)
             for name in self.names:
                 mark = "".join(sorted(beats.get((measure, name), [])))
                 text = f"{row[name] * scale:.{decimals}f}"
+                cell = text + (f" {mark}" if mark else "")  # letters: inert in every format
                 if bold and row[name] == best[measure] and len(self.names) > 1:
-                    text = f"**{text}**"
-                cells.append(text + (f" {mark}" if mark else ""))
+                    cell = Markup(f"**{text}**" + (f" {mark}" if mark else ""))
+                cells.append(cell)
             rows.append(cells)
         return headers, rows
 
@@ -248,12 +250,12 @@ class Comparison(Printable):
         return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
 
     def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
-        scale = 100.0 if percent else 1.0
         tests = self._p_columns()
         headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
         headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
         rows = []
         for row in self.pairs.itertuples():
+            scale = percent_scale(row.measure, percent)
             if math.isnan(row.ci_low):
                 ci = "n/a"
             else:
@@ -273,12 +275,11 @@ class Comparison(Printable):
         return headers, rows
 
     def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
-        scale = 100.0 if percent else 1.0
         return [
             [
                 row.measure,
                 f"{row.system_b} - {row.system_a}",
-                _signed(row.diff * scale, decimals),
+                _signed(row.diff * percent_scale(row.measure, percent), decimals),
                 format_p(row.p_tukey),
             ]
             for row in self.tukey.itertuples()
@@ -379,7 +380,7 @@ class Comparison(Printable):
         out = [wrap(self._header(percent), "", fmt)]
         coverage = self._coverage_line()
         if coverage:
-            out.append(coverage)
+            out.append(wrap(coverage, "", fmt))
         headers, rows = self._means_rows(percent, decimals, bold=fmt == "markdown")
         out.append(render(headers, rows, fmt))
         if fmt == "markdown" and len(self.names) > 1:
@@ -402,11 +403,10 @@ class Comparison(Printable):
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))
-        return "\n".join(part.rstrip("\n") for part in out) + "\n"
+        return blocks(out, fmt)
 
     def _latex(self, percent: bool) -> str:
         decimals = self.decimals(percent)
-        scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         means = self.means
         published = self.published
@@ -417,18 +417,20 @@ class Comparison(Printable):
             rows += published.latex_rows(self.measures, best if ranked_with else None)
             rows.append(None)
         for name in self.names:
-            cells = [latex_escape(f"({letters[name]}) {name}")]
+            cells = [latex_text(f"({letters[name]}) {name}")]
             for measure in self.measures:
                 value = means.at[measure, name]
-                text = f"{value * scale:.{decimals}f}"
+                text = f"{value * percent_scale(measure, percent):.{decimals}f}"
                 if value == best[measure]:
                     text = f"\\textbf{{{text}}}"
                 mark = "".join(sorted(beats.get((measure, name), [])))
                 cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
             rows.append(cells)
-        headers = ["System", *(latex_escape(m) for m in self.measures)]
+        headers = ["System", *(latex_text(m) for m in self.measures)]
         caption = self._caption(percent, ranked_with)
-        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
+        comment = latex_comment(
+            f"citeval compare: {', '.join(self.names)} on {self.num_queries:,} queries"
+        )
         return (
             comment
             + "\\begin{table}[t]\n\\centering\n"
@@ -460,7 +462,7 @@ class Comparison(Printable):
         else:
             caption += (
                 "Best of the runs compared here in bold; the published systems are not ranked "
-                f"with them ({latex_escape(self._published_verdict())}). "
+                f"with them ({latex_text(self._published_verdict())}). "
             )
         if len(self.pairs):
             if s.test == "tukey":
@@ -480,7 +482,7 @@ class Comparison(Printable):
             )
         if self.published is not None:
             caption += (
-                f" Published figures as printed in {latex_escape(self.published.paper.reference)}."
+                f" Published figures as printed in {latex_text(self.published.paper.reference)}."
             )
         return caption
 
@@ -498,9 +500,7 @@ class Comparison(Printable):
         are (the qrels by name, not folder), so a regenerated table keeps its ``\\ref``."""
         qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
         key = repr((self.names, self.measures, self.num_queries, qrels))
-        key += repr(asdict(self.settings))
-        digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
-        return f"tab:citeval-compare-{digest}"
+        return latex_label("compare", key, repr(asdict(self.settings)))
 
 
 def _strict(value):

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from .choices import TIE_POLICIES, check_choice
 from .errors import EvalWarning, InputError, examples_of
+from .escaping import plain_text
 from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
 from .measures import Measure, Protocol
@@ -38,7 +39,7 @@ from .recipes import (
     check_recipe_measures,
     query_paper_of,
 )
-from .scoring import build_rankings, tie_range_matrix
+from .scoring import build_rankings, percent_scale, tie_range_matrix
 from .tables import Qrels, Run, take
 
 TOLERANCE = 1e-9
@@ -170,7 +171,7 @@ class CrosscheckReport(Printable):
     def _render(self, fmt: str, *, percent: bool | None = None, max_rows: int = 10) -> str:
         """The table for a terminal (``max_rows`` differing queries shown)."""
         percent = self.percent if percent is None else percent
-        scale, decimals = (100.0, 2) if percent else (1.0, 4)
+        decimals = 2 if percent else 4
         shown = self.summary.copy()
         value_columns = [
             "trec_eval",
@@ -182,7 +183,8 @@ class CrosscheckReport(Printable):
             "tie_best",
         ]
         # rounded, then +0.0, so a difference of -1e-17 prints as 0.00, not -0.00
-        shown[value_columns] = (shown[value_columns] * scale).round(decimals) + 0.0
+        factors = [percent_scale(m, percent) for m in shown.index]
+        shown[value_columns] = shown[value_columns].mul(factors, axis=0).round(decimals) + 0.0
         lines = [
             f"cross-check: trec_eval vs recipe {self.recipe.name} "
             f"({self.recipe.reference}); the recipe sees tied scores in "
@@ -203,11 +205,13 @@ class CrosscheckReport(Printable):
             for row in self.causes.itertuples():
                 lines.append(
                     f"  {row.cause:<22} {row.differences:>6} {row.queries:>6}  "
-                    f"{', '.join(row.examples)}\n      {row.description}"
+                    f"{', '.join(map(plain_text, row.examples))}\n      {row.description}"
                 )
             head = self.differences.head(max_rows).copy()
+            factors = np.array([percent_scale(m, percent) for m in head["measure"]], dtype=float)
             for column in ("trec_eval", "recipe", "difference"):
-                head[column] = head[column] * scale
+                head[column] = head[column] * factors
+            head["query_id"] = head["query_id"].map(plain_text)
             lines.append(f"differing queries (first {len(head)} of {len(self.differences)}):")
             lines.append(
                 _indent(head.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}"))
@@ -220,7 +224,7 @@ class CrosscheckReport(Printable):
             for (exception, line), rows in self.crashes.groupby(["exception", "line"]):
                 lines.append(
                     f"  {exception} ({line}): {len(rows)} queries, e.g. "
-                    + ", ".join(examples_of(rows["query_id"], 3))
+                    + ", ".join(map(plain_text, examples_of(rows["query_id"], 3)))
                 )
         lines.append(f"unexplained differences: {self.unexplained}")
         return "\n".join(lines) + "\n"

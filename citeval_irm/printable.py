@@ -1,27 +1,19 @@
 """What every result object of the package shares: one ``format``, ``str``, JSON.
 
-A report declares the formats it prints (``FORMATS``), renders each but JSON in ``_render``,
-and describes itself in ``to_dict``; ``format`` checks the name, JSON comes from
-``to_dict``, and ``str(report)`` is the table, so results print well in a terminal and a
-notebook alike (ranx's objects do the same).
+A report declares the formats it prints (``FORMATS``), renders each but JSON in ``_render``
+(its text escaped by :mod:`citeval_irm.escaping`), and describes itself in ``to_dict``;
+``format`` checks the name, JSON comes from ``to_dict`` through the one JSON writer
+(strictly valid), and ``str(report)`` is the table, so results print well in a terminal
+and a notebook alike (ranx's objects do the same).
 """
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from .errors import InputError
-
-
-def _json_value(value):
-    """numpy numbers and sets as JSON can hold them (json calls this for nothing else)."""
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+from .escaping import json_dumps
 
 
 class Printable(ABC):
@@ -35,7 +27,7 @@ class Printable(ABC):
             raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(self.FORMATS)}")
         if fmt == "json":
             payload = self._json(**options)
-            return json.dumps(payload, indent=2, default=_json_value) + "\n"
+            return json_dumps(payload, indent=2) + "\n"
         return self._render(fmt, **options)
 
     def __str__(self) -> str:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from .depth import short_rankings
 from .errors import EvalWarning
+from .escaping import plain_text
 from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
 from .papers import PROTOCOLS
 from .printable import Printable
@@ -105,23 +106,25 @@ class ValidationReport(Printable):
         """The table for a terminal."""
         policy = "admitted" if self.same_year else "not admitted"
         lines = [
-            f"validation: run {self.run_source} against {self.dataset} "
-            f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run rows; "
-            f"same-year papers {policy})"
+            plain_text(
+                f"validation: run {self.run_source} against {self.dataset} "
+                f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run "
+                f"rows; same-year papers {policy})"
+            )
         ]
         width = max(len(c) for c in CHECKS)
         lines.append(f"  {'check':<{width}}  {'pairs':>8}  {'queries':>8}  examples")
         for row in self.checks.itertuples():
             pairs = f"{row.pairs:,}" if row.check in PAIR_CHECKS else "-"
             shown = row.examples[:_TABLE_EXAMPLES]
-            examples = ", ".join(f"{q} -> {d}" if d else q for q, d in shown)
+            examples = plain_text(", ".join(f"{q} -> {d}" if d else q for q, d in shown))
             examples += ", ..." if row.queries > len(shown) else ""
             lines.append(
                 f"  {row.check:<{width}}  {pairs:>8}  {row.queries:>8,}  {examples}".rstrip()
             )
         for row in self.checks[self.checks["queries"] > 0].itertuples():
             lines.append(f"  {row.check}: {row.description}")
-        lines.extend(f"  warning: {w}" for w in self.warnings)
+        lines.extend(f"  warning: {plain_text(str(w))}" for w in self.warnings)
         if self.passed:
             lines.append("result: the run obeys the protocol")
         else:

@@ -10,18 +10,7 @@ import math
 import textwrap
 from collections.abc import Sequence
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+from .escaping import markdown_text, plain_text
 
 
 def render(
@@ -34,11 +23,14 @@ def render(
 ) -> str:
     """``rows`` under ``headers`` as an aligned text table (``fmt="table"``) or a Markdown
     pipe table (``"markdown"``); the first ``left`` columns are left-aligned, the rest right
-    (numbers)."""
+    (numbers). Every cell is text, escaped for the format."""
     if fmt == "markdown":
         rules = [":---" if i < left else "---:" for i in range(len(headers))]
-        lines = [headers, rules, *rows]
-        return "".join("| " + " | ".join(cells) + " |\n" for cells in lines)
+        cells = [[markdown_text(c) for c in line] for line in [headers, *rows]]
+        lines = [cells[0], rules, *cells[1:]]
+        return "".join("| " + " | ".join(line) + " |\n" for line in lines)
+    headers = [plain_text(h) for h in headers]
+    rows = [[plain_text(c) for c in row] for row in rows]
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
 
     def line(cells: Sequence[str]) -> str:
@@ -49,11 +41,6 @@ def render(
         return (indent + "  ".join(parts)).rstrip() + "\n"
 
     return "".join(line(cells) for cells in [headers, *rows])
-
-
-def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
 
 
 def latex_tabular(
@@ -70,12 +57,28 @@ def latex_tabular(
     return "\n".join(lines) + "\n"
 
 
+def blocks(parts: Sequence[str], fmt: str) -> str:
+    """The parts of a text report (lines, tables, bullets) one after another: in Markdown
+    with a blank line between blocks (a line right after a table would be read as one more
+    of its rows, a table right after another as its rows), list items kept together."""
+    parts = [part.rstrip("\n") for part in parts]
+    if fmt != "markdown":
+        return "\n".join(parts) + "\n"
+    out = parts[:1]
+    for before, part in zip(parts, parts[1:]):
+        items = before.startswith("- ") and part.startswith("- ")
+        out += ["\n" if items else "\n\n", part]
+    return "".join(out) + "\n"
+
+
 def wrap(line: str, bullet: str, fmt: str) -> str:
-    """A legend or note line for a terminal: wrapped at 100 characters, continued indented
-    (a Markdown bullet stays one line)."""
+    """A legend or note line (text, escaped for the format): for a terminal wrapped at 100
+    characters and continued indented; a Markdown paragraph or bullet stays one line."""
     if fmt == "markdown":
-        return bullet + line
-    return textwrap.fill(line, 100, initial_indent=bullet, subsequent_indent=bullet + "  ")
+        return bullet + markdown_text(line)
+    return textwrap.fill(
+        plain_text(line), 100, initial_indent=bullet, subsequent_indent=bullet + "  "
+    )
 
 
 def number(value: float | None, decimals: int, *, sign: bool = False) -> str:

@@ -16,15 +16,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import EvalWarning, InputError
+from .escaping import csv_text, plain_text, trec_field
 from .measures import Measure, Protocol, parse_measures
 from .printable import Printable
-from .scoring import is_integer_measure, trec_eval_name, trec_eval_sort_key
+from .scoring import is_integer_measure, percent_scale, trec_eval_name, trec_eval_sort_key
 from .ties import TieReport
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMATS = ("table", "csv", "json", "trec_eval")
+AGGREGATE = "all"
+"""The query id of the aggregate row (trec_eval's own)."""
 
 
 @dataclass(frozen=True)
@@ -112,15 +115,33 @@ class EvalResult(Printable):
 
     def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:
         """The aggregate as a one-row DataFrame (index ``"all"``), or with ``per_query`` the
-        per-query table followed by the ``"all"`` row; scaled to percent if asked."""
+        per-query table followed by the ``"all"`` row; in percent if asked (fractions only:
+        counts such as NumRet stay counts)."""
         import pandas as pd
 
         percent = self.default_percent() if percent is None else percent
-        frame = self.aggregate.to_frame("all").T
+        frame = self.aggregate.to_frame(AGGREGATE).T
         if per_query:
+            self._check_aggregate_name()
             frame = pd.concat([self.per_query, frame])
         frame.index.name = "query_id"
-        return frame * 100 if percent else frame
+        return frame * [percent_scale(m, percent) for m in self.measures]
+
+    def _check_aggregate_name(self) -> None:
+        """A query named ``all`` beside the aggregate row named ``all`` cannot be told from
+        it (trec_eval prints both alike, and a script reading the file takes it for the
+        aggregate): an error, not a guess, in every per-query layout that has that row."""
+        if AGGREGATE in self.query_ids:
+            raise InputError(
+                self.run_source,
+                f"has a query named {AGGREGATE!r}, the name of the aggregate row of per-query "
+                "output: rename the query, or print per-query values as JSON, which keeps "
+                "them apart",
+            )
+
+    def scales(self, percent: bool) -> dict[str, float]:
+        """Each measure's factor when printed (100 for fractions in percent, else 1)."""
+        return {str(m): percent_scale(m, percent) for m in self.measures}
 
     # ------------------------------------------------------------------ formats
     FORMATS = FORMATS
@@ -130,7 +151,7 @@ class EvalResult(Printable):
 
     def _json(self, *, per_query: bool = False, percent: bool | None = None) -> dict:
         percent = self.default_percent() if percent is None else percent
-        return self._json_of(self._rows(per_query, 100.0 if percent else 1.0), percent, per_query)
+        return self._json_of(self._rows(per_query, percent), percent, per_query)
 
     def _render(self, fmt: str, *, per_query: bool = False, percent: bool | None = None) -> str:
         """``table``, ``csv`` or ``trec_eval``."""
@@ -139,23 +160,35 @@ class EvalResult(Printable):
                 raise InputError(None, "trec_eval format prints fractions; drop --percent")
             return self._format_trec_eval(per_query)
         percent = self.default_percent() if percent is None else percent
-        scale = 100.0 if percent else 1.0
-        decimals = self.decimals(percent)
-        rows = self._rows(per_query, scale)
         if fmt == "csv":
-            lines = ["query_id,measure,value"]
-            for name in self.names:  # measure-major, as a melted table
-                lines += [f"{q},{name},{round(v[name], decimals + 2)!r}" for q, v in rows]
-            return "\n".join(lines) + "\n"
-        return self._format_table(decimals, percent, per_query)
+            if per_query:
+                self._check_aggregate_name()
+            return self._format_csv(per_query, percent)
+        return self._format_table(self.decimals(percent), percent, per_query)
 
-    def _rows(self, per_query: bool, scale: float) -> list[tuple[str, dict[str, float]]]:
+    def _rows(self, per_query: bool, percent: bool) -> list[tuple[str, dict[str, float]]]:
+        scales, names = self.scales(percent), self.names
         rows = []
         if per_query:
-            for query, values in zip(self.query_ids, (self.values * scale).tolist()):
-                rows.append((query, dict(zip(self.names, values))))
-        rows.append(("all", {n: v * scale for n, v in self.aggregates.items()}))
+            factors = np.array([scales[n] for n in names])
+            for query, values in zip(self.query_ids, (self.values * factors).tolist()):
+                rows.append((query, dict(zip(names, values))))
+        rows.append((AGGREGATE, {n: v * scales[n] for n, v in self.aggregates.items()}))
         return rows
+
+    def _format_csv(self, per_query: bool, percent: bool) -> str:
+        """A melted table (query_id, measure, value), measure by measure, each measure's
+        queries and then its ``all`` row; values at full precision."""
+        names = self.names
+        scales = self.scales(percent)
+        aggregate = np.array([[self.aggregates[n] for n in names]])
+        values = np.vstack([self.values, aggregate]) if per_query else aggregate
+        values = values * np.array([scales[n] for n in names])
+        queries = [*self.query_ids, AGGREGATE] if per_query else [AGGREGATE]
+        return csv_text(
+            ["query_id", "measure", "value"],
+            [queries * len(names), np.repeat(names, len(queries)), values.T.ravel()],
+        )
 
     def _repr_html_(self) -> str:
         return self.to_frame().to_html(
@@ -165,7 +198,7 @@ class EvalResult(Printable):
     def _header(self) -> str:
         protocol = f", protocol {self.protocol.name}" if self.protocol else ""
         ties = f", ties: {self.ties.policy}" if self.ties else ""
-        return (
+        return plain_text(
             f"run {self.run_source} vs qrels {self.qrels_source}: "
             f"{self.num_queries} queries{protocol}{ties}"
         )
@@ -173,21 +206,22 @@ class EvalResult(Printable):
     def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:
         lines = [self._header() + (" (percent)" if percent else "")]
         if not per_query:
-            scale = 100.0 if percent else 1.0
+            scales = self.scales(percent)
             width = max(len(n) for n in self.names)
             lines += [
-                f"  {name:<{width}}  {self.aggregates[name] * scale:.{decimals}f}"
+                f"  {name:<{width}}  {self.aggregates[name] * scales[name]:.{decimals}f}"
                 for name in self.names
             ]
         else:
             frame = self.to_frame(percent=percent, per_query=True)
+            frame.index = frame.index.map(plain_text)
             text = frame.to_string(float_format=lambda v: f"{v:.{decimals}f}")
             lines += ["  " + line for line in text.splitlines()]
         return "\n".join(lines) + "\n"
 
     def warnings_text(self) -> str:
         """The warnings, one per line, for a terminal."""
-        return "".join(f"warning: {w}\n" for w in self.warnings)
+        return "".join(f"warning: {plain_text(str(w))}\n" for w in self.warnings)
 
     def _json_of(self, rows, percent: bool, per_query: bool) -> dict:
         out = {
@@ -222,15 +256,16 @@ class EvalResult(Printable):
             return f"{trec:<22}\t{query}\t{shown}\n"
 
         if per_query:
+            self._check_aggregate_name()
             # trec_eval orders queries by strcmp of their ids, which Python's sort reproduces
             # (for str; ids compared as UTF-8 bytes give the same order as code points).
             values = self.values.tolist()
             for row in sorted(range(len(self.query_ids)), key=self.query_ids.__getitem__):
-                query = self.query_ids[row]
+                query = trec_field(self.query_ids[row], "query id")
                 lines += [
                     line(order[i], query, values[row][c])
                     for i, c in enumerate(columns)
                     if names[order[i]] != "num_q"  # trec_eval prints num_q for "all" only
                 ]
-        lines += [line(m, "all", self.aggregates[m]) for m in order]
+        lines += [line(m, AGGREGATE, self.aggregates[m]) for m in order]
         return "".join(lines)

@@ -14,7 +14,6 @@ a table and says, check by check, whether the comparison is like for like.
 from __future__ import annotations
 
 import functools
-import io
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..escaping import csv_frame, latex_text, text
 from ..measures import Protocol, parse_measures
 from ..printable import Printable
-from ..render import latex_escape, render, wrap
+from ..render import blocks, render, wrap
 from ..render import number as _number
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
@@ -187,9 +187,7 @@ class PublishedResults(Printable):
         part = self.frame[self.frame["paper"] == paper]
         decimals = self.papers[paper].decimals
         out = part[list(COLUMNS)].assign(value=part["value"].map(lambda v: f"{v:.{decimals}f}"))
-        buffer = io.StringIO()
-        out.to_csv(buffer, index=False, lineterminator="\n")
-        return buffer.getvalue()
+        return csv_frame(out)
 
     FORMATS = ("table", "markdown", "csv", "json")
 
@@ -203,7 +201,7 @@ class PublishedResults(Printable):
         """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
         ``csv`` (every row)."""
         if fmt == "csv":
-            return self.frame.to_csv(index=False, lineterminator="\n")
+            return csv_frame(self.frame)
         if self.dataset is None:
             return self._format_list(fmt)
         return self._format_figures(fmt)
@@ -222,7 +220,7 @@ class PublishedResults(Printable):
             ids = ", ".join(
                 f"{table} = {dataset_id}" for table, dataset_id in paper.datasets.items()
             )
-            lines.append(f"{bullet}datasets: {ids}")
+            lines.append((bullet, f"datasets: {ids}"))
             kinds = part.assign(
                 systems=part["systems"].map(", ".join), measures=part["measures"].map(" ".join)
             ).groupby(["stage", "setting", "systems", "measures"], sort=False)["dataset"]
@@ -233,10 +231,10 @@ class PublishedResults(Printable):
                     if len(which) == len(paper.datasets)
                     else (", ".join(which))
                 )
-                lines.append(f"{bullet}{stage} ({setting}; {shown}): {systems}")
-                lines.append(f"{bullet}  measures: {measures}")
-        lines.append("`citeval published --dataset ID` prints a dataset's figures.")
-        return "\n".join(lines) + "\n"
+                lines.append((bullet, f"{stage} ({setting}; {shown}): {systems}"))
+                lines.append((bullet + "  ", f"measures: {measures}"))
+        lines.append("citeval published --dataset ID prints a dataset's figures.")
+        return "".join(_line(item, fmt) + "\n" for item in lines)
 
     def _format_figures(self, fmt: str) -> str:
         sections = []
@@ -251,9 +249,10 @@ class PublishedResults(Printable):
                 f"{g.paper}: {g.dataset} ({g.split} split), {g.setting} setting, {g.stage} "
                 f"stage ({g.source}, {self.papers[g.paper].unit})"
             )
-            sections.append(title + "\n" + render(["system", *table.columns], rows, fmt))
-        sources = [self._paper_line(name) for name in self.papers]
-        return "\n".join(sections) + "\n" + "\n".join(sources) + "\n"
+            table_text = render(["system", *table.columns], rows, fmt)
+            sections += [text(title, fmt) + "\n" + table_text, ""]  # "": a blank line
+        sections += [text(self._paper_line(name), fmt) for name in self.papers]
+        return blocks(sections, fmt)
 
 
 def published(
@@ -405,11 +404,11 @@ class PublishedComparison(Printable):
         lines = [wrap(self.title(), "", fmt), render(*side, fmt)]
         lines.append("difference (yours - published):")
         lines.append(render(*gaps, fmt, left=2))
-        lines.append(self.verdict())
+        lines.append(wrap(self.verdict(), "", fmt))
         bullet = "- " if fmt == "markdown" else "  "
         lines += [wrap(str(check), bullet, fmt) for check in self.checks]
         lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
-        return "\n".join(line.rstrip("\n") for line in lines) + "\n"
+        return blocks(lines, fmt)
 
     def side_by_side(self) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of the runs' values beside the published ones, as printed."""
@@ -451,8 +450,15 @@ class PublishedComparison(Printable):
                 text = _number(value, self.paper.decimals)
                 top = best is not None and m in best and value / unit >= best[m]
                 cells.append(f"\\textbf{{{text}}}" if top else text)
-            rows.append([latex_escape(f"{system} (published)"), *cells])
+            rows.append([latex_text(f"{system} (published)"), *cells])
         return rows
+
+
+def _line(item: str | tuple[str, str], fmt: str) -> str:
+    """A line of a listing: text, or (bullet, text); the text escaped for ``fmt``, one line
+    (the listing is not wrapped)."""
+    bullet, line = item if isinstance(item, tuple) else ("", item)
+    return bullet + text(line, fmt)
 
 
 def _deepest_cutoff(measure_names: list[str]) -> tuple[int, str]:

@@ -61,6 +61,7 @@ def make_report(
     title: str | None = None,
     command: str | None = None,
     descriptions: Mapping[str, str] | None = None,
+    percent: bool | None = None,
 ) -> Report:
     """A :class:`Report` of ``runs`` evaluated on ``qrels``.
 
@@ -73,6 +74,8 @@ def make_report(
     ``validate``, each run's validation (``same_year`` as in :func:`citeval_irm.validate`).
     A cross-check appears only when given. ``command`` is printed as the way to repeat it;
     ``descriptions`` say how a run was made (by run name), beside its source.
+    ``percent``: values in percent (fractions only; counts stay counts), or fractions;
+    default: the protocol's unit.
     """
     check_choice("ties", ties, TIE_POLICIES)
     check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
@@ -113,7 +116,7 @@ def make_report(
     if comparison is None and len(facts) > 1:
         comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
     first = facts[0].evaluation
-    percent = first.default_percent()
+    percent = first.default_percent() if percent is None else bool(percent)
     fmt = sections.Formatter(percent, first.decimals(percent))
     qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
     options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}

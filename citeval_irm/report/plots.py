@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..escaping import plot_text
+
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 """Okabe and Ito's colour-blind-safe palette (yellow left out: too light on white)."""
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
@@ -84,7 +86,7 @@ def recall_curve(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]], un
         ax.plot(
             ks,
             np.asarray(values) * unit.scale,
-            label=name,
+            label=plot_text(name),
             color=style["color"],
             linestyle=style["linestyle"],
             marker=style["marker"],
@@ -120,7 +122,7 @@ def first_rank_distribution(
             x + (i - (len(counts) - 1) / 2) * width,
             values,
             width,
-            label=name,
+            label=plot_text(name),
             color=style["color"],
             hatch=style["hatch"],
             edgecolor="white" if not style["hatch"] else "#222222",
@@ -170,9 +172,9 @@ def sorted_differences(panels: Sequence[tuple[str, np.ndarray]], measure: str, u
         ax.axhline(0, color="#222222", linewidth=0.8)
         ax.axhline(mean, color="#222222", linestyle="--", linewidth=1.2, label=f"mean {mean:+.2f}")
         ties = int((values == 0).sum())
-        ax.set_title(f"{title}  (equal on {ties:,} queries)", loc="left")
+        ax.set_title(plot_text(f"{title}  (equal on {ties:,} queries)"), loc="left")
         ax.set_xlim(0.5, len(values) + 0.5)
-        ax.set_ylabel(f"difference in {measure}\n({unit.difference_label})")
+        ax.set_ylabel(f"difference in {plot_text(measure)}\n({unit.difference_label})")
         _tidy(ax)
         ax.legend(frameon=False, loc="upper right", fontsize=9)
     axes[-1].set_xlabel("queries, sorted by the difference (largest gain first)")
@@ -206,7 +208,7 @@ def tie_ranges(
             alpha=0.55,
             hatch=style["hatch"],
             edgecolor=style["color"],
-            label=f"{name}: worst to best",
+            label=plot_text(f"{name}: worst to best"),
         )
         (marks,) = ax.plot(
             offset,
@@ -216,7 +218,7 @@ def tie_ranges(
             markersize=6,
             markerfacecolor="white",
             markeredgecolor="#111111",
-            label=f"{name}: expected (random order)",
+            label=plot_text(f"{name}: expected (random order)"),
         )
         handles += [bars, marks]
     zero = ax.axhline(0, color="#222222", linewidth=1, label="reported value (the tie policy's)")

@@ -8,9 +8,9 @@ file, so a report opens from disk, offline, years later, as it was written.
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Callable, Sequence
 
+from ..escaping import html_text, markdown_text
 from .model import Block, Facts, Figure, Items, Section, Table, Text
 
 _STYLE = """
@@ -39,38 +39,37 @@ ul.items li { margin: .15em 0; }
 
 
 def _html_text(block: Text) -> str:
-    return f"<p>{html.escape(block.text)}</p>"
+    return f"<p>{html_text(block.text)}</p>"
 
 
 def _html_items(block: Items) -> str:
-    items = "".join(f"<li>{html.escape(item)}</li>" for item in block.items)
+    items = "".join(f"<li>{html_text(item)}</li>" for item in block.items)
     return f'<ul class="items">{items}</ul>'
 
 
 def _html_facts(block: Facts) -> str:
     pairs = "".join(
-        f"<dt>{html.escape(label)}</dt><dd>{html.escape(value)}</dd>"
-        for label, value in block.pairs
+        f"<dt>{html_text(label)}</dt><dd>{html_text(value)}</dd>" for label, value in block.pairs
     )
-    return f'<dl data-key="{html.escape(block.key)}">{pairs}</dl>'
+    return f'<dl data-key="{html_text(block.key)}">{pairs}</dl>'
 
 
 def _html_table(block: Table) -> str:
-    caption = f'<p class="caption">{html.escape(block.caption)}</p>' if block.caption else ""
-    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in block.headers)
+    caption = f'<p class="caption">{html_text(block.caption)}</p>' if block.caption else ""
+    head = "".join(f'<th scope="col">{html_text(h)}</th>' for h in block.headers)
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td class="num">{html.escape(cell)}</td>'
+            f'<td class="num">{html_text(cell)}</td>'
             if align == "r"
-            else f"<td>{html.escape(cell)}</td>"
+            else f"<td>{html_text(cell)}</td>"
             for align, cell in zip(block.align, row)
         )
         + "</tr>"
         for row in block.rows
     )
     return (
-        f'<div class="table">{caption}<table data-key="{html.escape(block.key)}">'
+        f'<div class="table">{caption}<table data-key="{html_text(block.key)}">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -81,42 +80,34 @@ def _data_uri(block: Figure) -> str:
 
 def _html_figure(block: Figure) -> str:
     return (
-        f'<figure data-key="{html.escape(block.key)}">'
-        f'<img src="{_data_uri(block)}" alt="{html.escape(block.alt)}">'
-        f"<figcaption>{html.escape(block.caption)}</figcaption></figure>"
+        f'<figure data-key="{html_text(block.key)}">'
+        f'<img src="{_data_uri(block)}" alt="{html_text(block.alt)}">'
+        f"<figcaption>{html_text(block.caption)}</figcaption></figure>"
     )
 
 
-def _md_escape(text: str) -> str:
-    """Text safe inside a Markdown table cell or paragraph: pipes and markup escaped."""
-    for char in ("\\", "|", "*", "_", "`", "[", "]", "<", ">"):
-        text = text.replace(char, "\\" + char)
-    return text
-
-
 def _md_text(block: Text) -> str:
-    return _md_escape(block.text)
+    return markdown_text(block.text)
 
 
 def _md_items(block: Items) -> str:
-    return "\n".join(f"- {_md_escape(item)}" for item in block.items)
+    return "\n".join(f"- {markdown_text(item)}" for item in block.items)
 
 
 def _md_facts(block: Facts) -> str:
-    return "\n".join(f"- **{_md_escape(k)}**: {_md_escape(v)}" for k, v in block.pairs)
+    return "\n".join(f"- **{markdown_text(k)}**: {markdown_text(v)}" for k, v in block.pairs)
 
 
 def _md_table(block: Table) -> str:
     rules = ["---:" if align == "r" else ":---" for align in block.align]
-    lines = [[_md_escape(h) for h in block.headers], rules]
-    lines += [[_md_escape(cell) for cell in row] for row in block.rows]
+    lines = [[markdown_text(h) for h in block.headers], rules]
+    lines += [[markdown_text(cell) for cell in row] for row in block.rows]
     text = "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
-    return (f"**{_md_escape(block.caption)}**\n\n" if block.caption else "") + text
+    return (f"**{markdown_text(block.caption)}**\n\n" if block.caption else "") + text
 
 
 def _md_figure(block: Figure) -> str:
-    alt = block.alt.replace("]", ")").replace("[", "(")
-    return f"![{alt}]({_data_uri(block)})\n\n*{_md_escape(block.caption)}*"
+    return f"![{markdown_text(block.alt)}]({_data_uri(block)})\n\n*{markdown_text(block.caption)}*"
 
 
 _WRITERS: dict[str, dict[type, Callable]] = {
@@ -145,27 +136,27 @@ def _section(section: Section, fmt: str) -> str:
     blocks = [_block(b, fmt) for b in section.blocks]
     if fmt == "html":
         return (
-            f'<section id="{html.escape(section.key)}">'
-            f"<h2>{html.escape(section.title)}</h2>\n" + "\n".join(blocks) + "</section>"
+            f'<section id="{html_text(section.key)}">'
+            f"<h2>{html_text(section.title)}</h2>\n" + "\n".join(blocks) + "</section>"
         )
-    return f"## {_md_escape(section.title)}\n\n" + "\n\n".join(blocks)
+    return f"## {markdown_text(section.title)}\n\n" + "\n\n".join(blocks)
 
 
 def render(title: str, summary: str, parts: Sequence[Section], fmt: str) -> str:
     """A whole report as ``html`` (one page, inline CSS, no script) or ``markdown``."""
     sections = [_section(s, fmt) for s in parts]
     if fmt == "markdown":
-        head = f"# {_md_escape(title)}\n\n{_md_escape(summary)}"
+        head = f"# {markdown_text(title)}\n\n{markdown_text(summary)}"
         return "\n\n".join([head, *sections]) + "\n"
     contents = "".join(
-        f'<li><a href="#{html.escape(s.key)}">{html.escape(s.title)}</a></li>' for s in parts
+        f'<li><a href="#{html_text(s.key)}">{html_text(s.title)}</a></li>' for s in parts
     )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<header><h1>{html.escape(title)}</h1>"
-        f'<p class="summary">{html.escape(summary)}</p>'
+        f"<title>{html_text(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<header><h1>{html_text(title)}</h1>"
+        f'<p class="summary">{html_text(summary)}</p>'
         f"<nav><ol>{contents}</ol></nav></header>\n" + "\n".join(sections) + "\n</body></html>\n"
     )

@@ -17,6 +17,7 @@ from ..comparison import Comparison
 from ..crosscheck import CrosscheckReport
 from ..protocol import PAIR_CHECKS
 from ..render import number
+from ..scoring import percent_scale
 from . import plots
 from .facts import RunFacts, rank_bin_counts, rank_bin_labels
 from .model import Facts, Figure, Items, Section, Text, table
@@ -38,8 +39,14 @@ class Formatter:
         self.unit = Unit(percent)
         self.decimals = decimals
 
-    def value(self, fraction: float, *, sign: bool = False) -> str:
-        return number(fraction * self.unit.scale, self.decimals, sign=sign)
+    def value(self, fraction: float, *, sign: bool = False, measure: str | None = None) -> str:
+        """``fraction`` in the unit; a ``measure`` that is a count (NumRet) is never scaled."""
+        scale = (self.unit if measure is None else self.unit_of(measure)).scale
+        return number(fraction * scale, self.decimals, sign=sign)
+
+    def unit_of(self, measure: str) -> Unit:
+        """The unit ``measure`` is shown in: the report's, but a count is never a percent."""
+        return Unit(self.unit.percent and percent_scale(measure, True) == 100.0)
 
 
 # --------------------------------------------------------------------------- set-up
@@ -134,7 +141,7 @@ def scores_section(
     section = Section("scores", "Scores")
     if comparison is None:
         result = runs[0].evaluation
-        rows = [[name, fmt.value(result.aggregates[name])] for name in result.names]
+        rows = [[name, fmt.value(result.aggregates[name], measure=name)] for name in result.names]
         section.add(table("scores", ["measure", runs[0].name], rows, caption="Scores"))
     else:
         percent = fmt.unit.percent
@@ -197,6 +204,7 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
         panels.append((title, diffs))
         data[title] = np.sort(diffs)[::-1].tolist()
     section = Section("differences", "Who wins where")
+    unit = fmt.unit_of(measure)
     if not panels:
         return section.add(Text("One run: there are no per-query differences to show."))
     shown = "" if len(pairs) <= MAX_DIFFERENCE_PANELS else f" (the first {len(panels)} pairs)"
@@ -207,9 +215,9 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
     return section.add(
         Figure(
             "differences",
-            plots.sorted_differences(panels, measure, fmt.unit),
+            plots.sorted_differences(panels, measure, unit),
             f"Per-query differences in {measure}{shown}, sorted from the largest gain to the "
-            f"largest loss ({fmt.unit.difference_label}); solid: the first run of the pair "
+            f"largest loss ({unit.difference_label}); solid: the first run of the pair "
             "does better, hatched: worse; dashed: the mean difference.",
             f"Sorted per-query differences in {measure}; {summary}",
             data,
@@ -244,8 +252,8 @@ def ties_section(runs: Sequence[RunFacts], fmt: Formatter) -> Section:
     rows = []
     for r in runs:
         for measure, tie in r.tie_ranges.items():
-            cells = [fmt.value(v) for v in tie.as_tuple()]
-            rows.append([measure, r.name, *cells, fmt.value(tie.best - tie.worst)])
+            cells = [fmt.value(v, measure=measure) for v in tie.as_tuple()]
+            rows.append([measure, r.name, *cells, fmt.value(tie.best - tie.worst, measure=measure)])
     headers = ["measure", "run", "value", "worst", "expected", "best", "best - worst"]
     tied = "; ".join(
         f"{r.name}: {r.evaluation.ties.tied_queries:,} of {r.evaluation.num_queries:,} queries "
@@ -336,10 +344,10 @@ def crosscheck_section(crosschecks: Mapping[str, CrosscheckReport]) -> Section |
         rows = [
             [
                 measure,
-                fmt.value(row.trec_eval),
-                fmt.value(row.recipe),
-                fmt.value(row.difference, sign=True),
-                fmt.value(row.max_abs_query_difference),
+                fmt.value(row.trec_eval, measure=measure),
+                fmt.value(row.recipe, measure=measure),
+                fmt.value(row.difference, sign=True, measure=measure),
+                fmt.value(row.max_abs_query_difference, measure=measure),
                 f"{int(row.queries_differing):,}",
             ]
             for measure, row in report.summary.iterrows()
@@ -373,9 +381,9 @@ def _differing(name: str, report: CrosscheckReport, fmt: Formatter):
         [
             d.query_id,
             d.measure,
-            fmt.value(d.trec_eval),
-            fmt.value(d.recipe),
-            fmt.value(d.difference, sign=True),
+            fmt.value(d.trec_eval, measure=d.measure),
+            fmt.value(d.recipe, measure=d.measure),
+            fmt.value(d.difference, sign=True, measure=d.measure),
             d.causes.replace(";", ", "),
         ]
         for d in head.itertuples()

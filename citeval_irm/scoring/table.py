@@ -227,6 +227,21 @@ def reads_gains(measure) -> bool:
     return found is None or found.labels == "gains"
 
 
+def percent_scale(measure, percent: bool) -> float:
+    """What ``measure``'s values are multiplied by when printed (``percent``: in percent):
+    100 for a fraction, 1 for trec_eval's counts (the table's summed rows: NumRet, NumRel,
+    NumQ, NumRet(rel=1)), which are never percentages. A measure outside the table is
+    ir-measures' and a fraction."""
+    if not percent:
+        return 1.0
+    if isinstance(measure, str):
+        from ..measures import parse_measures
+
+        measure = parse_measures(measure)[0]
+    found = definition(measure)
+    return 1.0 if found is not None and found.summed else 100.0
+
+
 def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
     """Per-query values (one column per measure) of every measure, by its kernel."""
     out = np.empty((rankings.n_queries, len(measures)))
