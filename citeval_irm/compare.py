@@ -36,7 +36,7 @@ from .choices import (
     check_choice,
 )
 from .comparison import CompareSettings, Comparison
-from .errors import CitevalError, EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of, issue, silenced
 from .evaluation import evaluate
 from .io import read_qrels
 from .measures import parse_measures
@@ -164,6 +164,7 @@ def compare(
             stage=stage,
             measures=names,
         )
+    issue(comparison.warnings)
     return comparison
 
 
@@ -292,7 +293,8 @@ def evaluate_run(
                 f"ties={options['ties']!r}: every run must be evaluated the same way",
             )
         return item, None
-    result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
+    with silenced():  # the comparison issues its warnings once, in the caller's process
+        result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
     return result, RunFacts.of(result, item, validate_on, same_year, options["memory"])
 
 
@@ -397,7 +399,7 @@ def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
     """Each evaluation's own warnings, named after its run (missing queries are counted by
     the comparison itself)."""
     return [
-        EvalWarning(w.code, f"{name}: {w.message}", w.count, w.examples)
+        w.of_run(name)
         for name, result in results.items()
         for w in result.warnings
         if w.code != "missing_queries"

@@ -7,6 +7,11 @@ on purpose is recorded as an :class:`EvalWarning` with a count, never dropped si
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import sys
+import warnings as python_warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 
@@ -67,6 +72,10 @@ class EvalWarning(UserWarning):
             text += ": " + ", ".join(self.examples) + more
         return text
 
+    def of_run(self, name: str) -> EvalWarning:
+        """This warning named after the run it is about (in a comparison or a report)."""
+        return EvalWarning(self.code, f"{name}: {self.message}", self.count, self.examples)
+
     def to_dict(self) -> dict:
         return {
             "code": self.code,
@@ -84,3 +93,38 @@ def examples_of(ids, limit: int = 5) -> tuple[str, ...]:
         if len(out) >= limit:
             break
     return tuple(out)
+
+
+# Frames of these packages are not the caller's: ir-measures' provider machinery calls ours.
+_INTERNAL = ("citeval_irm", "ir_measures")
+_ISSUING = contextvars.ContextVar("citeval_irm_issuing", default=True)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` (counted from the function calling this one) of the first frame
+    outside citeval-irm, so a warning points at the user's line, not into the package."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def issue(warnings: Iterable[EvalWarning]) -> None:
+    """Issue ``warnings`` through :mod:`warnings` at the caller's location: the one way the
+    package warns, once per public call (nothing inside :func:`silenced`)."""
+    if not _ISSUING.get():
+        return
+    level = caller_stacklevel()
+    for warning in warnings:
+        python_warnings.warn(warning, stacklevel=level)
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Public functions called by the package itself issue nothing: the outer call reports
+    the warnings of what it returns (once, e.g. not again on a Dask worker)."""
+    token = _ISSUING.set(False)
+    try:
+        yield
+    finally:
+        _ISSUING.reset(token)

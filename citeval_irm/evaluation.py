@@ -19,7 +19,6 @@ ir-measures' own pipeline; ``"pytrec_eval"`` sends every measure through ir-meas
 from __future__ import annotations
 
 import subprocess
-import warnings as python_warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -34,7 +33,7 @@ from .choices import (
     check_choice,
 )
 from .depth import short_ranking_warnings
-from .errors import CitevalError, EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
 from .papers import PROTOCOLS, get_protocol
@@ -197,8 +196,7 @@ def evaluate(
     qrels_table = as_qrels(qrels)
     settings = Settings(measure_list, ties, duplicates, empty_queries, engine, verify)
     result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
-    for warning in result.warnings:
-        python_warnings.warn(warning, stacklevel=2)
+    issue(result.warnings)
     return result
 
 
