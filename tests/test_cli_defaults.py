@@ -208,3 +208,17 @@ def test_eval_on_a_qrels_file_stays_light(tmp_path) -> None:
         assert done.stdout.splitlines()[-1] == "[]", (argv, done.stdout[-300:])
         if argv[0] == "eval":
             assert "shorter than the cut-off 300 of R@300 (found 100 docs)" in done.stderr
+
+
+def test_a_corpus_id_without_a_split_names_its_splits(demo_home, runs, capsys) -> None:
+    splits = "use one of its splits: citeval/demo/train, citeval/demo/val, citeval/demo/test"
+    for argv in (
+        ["eval", runs["short"], "--dataset", "citeval/demo", "-m", "RR"],
+        ["validate", runs["short"], "--dataset", "citeval/demo"],
+        ["baseline", "bm25", "--dataset", "citeval/demo", "-o", runs["short"].parent / "x"],
+    ):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == EXIT_INPUT_ERROR and splits in err, argv
+        assert "Traceback" not in err
+    with pytest.raises(citeval_irm.InputError, match="has no qrels; " + splits):
+        citeval_irm.evaluate(runs["short"], "citeval/demo", "RR")
