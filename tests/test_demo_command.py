@@ -53,9 +53,12 @@ def _warnings(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("warning: ")]
 
 
-def test_the_footer_and_warnings_are_those_of_the_steps(ir_home, tmp_path, capsys) -> None:
+def test_the_footer_and_warnings_are_those_of_the_steps(
+    ir_home, tmp_path, capsys, monkeypatch
+) -> None:
     """The footer prints the options used, and running its steps gives the same warnings as
     the demo printed (the tie warning included)."""
+    monkeypatch.chdir(tmp_path)  # where its report goes
     run = tmp_path / "run.trec"
     args = ["demo", "-k", "100", "--no-temporal", "--no-same-year", "-o", str(run)]
     assert main(args) == 0
