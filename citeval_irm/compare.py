@@ -235,14 +235,19 @@ def is_evaluated(item) -> bool:
     )
 
 
+RUN_FILE_SUFFIXES = (".gz", ".bz2", ".trec", ".run", ".txt", ".tsv", ".parquet", ".pq")
+
+
 def run_name(source) -> str | None:
-    """``bm25`` for ``runs/bm25.trec.gz``; ``None`` for ``<DataFrame>`` and the like."""
+    """The one name of a run made from its source: ``bm25`` for ``runs/bm25.trec.gz``,
+    ``bm25.parquet`` or the folder ``bm25.parquet/``; ``None`` for ``<DataFrame>`` and the
+    like."""
     text = str(source)
     if text.startswith("<") or not text:
         return None
-    name = Path(text).name
-    for suffix in (".gz", ".trec", ".run", ".txt", ".tsv"):
-        name = name.removesuffix(suffix)
+    name = Path(text.rstrip("/")).name
+    while (suffix := Path(name).suffix.lower()) in RUN_FILE_SUFFIXES and name != suffix:
+        name = name[: -len(suffix)]
     return name or None
 
 

@@ -202,13 +202,17 @@ class CrosscheckReport(Printable):
             lines.append("causes of the differences (query x measure pairs, queries, examples):")
             for row in self.causes.itertuples():
                 lines.append(
-                    f"  {row.cause:<22} {row.differences:>6} {row.queries:>6}  "
+                    f"  {row.cause:<22} {row.differences:>6,} {row.queries:>6,}  "
                     f"{', '.join(row.examples)}\n      {row.description}"
                 )
             head = self.differences.head(max_rows).copy()
             for column in ("trec_eval", "recipe", "difference"):
                 head[column] = head[column] * scale
-            lines.append(f"differing queries (first {len(head)} of {len(self.differences)}):")
+            queries = self.differences["query_id"].nunique()
+            lines.append(
+                f"differing query x measure pairs (first {len(head)} of "
+                f"{len(self.differences):,}, in {queries:,} {'query' if queries == 1 else 'queries'}):"
+            )
             lines.append(
                 _indent(head.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}"))
             )

@@ -12,7 +12,7 @@ import contextvars
 import sys
 import warnings as python_warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 class CitevalError(Exception):
@@ -58,15 +58,16 @@ class EvalWarning(UserWarning):
     message: str
     count: int
     examples: tuple[str, ...] = field(default_factory=tuple)
+    unit: str = ""  # what ``count`` counts, where the message leaves it open ("queries")
 
     def __post_init__(self) -> None:
         super().__init__(str(self))
 
     def __reduce__(self):  # an exception pickles its args; a warning travels to Dask workers
-        return (type(self), (self.code, self.message, self.count, self.examples))
+        return (type(self), (self.code, self.message, self.count, self.examples, self.unit))
 
     def __str__(self) -> str:
-        text = f"{self.message} ({self.count})"
+        text = f"{self.message} ({self.count:,}{' ' + self.unit if self.unit else ''})"
         if self.examples:
             more = ", ..." if self.count > len(self.examples) else ""
             text += ": " + ", ".join(self.examples) + more
@@ -74,7 +75,7 @@ class EvalWarning(UserWarning):
 
     def of_run(self, name: str) -> EvalWarning:
         """This warning named after the run it is about (in a comparison or a report)."""
-        return EvalWarning(self.code, f"{name}: {self.message}", self.count, self.examples)
+        return replace(self, message=f"{name}: {self.message}")
 
     def to_dict(self) -> dict:
         return {

@@ -72,7 +72,7 @@ def test_the_footer_and_warnings_are_those_of_the_steps(
         f"  citeval crosscheck {run} --dataset citeval/demo/test --protocol goyal2026",
     ]
     shown = _warnings(out.split("3. protocol validation")[0])
-    assert any("ties broken by score" in w for w in shown)
+    assert any("tied scores, broken by score" in w for w in shown)
     assert any("shorter than the cut-off 300" in w for w in shown)
     rerun = tmp_path / "rerun.trec"
     assert main(steps[0].split()[1:-1] + [str(rerun)]) == 0
