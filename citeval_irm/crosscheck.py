@@ -211,7 +211,7 @@ class CrosscheckReport(Printable):
             queries = self.differences["query_id"].nunique()
             lines.append(
                 f"differing query x measure pairs (first {len(head)} of "
-                f"{len(self.differences):,}, in {queries:,} {'query' if queries == 1 else 'queries'}):"
+                f"{len(self.differences):,}, in {queries:,} quer{'y' if queries == 1 else 'ies'}):"
             )
             lines.append(
                 _indent(head.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}"))
