@@ -192,15 +192,24 @@ class Comparison(Printable):
             return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
         return f"queries: every qrels query, unranked ones scored 0 ({parts})"
 
-    def _means_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+    def _means_rows(
+        self, percent: bool, decimals: int, aligned: bool = False
+    ) -> tuple[list[str], list[list[str]]]:
+        """The means with their letters; ``aligned``: each column's letters padded to one
+        width, so that in a right-aligned text table the numbers line up."""
         scale = 100.0 if percent else 1.0
         letters, beats = self.letters(), self.beats()
         headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
+        marks = {
+            name: ["".join(sorted(beats.get((m, name), []))) for m in self.means.index]
+            for name in self.names
+        }
+        width = {name: max(map(len, column), default=0) for name, column in marks.items()}
         rows = []
-        for measure, row in self.means.iterrows():
+        for i, (measure, row) in enumerate(self.means.iterrows()):
             cells = [measure]
             for name in self.names:
-                mark = "".join(sorted(beats.get((measure, name), [])))
+                mark = marks[name][i].ljust(width[name]) if aligned else marks[name][i]
                 cells.append(f"{row[name] * scale:.{decimals}f}" + (f" {mark}" if mark else ""))
             rows.append(cells)
         return headers, rows
@@ -329,7 +338,7 @@ class Comparison(Printable):
         coverage = self._coverage_line()
         if coverage:
             out.append(coverage)
-        headers, rows = self._means_rows(percent, decimals)
+        headers, rows = self._means_rows(percent, decimals, aligned=fmt == "table")
         out.append(render(headers, rows, fmt))
         if len(self.pairs):
             headers, rows = self._pair_rows(percent, decimals)
@@ -385,7 +394,7 @@ class Comparison(Printable):
             caption += (
                 f" Published figures as printed in {latex_escape(self.published.paper.reference)}."
             )
-        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries} queries\n"
+        comment = f"% citeval compare: {', '.join(self.names)} on {self.num_queries:,} queries\n"
         return (
             comment
             + "\\begin{table}[t]\n\\centering\n"

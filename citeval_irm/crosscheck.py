@@ -219,11 +219,11 @@ class CrosscheckReport(Printable):
         if len(self.crashes):
             lines.append(
                 f"the {self.recipe.name} script would have stopped on "
-                f"{self.crashes['query_id'].nunique()} queries (the recipe scores them 0):"
+                f"{self.crashes['query_id'].nunique():,} queries (the recipe scores them 0):"
             )
             for (exception, line), rows in self.crashes.groupby(["exception", "line"]):
                 lines.append(
-                    f"  {exception} ({line}): {len(rows)} queries, e.g. "
+                    f"  {exception} ({line}): {len(rows):,} queries, e.g. "
                     + ", ".join(examples_of(rows["query_id"], 3))
                 )
         lines.append(f"unexplained differences: {self.unexplained}")
