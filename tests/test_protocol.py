@@ -182,7 +182,7 @@ def test_undated_docs_follow_unknown_year() -> None:
 
 
 def test_a_dataset_without_queries_is_an_error() -> None:
-    with pytest.raises(InputError, match="needs a dataset with docs and queries"):
+    with pytest.raises(InputError, match="has no queries; use one of its splits: citeval/demo/"):
         validate({"q": {"a": 1.0}}, "citeval/demo", same_year=True)
 
 
