@@ -221,13 +221,15 @@ def bm25_run(
     + abstract. Progress bars go to standard error.
     """
     from .datasets import AdmissibleCandidates
+    from .datasets.registry import missing_parts
 
     found = as_dataset(dataset)
     if found is None:
         raise InputError(None, f"{dataset!r} is not an ir_datasets dataset or a registered id")
     name, data = found
-    if not (data.has_docs() and data.has_queries()):
-        raise InputError(name, "needs a dataset with docs and queries (e.g. citeval/demo/test)")
+    problem = missing_parts(name, data, ("docs", "queries"))
+    if problem:
+        raise InputError(name, problem)
     doc_fields = data.docs_cls()._fields
     query_fields = data.queries_cls()._fields
     if temporal and ("year" not in doc_fields or "year" not in query_fields):

@@ -38,7 +38,7 @@ from .choices import (
     check_choice,
 )
 from .comparison import CompareSettings, Comparison
-from .errors import CitevalError, EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of, issue, silenced
 from .evaluation import evaluate
 from .io import read_qrels
 from .measures import parse_measures
@@ -177,6 +177,7 @@ def compare(
             stage=stage,
             measures=names,
         )
+    issue(comparison.warnings)
     return comparison
 
 
@@ -277,14 +278,19 @@ def is_evaluated(item) -> bool:
     )
 
 
+RUN_FILE_SUFFIXES = (".gz", ".bz2", ".trec", ".run", ".txt", ".tsv", ".parquet", ".pq")
+
+
 def run_name(source) -> str | None:
-    """``bm25`` for ``runs/bm25.trec.gz``; ``None`` for ``<DataFrame>`` and the like."""
+    """The one name of a run made from its source: ``bm25`` for ``runs/bm25.trec.gz``,
+    ``bm25.parquet`` or the folder ``bm25.parquet/``; ``None`` for ``<DataFrame>`` and the
+    like."""
     text = str(source)
     if text.startswith("<") or not text:
         return None
-    name = Path(text).name
-    for suffix in (".gz", ".trec", ".run", ".txt", ".tsv"):
-        name = name.removesuffix(suffix)
+    name = Path(text.rstrip("/")).name
+    while (suffix := Path(name).suffix.lower()) in RUN_FILE_SUFFIXES and name != suffix:
+        name = name[: -len(suffix)]
     return name or None
 
 
@@ -336,7 +342,8 @@ def evaluate_run(
                 f"ties={options['ties']!r}: every run must be evaluated the same way",
             )
         return item, None
-    result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
+    with silenced():  # the comparison issues its warnings once, in the caller's process
+        result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
     facts = RunFacts.of(result, item, validate_on, same_year, options["memory"], recipe)
     return result, facts
 
@@ -460,7 +467,7 @@ def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
     """Each evaluation's own warnings, named after its run (missing queries are counted by
     the comparison itself)."""
     return [
-        EvalWarning(w.code, f"{name}: {w.message}", w.count, w.examples)
+        w.of_run(name)
         for name, result in results.items()
         for w in result.warnings
         if w.code != "missing_queries"

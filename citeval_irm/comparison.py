@@ -212,18 +212,25 @@ class Comparison(Printable):
         return f"queries: every qrels query, unranked ones scored 0 ({parts})"
 
     def _means_rows(
-        self, percent: bool, decimals: int, bold: bool = False
+        self, percent: bool, decimals: int, bold: bool = False, aligned: bool = False
     ) -> tuple[list[str], list[list[str]]]:
-        """The means table; ``bold``: the best run of each measure in Markdown bold."""
+        """The means with their letters; ``bold``: the best run of each measure in Markdown
+        bold; ``aligned``: each column's letters padded to one width, so that in a
+        right-aligned text table the numbers line up."""
         letters, beats = self.letters(), self.beats()
         best = self._best(False)
         headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
+        marks = {
+            name: ["".join(sorted(beats.get((m, name), []))) for m in self.means.index]
+            for name in self.names
+        }
+        width = {name: max(map(len, column), default=0) for name, column in marks.items()}
         rows = []
-        for measure, row in self.means.iterrows():
+        for i, (measure, row) in enumerate(self.means.iterrows()):
             cells = [measure]
             scale = percent_scale(measure, percent)
             for name in self.names:
-                mark = "".join(sorted(beats.get((measure, name), [])))
+                mark = marks[name][i].ljust(width[name]) if aligned else marks[name][i]
                 text = f"{row[name] * scale:.{decimals}f}"
                 cell = text + (f" {mark}" if mark else "")  # letters: inert in every format
                 if bold and row[name] == best[measure] and len(self.names) > 1:
@@ -381,7 +388,9 @@ class Comparison(Printable):
         coverage = self._coverage_line()
         if coverage:
             out.append(wrap(coverage, "", fmt))
-        headers, rows = self._means_rows(percent, decimals, bold=fmt == "markdown")
+        headers, rows = self._means_rows(
+            percent, decimals, bold=fmt == "markdown", aligned=fmt == "table"
+        )
         out.append(render(headers, rows, fmt))
         if fmt == "markdown" and len(self.names) > 1:
             note = "bold: the best of the runs compared here"

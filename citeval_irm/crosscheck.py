@@ -204,7 +204,7 @@ class CrosscheckReport(Printable):
             lines.append("causes of the differences (query x measure pairs, queries, examples):")
             for row in self.causes.itertuples():
                 lines.append(
-                    f"  {row.cause:<22} {row.differences:>6} {row.queries:>6}  "
+                    f"  {row.cause:<22} {row.differences:>6,} {row.queries:>6,}  "
                     f"{', '.join(map(plain_text, row.examples))}\n      {row.description}"
                 )
             head = self.differences.head(max_rows).copy()
@@ -212,18 +212,22 @@ class CrosscheckReport(Printable):
             for column in ("trec_eval", "recipe", "difference"):
                 head[column] = head[column] * factors
             head["query_id"] = head["query_id"].map(plain_text)
-            lines.append(f"differing queries (first {len(head)} of {len(self.differences)}):")
+            queries = self.differences["query_id"].nunique()
+            lines.append(
+                f"differing query x measure pairs (first {len(head)} of "
+                f"{len(self.differences):,}, in {queries:,} quer{'y' if queries == 1 else 'ies'}):"
+            )
             lines.append(
                 _indent(head.to_string(index=False, float_format=lambda v: f"{v:.{decimals}f}"))
             )
         if len(self.crashes):
             lines.append(
                 f"the {self.recipe.name} script would have stopped on "
-                f"{self.crashes['query_id'].nunique()} queries (the recipe scores them 0):"
+                f"{self.crashes['query_id'].nunique():,} queries (the recipe scores them 0):"
             )
             for (exception, line), rows in self.crashes.groupby(["exception", "line"]):
                 lines.append(
-                    f"  {exception} ({line}): {len(rows)} queries, e.g. "
+                    f"  {exception} ({line}): {len(rows):,} queries, e.g. "
                     + ", ".join(map(plain_text, examples_of(rows["query_id"], 3)))
                 )
         lines.append(f"unexplained differences: {self.unexplained}")

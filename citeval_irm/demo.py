@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .baseline import DEFAULT_K, bm25_run
-from .compare import compare
+from .compare import compare, run_name
 from .comparison import Comparison
 from .crosscheck import CrosscheckReport, crosscheck
 from .errors import InputError
@@ -52,10 +52,12 @@ class DemoReport:
     same_year: bool = True
     protocol: str = "goyal2026"
 
-    def commands(self) -> list[str]:
-        """The same steps one by one, with the options this demo used."""
+    def commands(self, report: str | Path | None = "report.html") -> list[str]:
+        """The same steps one by one, with the options this demo used (``report``: where
+        its report went, ``None`` for none)."""
         dataset, protocol = self.dataset, self.protocol
         run = shlex.quote(str(self.run_path)) if self.run_path else "run.trec"
+        to_report = f" --report {shlex.quote(str(report))}" if report else ""
         years = "" if self.same_year else " --no-same-year"
         temporal = "" if self.temporal else " --no-temporal"
         return [
@@ -67,16 +69,17 @@ class DemoReport:
             [
                 f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} "
                 "--fields title -o titles.trec",
-                f"citeval compare {run} titles.trec --dataset {dataset} --protocol {protocol} "
-                f"--baseline {Path(run).stem} --report report.html",
+                f"citeval compare {run} titles.trec --dataset {dataset} --protocol {protocol}"
+                f"{years} --baseline {run_name(run)}{to_report}",
             ]
             if self.comparison is not None
             else []
         )
 
-    def format(self) -> str:
+    def format(self, report: str | Path | None = "report.html") -> str:
         """The three tables with a line on what produced them, for a terminal; the
-        evaluation's warnings under it, as ``citeval eval`` prints them."""
+        evaluation's warnings under it, as ``citeval eval`` prints them; the steps one by
+        one (``report``: where the report goes)."""
         queries = self.run.num_queries
         saved = f"; written to {self.run_path}" if self.run_path else ""
         if self.temporal:
@@ -102,8 +105,9 @@ class DemoReport:
                 + "\n  (how each column is computed: the legend of `citeval compare`; the report)"
             )
         sections.append(
-            f"done in {self.seconds:.1f} s. The same steps one by one:\n"
-            + "".join(f"  {command}\n" for command in self.commands())
+            f"ranked, evaluated, checked and compared in {self.seconds:.1f} s (start-up and "
+            "the report not counted). The same steps one by one:\n"
+            + "".join(f"  {command}\n" for command in self.commands(report))
             + f"and {other}"
         )
         return "\n\n".join(s.rstrip("\n") for s in sections) + "\n"

@@ -46,6 +46,7 @@ class ShortRankings:
             f"(found {self.found()}): those values count only the docs ranked",
             len(self.query_ids),
             examples_of(self.query_ids),
+            unit="queries",
         )
 
 

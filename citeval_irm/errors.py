@@ -7,7 +7,12 @@ on purpose is recorded as an :class:`EvalWarning` with a count, never dropped si
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import contextlib
+import contextvars
+import sys
+import warnings as python_warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 
 
 class CitevalError(Exception):
@@ -53,19 +58,24 @@ class EvalWarning(UserWarning):
     message: str
     count: int
     examples: tuple[str, ...] = field(default_factory=tuple)
+    unit: str = ""  # what ``count`` counts, where the message leaves it open ("queries")
 
     def __post_init__(self) -> None:
         super().__init__(str(self))
 
     def __reduce__(self):  # an exception pickles its args; a warning travels to Dask workers
-        return (type(self), (self.code, self.message, self.count, self.examples))
+        return (type(self), (self.code, self.message, self.count, self.examples, self.unit))
 
     def __str__(self) -> str:
-        text = f"{self.message} ({self.count})"
+        text = f"{self.message} ({self.count:,}{' ' + self.unit if self.unit else ''})"
         if self.examples:
             more = ", ..." if self.count > len(self.examples) else ""
             text += ": " + ", ".join(self.examples) + more
         return text
+
+    def of_run(self, name: str) -> EvalWarning:
+        """This warning named after the run it is about (in a comparison or a report)."""
+        return replace(self, message=f"{name}: {self.message}")
 
     def to_dict(self) -> dict:
         return {
@@ -84,3 +94,38 @@ def examples_of(ids, limit: int = 5) -> tuple[str, ...]:
         if len(out) >= limit:
             break
     return tuple(out)
+
+
+# Frames of these packages are not the caller's: ir-measures' provider machinery calls ours.
+_INTERNAL = ("citeval_irm", "ir_measures")
+_ISSUING = contextvars.ContextVar("citeval_irm_issuing", default=True)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` (counted from the function calling this one) of the first frame
+    outside citeval-irm, so a warning points at the user's line, not into the package."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def issue(warnings: Iterable[EvalWarning]) -> None:
+    """Issue ``warnings`` through :mod:`warnings` at the caller's location: the one way the
+    package warns, once per public call (nothing inside :func:`silenced`)."""
+    if not _ISSUING.get():
+        return
+    level = caller_stacklevel()
+    for warning in warnings:
+        python_warnings.warn(warning, stacklevel=level)
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Public functions called by the package itself issue nothing: the outer call reports
+    the warnings of what it returns (once, e.g. not again on a Dask worker)."""
+    token = _ISSUING.set(False)
+    try:
+        yield
+    finally:
+        _ISSUING.reset(token)

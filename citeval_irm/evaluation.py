@@ -21,7 +21,6 @@ difference.
 from __future__ import annotations
 
 import subprocess
-import warnings as python_warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,7 +35,7 @@ from .choices import (
     check_choice,
 )
 from .depth import short_ranking_warnings
-from .errors import CitevalError, EvalWarning, InputError, examples_of
+from .errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
 from .papers import PROTOCOLS, get_protocol
@@ -212,8 +211,7 @@ def evaluate(
         measure_list, ties, duplicates, empty_queries, engine, verify, check_max_docs(max_docs)
     )
     result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
-    for warning in result.warnings:
-        python_warnings.warn(warning, stacklevel=2)
+    issue(result.warnings)
     return result
 
 

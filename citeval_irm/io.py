@@ -1082,8 +1082,11 @@ def as_dataset(obj) -> tuple[str, object] | None:
 
 
 def _qrels_from_dataset(name: str, dataset) -> Qrels:
-    if not dataset.has_qrels():
-        raise InputError(name, "this dataset has no qrels")
+    from .datasets.registry import missing_parts
+
+    problem = missing_parts(name, dataset, ("qrels",))
+    if problem:
+        raise InputError(name, problem)
     columns = _columns_from_records(dataset.qrels_iter(), "relevance")
     if not columns["query_id"]:
         raise InputError(f"ir_datasets:{name}", "is empty: no rows")

@@ -264,15 +264,16 @@ def _pair_checks(table, allowed) -> tuple[dict[str, list[pd.DataFrame]], RankedQ
     frame = table.frame
     queries = allowed.queries
     known_query = frame["query_id"].isin(queries.index).to_numpy()
+    known_docs = allowed.doc_positions(frame["doc_id"]) >= 0  # of every row, any query's
     pairs = frame[known_query]
     admissible = allowed.mask(pairs["query_id"], pairs["doc_id"])
-    known_doc = allowed.doc_positions(pairs["doc_id"]) >= 0
+    known_doc = known_docs[known_query]
     citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
     own_paper = pairs["doc_id"].to_numpy() == citing
 
     rows = np.flatnonzero(known_query)
     flagged = {
-        "unknown_doc": rows[~known_doc],
+        "unknown_doc": np.flatnonzero(~known_docs),
         "query_paper": rows[known_doc & own_paper],
         "later_paper": rows[known_doc & ~own_paper & ~admissible],
         "duplicate_doc": repeated_rows(table),

@@ -63,6 +63,17 @@ class Quirks:
         """Names of the quirks that differ from trec_eval, in attribution order."""
         return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
 
+    def describe(self) -> str:
+        """The active quirks as a user reads them (``tie_order=True; duplicates=RR
+        first_copy, nDCG every_copy``), not as Python tuples and quotes."""
+
+        def shown(value) -> str:
+            if isinstance(value, tuple):  # (measure family, rule) pairs
+                return ", ".join(" ".join(map(str, v)) for v in value)
+            return str(value)
+
+        return "; ".join(f"{name}={shown(getattr(self, name))}" for name in self.active())
+
     def without(self, name: str) -> Quirks:
         """The same quirks with ``name`` switched back to trec_eval's behaviour."""
         return replace(self, **{name: getattr(TREC_EVAL, name)})

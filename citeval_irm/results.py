@@ -200,7 +200,7 @@ class EvalResult(Printable):
         ties = f", ties: {self.ties.policy}" if self.ties else ""
         return plain_text(
             f"run {self.run_source} vs qrels {self.qrels_source}: "
-            f"{self.num_queries} queries{protocol}{ties}"
+            f"{self.num_queries:,} queries{protocol}{ties}"
         )
 
     def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:

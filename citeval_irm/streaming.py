@@ -20,7 +20,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -273,7 +273,7 @@ def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
                 merged[w.code] = w
             else:
                 examples = examples_of((*known.examples, *w.examples))
-                merged[w.code] = EvalWarning(w.code, known.message, known.count + w.count, examples)
+                merged[w.code] = replace(known, count=known.count + w.count, examples=examples)
     rank = {code: i for i, code in enumerate(_RUN_WARNING_ORDER)}
     return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
 

@@ -22,7 +22,7 @@ import pandas as pd
 import pyterrier as pt
 from pyterrier.datasets._irds import IRDSDataset
 
-from .datasets.registry import dataset_ids, unknown_dataset
+from .datasets.registry import dataset_ids, missing_parts, unknown_dataset
 from .progress import bar
 
 PREFIX = "citeval/"
@@ -35,8 +35,9 @@ class CitevalDataset(IRDSDataset):
         """``qid, query``: ``query`` is each query's ``default_text()``, or its field
         ``variant``."""
         dataset = self.irds_ref()
-        if not dataset.has_queries():
-            raise NotImplementedError(f"{self._irds_id} has no queries (a split has)")
+        problem = missing_parts(self._irds_id, dataset, ("queries",))
+        if problem:
+            raise NotImplementedError(f"{self._irds_id} {problem}")
         fields = dataset.queries_cls()._fields[1:]
         if variant is not None and variant not in fields:
             raise ValueError(f"{self._irds_id}: variant must be one of {', '.join(fields)}")
@@ -50,8 +51,9 @@ class CitevalDataset(IRDSDataset):
         """``qid, docno, label`` (the relevance; other qrels fields, such as MasterSet's
         ``tier``, are left out)."""
         dataset = self.irds_ref()
-        if not dataset.has_qrels():
-            raise NotImplementedError(f"{self._irds_id} has no qrels (a split has)")
+        problem = missing_parts(self._irds_id, dataset, ("qrels",))
+        if problem:
+            raise NotImplementedError(f"{self._irds_id} {problem}")
         rows = [(q.query_id, q.doc_id, int(q.relevance)) for q in dataset.qrels_iter()]
         return pd.DataFrame(rows, columns=["qid", "docno", "label"])
 
@@ -80,15 +82,25 @@ class CitevalDataset(IRDSDataset):
         return f"CitevalDataset({self._irds_id!r})"
 
 
+def pyterrier_name(dataset_id: str) -> str:
+    """An ir_datasets id as ``pt.get_dataset`` takes it: ``citeval:demo/test``."""
+    return (
+        f"citeval:{dataset_id.removeprefix(PREFIX)}"
+        if dataset_id.startswith(PREFIX)
+        else dataset_id
+    )
+
+
 class CitevalDatasetProvider(pt.datasets.DatasetProvider):
     """The ``citeval`` provider: ``pt.get_dataset("citeval:<name>")``."""
 
     def get_dataset(self, name: str) -> CitevalDataset:
         """The dataset ``citeval/<name>``; a ``KeyError`` naming the close matches for an
-        unknown name (the one error PyTerrier's loader expects)."""
+        unknown name, as ``pt.get_dataset`` takes them (``KeyError`` is the one error
+        PyTerrier's loader expects: it raises its own, from this one)."""
         dataset_id = name if name.startswith(PREFIX) else PREFIX + name
         if dataset_id not in dataset_ids():
-            raise unknown_dataset(dataset_id)
+            raise unknown_dataset(dataset_id, spelled=pyterrier_name)
         return CitevalDataset(dataset_id)
 
     def list_dataset_names(self) -> Iterable[str]:

@@ -44,9 +44,10 @@ class TieReport:
         )
         return EvalWarning(
             "tied_scores",
-            f"queries with tied scores; ties broken by {order}, {self.tied_docs:,} docs involved",
+            f"queries with tied scores, broken by {order}; {self.tied_docs:,} docs in tie groups",
             self.tied_queries,
             self.examples,
+            unit="queries",
         )
 
 

@@ -152,7 +152,9 @@ def test_bm25_finds_the_cited_paper_often_but_not_always(runs) -> None:
 
 
 def test_errors() -> None:
-    with pytest.raises(InputError, match="docs and queries"):
+    with pytest.raises(
+        InputError, match="has no queries; use one of its splits: citeval/demo/train"
+    ):
         bm25_run("citeval/demo", show_progress=False)
     with pytest.raises(InputError, match="not an ir_datasets dataset"):
         bm25_run("no/such/dataset", show_progress=False)

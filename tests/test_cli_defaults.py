@@ -240,3 +240,17 @@ def test_the_help_lists_the_registries(capsys, monkeypatch) -> None:
     evals, crosschecks = help_of("eval"), help_of("crosscheck")
     assert all(name in evals for name in PROTOCOLS)
     assert all(name in crosschecks for name in RECIPES)
+
+
+def test_a_corpus_id_without_a_split_names_its_splits(demo_home, runs, capsys) -> None:
+    splits = "use one of its splits: citeval/demo/train, citeval/demo/val, citeval/demo/test"
+    for argv in (
+        ["eval", runs["short"], "--dataset", "citeval/demo", "-m", "RR"],
+        ["validate", runs["short"], "--dataset", "citeval/demo"],
+        ["baseline", "bm25", "--dataset", "citeval/demo", "-o", runs["short"].parent / "x"],
+    ):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == EXIT_INPUT_ERROR and splits in err, argv
+        assert "Traceback" not in err
+    with pytest.raises(citeval_irm.InputError, match="has no qrels; " + splits):
+        citeval_irm.evaluate(runs["short"], "citeval/demo", "RR")

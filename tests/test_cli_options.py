@@ -97,7 +97,7 @@ def test_crosscheck_options(capsys, files):
     _, out, _ = run_cli(capsys, *base, "--percent")
     assert "(percent)" in out and "16.67" in out  # the recipe's RR, 0.5 / 3, in percent
     _, out, _ = run_cli(capsys, *base, "--max-rows", "0")
-    assert "differing queries (first 0 of 1)" in out
+    assert "differing query x measure pairs (first 0 of 1, in 1 query)" in out
 
 
 def test_crosscheck_strict_fails_on_an_unexplained_difference(capsys, files, monkeypatch):

@@ -97,3 +97,19 @@ def test_compare_streamed_and_on_the_cluster(tmp_path, client):
         assert other.pairs.equals(expected.pairs)
         assert other.per_query.equals(expected.per_query)
         assert [str(w) for w in other.warnings] == [str(w) for w in expected.warnings]
+
+
+def test_compare_on_the_cluster_issues_each_warning_once_from_the_client(tmp_path, client):
+    """The workers issue nothing (in a process of their own they would print it raw);
+    ``compare`` issues the comparison's warnings once, at the caller's line."""
+    import warnings
+
+    run, qrels = citation_run(tmp_path, queries=20, depth=20)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comparison = citeval_irm.compare(
+            {"a": run, "b": run}, qrels, "RR", engine="dask", scheduler=client
+        )
+    issued = [w for w in caught if issubclass(w.category, citeval_irm.EvalWarning)]
+    assert [str(w.message) for w in issued] == [str(w) for w in comparison.warnings]
+    assert {w.filename for w in issued} == {__file__}

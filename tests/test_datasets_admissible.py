@@ -97,7 +97,7 @@ def test_same_year_is_an_explicit_choice(fixture_candidates) -> None:
         AdmissibleCandidates([], [], same_year=None)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="unknown_year must be one of"):
         AdmissibleCandidates([], [], same_year=True, unknown_year="maybe")
-    with pytest.raises(InputError, match="needs a dataset with docs and queries"):
+    with pytest.raises(InputError, match="has no queries; use one of its splits: citeval/acl-200/"):
         admissible_candidates("citeval/acl-200", same_year=True)
 
 

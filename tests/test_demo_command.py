@@ -36,9 +36,15 @@ def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     assert "unexplained differences: 0" in out
     assert "  citeval baseline bm25 --dataset citeval/demo/test -k 300 -o run.trec\n" in out
     assert "\n5. comparison with BM25 over titles only\n" in out
-    assert out.endswith(
-        f"report (scores, checks and plots in one page): {tmp_path}/demo-report.html\n"
+    assert "s (start-up and the report not counted). The same steps one by one:" in out
+    assert (  # the comparison step writes the report where the demo wrote it
+        "--baseline run --report demo-report.html\n" in out
     )
+    report_line, done = out.splitlines()[-2:]
+    assert report_line == (
+        f"report (scores, checks and plots in one page): {tmp_path}/demo-report.html"
+    )
+    assert done.startswith("done in ") and done.endswith(" s (the whole command)")
 
 
 def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:
@@ -53,23 +59,30 @@ def _warnings(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("warning: ")]
 
 
-def test_the_footer_and_warnings_are_those_of_the_steps(ir_home, tmp_path, capsys) -> None:
+def test_the_footer_and_warnings_are_those_of_the_steps(
+    ir_home, tmp_path, capsys, monkeypatch
+) -> None:
     """The footer prints the options used, and running its steps gives the same warnings as
     the demo printed (the tie warning included)."""
+    monkeypatch.chdir(tmp_path)  # where its report goes
     run = tmp_path / "run.trec"
     args = ["demo", "-k", "100", "--no-temporal", "--no-same-year", "-o", str(run)]
     assert main(args) == 0
     out = capsys.readouterr().out
-    steps = out.split("The same steps one by one:\n")[1].splitlines()[:4]
+    steps = out.split("The same steps one by one:\n")[1].splitlines()[:6]
     assert steps == [
         f"  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal "
         f"--no-same-year -o {run}",
         f"  citeval eval {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
         f"  citeval validate {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
         f"  citeval crosscheck {run} --dataset citeval/demo/test --protocol goyal2026",
+        "  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal --no-same-year "
+        "--fields title -o titles.trec",
+        f"  citeval compare {run} titles.trec --dataset citeval/demo/test --protocol goyal2026 "
+        "--no-same-year --baseline run --report demo-report.html",
     ]
     shown = _warnings(out.split("3. protocol validation")[0])
-    assert any("ties broken by score" in w for w in shown)
+    assert any("tied scores, broken by score" in w for w in shown)
     assert any("shorter than the cut-off 300" in w for w in shown)
     rerun = tmp_path / "rerun.trec"
     assert main(steps[0].split()[1:-1] + [str(rerun)]) == 0

@@ -131,9 +131,8 @@ def tables(tmp_path_factory):
 
 
 def run_names(benign: bool) -> list[str]:
-    return (
-        list(BENIGN_RUNS) if benign else [f"{file_safe(hostile(p))}.parquet" for p in RUN_PREFIXES]
-    )
+    """The names compare gives the runs: their file names without ``.parquet``."""
+    return list(BENIGN_RUNS) if benign else [file_safe(hostile(p)) for p in RUN_PREFIXES]
 
 
 def text_cells(benign: bool) -> list[str]:
@@ -409,7 +408,7 @@ def test_percent_scales_fractions_not_counts(tables):
     by_measure = {row[0]: row for row in rows}
     assert by_measure["NumRet"][1].startswith("4.0")  # 4 docs per query, not 400
     assert float(by_measure["RR"][1].split()[0]) == pytest.approx(
-        100 * comparison.means.at["RR", "alpha.parquet"], abs=0.01
+        100 * comparison.means.at["RR", "alpha"], abs=0.01
     )
     report = citeval_irm.make_report(
         tables[True]["runs"][:1], tables[True]["qrels"], "RR NumRet", percent=True

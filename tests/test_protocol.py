@@ -133,9 +133,9 @@ def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
     found = [str(w) for w in result.warnings if w.code == "short_ranking"]
     assert found == [
         "rankings shorter than the cut-off 10 of R@10 nDCG@10 (found 5 docs): those values "
-        f"count only the docs ranked (1): {queries[0]}",
+        f"count only the docs ranked (1 queries): {queries[0]}",
         "rankings shorter than the cut-off 20 of P@20 (found 5 docs): those values count only "
-        f"the docs ranked (1): {queries[0]}",
+        f"the docs ranked (1 queries): {queries[0]}",
     ]
 
 
@@ -182,7 +182,7 @@ def test_undated_docs_follow_unknown_year() -> None:
 
 
 def test_a_dataset_without_queries_is_an_error() -> None:
-    with pytest.raises(InputError, match="needs a dataset with docs and queries"):
+    with pytest.raises(InputError, match="has no queries; use one of its splits: citeval/demo/"):
         validate({"q": {"a": 1.0}}, "citeval/demo", same_year=True)
 
 

@@ -61,7 +61,9 @@ def test_get_dataset_with_no_import_of_ours(demo_home) -> None:
     assert found["qrels"] == [["qid", "docno", "label"], 163, [1]]
     assert found["corpus"] == [420, ["abstract", "docno", "text", "title", "year"]]
     assert found["left_context"] == ["qid", "query"]
-    assert found["unknown"].startswith("unknown dataset 'citeval/demo/tset'; did you mean")
+    assert found["unknown"].startswith(  # named as pt.get_dataset takes them
+        "unknown dataset 'citeval:demo/tset'; did you mean citeval:demo/test, "
+    )
     assert "[INFO]" not in done.stderr
 
 
@@ -136,3 +138,13 @@ def test_a_frame_with_none_of_the_names_lists_the_accepted_ones() -> None:
     ranked_only = pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "rank": [0]})
     with pytest.raises(InputError, match=r"missing column\(s\) \['score'\]"):
         citeval_irm.evaluate(ranked_only, {"q1": {"d1": 1}}, "RR")
+
+
+def test_a_corpus_without_qrels_names_its_splits() -> None:
+    import pyterrier as pt
+
+    corpus = pt.get_dataset("citeval:demo")
+    splits = "use one of its splits: citeval/demo/train, citeval/demo/val, citeval/demo/test"
+    for method in (corpus.get_qrels, corpus.get_topics):
+        with pytest.raises(NotImplementedError, match=splits):
+            method()

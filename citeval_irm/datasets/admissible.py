@@ -235,10 +235,11 @@ def _loaded(dataset, needs: str):
     name = dataset if isinstance(dataset, str) else _dataset_name(dataset)
     if isinstance(dataset, str):
         dataset = ir_datasets.load(dataset)
-    if not all(getattr(dataset, f"has_{part}")() for part in needs.split()):
-        raise InputError(
-            name, f"needs a dataset with {' and '.join(needs.split())} (e.g. citeval/acl-200/test)"
-        )
+    from .registry import missing_parts
+
+    problem = missing_parts(name, dataset, tuple(needs.split()))
+    if problem:
+        raise InputError(name, problem)
     return name, dataset
 
 

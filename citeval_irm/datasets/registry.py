@@ -100,15 +100,17 @@ def dataset_ids() -> list[str]:
     return register()
 
 
-def unknown_dataset(name: str) -> UnknownDatasetError:
+def unknown_dataset(name: str, spelled=lambda dataset_id: dataset_id) -> UnknownDatasetError:
     """The error for an id that is not registered, with the closest registered ids (ours
-    first) and where to see them all."""
+    first) and where to see them all; ``spelled`` writes an id as the caller's users write
+    it (PyTerrier's ``citeval:demo/test``)."""
     ours = dataset_ids()
     known = ours + [i for i in ir_datasets.registry if i not in set(ours)]
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    hint = f"; did you mean {', '.join(map(spelled, close))}?" if close else ""
     return UnknownDatasetError(
-        None, f"unknown dataset {name!r}{hint} (`citeval datasets list` shows the citeval ones)"
+        None,
+        f"unknown dataset {spelled(name)!r}{hint} (`citeval datasets list` shows the citeval ones)",
     )
 
 
@@ -125,3 +127,18 @@ def find_dataset(name: str):
         if name.split("/", 1)[0] in families:
             raise unknown_dataset(name) from None
         return None
+
+
+def missing_parts(name: str, dataset, parts: tuple[str, ...]) -> str | None:
+    """Why ``dataset`` (id ``name``) cannot serve: the ``parts`` (``"docs"``, ``"queries"``,
+    ``"qrels"``) it lacks and the datasets under it that have them (a corpus's splits,
+    nearest first), or an example; ``None`` when it has them all."""
+    lacking = [part for part in parts if not getattr(dataset, f"has_{part}")()]
+    if not lacking:
+        return None
+    below = [i for i in ir_datasets.registry if i.startswith(f"{name}/")]
+    below.sort(key=lambda i: i.count("/"))  # the splits first, in their order
+    having = [i for i in below if all(getattr(ir_datasets.load(i), f"has_{p}")() for p in parts)]
+    shown = ", ".join(having[:6]) + (", ..." if len(having) > 6 else "")
+    where = f"; use one of its splits: {shown}" if having else " (e.g. citeval/demo/test)"
+    return f"has no {' and '.join(lacking)}{where}"

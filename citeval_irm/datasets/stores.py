@@ -10,9 +10,12 @@ first time together each append every record (a store with every doc four times,
 size" in every later process), and it never notices that its source changed. So a
 :class:`SourceStampedStore` is built by one process at a time (a lock file beside it), into
 a temporary folder renamed into place only when complete, with a stamp inside that names
-its source file (path, size, modification time) and its own size (records, bytes). A store
-whose stamp does not match its source, or whose files do not match its stamp, is rebuilt
-(or, in a read-only home, rejected with a message that says how to fix it).
+its source's content (size and sha256, not its path: identical files, e.g. the demo of two
+installs sharing ``~/.ir_datasets``, share one store) and its own size (records, bytes). A
+store whose stamp does not match its source, or whose files do not match its stamp, is
+rebuilt (or, in a read-only home, rejected with a message that says how to fix it). The
+stamp also lists the file versions (path, size, modification time) already found to have
+that content, so a source is hashed only the first time it is seen.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
+import contextlib
 import json
 import os
 import shutil
@@ -32,8 +36,10 @@ from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import DEFAULT_DOCSTORE_OPTIONS, PickleLz4FullStore
 from ir_datasets.util import DocstoreSplitter
 
+from ..downloads import file_checksum, read_record
 from ..errors import CitevalError
 from ..locking import exclusive
+from ..outputs import write_atomically
 from ..progress import bar
 from .sources import CorpusSource, corpus_file, verify_corpus_file
 
@@ -48,10 +54,28 @@ class StoreError(CitevalError):
     """A store is damaged and cannot be rebuilt here; the message says what to do."""
 
 
-def source_stamp(source: Path) -> dict:
-    """What identifies a version of a source file, cheaply."""
+_SEEN_KEPT = 8  # file versions a stamp remembers (installs, copies sharing one home)
+_HASHED: dict[tuple, str] = {}  # sha256 by file version, for this process
+
+
+def file_version(source: Path) -> dict:
+    """One version of a file at one path, cheaply: path, size and modification time."""
     stat = source.stat()
     return {"path": str(source.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def source_stamp(source: Path) -> dict:
+    """What a store is built from: the content of its source (size and sha256), wherever
+    the file is. The sha256 is the file's download record's when the record describes this
+    version (loads check the file against it), else computed once per version."""
+    version = file_version(source)
+    record = read_record(source)
+    if record is not None and all(record[k] == version[k] for k in ("size", "mtime_ns")):
+        return {"size": version["size"], "sha256": record["sha256"]}
+    key = tuple(version.values())
+    if key not in _HASHED:
+        _HASHED[key] = file_checksum(source, "sha256")
+    return {"size": version["size"], "sha256": _HASHED[key]}
 
 
 def _store_files(path: Path) -> dict:
@@ -123,9 +147,22 @@ class SourceStampedStore(PickleLz4FullStore):
         """Why this store cannot be used as it is (``None`` if it can): absent, built from
         another version of its source, or damaged (its files disagree with its stamp)."""
         problem, stamp = store_problem(self._dir)
-        if problem is None and stamp["source"] != source_stamp(self.source):
+        if problem is not None:
+            return problem
+        version = file_version(self.source)
+        if version in stamp.get("seen", []):
+            return None
+        if stamp["source"] != source_stamp(self.source):
             return f"built from another version of {self.source}"
-        return problem
+        self._remember(stamp, version)
+        return None
+
+    def _remember(self, stamp: dict, version: dict) -> None:
+        """Add a file version found to have the store's content to its stamp, so it is not
+        hashed again (best effort: a read-only home, or a race, only costs a hash)."""
+        stamp["seen"] = [*stamp.get("seen", [])[-(_SEEN_KEPT - 1) :], version]
+        with contextlib.suppress(OSError):
+            write_atomically(self._dir / STAMP, json.dumps(stamp))
 
     def built(self) -> bool:
         return self.problem() is None
@@ -148,7 +185,7 @@ class SourceStampedStore(PickleLz4FullStore):
         for leftover in self._dir.parent.glob(f".{self._dir.name}.*-*"):
             shutil.rmtree(leftover, ignore_errors=True)
         self._verify_source()
-        stamp = {"source": source_stamp(self.source)}
+        stamp = {"source": source_stamp(self.source), "seen": [file_version(self.source)]}
         temporary = self._dir.with_name(f".{self._dir.name}{_BUILDING}{uuid.uuid4().hex}")
         try:
             fresh = PickleLz4FullStore(str(temporary), **self._kwargs)

@@ -20,7 +20,7 @@ from ..choices import DUPLICATE_POLICIES, EMPTY_QUERY_POLICIES, TIE_POLICIES, ch
 from ..compare import compare, is_evaluated, named_inputs
 from ..comparison import Comparison
 from ..crosscheck import CrosscheckReport
-from ..errors import InputError
+from ..errors import InputError, issue, silenced
 from ..io import as_dataset, as_qrels
 from ..protocol import ValidationReport
 from ..results import EvalResult
@@ -113,8 +113,15 @@ def make_report(
         if descriptions and fact.name in descriptions:
             fact.source = f"{fact.source} ({descriptions[fact.name]})"
     results = {f.name: f.evaluation for f in facts}
+    issue(
+        w.of_run(name)
+        for name, result in results.items()
+        if name not in evaluations
+        for w in result.warnings
+    )
     if comparison is None and len(facts) > 1:
-        comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
+        with silenced():  # each run's warnings are issued above
+            comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
     first = facts[0].evaluation
     percent = first.default_percent() if percent is None else bool(percent)
     fmt = sections.Formatter(percent, first.decimals(percent))

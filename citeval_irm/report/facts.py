@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..choices import KEEP_ALL
-from ..errors import CitevalError
+from ..errors import CitevalError, silenced
 from ..evaluation import evaluate, population
 from ..io import as_run
 from ..protocol import ValidationReport, validate
@@ -115,11 +115,13 @@ def run_facts(
     run = as_run(raw, duplicates=duplicates)
     options = {"ties": ties, "empty_queries": empty_queries}
     if evaluation is None:
-        evaluation = evaluate(run, qrels, measures, protocol=protocol, engine=engine, **options)
+        with silenced():  # make_report issues them, named after the run
+            evaluation = evaluate(run, qrels, measures, protocol=protocol, engine=engine, **options)
     _, sizes = run.ranked_queries()
     deepest = int(sizes.max()) if len(sizes) else 0
     cutoffs = recall_cutoffs(deepest, evaluation.measures)
-    curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **options)
+    with silenced():  # the same run's warnings, once is enough
+        curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **options)
     reciprocal = curve.values[:, 0]
     first_ranks = np.where(reciprocal > 0, np.rint(1 / np.where(reciprocal > 0, reciprocal, 1)), 0)
     unvalidated = None
