@@ -172,6 +172,7 @@ def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
             unknown_year=args.unknown_year,
             measures=args.measures,
             protocol=args.protocol,
+            strict=args.strict,
         )
     except InputError as exc:
         if exc.source == args.run:  # the run itself is bad: the evaluation says so
@@ -421,6 +422,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         memory=args.memory,
         progress=False if args.quiet else None,
+        strict=args.strict,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -835,7 +837,10 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
-        "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"
+        "--strict",
+        action="store_true",
+        help=f"exit {EXIT_STRICT_FAILURE} if any check fails, gold_always_present included "
+        "(otherwise a warning)",
     )
     va.set_defaults(handler=_cmd_validate)
 

@@ -450,3 +450,20 @@ def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 20
     for split, entries in splits.items():
         (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
     return {"papers": papers_json, "contexts": contexts, "splits": splits}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def gold_inserted(run_frame, qrels_frame, depth: int):
+    """A run with the gold always inserted, as an oracle first stage does (DualLCR puts the
+    gold into BM25's top 2,000): each ranking cut to ``depth - 1`` docs, then every gold
+    paper not in it appended below the last (lowest score), so rankings stay short of the
+    pool. Returns a (query_id, doc_id, score) DataFrame."""
+    import pandas as pd
+
+    kept = run_frame.groupby("query_id", sort=False).head(depth - 1)
+    gold = qrels_frame[qrels_frame["relevance"] > 0][["query_id", "doc_id"]]
+    gold = gold[gold["query_id"].isin(kept["query_id"])].assign(score=kept["score"].min() - 1)
+    both = pd.concat([kept, gold], ignore_index=True)
+    return both.drop_duplicates(["query_id", "doc_id"])[["query_id", "doc_id", "score"]]
