@@ -23,6 +23,8 @@ COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
 DEFAULT_PERMUTATIONS = 10_000  # randomisation test and Tukey HSD
 DEFAULT_BOOTSTRAP = 10_000  # resamples of the confidence interval
 DEFAULT_SEED = 42
+FACETS = ("year", "heading", "gold", "venue", "venue-year", "popularity")  # breakdown --by
+TABLE_FORMATS = ("table", "markdown", "csv", "latex", "json")
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
 

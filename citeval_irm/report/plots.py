@@ -229,3 +229,67 @@ def tie_ranges(
     _tidy(ax)
     ax.legend(handles=[*handles, zero], frameon=False, fontsize=9, loc="best")
     return _png(figure)
+
+
+def group_means(
+    labels: Sequence[str], data: Mapping[str, Mapping[str, Sequence[float]]], measure: str,
+    facet: str, unit: Unit,
+) -> bytes:  # fmt: skip
+    """A measure's mean per group of queries (``labels``, in the facet's order) for each
+    run, with its interval as error bars; ``data``: run -> mean / low / high."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    x = np.arange(len(labels))
+    for i, (name, values) in enumerate(data.items()):
+        style = run_style(i)
+        mean = np.asarray(values["mean"]) * unit.scale
+        errors = [mean - np.asarray(values["low"]) * unit.scale,
+                  np.asarray(values["high"]) * unit.scale - mean]  # fmt: skip
+        ax.errorbar(
+            x + (i - (len(data) - 1) / 2) * 0.08,
+            mean,
+            yerr=np.maximum(errors, 0),
+            label=name,
+            color=style["color"],
+            linestyle=style["linestyle"],
+            marker=style["marker"],
+            markersize=5,
+            linewidth=2,
+            capsize=3,
+        )
+    ax.set_xticks(x, labels, rotation=20 if len(labels) > 4 else 0)
+    ax.set_xlabel(f"{facet} group")
+    ax.set_ylabel(f"{measure} ({unit.label})")
+    ax.set_title(f"{measure} by {facet}", loc="left")
+    _tidy(ax)
+    ax.legend(title="run", frameon=False)
+    return _png(figure)
+
+
+def system_scores(
+    measures: Sequence[str], data: Mapping[str, Sequence[float]], dataset: str, unit: Unit
+) -> bytes:
+    """Each system's value of each measure on one dataset: grouped bars, a hatch per
+    system; ``data``: system -> values (fractions) in ``measures``' order."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    width = 0.8 / max(len(data), 1)
+    x = np.arange(len(measures))
+    for i, (name, values) in enumerate(data.items()):
+        style = run_style(i)
+        ax.bar(
+            x + (i - (len(data) - 1) / 2) * width,
+            np.asarray(values) * unit.scale,
+            width,
+            label=name,
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white" if not style["hatch"] else "#222222",
+            linewidth=0.6,
+        )
+    ax.set_xticks(x, measures)
+    ax.set_ylabel(f"value ({unit.label})")
+    ax.set_title(dataset, loc="left")
+    _tidy(ax)
+    ax.legend(title="system", frameon=False)
+    return _png(figure)
