@@ -141,10 +141,11 @@ class Breakdown(Printable):
             )
         return lines
 
-    def report(self, command: str | None = None):
-        """The breakdown as a report: the table and a plot of the measure by group, per
-        run (for ``popularity``, the popularity plot)."""
-        from .report.model import Figure, Report, Section, Text, table
+    def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):
+        """The breakdown as a report section: its definition, the table, the legend and a
+        plot of the measure by group, per run (for ``popularity``, the popularity plot);
+        ``extra``: lines shown above the table."""
+        from .report.model import Figure, Items, Section, Text, table
         from .report.plots import Unit, group_means
 
         unit = Unit(self.percent)
@@ -158,27 +159,46 @@ class Breakdown(Printable):
             }
             for run in self.runs
         }
-        kind = "popularity" if self.facet == "popularity" else self.facet
         figure = Figure(
-            f"breakdown-{kind}",
+            f"breakdown-{self.facet}",
             group_means(labels, data, self.measure, self.facet, unit),
             f"{self.measure} ({unit.label}) per {self.facet} group, per run, with "
             f"{int(round(self.confidence * 100))} % bootstrap intervals.",
             f"Plot of {self.measure} by {self.facet} group for {', '.join(self.runs)}",
             {"groups": labels, **data},
         )
-        section = Section("breakdown", f"{self.measure} by {self.facet}")
-        section.add(
-            Text(f"{FACETS[self.facet]}."),
-            table("breakdown", headers, rows, left=1),
-            Text(" ".join(self.legend())),
+        section = Section(key, f"{self.measure} by {self.facet}")
+        return section.add(
+            Text(f"{self.facet}: {FACETS[self.facet]}."),
+            Items(tuple(extra)) if extra else None,
+            table(key, headers, rows, left=1),
+            Items(tuple(self.legend())),
             figure,
         )
-        summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
-        sections = [section]
+
+    def report(self, command: str | None = None):
+        """The breakdown as a report (HTML or Markdown)."""
+        from .report.model import Report, Section, Text
+
+        sections = [self.section()]
         if command:
             sections.append(Section("command", "Command").add(Text(command)))
+        summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
         return Report(f"citeval breakdown: {self.dataset}", summary, sections)
+
+
+def popularity_section(comparison, dataset: str):
+    """The report section of a comparison's popularity summary: its lines, and the runs'
+    breakdown by popularity bin with the plot (the comparison's draws and seed)."""
+    from .facets import popularity_lines
+
+    s = comparison.settings
+    found = breakdown(
+        comparison.results, dataset, "popularity", comparison.measures[0],
+        baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
+        seed=s.seed, ties=s.ties,
+    )  # fmt: skip
+    return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
 
 
 def _p(p: float) -> str:

@@ -151,6 +151,16 @@ def compare(
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
     )
+    if dataset is not None:  # how much each run leans on popular papers, if it can be told
+        from .facets import popularity_summary
+
+        comparison.popularity = popularity_summary(
+            {n: None if is_evaluated(item) else item for n, item in named.items()},
+            results,
+            dataset,
+            names[0],
+            ties=ties,
+        )
     if published:
         from .published import beside_published
 

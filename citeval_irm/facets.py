@@ -190,3 +190,68 @@ def _venue(citing, with_year: bool) -> str:
         return series
     century = 1900 if int(year) >= 60 else 2000
     return f"{series} {century + int(year)}"
+
+
+def popularity_summary(
+    runs: dict, results: dict, dataset_id: str, measure: str, *, ties: str = "trec_eval",
+    bins: int = 3, depth: int = 10,
+) -> pd.DataFrame | None:  # fmt: skip
+    """How much each run leans on popular papers, when the dataset has a training split
+    (``None`` otherwise): per run, the share of its total ``measure`` that comes from the
+    head bin's queries (beside the head's share of the queries: equal means no lean), and
+    the mean training-split citation count of its top-``depth`` docs beside that of the
+    gold papers. ``runs``: name -> the run (``None`` when only its evaluation is at hand:
+    no top-``depth`` figure)."""
+    from .io import as_run, read_qrels
+    from .ties import rank_run
+
+    train = training_split(dataset_id)
+    if train is None:
+        return None
+    counts = citation_counts(train)
+    qrels = read_qrels(dataset_id).frame
+    binned, labels = popularity_bins(gold_popularity(qrels, counts), bins)
+    head = labels[-1]
+    gold = qrels.loc[qrels["relevance"] > 0, "doc_id"]
+    rows = {}
+    for name, result in results.items():
+        values = result.per_query[measure]
+        in_head = binned.reindex(values.index) == head
+        total = float(values.sum())
+        top = float("nan")
+        if runs.get(name) is not None:
+            ranked, _ = rank_run(as_run(runs[name], duplicates="keep_best"), ties)
+            docs = ranked.frame["doc_id"][ranked.rank_in_query() <= depth]
+            top = float(counts.reindex(docs).fillna(0).mean()) if len(docs) else float("nan")
+        rows[name] = {
+            "head_share": float(values[in_head].sum()) / total if total else float("nan"),
+            "head_queries": float(in_head.mean()),
+            f"top{depth}_citations": top,
+            "gold_citations": float(counts.reindex(gold).fillna(0).mean()),
+        }
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "run"
+    frame.attrs.update({"training_split": train, "head": head, "measure": measure, "depth": depth})
+    return frame
+
+
+def popularity_lines(summary: pd.DataFrame) -> list[str]:
+    """The popularity summary as lines for a terminal or Markdown."""
+    attrs = summary.attrs
+    depth = attrs["depth"]
+    lines = [
+        f"popularity ({attrs['training_split']} citation counts; head = {attrs['head']}): "
+        f"{attrs['measure']} from head queries, and mean citations of the top {depth} vs the gold"
+    ]
+    for name, row in summary.iterrows():
+        top = (
+            "n/a"
+            if pd.isna(row[f"top{depth}_citations"])
+            else f"{row[f'top{depth}_citations']:.1f}"
+        )
+        lines.append(
+            f"{name}: {row['head_share']:.0%} of its {attrs['measure']} from the head "
+            f"({row['head_queries']:.0%} of the queries); top {depth}: {top} citations on "
+            f"average, gold: {row['gold_citations']:.1f}"
+        )
+    return lines
