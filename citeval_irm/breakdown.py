@@ -12,6 +12,7 @@ not rank scores 0), so the group means weighted by the group sizes give the over
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -253,7 +254,7 @@ def breakdown(
         raise InputError(None, f"breakdown needs a dataset id, not {dataset!r}")
     name, data = found
     protocol = protocol or dataset_protocol(data)
-    named = named_inputs(runs)
+    named = named_inputs(runs if isinstance(runs, (Mapping, list, tuple)) else [runs])
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     baseline = baseline or next(iter(named))

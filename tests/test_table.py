@@ -91,9 +91,12 @@ def test_a_violating_run_is_marked_never_compared_nor_bold(table):
     )
     future = next(line for line in text.splitlines() if line.strip().startswith("future"))
     assert future.split()[1].endswith("†")
-    assert "**" not in " ".join(
-        line for line in table.format("markdown").splitlines() if line.startswith("| future")
-    ).split("|", 2)[2][:60]
+    assert (
+        "**"
+        not in " ".join(
+            line for line in table.format("markdown").splitlines() if line.startswith("| future")
+        ).split("|", 2)[2][:60]
+    )
 
 
 def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
@@ -106,8 +109,14 @@ def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
     )
     runs = {s: r for s, d, r in entries(manifest) if d == DEMO and s != "future"}
     alone = citeval_irm.compare(
-        runs, DEMO, protocol="goyal2026", baseline="bm25", correction="none", queries="all",
-        tukey=False, **FAST,
+        runs,
+        DEMO,
+        protocol="goyal2026",
+        baseline="bm25",
+        correction="none",
+        queries="all",
+        tukey=False,
+        **FAST,
     )
     own = alone.pairs.set_index("measure")
     for row in tested[tested["dataset"] == DEMO].itertuples():
@@ -148,7 +157,8 @@ def test_latex_is_booktabs_and_compiles(table, tmp_path):
         "\\usepackage{graphicx}\n\\begin{document}\n\\resizebox{\\textwidth}{!}{%\n"
         + latex.replace("\\begin{table}\n\\centering\n", "").split("\\caption")[0]
         + "}\n"
-        + latex[latex.index("\\caption") :].replace("\\end{table}", "")
+        + latex[latex.index("\\caption") :]
+        .replace("\\end{table}", "")
         .replace("\\caption", "\\par\\noindent\\textbf{Caption.} ")
         + "\\end{document}\n",
         encoding="utf-8",
@@ -161,44 +171,55 @@ def test_latex_is_booktabs_and_compiles(table, tmp_path):
     assert (tmp_path / "table.pdf").stat().st_size > 0
 
 
-def test_processes_give_the_same_table(manifest, table):
-    parallel = citeval_irm.results_table(
-        manifest, baseline="bm25", published="goyal2026", jobs=2, **FAST
+def small_manifest(manifest: Path, folder: Path, delimiter: str = ",") -> Path:
+    """The demo's bm25 and titles rows only, with absolute run paths."""
+    rows = pd.read_csv(manifest)
+    rows = rows[(rows["dataset"] == DEMO) & (rows["system"] != "future")].copy()
+    rows["run"] = [str(manifest.parent / r) for r in rows["run"]]
+    path = folder / ("manifest.tsv" if delimiter == "\t" else "manifest.csv")
+    rows.to_csv(path, sep=delimiter, index=False)
+    return path
+
+
+def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
+    small = small_manifest(manifest, tmp_path, "\t")  # a TSV manifest
+    found = citeval_irm.results_table(small, measures="RR", baseline="bm25", **FAST)
+    bm25 = pd.read_csv(small, sep="\t")["run"][0]
+    assert found.value("bm25", DEMO, "RR") == pytest.approx(
+        citeval_irm.evaluate(bm25, DEMO, "RR", progress=False)["RR"]
     )
-    pd.testing.assert_frame_equal(parallel.to_dataframe(), table.to_dataframe())
+    parallel = citeval_irm.results_table(small, measures="RR", baseline="bm25", jobs=2, **FAST)
+    pd.testing.assert_frame_equal(parallel.to_dataframe(), found.to_dataframe())
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = citeval_irm.results_table(
+            small, measures="RR", baseline="bm25", engine="dask", scheduler=client, **FAST
+        )
+    pd.testing.assert_frame_equal(on_dask.to_dataframe(), found.to_dataframe())
 
 
 def test_the_cli_prints_every_format_and_writes_the_report(manifest, capsys, tmp_path):
-    args = ["table", str(manifest), "--baseline", "bm25", "-m", "RR R@10", "-q"]
-    args += ["--permutations", "200", "--bootstrap", "100"]
     report = tmp_path / "table.html"
-    assert main([*args, "--report", str(report)]) == 0
+    args = ["table", str(manifest), "--baseline", "bm25", "-m", "RR", "-q", "--report"]
+    assert main([*args, str(report), "--permutations", "200", "--bootstrap", "100"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["system", DEMO, ACL]
     html = report.read_text(encoding="utf-8")
     assert 'data-key="results-table"' in html and html.count("<img") >= 2
+    small = small_manifest(manifest, tmp_path)
     for fmt in ("csv", "markdown", "json", "latex"):
-        assert main([*args, "--format", fmt]) == 0
+        assert main(["table", str(small), "-m", "RR R@10", "-q", "--format", fmt]) == 0
         printed = capsys.readouterr().out
         if fmt == "csv":
             frame = pd.read_csv(pd.io.common.StringIO(printed))
-            assert len(frame) == 3 * 2 * 2
-            missing = frame[(frame["system"] == "titles") & (frame["dataset"] == ACL)]
-            assert missing["value"].isna().all()
-
-
-def test_a_tsv_manifest_and_the_dask_engine(manifest, tmp_path):
-    rows = pd.read_csv(manifest)
-    rows["run"] = [str(manifest.parent / r) for r in rows["run"]]
-    tsv = tmp_path / "manifest.tsv"
-    rows.to_csv(tsv, sep="\t", index=False)
-    found = citeval_irm.results_table(tsv, measures="RR")
-    assert found.value("bm25", DEMO, "RR") == pytest.approx(
-        citeval_irm.evaluate(rows["run"][0], DEMO, "RR", progress=False)["RR"]
-    )
-    pytest.importorskip("distributed")
-    on_dask = citeval_irm.results_table(tsv, measures="RR", engine="dask")
-    pd.testing.assert_frame_equal(on_dask.to_dataframe(), found.to_dataframe())
+            assert len(frame) == 2 * 2 and set(frame["status"]) == {"ok"}
+        if fmt == "json":
+            assert json.loads(printed)["systems"] == ["bm25", "titles"]
 
 
 @pytest.mark.parametrize(
