@@ -154,13 +154,18 @@ def compare(
     if dataset is not None:  # how much each run leans on popular papers, if it can be told
         from .facets import popularity_summary
 
-        comparison.popularity = popularity_summary(
-            {n: None if is_evaluated(item) else item for n, item in named.items()},
-            results,
-            dataset,
-            names[0],
-            ties=ties,
-        )
+        try:
+            comparison.popularity = popularity_summary(
+                {n: None if is_evaluated(item) else item for n, item in named.items()},
+                results,
+                dataset,
+                names[0],
+                ties=ties,
+            )
+        except CitevalError as exc:  # the scores stand without it: say why it is missing
+            comparison.warnings.append(
+                EvalWarning("no_popularity", f"no popularity summary: {exc}", 1)
+            )
     if published:
         from .published import beside_published
 

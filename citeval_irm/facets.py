@@ -70,7 +70,7 @@ BIN_NAMES = {2: ("tail", "head"), 3: ("tail", "torso", "head")}
 def training_split(dataset_id: str) -> str | None:
     """The id of the training split beside ``dataset_id`` (``citeval/acl-200/train`` for
     ``citeval/acl-200/test``, ``.../train/core`` for MasterSet's ``.../test/core``), if it is
-    registered and has qrels; ``None`` otherwise."""
+    registered, has qrels and its files are here; ``None`` otherwise."""
     from .datasets.registry import find_dataset
 
     parts = dataset_id.split("/")
@@ -81,10 +81,25 @@ def training_split(dataset_id: str) -> str | None:
                 found = find_dataset(candidate)
             except InputError:
                 return None
-            if found is not None and found[1].has_qrels():
+            if found is not None and found[1].has_qrels() and _files_here(parts):
                 return candidate
             return None
     return None
+
+
+def _files_here(parts: list[str]) -> bool:
+    """Whether a citeval corpus's files are all on this machine (nothing is downloaded for
+    a summary nobody asked for); ``True`` for another package's dataset."""
+    from .datasets.importing import corpus_named
+    from .datasets.sources import corpus_file
+
+    if parts[0] != "citeval":
+        return True
+    try:
+        source = corpus_named(parts[1])
+    except InputError:
+        return True
+    return all(corpus_file(source, name, fetch=False) is not None for name in source.file_names())
 
 
 @functools.lru_cache(maxsize=8)

@@ -301,7 +301,10 @@ class ResultsTable(Printable):
 
     def legend(self) -> list[str]:
         scale = "percent" if self.percent else "fraction"
-        lines = [f"values: {scale}, trec_eval semantics; best own system per column in bold"]
+        lines = [
+            f"values: {scale}, trec_eval semantics; best own system per column in bold "
+            "(Markdown, LaTeX)"
+        ]
         if self.baseline is not None:
             tests = int(self.values["p"].notna().sum()) if "p" in self.values else 0
             lines.append(

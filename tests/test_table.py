@@ -244,3 +244,21 @@ def test_bad_manifests_name_the_line(manifest, tmp_path, capsys, text, problem):
     assert main(["table", str(path), "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("citeval: error: ") and problem in err and "Traceback" not in err
+
+
+def test_the_readme_shows_what_table_and_breakdown_print(manifest, capsys, tmp_path):
+    from test_published import readme_output
+
+    rows = pd.read_csv(manifest)
+    demo = rows[rows["dataset"] == DEMO].copy()
+    demo["run"] = [str(manifest.parent / r) for r in demo["run"]]
+    path = tmp_path / "manifest.csv"
+    demo.to_csv(path, index=False)
+    command = 'citeval table manifest.csv --baseline bm25 -m "RR R@10 nDCG@10"'
+    assert main(["table", str(path), "--baseline", "bm25", "-m", "RR R@10 nDCG@10", "-q"]) == 0
+    assert capsys.readouterr().out == readme_output(command)
+    runs = {r.system: r.run for r in demo.itertuples() if r.system != "future"}
+    command = "citeval breakdown bm25.trec titles.trec --dataset citeval/demo/test --by popularity"
+    named = [f"{name}={run}" for name, run in runs.items()]
+    assert main(["breakdown", *named, "--dataset", DEMO, "--by", "popularity", "-q"]) == 0
+    assert capsys.readouterr().out == readme_output(command)
