@@ -258,15 +258,14 @@ def breakdown(
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     baseline = baseline or next(iter(named))
-    measures = measure if measure is not None else None
-    if measures is None and protocol is None:
+    if measure is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
     results = {
         run: item
         if is_evaluated(item)
         else evaluate(
-            item, name, measures, protocol=protocol, ties=ties, memory=memory, progress=False
-        )  # fmt: skip
+            item, name, measure, protocol=protocol, ties=ties, memory=memory, progress=False
+        )
         for run, item in named.items()
     }
     first = next(iter(results.values()))
@@ -283,14 +282,14 @@ def breakdown(
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
     names = list(named)
     rows, pair_tables = [], []
-    streams = np.random.SeedSequence(seed).spawn(1)
+    bootstrap_stream = np.random.SeedSequence(seed).spawn(3)[1]  # compare's bootstrap stream
     for group in groups.cat.categories:
         inside = (groups == group).to_numpy()
         if not inside.any():
             continue
         chunk = values[inside]
         low, high = stats.bootstrap_ci(
-            chunk, bootstrap, np.random.default_rng(streams[0]), confidence
+            chunk, bootstrap, np.random.default_rng(bootstrap_stream), confidence
         )
         row = {"group": group, "queries": int(inside.sum()), "small": inside.sum() < min_queries}
         for position, run in enumerate(names):

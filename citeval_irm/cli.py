@@ -637,15 +637,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             baseline=args.baseline,
             published=args.published,
-            test=args.test,
-            correction=args.correction,
-            alpha=args.alpha,
-            permutations=args.permutations,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            ties=args.ties,
+            **_statistics_arguments(args),
             same_year=args.same_year,
-            memory=args.memory,
             jobs=args.jobs,
             engine=args.engine,
             scheduler=args.scheduler,
@@ -653,6 +646,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
     sys.stdout.write(table.format(args.format))
     _write_result_report(args, table)
     return 0
+
+
+def _statistics_arguments(args: argparse.Namespace) -> dict:
+    """The keywords of :func:`add_statistics_options`, for the function a command calls."""
+    names = ("test", "correction", "alpha", "permutations", "bootstrap", "seed", "ties", "memory")
+    return {name: getattr(args, name) for name in names}
 
 
 def _write_result_report(args: argparse.Namespace, result) -> None:
@@ -679,13 +678,7 @@ def _cmd_breakdown(args: argparse.Namespace) -> int:
             bins=args.bins,
             min_queries=args.min_queries,
             baseline=args.baseline,
-            test=args.test,
-            correction=args.correction,
-            alpha=args.alpha,
-            permutations=args.permutations,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            ties=args.ties,
+            **_statistics_arguments(args),
             memory=args.memory,
         )
     sys.stdout.write(result.format(args.format))

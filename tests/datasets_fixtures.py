@@ -422,6 +422,14 @@ def write_masterset_folder(folder: Path, pool=None, queries=None) -> dict:
 # --------------------------------------------------------------------------- generated corpus
 
 
+def write_hatten_files(folder: Path, papers: dict, contexts: dict, splits: dict) -> None:
+    """``papers.json``, ``contexts.json`` and one ``<split>.json`` per split, in ``folder``."""
+    (folder / "papers.json").write_text(json.dumps(papers), encoding="utf-8")
+    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
+    for split, entries in splits.items():
+        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+
+
 def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 200) -> dict:
     """A GENERATED corpus in the HAtten layout (no real data): ``papers`` papers with ACL-style
     ids (so they have years), ``per_split`` contexts per split, each citing an earlier
@@ -445,10 +453,7 @@ def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 20
                 "refid": cited,
             }
             splits[split].append({"context_id": context_id, "positive_ids": [cited]})
-    (folder / "papers.json").write_text(json.dumps(papers_json), encoding="utf-8")
-    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
-    for split, entries in splits.items():
-        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+    write_hatten_files(folder, papers_json, contexts, splits)
     return {"papers": papers_json, "contexts": contexts, "splits": splits}
 
 
@@ -506,10 +511,7 @@ def write_popularity_corpus(
     ids = cited + sorted(citing_ids) + [f"A00-{1000 + n}" for n in range(uncited)]
     papers_json = {pid: {"title": f"Generated title {pid}", "abstract": f"About {pid}."}
                    for pid in ids}  # fmt: skip
-    (folder / "papers.json").write_text(json.dumps(papers_json), encoding="utf-8")
-    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
-    for split, entries in splits.items():
-        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+    write_hatten_files(folder, papers_json, contexts, splits)
     return {"counts": counts, "splits": splits, "papers": papers_json}
 
 

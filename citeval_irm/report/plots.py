@@ -105,20 +105,18 @@ def recall_curve(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]], un
     return _png(figure)
 
 
-def first_rank_distribution(
-    labels: Sequence[str], counts: Mapping[str, Sequence[int]], total: int
-) -> bytes:
-    """For each run, how many queries have their first relevant paper in each rank bin
-    (``labels``; the last bin: none retrieved); grouped bars, a hatch per run."""
-    figure = _figure(8.6, 4.2)
-    ax = figure.add_subplot()
-    width = 0.8 / max(len(counts), 1)
+def _grouped_bars(
+    ax, labels: Sequence[str], data: Mapping[str, Sequence[float]], scale: float
+) -> None:
+    """One bar per run (``data``: run -> values in ``labels``' order, times ``scale``) in
+    each group of ``labels``, each run in its own colour and hatch."""
+    width = 0.8 / max(len(data), 1)
     x = np.arange(len(labels))
-    for i, (name, values) in enumerate(counts.items()):
+    for i, (name, values) in enumerate(data.items()):
         style = run_style(i)
         ax.bar(
-            x + (i - (len(counts) - 1) / 2) * width,
-            values,
+            x + (i - (len(data) - 1) / 2) * width,
+            np.asarray(values, dtype=float) * scale,
             width,
             label=name,
             color=style["color"],
@@ -127,6 +125,16 @@ def first_rank_distribution(
             linewidth=0.6,
         )
     ax.set_xticks(x, labels)
+
+
+def first_rank_distribution(
+    labels: Sequence[str], counts: Mapping[str, Sequence[int]], total: int
+) -> bytes:
+    """For each run, how many queries have their first relevant paper in each rank bin
+    (``labels``; the last bin: none retrieved); grouped bars, a hatch per run."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    _grouped_bars(ax, labels, counts, 1.0)
     ax.set_xlabel("rank of the first relevant paper (rank bins; last: none retrieved)")
     ax.set_ylabel(f"queries (count, of {total:,})")
     ax.set_title("Where the first relevant paper is ranked", loc="left")
@@ -273,21 +281,7 @@ def system_scores(
     system; ``data``: system -> values (fractions) in ``measures``' order."""
     figure = _figure(8.6, 4.2)
     ax = figure.add_subplot()
-    width = 0.8 / max(len(data), 1)
-    x = np.arange(len(measures))
-    for i, (name, values) in enumerate(data.items()):
-        style = run_style(i)
-        ax.bar(
-            x + (i - (len(data) - 1) / 2) * width,
-            np.asarray(values) * unit.scale,
-            width,
-            label=name,
-            color=style["color"],
-            hatch=style["hatch"],
-            edgecolor="white" if not style["hatch"] else "#222222",
-            linewidth=0.6,
-        )
-    ax.set_xticks(x, measures)
+    _grouped_bars(ax, measures, data, unit.scale)
     ax.set_ylabel(f"value ({unit.label})")
     ax.set_title(dataset, loc="left")
     _tidy(ax)
