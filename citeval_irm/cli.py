@@ -679,7 +679,6 @@ def _cmd_breakdown(args: argparse.Namespace) -> int:
             min_queries=args.min_queries,
             baseline=args.baseline,
             **_statistics_arguments(args),
-            memory=args.memory,
         )
     sys.stdout.write(result.format(args.format))
     _write_result_report(args, result)

@@ -280,7 +280,8 @@ class ResultsTable(Printable):
         marks = ""
         if cell["status"] == VIOLATION:
             marks += BROKEN
-        if cell.get("significant") is True:
+        significant = cell.get("significant")
+        if not pd.isna(significant) and bool(significant):  # NaN: not tested
             marks += BETTER if cell["diff"] > 0 else WORSE
         if latex:
             text = f"\\textbf{{{text}}}" if bold else text
