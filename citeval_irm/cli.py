@@ -38,6 +38,15 @@ EXIT_STRICT_FAILURE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
+class MeasuresAction(argparse.Action):
+    """``-m`` given several times (``-m P.5,10 -m recip_rank``, as trec_eval takes it): the
+    measures of every one, in order, as one list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{given} {values}" if given else values)
+
+
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
     parser.add_argument(
@@ -53,7 +62,11 @@ def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bo
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
     which = parser.add_mutually_exclusive_group(required=measures_required)
     which.add_argument(
-        "-m", "--measures", help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10"'
+        "-m",
+        "--measures",
+        action=MeasuresAction,
+        help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or trec_eval\'s '
+        "(recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
     )
     which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="a named protocol")
 
@@ -98,6 +111,14 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         "--verify",
         action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
+    )
+    parser.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="only the first N docs of each ranking count (after the tie policy's sort), "
+        "as trec_eval -M N",
     )
     add_large_run_options(parser)
 
@@ -173,6 +194,7 @@ def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
             measures=args.measures,
             protocol=args.protocol,
             strict=args.strict,
+            max_docs=args.max_docs,
         )
     except InputError as exc:
         if exc.source == args.run:  # the run itself is bad: the evaluation says so
@@ -190,7 +212,19 @@ def check_dataset(name: str) -> None:
         raise unknown_dataset(name)
 
 
+def _check_max_docs(args: argparse.Namespace) -> None:
+    """``--max-docs`` cuts the rankings the evaluation scores; a cross-check (a paper's
+    script over the run as given) and a report's plots and tie ranges read whole rankings,
+    so they are refused together with it rather than silently computed on another run."""
+    if args.max_docs is None:
+        return
+    for option in ("crosscheck", "report"):
+        if getattr(args, option, None):
+            raise InputError(None, f"--max-docs cannot be combined with --{option}")
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
+    _check_max_docs(args)
     if args.strict and args.dataset is None:
         raise InputError(None, "--strict exits on a protocol violation: give --dataset")
     validation = _validate_first(args) if args.dataset is not None else None
@@ -217,6 +251,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
         empty_queries=args.empty_queries,
         engine=args.engine,
         verify=args.verify,
+        max_docs=args.max_docs,
         memory=args.memory,
         progress=False if args.quiet else None,
         scheduler=args.scheduler,
@@ -423,6 +458,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         memory=args.memory,
         progress=False if args.quiet else None,
         strict=args.strict,
+        max_docs=args.max_docs,
     )
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
@@ -483,6 +519,7 @@ def _named_runs(values: list[str]) -> dict[str, str]:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
+    _check_max_docs(args)
     runs = _named_runs(args.runs)
     if args.dataset is not None:
         check_dataset(args.dataset)
@@ -511,6 +548,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             memory=args.memory,
             engine=args.engine,
             scheduler=args.scheduler,
+            max_docs=args.max_docs,
         )
     sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
     for warning in comparison.warnings:
@@ -967,12 +1005,21 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument(
         "-m",
         "--measures",
+        action=MeasuresAction,
         help="the measures the run will be evaluated with: every ranking must reach their "
         "deepest cut-off (default: the dataset's protocol's)",
     )
     depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
     va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
+    va.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="the evaluation will count only the first N docs of each ranking (trec_eval -M): "
+        "the depth check reads the rankings so cut",
+    )
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
         "--strict",

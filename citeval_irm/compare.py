@@ -76,6 +76,7 @@ def compare(
     memory: int | str | None = None,
     engine: str = "citeval",
     scheduler=None,
+    max_docs: int | None = None,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
@@ -94,7 +95,8 @@ def compare(
     :func:`citeval_irm.evaluate` (a run file too large for it is streamed). ``engine``:
     ``"citeval"``, ``"pytrec_eval"``, or ``"dask"``: each run evaluated (and validated) on a
     worker of the cluster at ``scheduler`` (an address or a ``distributed.Client``; default
-    a local cluster), the qrels sent to every worker once.
+    a local cluster), the qrels sent to every worker once. ``max_docs``: only the first
+    ``max_docs`` docs of each ranking count, as in :func:`citeval_irm.evaluate`.
     """
     settings = _settings(
         test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
@@ -112,6 +114,7 @@ def compare(
         "empty_queries": empty_queries,
         "memory": memory,
         "engine": "citeval" if engine == "dask" else engine,
+        "max_docs": max_docs,
     }
     dataset = _dataset_id(qrels)
     validate_on = dataset if published else None

@@ -166,6 +166,7 @@ def evaluate(
     empty_queries: str = "zero",
     engine: str = "citeval",
     verify: bool = False,
+    max_docs: int | None = None,
     memory: int | str | None = None,
     progress: bool | None = None,
     scheduler=None,
@@ -184,6 +185,8 @@ def evaluate(
     citeval kernels on the workers of a Dask cluster, ``scheduler``: its address or a
     ``distributed.Client``; the run a dask DataFrame or Parquet); ``verify``: compute with
     both engines and raise :class:`VerificationError` on any per-query difference above 1e-9.
+    ``max_docs``: only the first ``max_docs`` docs of each ranking count, in the tie
+    policy's order (trec_eval's ``-M``); every measure and count sees only those.
 
     ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
     of the memory available). A run file expected to need more is read in chunks of whole
@@ -195,7 +198,9 @@ def evaluate(
     check_choice("ties", ties, TIE_POLICIES)
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
-    settings = Settings(measure_list, ties, duplicates, empty_queries, engine, verify)
+    settings = Settings(
+        measure_list, ties, duplicates, empty_queries, engine, verify, check_max_docs(max_docs)
+    )
     result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
     for warning in result.warnings:
         python_warnings.warn(warning, stacklevel=2)
@@ -219,7 +224,7 @@ def _evaluate(
         return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, progress)
     run_table = as_run(run, duplicates=settings.duplicates)
     people = population(run_table, qrels_table, settings.empty_queries)
-    order = rank_order(run_table, settings.ties)
+    order = rank_order(run_table, settings.ties, settings.max_docs)
     report = tie_report(run_table, order)
     tie_warning = report.warning()
     warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
@@ -246,17 +251,27 @@ class Settings:
     empty_queries: str = "zero"
     engine: str = "citeval"
     verify: bool = False
+    max_docs: int | None = None  # trec_eval -M: the docs of each ranking that count
+
+
+def check_max_docs(max_docs) -> int | None:
+    """``max_docs`` if it is a whole number from 1 (or ``None``); a clear error otherwise."""
+    if max_docs is None:
+        return None
+    if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1:
+        raise InputError(None, f"max_docs {max_docs!r}: must be a whole number from 1")
+    return int(max_docs)
 
 
 def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population, order):
     """Per-query values of ``people``'s queries (rows) by the chosen engine (the kernels,
     ir-measures' pipeline, or both, verified)."""
-    measure_list, ties = settings.measures, settings.ties
+    measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
     if engine == "citeval" or settings.verify:
-        values = _citeval_values(measure_list, run, qrels, people, order, ties)
+        values = _citeval_values(measure_list, run, qrels, people, order)
     if engine == "pytrec_eval" or settings.verify:
-        reference = _ir_measures_values(measure_list, run, qrels, people, ties)
+        reference = _ir_measures_values(measure_list, run, qrels, people, order)
         if settings.verify:
             _verify(values, reference, measure_list, people.query_ids)
         values = reference if engine == "pytrec_eval" else values
@@ -278,6 +293,7 @@ def make_result(
     the rankings shorter than a cut-off (counted warnings), whichever path read the run."""
     measure_list = settings.measures
     if ranked is not None:
+        ranked = ranked.cut(settings.max_docs)
         warnings = warnings + short_ranking_warnings(ranked, measure_list, people.query_ids)
     aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
     return EvalResult(
@@ -295,7 +311,7 @@ def make_result(
     )
 
 
-def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order, ties: str):
+def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order):
     """Every measure of the table by the kernels; any other one by ir-measures."""
     rankings = build_rankings(run, qrels, people.counted, order)
     native = [i for i, m in enumerate(measures) if supports(m)]
@@ -303,17 +319,17 @@ def _citeval_values(measures, run: Run, qrels: Qrels, people: Population, order,
     values[:, native] = score_matrix([measures[i] for i in native], rankings)
     others = [i for i in range(len(measures)) if i not in native]
     if others:
-        rest = _ir_measures_values([measures[i] for i in others], run, qrels, people, ties)
+        rest = _ir_measures_values([measures[i] for i in others], run, qrels, people, order)
         values[:, others] = rest
     return values
 
 
-def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ties: str):
+def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, order):
     """Per-query values through ir-measures' pipeline (pytrec_eval for trec_eval's
-    measures), on the run ranked by the tie policy with strictly decreasing scores."""
+    measures), on the run in its rank ``order`` with strictly decreasing scores."""
     import ir_measures
 
-    ranked, _ = rank_run(run, ties)
+    ranked, _ = rank_run(run, order.policy, order=order)
     counted = set(people.query_ids)
     qrels_dict = {q: d for q, d in qrels.to_dict().items() if q in counted}
     if all(sign_blind(m) for m in measures):
@@ -322,22 +338,24 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
         qrels_dict = {q: {d: max(v, 0) for d, v in docs.items()} for q, docs in qrels_dict.items()}
     qrels_dict = _few_label_levels(qrels_dict, measures, qrels)
     run_dict = ranked.to_dict()
-    for query in people.query_ids:  # an empty ranking: pytrec_eval then computes trec_eval -c
-        run_dict.setdefault(query, {})
-    position = {q: i for i, q in enumerate(people.query_ids)}
+    # an empty ranking: pytrec_eval then computes trec_eval -c
+    run_dict = {q: run_dict.get(q, {}) for q in people.query_ids}
+    qrels_dict, run_dict = _numbered(qrels_dict, run_dict)
+    position = {str(i): i for i in range(len(people.query_ids))}
     # Providers hand back the measure objects they were given: look them up by identity
     # (hashing a measure formats its repr, which costs seconds over a million metrics).
     by_identity = {id(m): i for i, m in enumerate(measures)}
     by_name = {str(m): i for i, m in enumerate(measures)}
     values = np.full((len(people.query_ids), len(measures)), np.nan)
     try:
-        for metric in ir_measures.iter_calc(measures, qrels_dict, run_dict):
-            row = position.get(metric.query_id)
-            if row is not None:
-                column = by_identity.get(id(metric.measure))
-                values[row, column if column is not None else by_name[str(metric.measure)]] = (
-                    metric.value
-                )
+        for group in _separate_invocations(measures):
+            for metric in ir_measures.iter_calc(group, qrels_dict, run_dict):
+                row = position.get(metric.query_id)
+                if row is not None:
+                    column = by_identity.get(id(metric.measure))
+                    if column is None:
+                        column = by_name[str(metric.measure)]
+                    values[row, column] = metric.value
     except (ValueError, TypeError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         # a provider of ir-measures that cannot take this input (pytrec_eval's rel >= 1, the
         # gdeval perl script on non-numeric ids, a provider not installed): say which
@@ -348,6 +366,37 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, people: Population, ti
     for column, measure in enumerate(measures):
         values[np.isnan(values[:, column]), column] = measure.DEFAULT
     return values
+
+
+def _numbered(qrels_dict: dict, run_dict: dict) -> tuple[dict, dict]:
+    """The qrels and the run with every query and doc id replaced by a number (queries by
+    their position in ``run_dict``, docs in order of appearance): some providers of
+    ir-measures take numeric ids only (gdeval's perl script, for ``ERR@k`` and
+    ``nDCG(dcg='exp-log2')``, rejects ``P15-1001_N04-1019_0`` with a "format error"), and
+    the run's scores already fix the order, so no id is needed to break a tie."""
+    query = {q: str(i) for i, q in enumerate(run_dict)}
+    doc: dict[str, str] = {}
+
+    def number(docs: dict) -> dict:
+        return {doc.setdefault(d, str(len(doc))): v for d, v in docs.items()}
+
+    return (
+        {query[q]: number(docs) for q, docs in qrels_dict.items()},
+        {query[q]: number(docs) for q, docs in run_dict.items()},
+    )
+
+
+def _separate_invocations(measures) -> list[list[Measure]]:
+    """``measures`` in groups ir-measures computes apart, so no value depends on the hash
+    seed: its pytrec_eval provider puts ``NumRet`` (and ``NumQ``, ``nDCG``) into whichever
+    pytrec_eval invocation it built first, and the measures come to it as a ``set`` (in hash
+    order, ``PYTHONHASHSEED``); when that first one is a ``judged_only`` one (trec_eval
+    ``-J``), ``NumRet`` counts the judged docs only. Measures with and without
+    ``judged_only`` are therefore never handed over together."""
+    groups: dict[bool, list[Measure]] = {}
+    for measure in measures:
+        groups.setdefault(bool(measure.params.get("judged_only", False)), []).append(measure)
+    return list(groups.values())
 
 
 PYTREC_EVAL_LEVELS = 1_000  # pytrec_eval allocates memory for every level up to the largest

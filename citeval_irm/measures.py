@@ -8,9 +8,13 @@ of measures with the presentation its paper uses (percent or fraction, decimals)
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import ir_measures
 from ir_measures import measures as _im_measures
@@ -22,7 +26,17 @@ if "HR" not in _im_measures.registry:
 
 Measure = ir_measures.Measure
 
-_TOKEN = re.compile(r"[^\s,()]+(?:\([^)]*\))?(?:@[^\s,]+)?")
+# One measure per token: ir-measures syntax (``nDCG(dcg='log2')@10``), or trec_eval's
+# ``name.k1,k2,...`` (``ndcg_cut.5,10,20``: one family at several cut-offs, as ``-m`` takes it).
+_TOKEN = re.compile(
+    r"[A-Za-z_]\w*[._]\d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)+(?![\w.@(])"
+    r"|[^\s,()]+(?:\([^)]*\))?(?:@[^\s,]+)?"
+)
+_NAME = re.compile(r"^([^\s@(]+)([@(].*)?$", re.S)  # a family name, its parameters
+
+# trec_eval's nicknames for lists of measures (``-m official``, ``-m all_trec``), read from
+# trec_eval 10.0's measures.c; "runid" is a label, not a measure.
+TREC_NICKNAMES = ("official", "all_trec", "set")
 
 
 def check_params(measure: Measure, source: str | None = None) -> Measure:
@@ -46,46 +60,115 @@ def check_params(measure: Measure, source: str | None = None) -> Measure:
     return measure
 
 
-def _parse_one(token: str) -> Measure:
+@lru_cache(maxsize=1)
+def _names() -> tuple[dict[str, str], tuple[str, ...]]:
+    """Measure names by their lower-case spelling, where that spelling names one family
+    only (``ndcg`` -> ``nDCG``, ``mrr`` -> ``MRR``), and every name a user may write."""
+    import pytrec_eval
+
+    families: dict[str, set[str]] = {}
+    spelled: dict[str, str] = {}
+    for name, measure in _im_measures.registry.items():
+        families.setdefault(name.lower(), set()).add(measure.NAME)
+        spelled.setdefault(name.lower(), name)
+    unique = {low: spelled[low] for low, found in families.items() if len(found) == 1}
+    known = (*_im_measures.registry, *sorted(pytrec_eval.supported_measures), *TREC_NICKNAMES)
+    return unique, tuple(dict.fromkeys(n for n in known if n != "runid"))
+
+
+def _trec_measures(token: str) -> list[Measure] | None:
+    """``token`` in trec_eval's spelling (``recip_rank``, ``P_10``, ``ndcg_cut.5,10``, a
+    bare ``P`` for its default cut-offs, ``official``): its measures, else ``None``.
+
+    A nickname's measures that no ir-measures engine computes (``gm_map``, ``relstring``)
+    are an error naming them, not left out without a word."""
+    import pytrec_eval
+
+    if token in TREC_NICKNAMES:
+        members = sorted(set(pytrec_eval.supported_nicknames[token]) - {"runid"})
+        found: list[Measure] = []
+        missing = []
+        for member in members:
+            try:
+                found += ir_measures.parse_trec_measure(member)
+            except ValueError:
+                missing.append(member)
+        if missing:
+            raise InputError(
+                None,
+                f"trec_eval's {token!r} includes {', '.join(missing)}, which no ir-measures "
+                f"engine computes; name the measures you want instead, e.g. "
+                f"{' '.join(str(m) for m in found[:6])} ...",
+            )
+        return found
     try:
-        return check_params(ir_measures.parse_measure(token))
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints what it skips
+            return ir_measures.parse_trec_measure(token)
+    except (NameError, ValueError, KeyError, AssertionError, IndexError, TypeError):
+        return None
+
+
+def _unknown(token: str, reason: str) -> InputError:
+    """The error for a measure no spelling matches, naming the close names (difflib, in
+    any case: ``ndgc@10`` -> ``nDCG``)."""
+    found = _NAME.match(token)
+    name = (found.group(1) if found else token).split(".")[0].lower()
+    spelled = {n.lower(): n for n in reversed(_names()[1])}  # the first spelling wins
+    close = [spelled[c] for c in difflib.get_close_matches(name, spelled, n=3, cutoff=0.6)]
+    return InputError(
+        None,
+        f"unknown measure {token!r} ({reason})"
+        + (f"; did you mean {' or '.join(close)}?" if close else "")
+        + "; use ir-measures syntax such as 'RR R@10 nDCG@10 AP Success@10' (MRR and HR@K "
+        "are accepted too) or trec_eval's (recip_rank, ndcg_cut.5,10)",
+    )
+
+
+def _parse_one(token: str) -> list[Measure]:
+    """The measures ``token`` names: ir-measures syntax, the same with the family name in
+    any case where only one family is spelled so (``ndcg@10``, ``mrr``, ``r@10``), or
+    trec_eval's spelling (``ndcg_cut.5,10``)."""
+    try:
+        return [check_params(ir_measures.parse_measure(token))]
     except InputError:
-        raise
+        trec = _trec_measures(token)  # a bare "P": trec_eval's default cut-offs
+        if not trec:
+            raise
+        return [check_params(m) for m in trec]
     except (NameError, ValueError, AssertionError, SyntaxError, TypeError) as first_error:
-        try:  # trec_eval spelling, e.g. "recip_rank" or "ndcg_cut.10"
-            parsed = ir_measures.parse_trec_measure(token)
-            if len(parsed) == 1:
-                return check_params(parsed[0])
-        except (NameError, ValueError, KeyError, AssertionError, IndexError):
-            pass
-        raise InputError(
-            None,
-            f"unknown measure {token!r} ({first_error}); use ir-measures syntax such as "
-            "'RR R@10 nDCG@10 AP Success@10' (MRR and HR@K are accepted too)",
-        ) from None
+        trec = _trec_measures(token)
+        if trec:
+            return [check_params(m) for m in trec]
+        found = _NAME.match(token)
+        if found:
+            family = _names()[0].get(found.group(1).lower())
+            if family is not None and family != found.group(1):
+                return _parse_one(family + (found.group(2) or ""))
+        raise _unknown(token, str(first_error)) from None
 
 
 def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Measures from ir-measures syntax: ``"RR R@10 nDCG@10"`` (space- or comma-separated),
-    a list of strings or measure objects. Duplicates are dropped, order is kept."""
-    if isinstance(spec, Measure):
+    trec_eval's (``"recip_rank ndcg_cut.5,10"``), a list of strings or measure objects.
+    Names are matched case-insensitively where that is unambiguous (``ndcg@10``, ``mrr``).
+    Duplicates are dropped, order is kept."""
+    if isinstance(spec, (Measure, str)):
         items: list[str | Measure] = [spec]
-    elif isinstance(spec, str):
-        items = _TOKEN.findall(spec)
     else:
         items = list(spec)
     out: list[Measure] = []
     for item in items:
         if isinstance(item, Measure):
-            measure = check_params(item)
+            found = [check_params(item)]
         elif isinstance(item, str):
-            measure = _parse_one(item.strip())
+            found = [m for token in _TOKEN.findall(item) for m in _parse_one(token)]
         else:
             raise InputError(
                 None, f"a measure must be a string or an ir-measures object, not {item!r}"
             )
-        if measure not in out:
-            out.append(measure)
+        for measure in found:
+            if measure not in out:
+                out.append(measure)
     if not out:
         raise InputError(None, f"no measure given in {spec!r}")
     return out

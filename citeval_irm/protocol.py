@@ -176,6 +176,7 @@ def validate(
     memory: int | str | None = None,
     progress: bool | None = None,
     strict: bool = False,
+    max_docs: int | None = None,
 ) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
@@ -189,7 +190,9 @@ def validate(
     (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
     HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``memory``: as in
     :func:`citeval_irm.evaluate`, a run file larger than it allows is checked a chunk of
-    whole queries at a time, with the same report.
+    whole queries at a time, with the same report. ``max_docs``: the evaluation will count
+    only the first ``max_docs`` docs of each ranking (trec_eval ``-M``): the depth check
+    reads the rankings so cut; every pair of the run is still checked, as submitted.
 
     ``gold_always_present`` (oracle insertion: a pipeline that puts the gold paper into the
     candidates before reranking) is judged on the queries with a gold paper whose ranking
@@ -199,8 +202,10 @@ def validate(
     those queries violations.
     """
     from .datasets import admissible_candidates
+    from .evaluation import check_max_docs
     from .streaming import Progress, plan_reading
 
+    max_docs = check_max_docs(max_docs)
     found = as_dataset(dataset)
     name = found[0] if found is not None else str(dataset)
     data = found[1] if found is not None else dataset
@@ -232,7 +237,7 @@ def validate(
     ranked = RankedQueries(
         [q for part in checked for q in part[1].query_ids],
         np.concatenate([part[1].sizes for part in checked]) if checked else np.zeros(0, int),
-    )
+    ).cut(max_docs)
     run_queries = pd.Index(ranked.query_ids)
     unknown_queries = run_queries.difference(queries.index, sort=False)
     missing_queries = queries.index.difference(run_queries, sort=False)

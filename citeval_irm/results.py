@@ -43,6 +43,12 @@ class RankedQueries:
         present, sizes = run.ranked_queries()
         return cls(take(run.query_ids, present).to_pylist(), sizes)
 
+    def cut(self, max_docs: int | None) -> RankedQueries:
+        """What the measures see of each ranking when only its first ``max_docs`` count."""
+        if max_docs is None:
+            return self
+        return RankedQueries(self.query_ids, np.minimum(self.sizes, max_docs))
+
 
 @dataclass
 class EvalResult(Printable):

@@ -194,7 +194,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     rows = in_qrels[in_qrels >= 0]
     rows = rows[counted[rows]]
     people = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
-    order = rank_order(run, settings.ties)
+    order = rank_order(run, settings.ties, settings.max_docs)
     report = tie_report(run, order)
     values = engine_values(settings, run, qrels, people, order)
     return Part(
@@ -214,6 +214,16 @@ def empty_run(source: str = "<run>") -> Run:
     no_ids = pa.nulls(0, pa.string())
     empty = np.zeros(0, dtype=np.int32)
     return Run(empty, no_ids, empty.copy(), no_ids, np.zeros(0), source)
+
+
+def unranked_values(
+    settings: Settings, qrels: Qrels, positions: np.ndarray, source: str = "<run>"
+) -> np.ndarray:
+    """Per-query values of the qrels queries at ``positions`` (in ``all_query_ids``) when
+    the run ranks none of them: each scored on an empty ranking, as ``trec_eval -c``."""
+    nothing = empty_run(source)
+    left = Population(positions, take(qrels.all_query_ids, positions).to_pylist(), [])
+    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
 
 
 _RUN_WARNING_ORDER = ("duplicate_docs_dropped", "duplicate_docs_kept", "run_extra_text")
@@ -257,11 +267,7 @@ def merge_parts(
         scored[part.rows] = True
     missing = people.counted[~scored[people.counted]]
     if missing.size:
-        nothing = empty_run(source)
-        left = Population(missing, take(qrels.all_query_ids, missing).to_pylist(), [])
-        values[row_of[missing]] = engine_values(
-            settings, nothing, qrels, left, rank_order(nothing, settings.ties)
-        )
+        values[row_of[missing]] = unranked_values(settings, qrels, missing, source)
     tie_ids = frozenset().union(*(p.tie_ids for p in parts))
     report = TieReport(
         settings.ties,

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from .choices import TIE_POLICIES, check_choice
 from .errors import EvalWarning, examples_of
-from .tables import Run, arrow_array, numpy_of, segment_starts, take
+from .tables import Run, arrow_array, numpy_of, position_in_segment, segment_starts, take
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,9 @@ class RankOrder:
     order), by score descending, tied scores in the policy's order.
 
     ``positions``: the row positions in that order, or ``None`` when the rows already are
-    (no copy of a run that is already ranked); ``tied``: per ranked row, whether it shares
-    its score with a neighbour of the same query.
+    (no copy of a run that is already ranked); with ``max_docs``, the positions of the rows
+    kept only. ``tied``: per ranked row, whether it shares its score with a neighbour of
+    the same query (before the cut: a doc kept in place of a tied one dropped is tied).
     """
 
     positions: np.ndarray | None
@@ -83,8 +84,10 @@ def _positions(n: int) -> np.ndarray:
     return np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
 
 
-def rank_order(run: Run, ties: str = "trec_eval") -> RankOrder:
-    """The rank order of ``run`` under the tie policy ``ties``.
+def rank_order(run: Run, ties: str = "trec_eval", max_docs: int | None = None) -> RankOrder:
+    """The rank order of ``run`` under the tie policy ``ties``; with ``max_docs``, only the
+    first ``max_docs`` rows of each ranking in that order (trec_eval's ``-M``, which cuts
+    after its sort by score then doc id): every measure, count and tie then sees only those.
 
     A run already grouped by query and sorted by score (what nearly every system writes)
     is only checked, not sorted; then only the tied rows are reordered.
@@ -115,6 +118,11 @@ def rank_order(run: Run, ties: str = "trec_eval") -> RankOrder:
             )
         )
         order[positions] = order[positions][inner]
+    if max_docs is not None:
+        keep = position_in_segment(RankOrder(order, tied, ties).gather(query)) < max_docs
+        if not keep.all():
+            order = (_positions(len(query)) if order is None else order)[keep]
+            tied = tied[keep]
     return RankOrder(order, tied, ties)
 
 
@@ -125,16 +133,22 @@ def tie_report(run: Run, order: RankOrder) -> TieReport:
 
 
 def rank_run(
-    run: Run, ties: str = "trec_eval", *, rewrite_scores: bool = True
+    run: Run,
+    ties: str = "trec_eval",
+    *,
+    rewrite_scores: bool = True,
+    order: RankOrder | None = None,
 ) -> tuple[Run, TieReport]:
     """Sort ``run`` per query in the order ``ties`` defines and (by default) replace its
     scores by strictly decreasing ones, so any evaluator reproduces exactly that order.
 
     ``ties="trec_eval"``: score descending, then doc id descending (bytewise), as trec_eval.
     ``ties="run_order"``: score descending, then the order of the rows in the input (line
-    order of a file, insertion order of a dict).
+    order of a file, insertion order of a dict). ``order``: the run's rank order, when
+    already computed (with its ``max_docs`` cut, say).
     """
-    order = rank_order(run, ties)
+    if order is None:
+        order = rank_order(run, ties)
     report = tie_report(run, order)
     ranked = run if order.positions is None else run.take(order.positions)
     if rewrite_scores:

@@ -76,3 +76,67 @@ def test_registration_waits_for_ir_measures_and_does_not_import_it():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "citeval"
+
+
+EDGE_QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+RANKED = [RR, ir_measures.P @ 2, R @ 2, nDCG @ 10, AP, Success @ 1, ir_measures.Rprec]
+COUNTS = [ir_measures.NumRet, ir_measures.NumRel, ir_measures.NumQ, ir_measures.NumRet(rel=1)]
+
+
+def _per_query(provider, qrels, run, measures):
+    return sorted(
+        (m.query_id, str(m.measure), m.value) for m in provider.iter_calc(measures, qrels, run)
+    )
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run"),
+    [
+        (EDGE_QRELS, {}),
+        (EDGE_QRELS, []),
+        (EDGE_QRELS, iter([])),
+        (EDGE_QRELS, {"q1": {}}),
+        (EDGE_QRELS, {"zz": {"a": 1.0}}),  # no query in common
+        ({}, {"q1": {"a": 1.0}}),
+        ({}, {}),
+        ([], [ir_measures.ScoredDoc("q1", "a", 1.0)]),
+        ({"q1": {}}, {"q1": {"a": 1.0}}),  # no judged doc
+    ],
+    ids=["empty-run", "no-records", "empty-generator", "empty-ranking", "disjoint",
+         "empty-qrels", "both-empty", "no-qrels-records", "unjudged-qrels"],
+)  # fmt: skip
+def test_edge_inputs_behave_as_the_pytrec_eval_provider(qrels, run):
+    """No error where ir-measures' pytrec_eval provider gives none: the same queries, the
+    same per-query values and aggregates (NaN means over no query included) for every
+    ranked measure; the counts of a query without a ranking are trec_eval -c's."""
+    run_once = run if isinstance(run, (dict, list)) else list(run)
+    ours = _per_query(ir_measures.citeval, qrels, run_once, RANKED)
+    assert ours == _per_query(ir_measures.pytrec_eval, qrels, run_once, RANKED)
+    mine = ir_measures.citeval.calc_aggregate(RANKED, qrels, run_once)
+    theirs = ir_measures.pytrec_eval.calc_aggregate(RANKED, qrels, run_once)
+    assert {str(k): v for k, v in mine.items()} == pytest.approx(
+        {str(k): v for k, v in theirs.items()}, nan_ok=True
+    )
+    counts = ir_measures.citeval.calc_aggregate(COUNTS, qrels, run_once)
+    judged = {q: d for q, d in (qrels.items() if isinstance(qrels, dict) else []) if d}
+    if judged and not any(q in judged and d for q, d in dict(_as_dict(run_once)).items()):
+        # no ranked query: each qrels query counts once, with its relevant docs (trec_eval -c)
+        assert counts[ir_measures.NumQ] == len(qrels)
+        assert counts[ir_measures.NumRel] == sum(v > 0 for d in qrels.values() for v in d.values())
+        assert counts[ir_measures.NumRet] == 0
+
+
+def _as_dict(run):
+    if isinstance(run, dict):
+        return run
+    out: dict = {}
+    for doc in run:
+        out.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
+    return out
+
+
+def test_evaluate_keeps_its_error_for_no_query_in_common():
+    from citeval_irm import InputError, evaluate
+
+    with pytest.raises(InputError, match="no query in common"):
+        evaluate({"zz": {"a": 1.0}}, EDGE_QRELS, "RR")
