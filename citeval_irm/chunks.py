@@ -29,6 +29,7 @@ import pyarrow as pa
 from .errors import EvalWarning, InputError
 from .io import (
     _RUN_LAYOUT,
+    LineCounts,
     _check_duplicates,
     _NeedLineNumbers,
     fast_batches,
@@ -82,6 +83,19 @@ def _last_boundary(batches: list[pa.RecordBatch]) -> tuple[int, int] | None:
     return None
 
 
+def _readable(batches: Iterator[T], path) -> Iterator[T]:
+    """``batches``, a failure to read the file (a cut or damaged gzip stream, trailing
+    bytes that are not gzip) an :class:`InputError` naming it, as on the in-memory path."""
+    while True:
+        try:
+            batch = next(batches, None)
+        except (OSError, EOFError, pa.ArrowInvalid) as exc:
+            raise InputError(os.fspath(path), f"cannot be read: {exc}") from None
+        if batch is None:
+            return
+        yield batch
+
+
 class _Source:
     """The batches of one file, fast or line-aware, from a given row on."""
 
@@ -90,8 +104,8 @@ class _Source:
         self.parquet = is_parquet(path)
         self.line_aware = False
 
-    def batches(self, skip: int) -> Iterator[tuple[pa.RecordBatch, int]]:
-        """Record batches (and their lines with extra text) after the first ``skip`` rows."""
+    def batches(self, skip: int) -> Iterator[tuple[pa.RecordBatch, LineCounts]]:
+        """Record batches (and their :class:`LineCounts`) after the first ``skip`` rows."""
         if self.parquet:
             produced = parquet_batches(self.path, "score", max(self.block_size // 64, 1024))
             raw = None
@@ -100,7 +114,7 @@ class _Source:
             read = line_batches if self.line_aware else fast_batches
             produced = read(Path(self.path), _RUN_LAYOUT, _WANTED, "score", self.block_size, raw)
         try:
-            for batch, extra in produced:
+            for batch, counts in _readable(produced, self.path):
                 if raw is not None and self.on_bytes is not None:
                     self.on_bytes(raw.tell())
                 if skip >= batch.num_rows:
@@ -108,7 +122,7 @@ class _Source:
                     continue
                 if skip:
                     batch, skip = batch.slice(skip), 0
-                yield batch, extra
+                yield batch, counts
         finally:
             if raw is not None:
                 raw.close()
@@ -141,12 +155,12 @@ def iter_run_chunks(
     seen: set[str] = set()
     while True:
         pending: list[pa.RecordBatch] = []
-        pending_rows, extra = 0, 0
+        pending_rows, counts = 0, LineCounts()
         try:
-            for batch, batch_extra in reader.batches(handed_out):
+            for batch, batch_counts in reader.batches(handed_out):
                 pending.append(batch)
                 pending_rows += batch.num_rows
-                extra += batch_extra
+                counts += batch_counts
                 if pending_rows < rows:
                     continue
                 cut = _last_boundary(pending)
@@ -155,12 +169,13 @@ def iter_run_chunks(
                 index, row = cut
                 head = [*pending[:index], pending[index].slice(0, row)]
                 tail = [pending[index].slice(row), *pending[index + 1 :]]
-                chunk = _chunk(head, name, handed_out, seen, duplicates, extra, reader)
+                chunk = _chunk(head, name, handed_out, seen, duplicates, counts)
                 handed_out += chunk.rows
                 yield chunk.run
-                pending, pending_rows, extra = tail, sum(b.num_rows for b in tail), 0
+                pending, pending_rows = tail, sum(b.num_rows for b in tail)
+                counts = LineCounts()
             if pending_rows:
-                chunk = _chunk(pending, name, handed_out, seen, duplicates, extra, reader)
+                chunk = _chunk(pending, name, handed_out, seen, duplicates, counts)
                 handed_out += chunk.rows
                 yield chunk.run
             if not handed_out:
@@ -183,11 +198,10 @@ def _chunk(
     first_row: int,
     seen: set[str],
     duplicates: str,
-    extra: int,
-    reader: _Source,
+    counts: LineCounts,
 ) -> _Chunk:
     """One chunk's Run: grouping checked (against the queries of earlier chunks too), the
-    duplicate policy applied, lines with extra text counted."""
+    duplicate policy applied, comment lines and lines with extra text counted."""
     table = pa.Table.from_batches(batches)
     run = Run.from_columns(
         table["query_id"], table["doc_id"], numpy_of(table["score"]), source=source
@@ -202,15 +216,7 @@ def _chunk(
         return lines
 
     run, warnings = _check_duplicates(run, duplicates, "score", locate)
-    if extra:
-        warnings.append(
-            EvalWarning(
-                "run_extra_text",
-                "run lines with text after the 6th column (ignored, as trec_eval does)",
-                extra,
-            )
-        )
-    run.warnings = list(run.warnings) + warnings
+    run.warnings = list(run.warnings) + warnings + counts.warnings("run")
     seen.update(ids)  # only now: a chunk re-read line-aware is checked again
     return _Chunk(run, len(lines) if lines is not None else sum(b.num_rows for b in batches))
 
@@ -235,27 +241,25 @@ def _check_grouped(run: Run, source: str, first_row: int, seen: set[str]) -> lis
 
 def over_whole_queries(
     source, rows: int, plan, duplicates: str, consume: Callable[[Iterator[Run]], T], on_bytes=None
-) -> tuple[T, EvalWarning | None]:
+) -> tuple[T, list[EvalWarning]]:
     """``consume(chunks)`` over the whole-query chunks of the run file ``source``; a file
     found not grouped by query is sorted out of core (DuckDB, within ``plan.budget``, see
     :func:`citeval_irm.convert.sort_by_query`) and consumed again from the start. Returns
-    what ``consume`` returned and, if the file was sorted, a warning saying so."""
+    what ``consume`` returned and, if the file was sorted, the warnings of reading it (the
+    sorted copy holds rows only) and one saying it was sorted."""
     block = plan.block_size or None
     try:
         chunks = iter_run_chunks(
             source, rows, duplicates=duplicates, block_size=block, on_bytes=on_bytes
         )
-        return consume(chunks), None
+        return consume(chunks), []
     except NotGrouped as exc:
         cause = exc
-    import shutil
-    import tempfile
-
     from .convert import sort_by_query
+    from .outputs import temporary_folder
 
-    workdir = Path(tempfile.mkdtemp(prefix="citeval-sort-"))
-    try:
-        grouped = sort_by_query(source, workdir, plan.budget, reason=cause)
+    with temporary_folder("sort") as workdir:
+        grouped, counts = sort_by_query(source, workdir, plan.budget, reason=cause)
         chunks = iter_run_chunks(
             grouped, rows, duplicates=duplicates, block_size=block, name=os.fspath(source)
         )
@@ -266,6 +270,4 @@ def over_whole_queries(
             1,
             (cause.query_id,),
         )
-        return consume(chunks), note
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        return consume(chunks), [*counts.warnings("run"), note]

@@ -36,6 +36,7 @@ from .results import FORMATS
 EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+DEMO_REPORT = "demo-report.html"
 
 
 class MeasuresAction(argparse.Action):
@@ -144,16 +145,38 @@ def add_report_option(parser: argparse.ArgumentParser) -> None:
         "--report",
         metavar="PATH",
         help="also write a self-contained report with the scores, checks and plots "
-        "(PATH.html, or PATH.md for Markdown; opens offline)",
+        "(PATH.html, or PATH.md for Markdown; opens offline; an existing file is replaced "
+        "only with --force)",
     )
+    add_force_option(parser)
+
+
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force``: the one overwrite rule of every command that writes (an existing output
+    is an error, checked before any work, unless ``--force``)."""
+    from .outputs import FORCE_HELP
+
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
 def _check_report(args: argparse.Namespace) -> None:
-    """A bad report path fails before any work (not after a long evaluation)."""
-    if getattr(args, "report", None) and not getattr(args, "no_report", False):
+    """A bad report path fails before any work (not after a long evaluation), and so does
+    an existing one without ``--force`` (except the demo's own default report)."""
+    report = _report_path(args)
+    if report:
         from .outputs import report_format
 
-        report_format(args.report)
+        own = args.handler is _cmd_demo and args.report is None
+        report_format(report, force=args.force or own)
+
+
+def _report_path(args: argparse.Namespace) -> str | None:
+    """The report a command writes, if any: ``--report``, or the demo's default."""
+    if getattr(args, "no_report", False):
+        return None
+    if args.handler is _cmd_demo:
+        return args.report or DEMO_REPORT
+    return getattr(args, "report", None)
 
 
 def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) -> None:
@@ -341,6 +364,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         kind="qrels" if args.qrels else "run",
         partition_rows=args.partition_rows,
         memory=args.memory,
+        force=args.force,
     )
     sys.stderr.write(done.text())
     return 0
@@ -353,7 +377,9 @@ def add_convert_command(commands) -> None:
         help="write a TREC run (or qrels) as Parquet: one file, or for a large run a folder "
         "of files holding whole queries",
         description="Reads a TREC run in chunks of whole queries (sorting it out of core "
-        "first if it is not grouped by query) and writes query_id, doc_id, score as Parquet.",
+        "first if it is not grouped by query) and writes query_id, doc_id, score as Parquet. "
+        "An existing TARGET is an error unless --force; a folder is replaced only if it holds "
+        "nothing but the part-NNNNN.parquet files of an earlier conversion.",
     )
     cv.add_argument("source", help="TREC run or qrels file (.gz accepted), or Parquet")
     cv.add_argument("target", help="Parquet file, or folder for a partitioned run")
@@ -365,6 +391,7 @@ def add_convert_command(commands) -> None:
         "default: a folder only when the run is larger than --memory allows",
     )
     cv.add_argument("--memory", help="memory the conversion may take, e.g. 2G")
+    add_force_option(cv)
     cv.set_defaults(handler=_cmd_convert)
 
 
@@ -420,7 +447,7 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from .io import write_run
     from .outputs import check_output
 
-    check_output(args.output)  # before the ranking, not after it
+    check_output(args.output, force=args.force)  # before the ranking, not after it
     check_dataset(args.dataset)
     run = bm25_run(
         args.dataset,
@@ -481,7 +508,11 @@ def _quiet_ir_datasets() -> Iterator[None]:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    report_path = None if args.no_report else args.report  # checked before the ranking
+    report_path = _report_path(args)  # checked before the ranking
+    if args.output is not None:
+        from .outputs import check_output
+
+        check_output(args.output, force=args.force)
     check_dataset(args.dataset)
     with _quiet_ir_datasets():
         report = run_demo(
@@ -851,6 +882,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _os_error(exc: OSError) -> str:
+    """One line for an OSError no command expected (the file, the system's reason)."""
+    from .outputs import WRITE_ERRNOS, output_error
+
+    if exc.errno in WRITE_ERRNOS:
+        return str(output_error(exc.filename or "a file", exc))
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}".replace("\n", " ")
+
+
 class Interrupted(BaseException):
     """Ctrl-C, raised in place of ``KeyboardInterrupt``, which ir_datasets' commands catch
     and turn into exit status 0."""
@@ -993,6 +1034,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="doc fields to index, comma-separated, e.g. title (default: title + abstract)",
     )
     bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
+    add_force_option(bm)
     bm.set_defaults(handler=_cmd_baseline_bm25)
 
     va = commands.add_parser(
@@ -1050,16 +1092,16 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument(
         "--report",
         metavar="PATH",
-        default="demo-report.html",
-        help="the report with the scores, checks and plots (default demo-report.html in the "
-        "current folder; .md for Markdown)",
+        help=f"the report with the scores, checks and plots (default {DEMO_REPORT} in the "
+        f"current folder, the demo's own file, replaced on every run; .md for Markdown)",
     )
     de.add_argument("--no-report", action="store_true", help="write no report")
+    add_force_option(de)
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
     add_table_commands(commands)
-    add_quiet_option(commands, baselines)
     add_convert_command(commands)
+    add_quiet_option(commands, baselines)
     return parser
 
 
@@ -1097,6 +1139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0
+    except OSError as exc:  # a full disk, a vanished file: said, not a traceback
+        print(f"citeval: error: {_os_error(exc)}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     except (Interrupted, KeyboardInterrupt):
         print("citeval: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

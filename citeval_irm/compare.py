@@ -231,6 +231,8 @@ def _settings(
         raise InputError(None, "alpha and confidence must be between 0 and 1")
     if permutations < 1 or bootstrap < 1:
         raise InputError(None, "permutations and bootstrap resamples must be at least 1")
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:  # numpy takes 0 ... 2**128-1
+        raise InputError(None, f"the seed must be a whole number, 0 or more, not {seed!r}")
     return CompareSettings(
         test=test,
         correction="none" if test == "tukey" else stats.correction_name(correction),

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,14 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import InputError
-from .io import _RUN_LAYOUT, is_parquet, line_batches, read_qrels
+from .io import (
+    _RUN_LAYOUT,
+    PARQUET_WRITE,
+    LineCounts,
+    is_parquet,
+    line_batches,
+    read_qrels,
+)
 from .tables import Qrels, Run, arrow_array
 
 DEFAULT_PARTITION_ROWS = 4_000_000
@@ -71,7 +77,9 @@ def write_parts(chunks: Iterable[Run], folder: Path, partition_rows: int) -> tup
                 if writer is not None:
                     writer.close()
                 table = _table(chunk)
-                writer = pq.ParquetWriter(folder / f"part-{files:05d}.parquet", table.schema)
+                writer = pq.ParquetWriter(
+                    folder / f"part-{files:05d}.parquet", table.schema, **PARQUET_WRITE
+                )
                 files, in_file = files + 1, 0
             else:
                 table = _table(chunk)
@@ -91,64 +99,89 @@ def convert(
     kind: str = "run",
     partition_rows: int | None = None,
     memory: int | str | None = None,
+    force: bool = True,
 ) -> Converted:
     """Write the run (or, ``kind="qrels"``, the qrels) ``source`` as Parquet at ``target``.
 
     A run goes to one file unless it is larger than ``memory`` allows (see
     :func:`citeval_irm.streaming.plan_reading`) or ``partition_rows`` is given: then to a
     folder of files of about ``partition_rows`` rows of whole queries each. Every row is
-    kept as it is (duplicates too); the target appears only once complete.
+    kept as it is (duplicates too); the target appears only once complete. An existing
+    file is replaced only with ``force`` (``citeval convert --force``); a folder only if it
+    holds nothing but the parts of an earlier conversion (see
+    :func:`citeval_irm.outputs.check_folder_output`). Both are checked before any work.
     """
     import pyarrow.parquet as pq
 
-    from .outputs import atomic_output, check_output
+    from .outputs import atomic_output, check_folder_output, check_output
 
+    if kind not in ("run", "qrels"):
+        raise InputError(None, f"kind must be run or qrels, not {kind!r}")
+    whole = isinstance(partition_rows, int) and not isinstance(partition_rows, bool)
+    if partition_rows is not None and (not whole or partition_rows < 1):
+        raise InputError(
+            None, f"partition rows must be a whole number, 1 or more, not {partition_rows!r}"
+        )
+    if kind == "qrels" and partition_rows is not None:
+        raise InputError(None, "qrels are written as one file: partition rows are for runs")
     target = Path(target)
-    if target.exists() and target.is_dir() and any(target.iterdir()):
-        raise InputError(str(target), "is a folder that is not empty: give a new path")
     if kind == "qrels":
+        check_output(target, force=force)
         qrels = read_qrels(source)
         with atomic_output(target) as temporary:
-            pq.write_table(_table(qrels), temporary)
+            pq.write_table(_table(qrels), temporary, **PARQUET_WRITE)
         return Converted(target, len(qrels), len(qrels.all_query_ids), 1)
-    if kind != "run":
-        raise InputError(None, f"kind must be run or qrels, not {kind!r}")
     from .streaming import plan_reading
 
     plan = plan_reading(source, memory)
     if not plan.stream and partition_rows is None:
         from .io import KEEP_ALL, read_run
 
+        check_output(target, force=force)
         run = read_run(source, duplicates=KEEP_ALL)
         with atomic_output(target) as temporary:
-            pq.write_table(_table(run), temporary)
+            pq.write_table(_table(run), temporary, **PARQUET_WRITE)
         return Converted(target, len(run), run.num_queries, 1)
+    check_folder_output(target, force=force)
+    return _convert_partitioned(source, target, plan, partition_rows or DEFAULT_PARTITION_ROWS)
+
+
+def _convert_partitioned(source, target: Path, plan, rows: int) -> Converted:
+    """The folder of parts, written in a work folder beside ``target`` (the work folders
+    of killed conversions are removed first) and moved into place once complete."""
     from .chunks import over_whole_queries
+    from .outputs import WRITE_ERRNOS, move_into_place, output_error, remove_orphans, work_path
 
-    check_output(target)
-    rows = partition_rows or DEFAULT_PARTITION_ROWS
     chunk_rows = min(plan.chunk_rows or rows, rows)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-
-    def write(chunks) -> tuple[int, int, int]:
-        for old in staging.iterdir():  # parts of an attempt on the file as it was
-            old.unlink()
-        return write_parts(chunks, staging, rows)
-
+    remove_orphans(target)
+    staging = work_path(target)
     try:
+        staging.mkdir()
+
+        def write(chunks) -> tuple[int, int, int]:
+            for old in staging.iterdir():  # parts of an attempt on the file as it was
+                old.unlink()
+            return write_parts(chunks, staging, rows)
+
         counts, _ = over_whole_queries(source, chunk_rows, plan, "keep_all", write)
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
+        move_into_place(staging, target)
+    except OSError as exc:
+        if exc.errno in WRITE_ERRNOS:
+            raise output_error(target, exc) from None
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Converted(target, *counts)
 
 
-def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
+def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path, LineCounts]:
     """A copy of the run ``source`` in ``workdir`` (Parquet, with each row's line) in which
-    every query is one block: queries in first-appearance order, rows in file order. DuckDB
-    sorts it within ``memory`` bytes, spilling to ``workdir``."""
+    every query is one block: queries in first-appearance order, rows in file order; and
+    the :class:`~citeval_irm.io.LineCounts` of reading it (the copy holds rows only, so
+    the warnings they make are carried beside it). DuckDB sorts it within ``memory`` bytes
+    on one thread, spilling to ``workdir``; a memory limit it still cannot keep is an
+    :class:`InputError` saying what to do."""
+    reason = getattr(reason, "problem", reason)  # the source is named once, by the error
     try:
         import duckdb
     except ImportError:
@@ -164,25 +197,26 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
     if is_parquet(source):
         from .io import parquet_batches
 
-        batches = (
-            _with_lines(batch, first)
-            for batch, first in _numbered(b for b, _ in parquet_batches(source, "score"))
+        parsed = (
+            (_with_lines(batch, first), counts)
+            for (batch, counts), first in _numbered(parquet_batches(source, "score"))
         )
     else:
         raw = pa.OSFile(os.fspath(source), "rb")
         wanted = ("query_id", "doc_id", "score")
         parsed = line_batches(Path(source), _RUN_LAYOUT, wanted, "score", 1 << 22, raw)
-        batches = (batch for batch, _ in parsed)
-    writer = None
+    writer, read = None, LineCounts()
     try:
-        for batch in batches:
+        for batch, counts in parsed:
+            read += counts
             if writer is None:
                 writer = pq.ParquetWriter(unsorted, batch.schema)
             writer.write_batch(batch)
     finally:
         if writer is not None:
             writer.close()
-    connection = duckdb.connect(config={"memory_limit": f"{max(memory >> 20, 64)}MB"})
+    limit = max(memory >> 20, 64)
+    connection = duckdb.connect(config={"memory_limit": f"{limit}MB", "threads": 1})
     try:
         connection.execute(f"SET temp_directory = '{_sql_text(workdir / 'spill')}'")
         connection.execute("SET preserve_insertion_order = false")
@@ -191,18 +225,29 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> Path:
             f"COPY (SELECT r.query_id, r.doc_id, r.score, r.line FROM {rows} AS r "
             f"JOIN (SELECT query_id, min(line) AS first FROM {rows} GROUP BY query_id) AS f "
             "USING (query_id) ORDER BY f.first, r.line) "
-            f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE 1048576)"
+            f"TO '{_sql_text(grouped)}' (FORMAT parquet, ROW_GROUP_SIZE {_SORTED_ROW_GROUP})"
         )
+    except duckdb.OutOfMemoryException:
+        raise InputError(
+            os.fspath(source),
+            f"{reason}; DuckDB could not sort it within {limit} MB even spilling to disk: "
+            "give --memory more, or group it yourself (`sort -s -k1,1 RUN`)",
+        ) from None
     finally:
         connection.close()
     unsorted.unlink()
-    return grouped
+    return grouped, read
+
+
+# DuckDB buffers a row group whole before writing it: its default size keeps the sort
+# within a 64 MB limit (a 1M-row group did not)
+_SORTED_ROW_GROUP = 122_880
 
 
 def _numbered(batches):
     first = 1
-    for batch in batches:
-        yield batch, first
+    for batch, counts in batches:
+        yield (batch, counts), first
         first += batch.num_rows
 
 

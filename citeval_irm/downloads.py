@@ -21,7 +21,6 @@ import hashlib
 import http.client
 import json
 import os
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -33,7 +32,15 @@ from pathlib import Path
 
 from .errors import CitevalError
 from .locking import exclusive
-from .outputs import write_atomically
+from .outputs import (
+    WRITE_ERRNOS,
+    OutputError,
+    move_into_place,
+    output_error,
+    remove_orphans,
+    work_path,
+    write_atomically,
+)
 
 ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
@@ -364,6 +371,8 @@ def _fetch_once(
             raise _Retryable(problem, exc.code) from None
         raise DownloadError(problem, exc.code) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # our side: a full disk
+            raise
         # timeouts, refused or dropped connections, IncompleteRead
         reason = getattr(exc, "reason", exc)
         raise _Retryable(f"{url}: {type(exc).__name__}: {reason}") from None
@@ -423,14 +432,17 @@ def download(
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(dest.with_name(f".{dest.name}.lock"), f"downloading {dest}"):
-        for orphan in dest.parent.glob(f".{dest.name}.*.part"):
-            orphan.unlink(missing_ok=True)  # the lock is held: a killed download's
+        remove_orphans(dest)  # the .part files of killed downloads
         if _existing(dest, checksum, record):  # another process fetched it meanwhile
             return dest
         limits = Limits(stall_timeout, deadline)
         _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits, headers)
         if record:
-            write_record(dest, url, checksum)
+            try:
+                write_record(dest, url, checksum)
+            except BaseException:  # a file without its record cannot be trusted: none
+                dest.unlink(missing_ok=True)
+                raise
     return dest
 
 
@@ -438,9 +450,9 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
     """Fetch into a ``.part`` file beside ``dest`` and rename it into place once it passed
     the content check and the checksum; remove it on any failure."""
     ends = time.monotonic() + limits.deadline
-    fd, part = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    part = work_path(dest, ".part")
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with open(part, "xb") as handle:
             wait = retry_wait
             for attempt in range(1, max(tries, 1) + 1):
                 try:
@@ -466,8 +478,11 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
                     actual,
                     "; the downloaded file was removed",
                 )
-        os.chmod(part, 0o644)  # mkstemp makes it owner-only
-        os.replace(part, dest)
+        move_into_place(part, dest)
+    except OSError as exc:
+        if exc.errno in WRITE_ERRNOS and not isinstance(exc, OutputError):
+            raise output_error(dest, exc) from None
+        raise
     finally:
         if os.path.exists(part):
             os.remove(part)

@@ -227,7 +227,12 @@ def _evaluate(
     order = rank_order(run_table, settings.ties, settings.max_docs)
     report = tie_report(run_table, order)
     tie_warning = report.warning()
-    warnings = list(run_table.warnings) + people.warnings + ([tie_warning] if tie_warning else [])
+    warnings = (
+        list(run_table.warnings)
+        + list(qrels_table.warnings)
+        + people.warnings
+        + ([tie_warning] if tie_warning else [])
+    )
     values = engine_values(settings, run_table, qrels_table, people, order)
     return make_result(
         settings,

@@ -4,6 +4,10 @@ TREC files (plain or gzip) are parsed with pyarrow, column-wise: a 6-million-lin
 a few seconds. A fast path reads files with one consistent delimiter; anything else (mixed
 tabs and spaces, text after the 6th column as trec_eval allows, blank lines) goes through a
 line-aware path, which is also the one that reports the line number of any bad input.
+Both paths read a file by one rule (trec_eval's): a UTF-8 byte-order mark at its start is
+dropped, a line whose first non-blank character is ``#`` is a comment (skipped, counted),
+fields are runs of anything but ASCII whitespace; the fast path hands any file whose bytes
+it could read otherwise (an empty or odd-spaced field, a comment) to the line-aware one.
 
 Every in-memory form a user is likely to hold is accepted too: DataFrames, ``{qid: {doc:
 score}}`` dicts, iterables of ir-measures / ir_datasets namedtuples.
@@ -14,8 +18,10 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +73,7 @@ def _first_line(path: Path) -> str:
     opener = gzip.open if _is_gzip(path) else open
     with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
         for line in handle:
-            if line.strip():
+            if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
                 return line
     return ""
 
@@ -101,14 +107,85 @@ def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int 
     )
 
 
-def _suspicious_ids(dictionary: pa.Array) -> bool:
-    """Whether ids hold nothing or whitespace the fast parse did not split on (a space in a
-    tab-separated file): one tokenisation rule on every path, so such a file must be split
-    as trec_eval splits it."""
-    return bool(len(dictionary)) and (
-        not _lengths(dictionary).all()
-        or pc.any(pc.match_substring_regex(dictionary, _ASCII_SPACE)).as_py()
-    )
+_BOM = b"\xef\xbb\xbf"
+_LINE_ENDS = (0x0A, 0x0D)
+
+
+@dataclass
+class LineCounts:
+    """Lines of a file that are read but give no row as they stand: comments (skipped) and
+    run lines with text after the 6th column (its rest ignored), as trec_eval does."""
+
+    comments: int = 0
+    extra_text: int = 0
+
+    def __add__(self, other: LineCounts) -> LineCounts:
+        return LineCounts(self.comments + other.comments, self.extra_text + other.extra_text)
+
+    def warnings(self, kind: str) -> list[EvalWarning]:
+        """The counted warnings of a ``"run"`` or ``"qrels"`` file."""
+        out = []
+        if self.extra_text:
+            message = "run lines with text after the 6th column (ignored, as trec_eval does)"
+            out.append(EvalWarning("run_extra_text", message, self.extra_text))
+        if self.comments:
+            message = f"{kind} lines starting with '#' (comments, skipped as trec_eval does)"
+            out.append(EvalWarning(f"{kind}_comment_lines", message, self.comments))
+        return out
+
+
+class _Screened:
+    """A file object over an Arrow stream that notes whether its bytes hold anything the
+    fast (one-delimiter) parse would read otherwise than trec_eval's tokenisation: another
+    whitespace character, an empty field (a doubled delimiter, one at a line's start or
+    end) or a comment line. Cheap: only the delimiters and line ends are looked at."""
+
+    def __init__(self, stream: pa.NativeFile, delimiter: str):
+        self.stream, self.delimiter = stream, ord(delimiter)
+        self.others = [c.encode() for c in (" ", "\t", "\v", "\f") if c != delimiter]
+        self.previous = 0x0A  # the byte before the first: a line start
+        self.started = self.odd = self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if not self.started:
+            self.started = True
+            if data.startswith(_BOM):  # pyarrow drops it too
+                data = data[len(_BOM) :]
+        if not data:
+            self.odd = self.odd or self.previous == self.delimiter  # an empty last field
+        elif not self.odd:
+            self.odd = self._odd(data)
+            self.previous = data[-1]
+        return data
+
+    def _odd(self, data: bytes) -> bool:
+        if any(c in data for c in self.others):
+            return True
+        delimiter, first = self.delimiter, data[0]
+        if (self.previous == delimiter and first in (delimiter, *_LINE_ENDS)) or (
+            self.previous in _LINE_ENDS and first in (delimiter, 0x23)
+        ):
+            return True
+        codes = np.frombuffer(data, dtype=np.uint8)
+        at = np.flatnonzero(codes == delimiter)
+        at = at[(at > 0) & (at + 1 < len(codes))]
+        if at.size and ((codes[at - 1] == delimiter) | np.isin(codes[at + 1], _LINE_ENDS)).any():
+            return True  # a doubled delimiter, or one ending a line
+        ends = np.flatnonzero((codes == 0x0A) | (codes == 0x0D))
+        ends = ends[ends + 1 < len(codes)]
+        return bool(np.isin(codes[ends + 1], (delimiter, 0x23)).any())  # opening a line
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _screened_input(stream: pa.NativeFile, path: Path) -> tuple[pa.NativeFile, _Screened]:
+    screen = _Screened(stream, "\t" if "\t" in _first_line(path) else " ")
+    return pa.PythonFile(screen, mode="r"), screen
 
 
 def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
@@ -116,32 +193,35 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
     :class:`_NeedLineNumbers` for anything else, or for anything to report."""
     read, parse, convert = _csv_options(path, layout, wanted, value_column)
+    stream, screen = _screened_input(_input_stream(path), path)
     try:
         table = pa_csv.read_csv(
-            _input_stream(path), read_options=read, parse_options=parse, convert_options=convert
+            stream, read_options=read, parse_options=parse, convert_options=convert
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
-    columns: dict[str, object] = {}
-    for name in ("query_id", "doc_id"):
-        ids = table[name].unify_dictionaries().combine_chunks()
-        if _suspicious_ids(ids.dictionary):
-            raise _NeedLineNumbers
-        columns[name] = ids
+    if screen.odd:
+        raise _NeedLineNumbers
+    columns: dict[str, object] = {
+        name: table[name].unify_dictionaries().combine_chunks() for name in ("query_id", "doc_id")
+    }
     values = numpy_of(table[value_column])
-    if value_column == "score" and not np.isfinite(values).all():
-        raise _NeedLineNumbers
-    if (
-        value_column == "relevance"
-        and len(values)
-        and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1])
-    ):
-        raise _NeedLineNumbers
+    _check_fast_values(values, value_column)
     columns[value_column] = values
     del table
     # the parser's blocks are freed now; hand their memory back before scoring allocates
     pa.default_memory_pool().release_unused()
-    return columns, None, 0
+    return columns, None, LineCounts()
+
+
+def _check_fast_values(values: np.ndarray, value_column: str) -> None:
+    """:class:`_NeedLineNumbers` for a value the line-aware path must report (a score that
+    is not finite, a label out of range)."""
+    if value_column == "score":
+        if not np.isfinite(values).all():
+            raise _NeedLineNumbers
+    elif len(values) and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1]):
+        raise _NeedLineNumbers
 
 
 def fast_batches(
@@ -153,18 +233,18 @@ def fast_batches(
     ``raw`` is the open file, so a caller can follow how far it has been read."""
     read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
     stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
+    stream, screen = _screened_input(stream, path)
     try:
         reader = pa_csv.open_csv(
             stream, read_options=read, parse_options=parse, convert_options=convert
         )
         for batch in reader:
-            for name in ("query_id", "doc_id"):
-                if _suspicious_ids(batch.column(name).dictionary):
-                    raise _NeedLineNumbers
-            values = numpy_of(batch.column(value_column))
-            if value_column == "score" and not np.isfinite(values).all():
+            if screen.odd:  # in this block or one read ahead: line-aware from here
                 raise _NeedLineNumbers
-            yield batch, 0
+            _check_fast_values(numpy_of(batch.column(value_column)), value_column)
+            yield batch, LineCounts()
+        if screen.odd:
+            raise _NeedLineNumbers
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
 
@@ -173,8 +253,8 @@ def line_batches(
     path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
 ):
     """The line-aware parse of ``path`` one block at a time: record batches of ``wanted``
-    (values typed) plus each row's 1-based ``line``, and the number of lines with text
-    after the last column; lines and errors as :func:`_read_lines` has them. A block ends
+    (values typed) plus each row's 1-based ``line``, and the block's :class:`LineCounts`;
+    lines and errors as :func:`_read_lines` has them. A block ends
     at its last line end (a ``\r`` that ends a block waits for the next: ``\r\n`` is one
     line end)."""
     allow_extra = value_column == "score"
@@ -191,7 +271,7 @@ def line_batches(
                 carry = data
                 continue
             data, carry = data[: end + 1], data[end + 1 :]
-        lines, line_numbers, count = _lines_of(path, data, first_line)
+        lines, line_numbers, count, comments = _lines_of(path, data, first_line)
         first_line += count
         columns, line_numbers, extra = _line_columns(
             path, lines, line_numbers, layout, wanted, value_column, allow_extra
@@ -201,26 +281,31 @@ def line_batches(
             *(arrow_array(columns[n]) if n == value_column else columns[n] for n in wanted),
             arrow_array(line_numbers.astype(np.int64)),
         ]
-        yield pa.RecordBatch.from_arrays(arrays, names), extra
+        yield pa.RecordBatch.from_arrays(arrays, names), LineCounts(comments, extra)
         if not block:
             return
 
 
-def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray]:
-    """Every non-blank line of a file as Arrow strings, trimmed, with its 1-based number.
+def _file_lines(path: Path) -> tuple[pa.Array, np.ndarray, int]:
+    """Every non-blank, non-comment line of a file as Arrow strings, trimmed, with its
+    1-based number; and how many comment lines were skipped.
 
     Lines end at ``\n``, ``\r\n`` or a lone ``\r``, as in the fast path (Arrow's CSV
     reader), so both read a file the same way. A line that is not UTF-8 is an error naming it.
+    A UTF-8 byte-order mark opening the file is not part of its first line.
     """
     with _input_stream(path) as stream:
         data = stream.read()
-    lines, line_numbers, _ = _lines_of(path, data, 1)
-    return lines, line_numbers
+    lines, line_numbers, _, comments = _lines_of(path, data, 1)
+    return lines, line_numbers, comments
 
 
-def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.ndarray, int]:
+def _lines_of(path: Path, data: bytes, first_line: int):
     """:func:`_file_lines` of some of a file's bytes (whole lines) whose first line is line
-    ``first_line``; also how many line ends they hold."""
+    ``first_line``; also how many line ends they hold and how many comment lines (first
+    non-blank character ``#``, as trec_eval's run reader has them) were skipped."""
+    if first_line == 1 and data.startswith(_BOM):
+        data = data[len(_BOM) :]
     chunks = pc.split_pattern_regex(pa.array([data], pa.large_binary()), r"\r\n|\n|\r")
     lines = chunks.flatten()
     ends = len(lines) - 1
@@ -234,8 +319,10 @@ def _lines_of(path: Path, data: bytes, first_line: int) -> tuple[pa.Array, np.nd
                 raise InputError(str(path), f"is not UTF-8 text: {exc.reason}", number) from None
         raise
     lines = pc.ascii_trim_whitespace(lines)
-    keep = np.flatnonzero(_lengths(lines))
-    return take(lines, keep), keep + first_line, ends
+    text = _lengths(lines) > 0
+    comment = numpy_of(pc.starts_with(lines, "#"))
+    keep = np.flatnonzero(text & ~comment)
+    return take(lines, keep), keep + first_line, ends, int(comment.sum())
 
 
 def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], allow_extra: bool):
@@ -244,9 +331,13 @@ def _read_lines(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], al
     Fields are separated by runs of ASCII whitespace (space, tab, \\v, \\f, \\r), as trec_eval
     splits them (C ``isspace``): a non-breaking space is part of a field. Blank lines are
     skipped; a line with too few fields (or, unless ``allow_extra``, too many) is an error
-    naming its line.
+    naming its line. Also the file's :class:`LineCounts`.
     """
-    return _split_fields(path, *_file_lines(path), layout, wanted, allow_extra)
+    lines, line_numbers, comments = _file_lines(path)
+    columns, line_numbers, extra = _split_fields(
+        path, lines, line_numbers, layout, wanted, allow_extra
+    )
+    return columns, line_numbers, LineCounts(comments, extra)
 
 
 def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, allow_extra: bool):
@@ -258,10 +349,11 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
     short = np.flatnonzero(counts < width)
     if short.size:
         row = short[0]
+        found = int(counts[row])
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found {counts[row]}: {lines[row].as_py()!r}",
+            f"found {found}: {lines[row].as_py()!r}{_shape_hint(width, found)}",
             int(line_numbers[row]),
         )
     extra = np.flatnonzero(counts > width)
@@ -270,13 +362,33 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found more: {lines[row].as_py()!r}",
+            f"found more: {lines[row].as_py()!r}{_shape_hint(width, int(counts[row]))}",
             int(line_numbers[row]),
         )
     values = parts.values
     starts = offsets[:-1]
     columns = {name: take(values, starts + layout.index(name)).cast(pa.string()) for name in wanted}
     return columns, line_numbers, int(extra.size)
+
+
+def _shape_hint(width: int, found: int) -> str:
+    """The likely mistake behind a line of ``found`` fields where ``width`` were expected:
+    qrels given as the run, or a run given as the qrels."""
+    if width == len(_RUN_LAYOUT) and found == len(_QRELS_LAYOUT):
+        return "; 4 columns: this looks like qrels (give it as the qrels, not the run)"
+    if width == len(_QRELS_LAYOUT) and found > width:
+        return "; this looks like a run (give it as the run, not the qrels)"
+    return ""
+
+
+def _value_hint(value: str, first_row: bool) -> str:
+    """The likely mistake behind a value that is not a number: a header line (a word on
+    the first row), a decimal comma (``30,5``)."""
+    if first_row and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
+        return ": this looks like a header line: remove it (TREC files have none)"
+    if re.fullmatch(r"[+-]?[0-9]*,[0-9]+", value):
+        return f": a decimal comma? write {value.replace(',', '.')!r}"
+    return ""
 
 
 def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column, allow_extra):
@@ -302,7 +414,7 @@ def _first_invalid(column: pa.Array, pattern: str) -> int | None:
 def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: bool):
     """Parse a TREC-style file into id columns and a validated numeric column.
 
-    Returns ``(columns, line_numbers or None, lines_with_extra_text)``. Errors name the line.
+    Returns ``(columns, line_numbers or None, LineCounts)``. Errors name the line.
     """
     path = Path(path)
     if not path.exists():
@@ -311,9 +423,9 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
         raise InputError(str(path), "is a folder, expected a file")
     try:
         try:
-            columns, line_numbers, extra = _read_fast(path, layout, wanted, value_column)
+            columns, line_numbers, counts = _read_fast(path, layout, wanted, value_column)
         except _NeedLineNumbers:
-            columns, line_numbers, extra = _read_lines(path, layout, wanted, allow_extra)
+            columns, line_numbers, counts = _read_lines(path, layout, wanted, allow_extra)
             columns[value_column] = _typed_values(
                 path, columns[value_column], line_numbers, value_column
             )
@@ -323,7 +435,7 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
         raise InputError(str(path), f"cannot be read: {exc}") from None
     if not len(columns[value_column]):
         raise InputError(str(path), "is empty: no lines to read")
-    return columns, line_numbers, extra
+    return columns, line_numbers, counts
 
 
 def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) -> np.ndarray:
@@ -335,7 +447,10 @@ def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) ->
         value = raw[bad].as_py()
         kind = "score" if is_score else "relevance label"
         expected = "a finite number" if is_score else "a whole number"
-        raise InputError(str(path), f"{kind} {value!r} is not {expected}", int(line_numbers[bad]))
+        hint = _value_hint(value, bad == 0)
+        raise InputError(
+            str(path), f"{kind} {value!r} is not {expected}{hint}", int(line_numbers[bad])
+        )
     if is_score:
         values = numpy_of(pc.cast(raw, pa.float64()))
         nonfinite = np.flatnonzero(~np.isfinite(values))
@@ -378,6 +493,7 @@ def check_labels(labels: np.ndarray, originals, source: str, line_numbers=None) 
 
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 PARQUET_BATCH_ROWS = 1 << 20
+PARQUET_WRITE = {"write_page_checksum": True}  # so a damaged page is found when read
 
 
 def is_parquet(source) -> bool:
@@ -403,31 +519,59 @@ def parquet_files(source) -> tuple[object, list[str]]:
 
     text = os.fspath(source)
     if "://" in text:
-        try:
-            filesystem, root = pa_fs.FileSystem.from_uri(text)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
-            import fsspec
-
-            fs, root = fsspec.core.url_to_fs(text)
-            filesystem = pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs))
+        filesystem, root = _url_filesystem(text)
     else:
         filesystem, root = pa_fs.LocalFileSystem(), str(Path(text).absolute())
-    info = filesystem.get_file_info(root)
-    if info.type == pa_fs.FileType.NotFound:
-        raise InputError(text, "no such file or folder")
-    if info.type == pa_fs.FileType.File:
-        return filesystem, [root]
-    found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    try:
+        info = filesystem.get_file_info(root)
+        if info.type == pa_fs.FileType.NotFound:
+            raise InputError(text, "no such file or folder")
+        if info.type == pa_fs.FileType.File:
+            return filesystem, [root]
+        found = filesystem.get_file_info(pa_fs.FileSelector(root, recursive=True))
+    except OSError as exc:  # a host that does not answer, a bucket without access
+        raise InputError(text, f"cannot be read: {exc}") from None
+    prefix = len(root.rstrip("/")) + 1
     files = sorted(
         f.path
         for f in found
         if f.type == pa_fs.FileType.File
-        and not Path(f.path).name.startswith(("_", "."))
+        # hidden and _ names, in the folder or above a file in it, are not data: Spark's
+        # _temporary/, a killed conversion's work folder (pyarrow.dataset's rule)
+        and not any(part.startswith(("_", ".")) for part in f.path[prefix:].split("/"))
         and (Path(f.path).suffix.lower() in _PARQUET_SUFFIXES or not Path(f.path).suffix)
     )
     if not files:
         raise InputError(text, "is a folder with no Parquet file in it")
     return filesystem, files
+
+
+def _url_filesystem(text: str):
+    """The filesystem and path of a URL: pyarrow's own (``s3://``, ``gs://``, ``hdfs://``,
+    ``file://``), else fsspec's; an unknown scheme, or one whose package is not installed
+    (``http://`` needs aiohttp), is an :class:`InputError` saying so."""
+    import pyarrow.fs as pa_fs
+
+    try:
+        return pa_fs.FileSystem.from_uri(text)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+        pass
+    scheme = text.split("://", 1)[0]
+    try:
+        import fsspec
+
+        fs, root = fsspec.core.url_to_fs(text)
+    except ImportError as exc:  # fsspec knows the scheme; its package is missing
+        raise InputError(text, f"reading {scheme}:// URLs needs more packages: {exc}") from None
+    except OSError as exc:  # e.g. ftp:// connects at once
+        raise InputError(text, f"cannot be read: {exc}") from None
+    except ValueError:
+        raise InputError(
+            text,
+            f"unknown URL scheme {scheme!r}: give a file or folder path, or a URL pyarrow or "
+            "fsspec reads (s3://, gs://, hdfs://, http://, ...)",
+        ) from None
+    return pa_fs.PyFileSystem(pa_fs.FSSpecHandler(fs)), root
 
 
 def parquet_batches(
@@ -438,26 +582,26 @@ def parquet_batches(
     ids become strings, values float scores or integer labels. A missing column, a null,
     an empty id or a value that is not a finite number (an integer label) is an error
     naming the file and the row. ``only``: these of its files (a worker's share)."""
-    import pyarrow.parquet as pq
-
     filesystem, files = parquet_files(source)
     files = files if only is None else only
     wanted = ("query_id", "doc_id", value_column)
     for name in files:
         shown = name if "://" not in os.fspath(source) else os.fspath(source)
+        handle = _parquet_file(filesystem, name, shown)
         try:
-            handle = pq.ParquetFile(filesystem.open_input_file(name))
             columns = handle.schema_arrow.names
             found = {c: next((n for n in COLUMN_NAMES[c] if n in columns), None) for c in wanted}
-            # string ids read as dictionaries: what Parquet stores, and no re-encoding after
+            # string ids stored as dictionaries read as such: no re-encoding after (one
+            # stored plain would be read into a dictionary growing over the whole file)
             textual = [
                 found[c]
                 for c in ("query_id", "doc_id")
                 if found[c] is not None
                 and pa.types.is_string(handle.schema_arrow.field(found[c]).type)
+                and _stored_as_dictionary(handle.metadata, columns.index(found[c]))
             ]
             if textual:
-                handle = pq.ParquetFile(filesystem.open_input_file(name), read_dictionary=textual)
+                handle = _parquet_file(filesystem, name, shown, read_dictionary=textual)
         except (OSError, pa.ArrowInvalid) as exc:
             raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
         missing = [c for c in wanted if found[c] is None]
@@ -470,7 +614,14 @@ def parquet_batches(
         lines = ["line"] if "line" in columns and value_column == "score" else []
         first_row = 1
         names = [*(found[c] for c in wanted), *lines]
-        for batch in handle.iter_batches(batch_size=batch_rows, columns=names):
+        batches = handle.iter_batches(batch_size=batch_rows, columns=names)
+        while True:
+            try:
+                batch = next(batches, None)
+            except (OSError, pa.ArrowException) as exc:  # a damaged page, a cut file
+                raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
+            if batch is None:
+                break
             arrays = [
                 _parquet_ids(batch.column(0), shown, first_row, "query_id"),
                 _parquet_ids(batch.column(1), shown, first_row, "doc_id"),
@@ -478,7 +629,31 @@ def parquet_batches(
                 *(batch.column(3) for _ in lines),
             ]
             first_row += batch.num_rows
-            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), 0
+            yield pa.RecordBatch.from_arrays(arrays, [*wanted, *lines]), LineCounts()
+
+
+def _parquet_file(filesystem, name: str, shown: str, **options):
+    """A Parquet file opened for reading a batch at a time: column chunks read through a
+    buffer (a file of one huge row group is not read a whole column at a time), the page
+    checksums verified where the writer stored them (``citeval convert`` does), any
+    failure an InputError naming the file."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(
+            filesystem.open_input_file(name),
+            buffer_size=1 << 20,
+            page_checksum_verification=True,
+            **options,
+        )
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(shown, f"cannot be read as Parquet: {exc}") from None
+
+
+def _stored_as_dictionary(metadata, column: int) -> bool:
+    """Whether every row group stores ``column`` with a dictionary page."""
+    groups = range(metadata.num_row_groups)
+    return all(metadata.row_group(g).column(column).has_dictionary_page for g in groups)
 
 
 def _first_true(mask) -> int | None:
@@ -487,8 +662,13 @@ def _first_true(mask) -> int | None:
 
 
 def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa.Array:
-    """Ids as strings (a dictionary array of them kept as it is); a null or empty id is an
-    error naming its row."""
+    """Ids as strings (a dictionary array of them kept as it is, unless its dictionary is
+    larger than the batch); a null or empty id is an error naming its row."""
+    if pa.types.is_dictionary(values.type) and len(values.dictionary) > max(len(values), 1024):
+        # a dictionary that grows over the file (its writer fell back from dictionary
+        # pages, as DuckDB's does) comes whole with every batch: memory and unifying
+        # time would grow with the file; encoded afresh it costs what the batch is
+        values = pc.dictionary_encode(values.dictionary_decode())
     if pa.types.is_dictionary(values.type) and pa.types.is_string(values.type.value_type):
         empty = pc.equal(pc.binary_length(values.dictionary), 0)
         bad_code = np.flatnonzero(numpy_of(empty, fill=True))
@@ -501,7 +681,14 @@ def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa
             raise InputError(source, f"row {first_row + bad}: missing or empty {name}")
         return values
     if pa.types.is_dictionary(values.type):
-        values = values.cast(pa.string())
+        values = values.dictionary_decode()
+    if pa.types.is_floating(values.type) or pa.types.is_boolean(values.type):
+        # as an in-memory column is read: one id rule (2.0 is '2', a boolean an error)
+        texts = [
+            None if v is None else id_text(v, source, name, first_row + i)
+            for i, v in enumerate(values.to_pylist())
+        ]
+        values = pa.array(texts, pa.string())
     elif not pa.types.is_string(values.type):
         try:
             values = values.cast(pa.string())
@@ -519,6 +706,8 @@ def _parquet_values(values: pa.Array, source: str, first_row: int, value_column:
     bad = _first_true(pc.is_null(values))
     if bad is not None:
         raise InputError(source, f"row {first_row + bad}: missing {kind}")
+    if pa.types.is_boolean(values.type):  # as in memory: a boolean is not a number
+        raise InputError(source, f"row {first_row}: {kind} {values[0].as_py()!r} is not a number")
     try:
         typed = values.cast(pa.float64() if is_score else pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -610,13 +799,13 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
     """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
 
     Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
-    numbers for a duplicate are re-read only when one is found. Returns the table and the
-    number of lines with extra text (the table's warnings hold the duplicate policy's).
+    numbers for a duplicate are re-read only when one is found. The table's warnings count
+    the comment lines, the lines with extra text and what the duplicate policy dropped.
     """
     allow_extra = value_column == "score"
     kind = "score" if allow_extra else "judgement"
     wanted = ("query_id", "doc_id", value_column)
-    columns, line_numbers, extra = _parse_file(path, layout, wanted, value_column, allow_extra)
+    columns, line_numbers, counts = _parse_file(path, layout, wanted, value_column, allow_extra)
     cls = Run if allow_extra else Qrels
     table = cls.from_columns(
         columns["query_id"], columns["doc_id"], columns[value_column], str(path)
@@ -628,9 +817,8 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
         return _read_lines(path, layout, ("query_id",), allow_extra)[1]
 
     table, warnings = _check_duplicates(table, duplicates, kind, locate)
-    if allow_extra:
-        table.warnings = list(table.warnings) + warnings
-    return table, extra
+    table.warnings = warnings + counts.warnings("run" if allow_extra else "qrels")
+    return table
 
 
 # --------------------------------------------------------------------------- public readers
@@ -649,16 +837,7 @@ def read_run(source, *, duplicates: str = "error") -> Run:
         return as_run(source, duplicates=duplicates)
     if is_parquet(source):
         return _read_parquet(source, "score", duplicates)
-    run, extra = _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
-    if extra:
-        run.warnings.append(
-            EvalWarning(
-                "run_extra_text",
-                "run lines with text after the 6th column (ignored, as trec_eval does)",
-                extra,
-            )
-        )
-    return run
+    return _read_unique(Path(source), _RUN_LAYOUT, "score", duplicates)
 
 
 def read_qrels(source) -> Qrels:
@@ -675,7 +854,7 @@ def read_qrels(source) -> Qrels:
         return _qrels_from_dataset(*dataset)
     if is_parquet(source):
         return _read_parquet(source, "relevance", "error")
-    return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")[0]
+    return _read_unique(Path(source), _QRELS_LAYOUT, "relevance", "error")
 
 
 # --------------------------------------------------------------------------- in-memory forms
@@ -737,17 +916,35 @@ def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, obje
     return {c: frame[found[c]].to_numpy(dtype=object) for c in wanted}
 
 
+def id_text(value, source: str, name: str, row: int) -> str:
+    """One id as the text a TREC file would hold, the same for every input form: a string
+    as it is, an integer as its digits, a float that is a whole number as one too (``2.0``
+    is ``'2'``, as a qrels file writes query 2), any other float as Python prints it. A
+    boolean is not an id: an error naming the row, as a missing or empty id is."""
+    if isinstance(value, str):
+        if value:
+            return value
+    elif isinstance(value, (bool, np.bool_)):
+        raise InputError(source, f"{name} {value!r} is a boolean, not an id", row)
+    elif isinstance(value, (float, np.floating)):
+        if math.isfinite(value):
+            whole = float(value).is_integer() and abs(value) < 2**63
+            return str(int(value)) if whole else repr(float(value))
+    elif value is not None:
+        return str(value)
+    raise InputError(source, f"missing or empty {name}: {value!r}", row)
+
+
 def _id_column(values, source: str, name: str) -> pa.Array:
-    """Ids as strings (numbers written as they print); a missing or empty id is an error."""
-    values = np.asarray(values, dtype=object)
-    missing = [
-        i
-        for i, v in enumerate(values.tolist())
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
-    ]
-    if missing:
-        raise InputError(source, f"missing or empty {name}: {values[missing[0]]!r}", missing[0] + 1)
-    return pa.array([v if isinstance(v, str) else str(v) for v in values.tolist()], pa.string())
+    """Ids as strings, by :func:`id_text`; a missing or empty id is an error."""
+    values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    try:  # the usual case, in one pass: all non-empty strings
+        strings = pa.array(values, pa.string())
+        if not strings.null_count and (not len(strings) or _lengths(strings).min() > 0):
+            return strings
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        pass
+    return pa.array([id_text(v, source, name, i + 1) for i, v in enumerate(values)], pa.string())
 
 
 def _number(value) -> float:
@@ -772,7 +969,8 @@ def _value_column(values, source: str, value_column: str) -> np.ndarray:
         bad = np.flatnonzero(~np.isfinite(numbers))
         if bad.size:
             row = int(bad[0])
-            raise InputError(source, f"score {array[row]!r} is not a finite number", row + 1)
+            value = array.tolist()[row]
+            raise InputError(source, f"score {value!r} is not a finite number", row + 1)
         return numbers
     if array.dtype.kind in "iu":
         labels = array.astype(np.int64)
@@ -909,7 +1107,9 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     from .outputs import atomic_output
     from .ties import rank_run
 
-    ranked, _ = rank_run(as_run(run), "trec_eval", rewrite_scores=False)
+    run = as_run(run)
+    _check_writable_ids(run, tag)
+    ranked, _ = rank_run(run, "trec_eval", rewrite_scores=False)
     rank = ranked.rank_in_query()
     scores = [_format_score(v) for v in ranked.score.tolist()]
     lines = [
@@ -927,6 +1127,25 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     with atomic_output(path) as temporary, opener(temporary, "wt", encoding="utf-8") as handle:
         handle.write(text)
     return path
+
+
+def _check_writable_ids(run: Run, tag: str) -> None:
+    """An error naming the first id (or the tag) a TREC file cannot hold as it is: one
+    with whitespace in it (it would be read back as other fields), a query id starting
+    with ``#`` (read back as a comment line)."""
+    for name, ids in (("query_id", run.query_ids), ("doc_id", run.doc_ids), ("tag", [tag])):
+        ids = pa.array(ids, pa.string())
+        bad = pc.match_substring_regex(ids, _ASCII_SPACE)
+        if name == "query_id":
+            bad = pc.or_(bad, pc.starts_with(ids, "#"))
+        where = _first_true(bad)
+        if where is not None:
+            raise InputError(
+                run.source,
+                f"{name} {ids[where].as_py()!r} cannot be written to a TREC file: it holds "
+                "whitespace or starts with '#', so it would be read back as other fields "
+                "(write the run as Parquet instead)",
+            )
 
 
 def _format_score(value: float) -> str:

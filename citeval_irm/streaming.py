@@ -82,26 +82,51 @@ def available_memory() -> int:
 
 
 def text_size(path: Path) -> int:
-    """Bytes of text in a TREC file: its size, or for gzip the smallest size consistent with
-    its trailer (the size modulo 2**32) and at least twice the compressed size."""
+    """Bytes of text in a TREC file: its size, or for gzip an estimate. A gzip trailer
+    holds the size of its last member modulo 2**32, which is the whole text only for a
+    one-member file; so the text is also estimated from how much the first megabytes
+    decompress to, and the trailer is believed only when it agrees (a file of several
+    members, as ``cat a.gz b.gz`` or bgzip make, gets the ratio's estimate)."""
+    import gzip
+    import zlib
+
     size = path.stat().st_size
     with open(path, "rb") as handle:
         if handle.read(2) != b"\x1f\x8b" or size < 18:
             return size
         handle.seek(-4, os.SEEK_END)
-        estimate = int.from_bytes(handle.read(4), "little")
-    while estimate < 2 * size:
+        trailer = int.from_bytes(handle.read(4), "little")
+        handle.seek(0)
+        with gzip.GzipFile(fileobj=handle) as text:
+            try:
+                head = len(text.read(_SAMPLE_TEXT))
+            except (OSError, EOFError, zlib.error):
+                return 2 * size  # the reader says what is wrong with it
+            used = max(handle.tell(), 1)
+    if head < _SAMPLE_TEXT:
+        return head  # the whole text was read
+    ratio = head / used * size
+    estimate = trailer
+    while estimate < ratio - 2**31:
         estimate += 2**32
-    return estimate
+    return estimate if abs(estimate - ratio) <= ratio / 2 else int(ratio)
+
+
+_SAMPLE_TEXT = 1 << 23  # 8 MB of text: a few hundred KB of gzip
 
 
 def _line_bytes(path: Path) -> float:
     """Average bytes per line over the first 64 KB of text."""
     import gzip
 
-    opener = gzip.open if text_size(path) != path.stat().st_size else open
-    with opener(path, "rb") as handle:
-        head = handle.read(1 << 16)
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gzipped else open
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except (OSError, EOFError) as exc:  # a gzip cut short, or not gzip after its magic
+        raise InputError(str(path), f"cannot be read: {exc}") from None
     lines = head.count(b"\n")
     return len(head) / lines if lines else max(len(head), 1)
 
@@ -115,8 +140,11 @@ def _parquet_sizes(source) -> tuple[int, int]:
     filesystem, files = parquet_files(source)
     rows = size = 0
     for name in files:
-        with filesystem.open_input_file(name) as handle:
-            meta = pq.ParquetFile(handle).metadata
+        try:
+            with filesystem.open_input_file(name) as handle:
+                meta = pq.ParquetFile(handle).metadata
+        except (OSError, pa.ArrowException) as exc:  # cut short, damaged, not Parquet
+            raise InputError(name, f"cannot be read as Parquet: {exc}") from None
         rows += meta.num_rows
         size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     return rows, size
@@ -226,7 +254,12 @@ def unranked_values(
     return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
 
 
-_RUN_WARNING_ORDER = ("duplicate_docs_dropped", "duplicate_docs_kept", "run_extra_text")
+_RUN_WARNING_ORDER = (
+    "duplicate_docs_dropped",
+    "duplicate_docs_kept",
+    "run_extra_text",
+    "run_comment_lines",
+)
 
 
 def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
@@ -255,7 +288,8 @@ def merge_parts(
 ) -> EvalResult:
     """The evaluation of a whole run from its parts (in run order): per-query rows put in
     the population's order, the queries no part ranks scored on an empty ranking, the
-    warnings and tie report of the whole run."""
+    warnings and tie report of the whole run (``notes``: warnings of reading the run that
+    no part holds, merged with theirs)."""
     run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
     people = population_of(run_ids, source, qrels, settings.empty_queries)
     row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
@@ -277,8 +311,8 @@ def merge_parts(
     )
     tie_warning = report.warning()
     warnings = (
-        merge_warnings(p.warnings for p in parts)
-        + list(notes or [])
+        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
+        + list(qrels.warnings)
         + people.warnings
         + ([tie_warning] if tie_warning else [])
     )
@@ -395,10 +429,9 @@ def evaluate_stream(
         return parts
 
     try:
-        parts, note = over_whole_queries(
+        parts, notes = over_whole_queries(
             run, plan.chunk_rows, plan, settings.duplicates, score, on_bytes=bar.read
         )
     finally:
         bar.close()
-    notes = [note] if note is not None else []
     return merge_parts(parts, qrels, settings, protocol, os.fspath(run), notes)

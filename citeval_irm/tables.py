@@ -292,7 +292,8 @@ class Qrels(_Table):
 
     ``unjudged_queries`` are queries known to exist with no judged doc at all (an empty
     inner dict in a ``{qid: {}}`` qrels); they count, like queries with only label-0 rows,
-    and come after the judged ones in ``all_query_ids``.
+    and come after the judged ones in ``all_query_ids``. ``warnings`` counts what reading
+    it skipped (comment lines).
     """
 
     query: np.ndarray
@@ -302,6 +303,7 @@ class Qrels(_Table):
     relevance: np.ndarray
     source: str = "<qrels>"
     unjudged_queries: tuple[str, ...] = ()
+    warnings: list[EvalWarning] = field(default_factory=list)
     _VALUE = "relevance"
 
     @classmethod

@@ -93,7 +93,7 @@ def test_progress_bars_are_labelled_and_quiet_silences_them(
     assert "BM25 index: tokenize" in err and "BM25 ranking" in err
     assert "docs_iter" not in err and "[INFO]" not in err
     code, _, err = run_cli(capsys, "baseline", "bm25", "--dataset", DEMO, "-k", "5", "-o", out,
-                           "--quiet")  # fmt: skip
+                           "--quiet", "--force")  # fmt: skip
     assert code == 0 and "BM25" not in err and err.startswith("citeval: wrote")
     assert not progress.is_quiet()  # reset after the command
     code, out_text, err = run_cli(capsys, "datasets", "export", DEMO, "docs")

@@ -12,6 +12,7 @@ from datasets_fixtures import write_hatten_folder
 
 from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts, import_dataset, validate_folder
+from citeval_irm.datasets.importing import OWNED
 from citeval_irm.downloads import ChecksumError
 from citeval_irm.errors import InputError
 
@@ -40,9 +41,10 @@ def test_import_good_folder(folder, ir_home: Path, capsys) -> None:
     assert "papers whose id gives no publication year" in out
     installed = ir_home / "citeval" / NAME
     files = ["contexts.json", "papers.json", "train.json", "val.json", "test.json"]
-    # each installed file has its record (size, sha256, origin) beside it
+    # each installed file has its record (size, sha256, origin) beside it, and the install
+    # its marker (the package made it: only such folders are ever removed)
     assert sorted(p.name for p in installed.iterdir()) == sorted(
-        files + [f"{name}.download.json" for name in files]
+        files + [f"{name}.download.json" for name in files] + [OWNED]
     )
     dataset = ir_datasets.load(f"citeval/{NAME}/test")
     assert [q.query_id for q in dataset.queries_iter()] == [

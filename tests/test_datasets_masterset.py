@@ -226,6 +226,7 @@ def _queries_with(folder: Path, *, references: str | None = None, drop: str | No
     [
         ('{"matched_paper_id": "x"}', "'references' must be a JSON list, got an object"),
         ("[{", "'references' is not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "'references' is JSON nested too deeply"),
         ("[1]", "reference 0: expected an object, got a number"),
         (
             json.dumps([ms_ref("P1"), ms_ref("P2", t2="high")]),

@@ -18,9 +18,10 @@ import shutil
 import uuid
 from pathlib import Path
 
-from ..downloads import read_record, write_record
+from ..downloads import RECORD_SUFFIX, read_record, record_path, write_record
 from ..errors import EvalWarning, InputError
 from ..locking import exclusive
+from ..outputs import WORK_MARK, WRITE_ERRNOS, output_error
 from .catalogue import by_name
 from .sources import CorpusSource, check_folder, verify_corpus_file
 from .stores import store_problem
@@ -86,10 +87,72 @@ def import_dataset(
 # ``<home>/citeval/.<name>.installs/<id>/``. An import writes a new install beside the
 # current one and switches the link with one rename, so a reader sees the old files or the
 # new ones, never a mix, and a killed import leaves the old install as it was.
+#
+# Only what the package made is ever removed: an install holds the marker OWNED from its
+# first moment; a plain folder at ``<name>`` is the package's only if everything in it is
+# something it writes there (downloaded files with their records, stores, locks); a link
+# is the package's only if it points at one of its installs. Anything else is the user's:
+# the import stops and says what to do, and nothing is touched.
+
+OWNED = ".citeval-install"
+"""The marker file in every install folder: the package made it, so it may remove it."""
 
 
 def _installs(corpus: CorpusSource) -> Path:
     return corpus.home().with_name(f".{corpus.name}.installs")
+
+
+def _own_install(corpus: CorpusSource, path: Path) -> bool:
+    """Whether ``path`` is one of the package's install folders (marked, or empty: an
+    import killed before it marked it)."""
+    if path.is_symlink() or not path.is_dir() or path.parent != _installs(corpus).resolve():
+        return False
+    return (path / OWNED).is_file() or not any(path.iterdir())
+
+
+def _own_entry(corpus: CorpusSource, entry: Path) -> bool:
+    """Whether ``entry`` of a plain corpus folder is one the package writes there."""
+    name = entry.name
+    files = set(corpus.file_names())
+    if name in files:
+        return record_path(entry).is_file()  # downloaded (or copied) and recorded
+    if name.endswith(RECORD_SUFFIX):
+        return name.removesuffix(RECORD_SUFFIX) in files
+    # its stores (and their stamps and temporary folders), locks, in-place memos, work names
+    return ".pklz4" in name or name.endswith(".lock") or name == ".in-place" or WORK_MARK in name
+
+
+def _check_replaceable(corpus: CorpusSource, home: Path) -> Path | None:
+    """The install ``home`` points at, if it is the package's; ``None`` if there is none
+    or it is a folder of the package's downloads; an :class:`InputError` saying what to do
+    if anything there is the user's (a link to their folder, a folder with their files)."""
+    todo = (
+        f"Move it away (or, if it is a link, remove the link: the folder it points at stays) "
+        f"and import again, or set {corpus.env_var} to a folder to read it in place"
+    )
+    if home.is_symlink():
+        target = home.resolve()
+        if _own_install(corpus, target):
+            return target
+        raise InputError(
+            str(home),
+            f"is a link to {target} that citeval did not make: it installs its own copy "
+            f"there and will not remove yours. {todo}",
+        )
+    if not home.exists():
+        return None
+    if not home.is_dir():
+        raise InputError(str(home), f"is a file that citeval did not make. {todo}")
+    foreign = sorted(e.name for e in home.iterdir() if not _own_entry(corpus, e))
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        shown = ", ".join(foreign[:3]) + more
+        raise InputError(
+            str(home),
+            f"is a folder with files citeval did not put there ({shown}): it will not "
+            f"remove them. {todo}",
+        )
+    return None
 
 
 def _file_state(path: Path) -> tuple[int, int]:
@@ -107,13 +170,14 @@ def install(corpus: CorpusSource, folder: Path, *, symlink: bool = False) -> Pat
     installs = _installs(corpus)
     sources = {name: folder / name for name in corpus.file_names()}
     with exclusive(home.with_name(f".{corpus.name}.lock"), f"installing {corpus.dataset_id}"):
+        current = _check_replaceable(corpus, home)
         if symlink:
             _refuse_own_files(corpus, sources)
-        current = home.resolve() if home.is_symlink() else None
         _remove_leftovers(corpus, keep=current)
         fresh = installs / uuid.uuid4().hex
         fresh.mkdir(parents=True)
         try:
+            (fresh / OWNED).write_text(f"{corpus.dataset_id}\n", encoding="utf-8")
             for name, source in sources.items():
                 before = _file_state(source)
                 target = fresh / name
@@ -125,8 +189,10 @@ def install(corpus: CorpusSource, folder: Path, *, symlink: bool = False) -> Pat
                     raise InputError(str(source), "changed while it was imported: import again")
                 write_record(target, str(source.resolve()), corpus.checksums.get(name))
             _switch(home, fresh)
-        except BaseException:  # Ctrl-C too: the old install stays, the new one goes
+        except BaseException as exc:  # Ctrl-C too: the old install stays, the new one goes
             shutil.rmtree(fresh, ignore_errors=True)
+            if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # a full disk
+                raise output_error(home, exc) from None
             raise
     return home
 
@@ -149,11 +215,12 @@ def _remove_leftovers(corpus: CorpusSource, keep: Path | None) -> None:
     """Remove installs other than ``keep`` and links of interrupted imports."""
     installs = _installs(corpus)
     if installs.is_dir():
-        for entry in installs.iterdir():
-            if keep is None or entry.resolve() != keep:
+        for entry in installs.resolve().iterdir():
+            if entry != keep and _own_install(corpus, entry):
                 shutil.rmtree(entry, ignore_errors=True)
     for link in corpus.home().parent.glob(f".{corpus.name}.link-*"):
-        link.unlink(missing_ok=True)
+        if link.is_symlink():
+            link.unlink()
 
 
 def _switch(home: Path, fresh: Path) -> None:
@@ -162,7 +229,7 @@ def _switch(home: Path, fresh: Path) -> None:
     link.symlink_to(os.path.relpath(fresh, home.parent))
     if home.is_symlink():
         previous = home.resolve()
-    elif home.exists():  # a plain folder (downloads, an older citeval-irm): moved aside
+    elif home.exists():  # the package's downloads (checked: _check_replaceable): moved aside
         previous = fresh.with_name(f"previous-{uuid.uuid4().hex}")
         os.rename(home, previous)
     else:

@@ -120,6 +120,7 @@ class CorpusSource:
 
     def home(self) -> Path:
         """Where this corpus's files and stores live in the ir_datasets home."""
+        irhome.checked_home()  # not a file, not empty: said before anything is written
         return Path(ir_datasets.util.home_path()) / NAMESPACE / self.name
 
     def url(self, file_name: str) -> str | None:

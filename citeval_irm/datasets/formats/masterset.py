@@ -264,6 +264,10 @@ def parse_references(path: Path, row: int, paper_id: str, value: Any, notes: Not
             references = json.loads(value)
         except ValueError as exc:
             raise InputError(str(path), f"{where}: 'references' is not valid JSON: {exc}") from None
+        except RecursionError:  # [[[[...]]]]: no list of references nests so
+            raise InputError(
+                str(path), f"{where}: 'references' is JSON nested too deeply to be references"
+            ) from None
     if not isinstance(references, list):
         raise InputError(
             str(path), f"{where}: 'references' must be a JSON list, got {kind(references)}"
