@@ -31,6 +31,8 @@ _EXPORTS = {
     "crosscheck": "crosscheck",
     "validate": "protocol",
     "compare": "compare",
+    "breakdown": "breakdown",
+    "results_table": "table",
     "published": "published",
     "make_report": "report",
     "bm25_run": "baseline",
@@ -46,6 +48,8 @@ _EXPORTS = {
     "CrosscheckReport": "crosscheck",
     "ValidationReport": "protocol",
     "Comparison": "comparison",
+    "Breakdown": "breakdown",
+    "ResultsTable": "table",
     "PublishedResults": "published",
     "PublishedComparison": "published",
     "Report": "report",
@@ -116,6 +120,7 @@ after_import("ir_measures", _register_provider)
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
     from .baseline import bm25_run  # noqa: F401
+    from .breakdown import Breakdown, breakdown  # noqa: F401
     from .compare import compare  # noqa: F401
     from .comparison import Comparison  # noqa: F401
     from .convert import convert  # noqa: F401
@@ -131,4 +136,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .published import PublishedComparison, PublishedResults, published  # noqa: F401
     from .report import Report, make_report  # noqa: F401
     from .results import EvalResult  # noqa: F401
+    from .table import ResultsTable, results_table  # noqa: F401
     from .tables import Qrels, Run  # noqa: F401

@@ -28,6 +28,8 @@ EXACT_WILCOXON_MAX = 100
 convolution over n(n+1) doubled mid-ranks: about 10 ms at 100); above, the normal
 approximation with tie correction, which is close there (scipy's own exact limit is 50)."""
 DEFAULT_SEED = 42
+FACETS = ("year", "heading", "gold", "venue", "venue-year", "popularity")  # breakdown --by
+TABLE_FORMATS = ("table", "markdown", "csv", "latex", "json")
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
 

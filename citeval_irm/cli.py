@@ -239,6 +239,7 @@ def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
             unknown_year=args.unknown_year,
             measures=args.measures,
             protocol=args.protocol,
+            strict=args.strict,
             max_docs=args.max_docs,
         )
     except InputError as exc:
@@ -505,6 +506,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         memory=args.memory,
         progress=False if args.quiet else None,
+        strict=args.strict,
         max_docs=args.max_docs,
     )
     sys.stdout.write(report.format(args.format))
@@ -715,6 +717,144 @@ def add_compare_commands(commands) -> None:
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
     pu.add_argument("--format", choices=("table", "markdown", "csv", "json"), default="table")
     pu.set_defaults(handler=_cmd_published)
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from .table import results_table
+
+    with _quiet_ir_datasets():
+        table = results_table(
+            args.manifest,
+            measures=args.measures,
+            protocol=args.protocol,
+            baseline=args.baseline,
+            published=args.published,
+            **_statistics_arguments(args),
+            same_year=args.same_year,
+            jobs=args.jobs,
+            engine=args.engine,
+            scheduler=args.scheduler,
+        )
+    sys.stdout.write(table.format(args.format))
+    _write_result_report(args, table)
+    return 0
+
+
+def _statistics_arguments(args: argparse.Namespace) -> dict:
+    """The keywords of :func:`add_statistics_options`, for the function a command calls."""
+    names = ("test", "correction", "alpha", "permutations", "bootstrap", "seed", "ties", "memory")
+    return {name: getattr(args, name) for name in names}
+
+
+def _write_result_report(args: argparse.Namespace, result) -> None:
+    """The result's warnings (on standard error) and, with ``--report PATH``, its own
+    report (table, breakdown), written, and where."""
+    for warning in result.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    if args.report:
+        path = result.report(command=args.command_line).write(args.report)
+        print(f"citeval: report written to {path}", file=sys.stderr)
+
+
+def _cmd_breakdown(args: argparse.Namespace) -> int:
+    from .breakdown import breakdown
+
+    check_dataset(args.dataset)
+    with _quiet_ir_datasets():
+        result = breakdown(
+            _named_runs(args.runs),
+            args.dataset,
+            args.by,
+            args.measure,
+            protocol=args.protocol,
+            bins=args.bins,
+            min_queries=args.min_queries,
+            baseline=args.baseline,
+            **_statistics_arguments(args),
+        )
+    sys.stdout.write(result.format(args.format))
+    _write_result_report(args, result)
+    return 0
+
+
+def add_statistics_options(parser: argparse.ArgumentParser) -> None:
+    """The paired test, its correction and its random draws (as compare's)."""
+    from .choices import CORRECTIONS, DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS
+
+    parser.add_argument(
+        "--test", choices=TESTS, default="randomisation", help="paired test (default randomisation)"
+    )
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiple-comparison correction over every test of the output (default holm)",
+    )
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
+                        help=f"random permutations (default {DEFAULT_PERMUTATIONS:,})")  # fmt: skip
+    parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
+                        help=f"bootstrap resamples (default {DEFAULT_BOOTSTRAP:,})")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
+    parser.add_argument("--ties", choices=TIE_POLICIES, default="trec_eval",
+                        help="order of tied scores (default trec_eval)")  # fmt: skip
+    parser.add_argument("--memory", help="memory reading a run may take, e.g. 2G (see eval)")
+
+
+def add_table_commands(commands) -> None:
+    """``citeval table`` and ``citeval breakdown``."""
+    from .choices import FACETS, TABLE_FORMATS
+
+    ta = commands.add_parser(
+        "table",
+        help="a paper's results table from a manifest of runs (systems x datasets x measures)",
+        description="Validates and evaluates every run a manifest lists (CSV or TSV: system, "
+        "dataset, run; run paths relative to the manifest) with its dataset's protocol, "
+        "compares each system with --baseline on each dataset (compare's tests, corrected "
+        "over the whole table) and prints the table: systems as rows, datasets as column "
+        "groups, measures as columns.",
+    )
+    ta.add_argument("manifest", help="CSV or TSV with columns system, dataset, run")
+    which = ta.add_mutually_exclusive_group()
+    which.add_argument("-m", "--measures", help="measures for every dataset (ir-measures syntax)")
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS),
+                       help="protocol for every dataset (default: each dataset's own)")  # fmt: skip
+    ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
+    ta.add_argument("--published", metavar="PAPER",
+                    help="interleave this paper's published rows (e.g. goyal2026)")  # fmt: skip
+    add_statistics_options(ta)
+    add_year_options(ta, unknown_year=False)
+    ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
+    ta.add_argument("--engine", choices=("citeval", "dask"), default="citeval",
+                    help="dask: evaluate the runs on a Dask cluster's workers")  # fmt: skip
+    ta.add_argument("--scheduler", help="with --engine dask: the scheduler's address")
+    ta.add_argument("--format", choices=TABLE_FORMATS, default="table", help="output format")
+    add_report_option(ta)
+    ta.set_defaults(handler=_cmd_table)
+
+    bd = commands.add_parser(
+        "breakdown",
+        help="a measure per group of queries (year, heading, gold count, venue, popularity)",
+        description="Groups the dataset's queries by a facet and gives each group's size and "
+        "each run's mean with a 95 %% bootstrap interval; with several runs, the difference "
+        "from the baseline per group with a paired test, corrected over all groups.",
+    )
+    bd.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
+    bd.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    bd.add_argument("--by", required=True, choices=FACETS, help="the facet to group by")
+    which = bd.add_mutually_exclusive_group()
+    which.add_argument("-m", "--measure", help="the measure (default: the protocol's first)")
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="default: the dataset's")
+    bd.add_argument(
+        "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
+    )
+    bd.add_argument("--min-queries", type=int, default=30,
+                    help="groups smaller than this are flagged (default 30)")  # fmt: skip
+    bd.add_argument("--baseline", help="the run the others are compared with (default the first)")
+    add_statistics_options(bd)
+    bd.add_argument("--format", choices=("table", "markdown", "csv", "json"), default="table")
+    add_report_option(bd)
+    bd.set_defaults(handler=_cmd_breakdown)
 
 
 def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
@@ -940,7 +1080,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     va.add_argument("--format", choices=("table", "json"), default="table")
     va.add_argument(
-        "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} if any check fails"
+        "--strict",
+        action="store_true",
+        help=f"exit {EXIT_STRICT_FAILURE} if any check fails, gold_always_present included "
+        "(otherwise a warning)",
     )
     va.set_defaults(handler=_cmd_validate)
 
@@ -974,6 +1117,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_force_option(de)
     de.set_defaults(handler=_cmd_demo)
     add_compare_commands(commands)
+    add_table_commands(commands)
     add_convert_command(commands)
     add_quiet_option(commands, baselines)
     return parser

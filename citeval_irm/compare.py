@@ -164,6 +164,21 @@ def compare(
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
     )
+    if dataset is not None:  # how much each run leans on popular papers, if it can be told
+        from .facets import popularity_summary
+
+        try:
+            comparison.popularity = popularity_summary(
+                {n: None if is_evaluated(item) else item for n, item in named.items()},
+                results,
+                dataset,
+                names[0],
+                ties=ties,
+            )
+        except CitevalError as exc:  # the scores stand without it: say why it is missing
+            comparison.warnings.append(
+                EvalWarning("no_popularity", f"no popularity summary: {exc}", 1)
+            )
     if published:
         from .published import beside_published
 
@@ -218,13 +233,7 @@ class RunFacts:
             except CitevalError as exc:
                 unvalidated = f"cannot validate: {exc}"
             if recipe is not None:
-                from .crosscheck import crosscheck
-
-                try:
-                    summary = crosscheck(run, dataset, recipe=recipe).summary
-                    scoring = summary[["trec_eval", "recipe", "difference"]]
-                except CitevalError as exc:
-                    unscored = f"cannot cross-check with the paper's script: {exc}"
+                scoring, unscored = scored_by_script(run, dataset, recipe)
         ranked = result.ranked
         return cls(
             pd.Index(ranked.query_ids),
@@ -234,6 +243,19 @@ class RunFacts:
             scoring,
             unscored,
         )
+
+
+def scored_by_script(run, dataset: str, recipe: str) -> tuple[pd.DataFrame | None, str | None]:
+    """The means of ``recipe`` (a paper's script) beside trec_eval's on ``run`` (the
+    cross-check's summary), or why there are none: what a published table's scoring check
+    reads."""
+    from .crosscheck import crosscheck
+
+    try:
+        summary = crosscheck(run, dataset, recipe=recipe).summary
+    except CitevalError as exc:
+        return None, f"cannot cross-check with the paper's script: {exc}"
+    return summary[["trec_eval", "recipe", "difference"]], None
 
 
 def _settings(

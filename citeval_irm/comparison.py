@@ -92,6 +92,7 @@ class Comparison(Printable):
     qrels_source: str
     results: dict = field(default_factory=dict)
     published: object | None = None
+    popularity: pd.DataFrame | None = None
 
     # ------------------------------------------------------------------ access
     @property
@@ -166,6 +167,11 @@ class Comparison(Printable):
             "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "published": self.published.to_dict() if self.published is not None else None,
+            "popularity": (
+                {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
+                if self.popularity is not None
+                else None
+            ),
         }
 
     # ------------------------------------------------------------------ pieces
@@ -409,6 +415,11 @@ class Comparison(Printable):
         if legend:
             out.append("legend:")
             out += [wrap(line, bullet, fmt) for line in legend]
+        if self.popularity is not None:
+            from .facets import popularity_lines
+
+            out += [wrap(line, bullet if n else "", fmt)
+                    for n, line in enumerate(popularity_lines(self.popularity))]  # fmt: skip
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))

@@ -37,8 +37,16 @@ CHECKS: dict[str, str] = {
     "unknown_query": "run query that is not a query of the dataset",
     "missing_query": "dataset query with no ranking in the run",
     "short_ranking": "ranking shorter than the deepest cut-off evaluated",
+    "gold_always_present": "a gold paper in every ranking that could miss it (gold inserted?)",
 }
-"""The checks, in report order: four on (query, doc) pairs, three on queries."""
+"""The checks, in report order: four on (query, doc) pairs, four on queries."""
+
+ORACLE_MIN_QUERIES = 30
+"""``gold_always_present`` is judged on at least this many queries: a first stage that finds
+the gold of 90 % of its queries finds it for all of 30 with probability 0.9**30 (4 %)."""
+
+WARNING_CHECKS = ("gold_always_present",)
+"""Checks that are warnings, and violations only with ``strict=True``."""
 
 PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
 _FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # violations' order
@@ -136,10 +144,15 @@ class ValidationReport(Printable):
         """One line: passed, or which checks failed and how often (``citeval eval
         --dataset`` prints it above the scores)."""
         policy = "admitted" if self.same_year else "not admitted"
+        flagged = "".join(
+            f"; warning: {w.code} ({w.count:,} queries)"
+            for w in self.warnings
+            if w.code in WARNING_CHECKS
+        )
         if self.passed:
             return (
                 f"validation against {self.dataset}: passed ({len(CHECKS)} checks, same-year "
-                f"papers {policy})"
+                f"papers {policy}){flagged}"
             )
         failed = []
         for row in self.checks[self.checks["queries"] > 0].itertuples():
@@ -151,7 +164,7 @@ class ValidationReport(Printable):
             )
         return (
             f"validation against {self.dataset}: VIOLATIONS: {', '.join(failed)} "
-            "(details: citeval validate)"
+            f"(details: citeval validate){flagged}"
         )
 
 
@@ -165,6 +178,7 @@ def validate(
     protocol=None,
     memory: int | str | None = None,
     progress: bool | None = None,
+    strict: bool = False,
     max_docs: int | None = None,
 ) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
@@ -182,6 +196,13 @@ def validate(
     whole queries at a time, with the same report. ``max_docs``: the evaluation will count
     only the first ``max_docs`` docs of each ranking (trec_eval ``-M``): the depth check
     reads the rankings so cut; every pair of the run is still checked, as submitted.
+
+    ``gold_always_present`` (oracle insertion: a pipeline that puts the gold paper into the
+    candidates before reranking) is judged on the queries with a gold paper whose ranking
+    is shorter than their admissible pool (a ranking of the whole pool holds the gold by
+    construction): when there are at least :data:`ORACLE_MIN_QUERIES` of them and every one
+    ranks a gold paper, the report carries a warning with the counts; ``strict=True`` makes
+    those queries violations.
     """
     from .datasets import admissible_candidates
     from .evaluation import check_max_docs
@@ -192,6 +213,7 @@ def validate(
     name = found[0] if found is not None else str(dataset)
     data = found[1] if found is not None else dataset
     allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
+    gold = _gold_pairs(data)
     plan = plan_reading(run, memory)
     if plan.stream:
         from .chunks import over_whole_queries
@@ -203,7 +225,7 @@ def validate(
                 plan.chunk_rows,
                 plan,
                 KEEP_ALL,
-                lambda chunks: [_pair_checks(chunk, allowed) for chunk in chunks],
+                lambda chunks: [_pair_checks(chunk, allowed, gold) for chunk in chunks],
                 on_bytes=bar.read,
             )
         finally:
@@ -211,7 +233,7 @@ def validate(
         source = str(run)
     else:
         table = as_run(run, duplicates=KEEP_ALL)
-        checked, source = [_pair_checks(table, allowed)], table.source
+        checked, source = [_pair_checks(table, allowed, gold)], table.source
     queries = allowed.queries
     # each check's rows in run order, the checks in report order, as from one table
     pieces = [piece for check in _FLAGGED for part in checked for piece in part[0][check]]
@@ -227,10 +249,14 @@ def validate(
     at_depth = [m for m in depth_measures if depth and m.params.get("cutoff") == depth]
     short = short_rankings(ranked, at_depth, list(queries.index))
     deepest = short[0] if short else None
+    found_gold = pd.Index([q for part in checked for q in part[3]])
+    oracle = _oracle_check(ranked, allowed, gold, found_gold)
+    warnings = list(allowed.warnings) + ([oracle[1]] if oracle[1] else [])
     for check, ids in (
         ("unknown_query", unknown_queries),
         ("missing_query", missing_queries),
         ("short_ranking", deepest.query_ids if deepest else []),
+        ("gold_always_present", oracle[0] if strict else []),
     ):
         if len(ids):
             pieces.append(
@@ -243,6 +269,7 @@ def validate(
     descriptions = {
         "later_paper": _later_paper_rule(same_year, unknown_year),
         "short_ranking": _depth_rule(at_depth, deepest),
+        "gold_always_present": _oracle_rule(strict),
     }
     return ValidationReport(
         dataset=name,
@@ -253,14 +280,17 @@ def validate(
         run_rows=sum(part[2] for part in checked),
         checks=_check_table(violations, descriptions),
         violations=violations,
-        warnings=list(allowed.warnings),
+        warnings=warnings,
         depth=depth,
     )
 
 
-def _pair_checks(table, allowed) -> tuple[dict[str, list[pd.DataFrame]], RankedQueries, int]:
+def _pair_checks(
+    table, allowed, gold: pd.MultiIndex
+) -> tuple[dict[str, list[pd.DataFrame]], RankedQueries, int, np.ndarray]:
     """The pair checks of a run (or of a chunk of whole queries of one): the violating rows
-    per check, the run's queries and their ranking lengths, its number of rows."""
+    per check, the run's queries and their ranking lengths, its number of rows, and the
+    queries that rank a gold paper."""
     frame = table.frame
     queries = allowed.queries
     known_query = frame["query_id"].isin(queries.index).to_numpy()
@@ -282,7 +312,49 @@ def _pair_checks(table, allowed) -> tuple[dict[str, list[pd.DataFrame]], RankedQ
         check: [frame.iloc[positions].assign(check=check)] if len(positions) else []
         for check, positions in flagged.items()
     }
-    return pieces, RankedQueries.of(table), len(frame)
+    is_gold = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]]).isin(gold)
+    with_gold = frame["query_id"].to_numpy()[is_gold]
+    return pieces, RankedQueries.of(table), len(frame), pd.unique(with_gold)
+
+
+def _gold_pairs(dataset) -> pd.MultiIndex:
+    """The dataset's (query, gold paper) pairs: qrels rows with a positive label."""
+    from .io import as_qrels
+
+    if not getattr(dataset, "has_qrels", lambda: False)():
+        return pd.MultiIndex.from_arrays([[], []], names=["query_id", "doc_id"])
+    frame = as_qrels(dataset).frame
+    gold = frame[frame["relevance"] > 0]
+    return pd.MultiIndex.from_frame(gold[["query_id", "doc_id"]])
+
+
+def _oracle_check(
+    ranked: RankedQueries, allowed, gold: pd.MultiIndex, found: pd.Index
+) -> tuple[pd.Index, EvalWarning | None]:
+    """``gold_always_present``: the queries that could miss their gold and rank one, and
+    the warning when that is every one of at least :data:`ORACLE_MIN_QUERIES` of them."""
+    sizes = pd.Series(ranked.sizes, index=pd.Index(ranked.query_ids))
+    with_gold = sizes.index.intersection(pd.Index(gold.get_level_values(0).unique()))
+    pool = allowed.pool_sizes().reindex(with_gold)
+    could_miss = with_gold[(sizes.reindex(with_gold) < pool).to_numpy()]
+    present = could_miss.intersection(found)
+    if len(could_miss) < ORACLE_MIN_QUERIES or len(present) < len(could_miss):
+        return present[:0], None
+    message = (
+        f"a gold paper is ranked for all {len(could_miss):,} queries whose ranking is shorter "
+        "than their candidate pool (of those with gold): a first stage misses some; was the "
+        "gold inserted into the candidates (oracle first stage)?"
+    )
+    return present, EvalWarning("gold_always_present", message, len(present))
+
+
+def _oracle_rule(strict: bool) -> str:
+    """What ``gold_always_present`` means, and whether it counts as a violation."""
+    kind = "a violation (strict)" if strict else "a warning; a violation with --strict"
+    return (
+        f"every ranking shorter than its candidate pool holds a gold paper, over at least "
+        f"{ORACLE_MIN_QUERIES} queries ({kind})"
+    )
 
 
 def dataset_protocol(dataset) -> str | None:

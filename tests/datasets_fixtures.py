@@ -422,6 +422,14 @@ def write_masterset_folder(folder: Path, pool=None, queries=None) -> dict:
 # --------------------------------------------------------------------------- generated corpus
 
 
+def write_hatten_files(folder: Path, papers: dict, contexts: dict, splits: dict) -> None:
+    """``papers.json``, ``contexts.json`` and one ``<split>.json`` per split, in ``folder``."""
+    (folder / "papers.json").write_text(json.dumps(papers), encoding="utf-8")
+    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
+    for split, entries in splits.items():
+        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+
+
 def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 200) -> dict:
     """A GENERATED corpus in the HAtten layout (no real data): ``papers`` papers with ACL-style
     ids (so they have years), ``per_split`` contexts per split, each citing an earlier
@@ -445,8 +453,79 @@ def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 20
                 "refid": cited,
             }
             splits[split].append({"context_id": context_id, "positive_ids": [cited]})
-    (folder / "papers.json").write_text(json.dumps(papers_json), encoding="utf-8")
-    (folder / "contexts.json").write_text(json.dumps(contexts), encoding="utf-8")
-    for split, entries in splits.items():
-        (folder / f"{split}.json").write_text(json.dumps(entries), encoding="utf-8")
+    write_hatten_files(folder, papers_json, contexts, splits)
     return {"papers": papers_json, "contexts": contexts, "splits": splits}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def gold_inserted(run_frame, qrels_frame, depth: int):
+    """A run with the gold always inserted, as an oracle first stage does (DualLCR puts the
+    gold into BM25's top 2,000): each ranking cut to ``depth - 1`` docs, then every gold
+    paper not in it appended below the last (lowest score), so rankings stay short of the
+    pool. Returns a (query_id, doc_id, score) DataFrame."""
+    import pandas as pd
+
+    kept = run_frame.groupby("query_id", sort=False).head(depth - 1)
+    gold = qrels_frame[qrels_frame["relevance"] > 0][["query_id", "doc_id"]]
+    gold = gold[gold["query_id"].isin(kept["query_id"])].assign(score=kept["score"].min() - 1)
+    both = pd.concat([kept, gold], ignore_index=True)
+    return both.drop_duplicates(["query_id", "doc_id"])[["query_id", "doc_id", "score"]]
+
+
+# --------------------------------------------------------------------------- popularity, tables
+
+
+def write_popularity_corpus(
+    folder: Path, papers: int = 12, per_paper: int = 3, uncited: int = 320
+) -> dict:
+    """A GENERATED corpus in the HAtten layout whose training split cites paper ``i``
+    exactly ``i`` times (``counts``), so its citation counts are known; the test split
+    has ``per_paper`` contexts citing each paper (citing ids of the ACL series D, N, P in
+    2015, so the venue facet has groups); ``uncited`` older papers nobody cites make the
+    candidate pool deeper than goyal2026's deepest cut-off (300). Returns ``counts`` and
+    what was written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    cited = [f"W05-{1000 + i}" for i in range(papers)]
+    counts = {pid: i for i, pid in enumerate(cited)}
+    contexts, splits, citing_ids = {}, {s: [] for s in SPLITS}, set()
+
+    def add(split: str, citing: str, target: str, n: int) -> None:
+        context_id = f"{citing}_{target}_{n}"
+        contexts[context_id] = {
+            "masked_text": f"generated {split} context {n} cites TARGETCIT here",
+            "context_id": context_id,
+            "citing_id": citing,
+            "refid": target,
+        }
+        splits[split].append({"context_id": context_id, "positive_ids": [target]})
+        citing_ids.add(citing)
+
+    for i, target in enumerate(cited):
+        for n in range(i):
+            add("train", f"N10-{2000 + n}", target, 0)
+        for n in range(per_paper):
+            add("test", f"{'DNP'[n % 3]}15-{3000 + i}", target, n)
+        add("val", f"E14-{4000 + i}", target, 0)
+    ids = cited + sorted(citing_ids) + [f"A00-{1000 + n}" for n in range(uncited)]
+    papers_json = {pid: {"title": f"Generated title {pid}", "abstract": f"About {pid}."}
+                   for pid in ids}  # fmt: skip
+    write_hatten_files(folder, papers_json, contexts, splits)
+    return {"counts": counts, "splits": splits, "papers": papers_json}
+
+
+def write_table_manifest(folder: Path, runs: dict[tuple[str, str], object]) -> Path:
+    """A manifest (``manifest.csv`` in ``folder``) of ``{(system, dataset): run}``, each run
+    written beside it as ``<system>-<n>.trec`` (relative paths, as users write them); a
+    pair absent from ``runs`` is a missing run."""
+    import citeval_irm
+
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n, ((system, dataset), run) in enumerate(runs.items()):
+        path = citeval_irm.write_run(run, folder / "runs" / f"{system}-{n}.trec")
+        rows.append(f"{system},{dataset},runs/{path.name}")
+    manifest = folder / "manifest.csv"
+    manifest.write_text("system,dataset,run\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return manifest

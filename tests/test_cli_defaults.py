@@ -68,7 +68,7 @@ def test_eval_on_a_dataset_validates_first(runs, capsys) -> None:
     code, out, err = run_cli(capsys, "eval", runs["short"], "--dataset", DEMO, "-m", "RR R@50",
                              "--strict", "--format", "json")  # fmt: skip
     assert code == 0 and json.loads(out)["aggregate"]["R@50"] > 0  # stdout stays JSON
-    assert f"validation against {DEMO}: passed (7 checks, same-year papers admitted)" in err
+    assert f"validation against {DEMO}: passed (8 checks, same-year papers admitted)" in err
     code, _, err = run_cli(capsys, "eval", runs["short"], "--dataset", DEMO, "--protocol",
                            "goyal2026", "--strict")  # fmt: skip
     assert code == EXIT_STRICT_FAILURE  # 50 deep, evaluated at 300

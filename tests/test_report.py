@@ -382,7 +382,9 @@ def test_compare_report_beside_the_published_table(demo, tmp_path, capsys) -> No
     assert run_cli(capsys, *argv)[0] == 0
     page = Page(out.read_text(encoding="utf-8"))
     self_contained(page)
-    assert page.section_order[:5] == ["setup", "scores", "differences", "published", "ties"]
+    assert page.section_order[:6] == [
+        "setup", "scores", "differences", "published", "popularity", "ties",
+    ]  # fmt: skip
     side = citeval_irm.compare(
         runs, DEMO, protocol="goyal2026", baseline="bm25", published="ACL-200"
     ).published

@@ -184,6 +184,20 @@ class AdmissibleCandidates:
             ok[citing] = False
         return ok
 
+    def pool_sizes(self) -> pd.Series:
+        """How many docs are admissible for each query (by query id): one count per year
+        bound, less the citing paper where it is admissible by year."""
+        bounds = self.queries["bound"].to_numpy(dtype=np.int64, na_value=_NO_YEAR)
+        unique, codes = np.unique(bounds, return_inverse=True)
+        per_bound = np.array(
+            [self._year_ok(self._years, np.full(len(self._years), b)).sum() for b in unique]
+        )
+        citing = self.doc_positions(self.queries["citing_id"].to_numpy())
+        known = citing >= 0
+        citing_ok = np.zeros(len(bounds), dtype=bool)
+        citing_ok[known] = self._year_ok(self._years[citing[known]], bounds[known])
+        return pd.Series(per_bound[codes] - citing_ok, index=self.queries.index)
+
     def doc_positions(self, doc_ids: Sequence[str]) -> np.ndarray:
         """Each doc id's place in doc id order (bytewise, as trec_eval compares ids); -1 for
         an id that is not a doc of the dataset."""

@@ -144,6 +144,10 @@ def make_report(
         parts.append(sections.differences_section(comparison, fmt))
         if comparison.published is not None:
             parts.append(sections.published_section(comparison))
+        if comparison.popularity is not None and dataset_id is not None:
+            from ..breakdown import popularity_section
+
+            parts.append(popularity_section(comparison, dataset_id))
     parts += [
         sections.ties_section(facts, fmt),
         sections.validation_section(facts),

@@ -107,20 +107,18 @@ def recall_curve(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]], un
     return _png(figure)
 
 
-def first_rank_distribution(
-    labels: Sequence[str], counts: Mapping[str, Sequence[int]], total: int
-) -> bytes:
-    """For each run, how many queries have their first relevant paper in each rank bin
-    (``labels``; the last bin: none retrieved); grouped bars, a hatch per run."""
-    figure = _figure(8.6, 4.2)
-    ax = figure.add_subplot()
-    width = 0.8 / max(len(counts), 1)
+def _grouped_bars(
+    ax, labels: Sequence[str], data: Mapping[str, Sequence[float]], scale: float
+) -> None:
+    """One bar per run (``data``: run -> values in ``labels``' order, times ``scale``) in
+    each group of ``labels``, each run in its own colour and hatch."""
+    width = 0.8 / max(len(data), 1)
     x = np.arange(len(labels))
-    for i, (name, values) in enumerate(counts.items()):
+    for i, (name, values) in enumerate(data.items()):
         style = run_style(i)
         ax.bar(
-            x + (i - (len(counts) - 1) / 2) * width,
-            values,
+            x + (i - (len(data) - 1) / 2) * width,
+            np.asarray(values, dtype=float) * scale,
             width,
             label=plot_text(name),
             color=style["color"],
@@ -129,6 +127,16 @@ def first_rank_distribution(
             linewidth=0.6,
         )
     ax.set_xticks(x, labels)
+
+
+def first_rank_distribution(
+    labels: Sequence[str], counts: Mapping[str, Sequence[int]], total: int
+) -> bytes:
+    """For each run, how many queries have their first relevant paper in each rank bin
+    (``labels``; the last bin: none retrieved); grouped bars, a hatch per run."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    _grouped_bars(ax, labels, counts, 1.0)
     ax.set_xlabel("rank of the first relevant paper (rank bins; last: none retrieved)")
     ax.set_ylabel(f"queries (count, of {total:,})")
     ax.set_title("Where the first relevant paper is ranked", loc="left")
@@ -230,4 +238,54 @@ def tie_ranges(
     ax.set_title("How much of each score is the order of tied scores", loc="left")
     _tidy(ax)
     ax.legend(handles=[*handles, zero], frameon=False, fontsize=9, loc="best")
+    return _png(figure)
+
+
+def group_means(
+    labels: Sequence[str], data: Mapping[str, Mapping[str, Sequence[float]]], measure: str,
+    facet: str, unit: Unit,
+) -> bytes:  # fmt: skip
+    """A measure's mean per group of queries (``labels``, in the facet's order) for each
+    run, with its interval as error bars; ``data``: run -> mean / low / high."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    x = np.arange(len(labels))
+    for i, (name, values) in enumerate(data.items()):
+        style = run_style(i)
+        mean = np.asarray(values["mean"]) * unit.scale
+        errors = [mean - np.asarray(values["low"]) * unit.scale,
+                  np.asarray(values["high"]) * unit.scale - mean]  # fmt: skip
+        ax.errorbar(
+            x + (i - (len(data) - 1) / 2) * 0.08,
+            mean,
+            yerr=np.maximum(errors, 0),
+            label=name,
+            color=style["color"],
+            linestyle=style["linestyle"],
+            marker=style["marker"],
+            markersize=5,
+            linewidth=2,
+            capsize=3,
+        )
+    ax.set_xticks(x, labels, rotation=20 if len(labels) > 4 else 0)
+    ax.set_xlabel(f"{facet} group")
+    ax.set_ylabel(f"{measure} ({unit.label})")
+    ax.set_title(f"{measure} by {facet}", loc="left")
+    _tidy(ax)
+    ax.legend(title="run", frameon=False)
+    return _png(figure)
+
+
+def system_scores(
+    measures: Sequence[str], data: Mapping[str, Sequence[float]], dataset: str, unit: Unit
+) -> bytes:
+    """Each system's value of each measure on one dataset: grouped bars, a hatch per
+    system; ``data``: system -> values (fractions) in ``measures``' order."""
+    figure = _figure(8.6, 4.2)
+    ax = figure.add_subplot()
+    _grouped_bars(ax, measures, data, unit.scale)
+    ax.set_ylabel(f"value ({unit.label})")
+    ax.set_title(dataset, loc="left")
+    _tidy(ax)
+    ax.legend(title="system", frameon=False)
     return _png(figure)

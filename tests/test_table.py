@@ -1,0 +1,264 @@
+"""citeval table / results_table: a manifest of 3 systems x 2 datasets (the demo and a
+GENERATED ACL-200-layout corpus with a training split), with a missing and a violating run,
+through the API and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from datasets_fixtures import write_popularity_corpus, write_table_manifest
+
+import citeval_irm
+from citeval_irm import stats
+from citeval_irm.cli import main
+
+DEMO = "citeval/demo/test"
+ACL = "citeval/acl-200/test"
+FAST = {"permutations": 500, "bootstrap": 200}
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory):
+    """bm25 and future on both datasets, titles on the demo only (missing on ACL-200);
+    future ranks later papers on the demo (a violating run)."""
+    root = tmp_path_factory.mktemp("table")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("IR_DATASETS_HOME", str(root / "home"))
+        patch.delenv("CITEVAL_DEMO_DIR", raising=False)
+        patch.setenv("CITEVAL_ACL_200_DIR", str(root / "acl-200"))
+        write_popularity_corpus(root / "acl-200")
+        runs = {}
+        for dataset in (DEMO, ACL):
+            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, show_progress=False)
+            if dataset == DEMO:
+                runs["titles", dataset] = citeval_irm.bm25_run(
+                    dataset, 300, fields=("title",), show_progress=False
+                )
+            runs["future", dataset] = citeval_irm.bm25_run(
+                dataset, 300, temporal=dataset != DEMO, show_progress=False
+            )
+        path = write_table_manifest(root / "paper", runs)
+        yield path
+
+
+@pytest.fixture(scope="module")
+def table(manifest):
+    return citeval_irm.results_table(manifest, baseline="bm25", published="goyal2026", **FAST)
+
+
+def entries(manifest: Path) -> list[tuple[str, str, Path]]:
+    rows = pd.read_csv(manifest)
+    return [(r.system, r.dataset, manifest.parent / r.run) for r in rows.itertuples()]
+
+
+def test_every_cell_equals_citeval_eval_of_its_run(manifest, table, capsys):
+    for system, dataset, run in entries(manifest):
+        args = ["eval", str(run), "--dataset", dataset, "--protocol", "goyal2026"]
+        code = main([*args, "--format", "json", "-q"])
+        printed = json.loads(capsys.readouterr().out)
+        assert code == 0
+        scale = 100.0 if printed["percent"] else 1.0
+        for measure, value in printed["aggregate"].items():
+            assert table.value(system, dataset, measure) * scale == pytest.approx(value, abs=1e-9)
+    assert table.measures[DEMO] == [str(m) for m in citeval_irm.PROTOCOLS["goyal2026"].measures]
+
+
+def test_a_missing_run_is_missing_not_zero(table):
+    assert table.value("titles", ACL, "RR") is None
+    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    assert cells.loc[("titles", ACL, "RR"), "status"] == "missing"
+    row = next(line for line in str(table).splitlines() if line.strip().startswith("titles"))
+    assert row.split()[-1] == "-" and " 0.00" not in row
+    payload = json.loads(table.format("json"))
+    cell = next(c for c in payload["cells"] if (c["system"], c["dataset"]) == ("titles", ACL))
+    assert cell["value"] is None and cell["status"] == "missing"
+
+
+def test_a_violating_run_is_marked_never_compared_nor_bold(table):
+    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    assert cells.loc[("future", DEMO, "RR"), "status"] == "violation"
+    assert pd.isna(cells.loc[("future", DEMO, "RR"), "p"])  # not tested
+    assert cells.loc[("future", ACL, "RR"), "status"] == "ok"
+    assert not pd.isna(cells.loc[("future", ACL, "RR"), "p"])
+    text = str(table)
+    assert "future on citeval/demo/test: validation against citeval/demo/test: VIOLATIONS" in (
+        " ".join(text.split())
+    )
+    future = next(line for line in text.splitlines() if line.strip().startswith("future"))
+    assert future.split()[1].endswith("†")
+    assert (
+        "**"
+        not in " ".join(
+            line for line in table.format("markdown").splitlines() if line.startswith("| future")
+        ).split("|", 2)[2][:60]
+    )
+
+
+def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
+    cells = table.to_dataframe()
+    tested = cells[cells["p"].notna()]
+    # titles on the demo (11 measures) and future on ACL-200 (11): bm25 is the baseline
+    assert set(zip(tested["system"], tested["dataset"])) == {("titles", DEMO), ("future", ACL)}
+    assert tested["p_adj"].tolist() == pytest.approx(
+        list(stats.adjust(tested["p"].to_numpy(), "holm"))
+    )
+    runs = {s: r for s, d, r in entries(manifest) if d == DEMO and s != "future"}
+    alone = citeval_irm.compare(
+        runs,
+        DEMO,
+        protocol="goyal2026",
+        baseline="bm25",
+        correction="none",
+        queries="all",
+        tukey=False,
+        **FAST,
+    )
+    own = alone.pairs.set_index("measure")
+    for row in tested[tested["dataset"] == DEMO].itertuples():
+        assert row.p == pytest.approx(own.at[row.measure, "p_randomisation"])
+        assert row.diff == pytest.approx(own.at[row.measure, "diff"])
+    assert f"holm correction over all {len(tested)} tests of the table" in " ".join(
+        str(table).split()
+    )
+
+
+def test_published_rows_are_marked_with_a_verdict_per_dataset(table):
+    assert table.published_systems == ["BM25", "SciNCL", "HAtten", "SymTax", "PPM"]
+    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    assert cells.loc[("PPM", ACL, "RR"), "value"] == pytest.approx(0.5031)
+    assert ("PPM", DEMO, "RR") not in cells.index  # no table for the demo
+    notes = " ".join(table.notes)
+    assert "published (goyal2026): no table for citeval/demo/test" in notes
+    assert "published rows on citeval/acl-200/test:" in notes
+    assert "like for like: yes, every aspect checked" in notes
+    latex = table.format("latex")
+    ppm = next(line for line in latex.splitlines() if line.startswith("PPM (published)"))
+    assert "\\textit{50.31}" in ppm and "\\textbf" not in ppm
+
+
+def test_latex_is_booktabs_and_compiles(table, tmp_path):
+    latex = table.format("latex")
+    lines = latex.splitlines()
+    assert lines.count("\\toprule") == 1 and lines.count("\\bottomrule") == 1
+    assert "\\multicolumn{11}{c}{citeval/demo/test}" in latex
+    assert "\\cmidrule(lr){2-12} \\cmidrule(lr){13-23}" in latex
+    body = [line for line in lines if line.endswith("\\\\")]
+    assert {line.count(" & ") for line in body[1:]} == {22}  # 1 + 2 x 11 columns
+    if shutil.which("pdflatex") is None:
+        pytest.skip("no pdflatex here: checked structurally only")
+    document = tmp_path / "table.tex"
+    document.write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[utf8]{inputenc}\n"
+        "\\usepackage{graphicx}\n\\begin{document}\n\\resizebox{\\textwidth}{!}{%\n"
+        + latex.replace("\\begin{table}\n\\centering\n", "").split("\\caption")[0]
+        + "}\n"
+        + latex[latex.index("\\caption") :]
+        .replace("\\end{table}", "")
+        .replace("\\caption", "\\par\\noindent\\textbf{Caption.} ")
+        + "\\end{document}\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert (tmp_path / "table.pdf").stat().st_size > 0
+
+
+def small_manifest(manifest: Path, folder: Path, delimiter: str = ",") -> Path:
+    """The demo's bm25 and titles rows only, with absolute run paths."""
+    rows = pd.read_csv(manifest)
+    rows = rows[(rows["dataset"] == DEMO) & (rows["system"] != "future")].copy()
+    rows["run"] = [str(manifest.parent / r) for r in rows["run"]]
+    path = folder / ("manifest.tsv" if delimiter == "\t" else "manifest.csv")
+    rows.to_csv(path, sep=delimiter, index=False)
+    return path
+
+
+def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
+    small = small_manifest(manifest, tmp_path, "\t")  # a TSV manifest
+    found = citeval_irm.results_table(small, measures="RR", baseline="bm25", **FAST)
+    bm25 = pd.read_csv(small, sep="\t")["run"][0]
+    assert found.value("bm25", DEMO, "RR") == pytest.approx(
+        citeval_irm.evaluate(bm25, DEMO, "RR", progress=False)["RR"]
+    )
+    parallel = citeval_irm.results_table(small, measures="RR", baseline="bm25", jobs=2, **FAST)
+    pd.testing.assert_frame_equal(parallel.to_dataframe(), found.to_dataframe())
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = citeval_irm.results_table(
+            small, measures="RR", baseline="bm25", engine="dask", scheduler=client, **FAST
+        )
+    pd.testing.assert_frame_equal(on_dask.to_dataframe(), found.to_dataframe())
+
+
+def test_the_cli_prints_every_format_and_writes_the_report(manifest, capsys, tmp_path):
+    report = tmp_path / "table.html"
+    args = ["table", str(manifest), "--baseline", "bm25", "-m", "RR", "-q", "--report"]
+    assert main([*args, str(report), "--permutations", "200", "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["system", DEMO, ACL]
+    html = report.read_text(encoding="utf-8")
+    assert 'data-key="results-table"' in html and html.count("<img") >= 2
+    small = small_manifest(manifest, tmp_path)
+    for fmt in ("csv", "markdown", "json", "latex"):
+        assert main(["table", str(small), "-m", "RR R@10", "-q", "--format", fmt]) == 0
+        printed = capsys.readouterr().out
+        if fmt == "csv":
+            frame = pd.read_csv(pd.io.common.StringIO(printed))
+            assert len(frame) == 2 * 2 and set(frame["status"]) == {"ok"}
+        if fmt == "json":
+            assert json.loads(printed)["systems"] == ["bm25", "titles"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("system,dataset\nbm25,citeval/demo/test\n", "manifest.csv:1: missing column(s) run"),
+        ("system,dataset,run,x\n", "manifest.csv:1: unknown column(s) x"),
+        ("system,dataset,run\nbm25,citeval/demo/tset,a.trec\n", "manifest.csv:2: unknown dataset"),
+        ("system,dataset,run\n\nbm25,citeval/demo/test,nope.trec\n", "manifest.csv:3: run file"),
+        ("system,dataset,run\nbm25,citeval/demo/test\n", "manifest.csv:2: 2 fields"),
+        ("system,dataset,run\nbm25,,a.trec\n", "manifest.csv:2: empty dataset"),
+        (
+            "system,dataset,run\nbm25,citeval/demo/test,a.trec\nbm25,citeval/demo/test,a.trec\n",
+            "manifest.csv:3: bm25 on citeval/demo/test is listed twice (first on line 2)",
+        ),
+    ],
+)
+def test_bad_manifests_name_the_line(manifest, tmp_path, capsys, text, problem):
+    (tmp_path / "a.trec").write_text("q 0 d 1 1.0 x\n", encoding="utf-8")
+    path = tmp_path / "manifest.csv"
+    path.write_text(text, encoding="utf-8")
+    assert main(["table", str(path), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("citeval: error: ") and problem in err and "Traceback" not in err
+
+
+def test_the_readme_shows_what_table_and_breakdown_print(manifest, capsys, tmp_path):
+    from test_published import readme_output
+
+    rows = pd.read_csv(manifest)
+    demo = rows[rows["dataset"] == DEMO].copy()
+    demo["run"] = [str(manifest.parent / r) for r in demo["run"]]
+    path = tmp_path / "manifest.csv"
+    demo.to_csv(path, index=False)
+    command = 'citeval table manifest.csv --baseline bm25 -m "RR R@10 nDCG@10"'
+    assert main(["table", str(path), "--baseline", "bm25", "-m", "RR R@10 nDCG@10", "-q"]) == 0
+    assert capsys.readouterr().out == readme_output(command)
+    runs = {r.system: r.run for r in demo.itertuples() if r.system != "future"}
+    command = "citeval breakdown bm25.trec titles.trec --dataset citeval/demo/test --by popularity"
+    named = [f"{name}={run}" for name, run in runs.items()]
+    assert main(["breakdown", *named, "--dataset", DEMO, "--by", "popularity", "-q"]) == 0
+    assert capsys.readouterr().out == readme_output(command)
