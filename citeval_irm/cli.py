@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -1172,3 +1173,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run() -> None:
+    """The ``citeval`` console script: :func:`main`, then an exit that runs the exit
+    handlers but does not tear the interpreter down. Native reader threads (Arrow's parsing
+    ahead of a file that turned out corrupt) can still be winding down then, and tearing
+    down under them aborts the process after the error was said (exit 134, not 2)."""
+    import atexit
+
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)

@@ -15,6 +15,7 @@ score}}`` dicts, iterables of ir-measures / ir_datasets namedtuples.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import os
@@ -234,6 +235,7 @@ def fast_batches(
     read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
     stream = pa.CompressedInputStream(raw, "gzip") if _is_gzip(path) else raw
     stream, screen = _screened_input(stream, path)
+    reader = None
     try:
         reader = pa_csv.open_csv(
             stream, read_options=read, parse_options=parse, convert_options=convert
@@ -247,6 +249,12 @@ def fast_batches(
             raise _NeedLineNumbers
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise _NeedLineNumbers from exc
+    finally:
+        # The reader parses ahead on threads of its own: stop them before the file is
+        # closed, or one still reading when the process exits aborts it (a cut gzip).
+        if reader is not None:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                reader.close()
 
 
 def line_batches(
