@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -146,6 +147,8 @@ def evaluate_dask(
             "write a TREC run as Parquet first (citeval convert RUN.trec RUN/ --partition-rows N)",
         )
     source = "<dask DataFrame>" if is_frame else os.fspath(run)
+    # what the workers score with: the client itself does not travel
+    settings = replace(settings, options=replace(settings.options, scheduler=None))
     with dask_client(scheduler) as client:
         qrels_future = client.scatter(qrels, broadcast=True, hash=False)
         if is_frame:

@@ -22,22 +22,17 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 
-from .choices import (
-    DUPLICATE_POLICIES,
-    EMPTY_QUERY_POLICIES,
-    ENGINES,
-    TIE_POLICIES,
-    check_choice,
-)
+from .choices import EMPTY_QUERY_POLICIES, check_choice
 from .depth import short_ranking_warnings
 from .errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from .io import as_qrels, as_run
 from .measures import Measure, Protocol, parse_measures
+from .options import EvalOptions, options_from
 from .papers import PROTOCOLS, get_protocol
 from .results import EvalResult, RankedQueries
 from .scoring import (
@@ -170,15 +165,8 @@ def evaluate(
     measures: str | Measure | Iterable | None = None,
     *,
     protocol: str | Protocol | None = None,
-    ties: str = "trec_eval",
-    duplicates: str = "error",
-    empty_queries: str = "zero",
-    engine: str = "citeval",
-    verify: bool = False,
-    max_docs: int | None = None,
-    memory: int | str | None = None,
-    progress: bool | None = None,
-    scheduler=None,
+    options: EvalOptions | None = None,
+    **keywords,
 ) -> EvalResult:
     """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
@@ -187,49 +175,49 @@ def evaluate(
     score}}`` or records. ``qrels``: a TREC qrels path, Parquet, DataFrame ``query_id,
     doc_id, relevance`` (or ``qid, docno, label``), dict, records, or an ir_datasets dataset
     / id. ``measures``: ir-measures syntax (``"RR R@10 nDCG@10"``, ``MRR`` and ``HR@K``
-    accepted) or objects; or give ``protocol="goyal2026"`` / ``"masterset2026"``. ``ties``:
-    ``"trec_eval"`` or ``"run_order"`` (see :mod:`citeval_irm.ties`). ``duplicates``:
-    ``"error"`` or ``"keep_best"``. ``empty_queries``: ``"zero"`` or ``"skip"`` (see the
-    module docstring). ``engine``: ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (the
-    citeval kernels on the workers of a Dask cluster, ``scheduler``: its address or a
-    ``distributed.Client``; the run a dask DataFrame or Parquet); ``verify``: compute with
-    both engines and raise :class:`VerificationError` on any per-query difference above 1e-9.
-    ``max_docs``: only the first ``max_docs`` docs of each ranking count, in the tie
-    policy's order (trec_eval's ``-M``); every measure and count sees only those.
+    accepted) or objects; or give ``protocol="goyal2026"`` / ``"masterset2026"``.
+
+    ``options``: an :class:`~citeval_irm.options.EvalOptions`; its fields may also be
+    given as keywords (over ``options``): ``ties``: ``"trec_eval"`` or ``"run_order"`` (see
+    :mod:`citeval_irm.ties`). ``duplicates``: ``"error"`` or ``"keep_best"``.
+    ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring). ``engine``:
+    ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (the citeval kernels on the workers of a
+    Dask cluster, ``scheduler``: its address or a ``distributed.Client``; the run a dask
+    DataFrame or Parquet); ``verify``: compute with both engines and raise
+    :class:`VerificationError` on any per-query difference above 1e-9. ``max_docs``: only
+    the first ``max_docs`` docs of each ranking count, in the tie policy's order
+    (trec_eval's ``-M``); every measure and count sees only those.
 
     ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
     of the memory available). A run file expected to need more is read in chunks of whole
     queries (:mod:`citeval_irm.streaming`), with the same result. ``progress``: show a
     progress bar (default: when standard error is a terminal and the run is streamed).
+    ``percent`` / ``decimals``: how the result prints.
     """
-    check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
-    check_choice("engine", engine, ENGINES)
-    check_choice("ties", ties, TIE_POLICIES)
+    (options,) = options_from("evaluate", keywords, (options, EvalOptions))
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
-    settings = Settings(
-        measure_list, ties, duplicates, empty_queries, engine, verify, check_max_docs(max_docs)
-    )
-    result = _evaluate(run, qrels_table, settings, protocol_obj, memory, progress, scheduler)
+    result = _evaluate(run, qrels_table, Settings(measure_list, options), protocol_obj)
     issue(result.warnings)
     return result
 
 
-def _evaluate(
-    run, qrels_table: Qrels, settings: Settings, protocol_obj, memory, progress, scheduler
-) -> EvalResult:
+def _evaluate(run, qrels_table: Qrels, settings: Settings, protocol_obj) -> EvalResult:
     """The evaluation by the path the run calls for: on Dask, streamed, or in memory."""
+    options = settings.options
     if settings.engine == "dask":
         from .daskengine import evaluate_dask
 
-        return evaluate_dask(run, qrels_table, settings, protocol_obj, scheduler, progress)
+        return evaluate_dask(
+            run, qrels_table, settings, protocol_obj, options.scheduler, options.progress
+        )
     from .streaming import plan_reading
 
-    plan = plan_reading(run, memory)
+    plan = plan_reading(run, options.memory)
     if plan.stream:
         from .streaming import evaluate_stream
 
-        return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, progress)
+        return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, options.progress)
     run_table = as_run(run, duplicates=settings.duplicates)
     people = population(run_table, qrels_table, settings.empty_queries)
     order = rank_order(run_table, settings.ties, settings.max_docs)
@@ -256,24 +244,18 @@ def _evaluate(
 
 @dataclass(frozen=True)
 class Settings:
-    """How a run is evaluated: what every piece of a run read in parts is scored with."""
+    """How a run is evaluated: its measures and its options, what every piece of a run
+    read in parts is scored with."""
 
     measures: list[Measure]
-    ties: str = "trec_eval"
-    duplicates: str = "error"
-    empty_queries: str = "zero"
-    engine: str = "citeval"
-    verify: bool = False
-    max_docs: int | None = None  # trec_eval -M: the docs of each ranking that count
+    options: EvalOptions = field(default_factory=EvalOptions)
 
-
-def check_max_docs(max_docs) -> int | None:
-    """``max_docs`` if it is a whole number from 1 (or ``None``); a clear error otherwise."""
-    if max_docs is None:
-        return None
-    if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1:
-        raise InputError(None, f"max_docs {max_docs!r}: must be a whole number from 1")
-    return int(max_docs)
+    ties = property(lambda self: self.options.ties)
+    duplicates = property(lambda self: self.options.duplicates)
+    empty_queries = property(lambda self: self.options.empty_queries)
+    engine = property(lambda self: self.options.engine)
+    verify = property(lambda self: self.options.verify)
+    max_docs = property(lambda self: self.options.max_docs)  # trec_eval -M
 
 
 def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population, order):

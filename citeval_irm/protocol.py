@@ -205,7 +205,7 @@ def validate(
     those queries violations.
     """
     from .datasets import admissible_candidates
-    from .evaluation import check_max_docs
+    from .options import check_max_docs
     from .streaming import Progress, plan_reading
 
     max_docs = check_max_docs(max_docs)

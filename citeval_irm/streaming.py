@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -35,6 +34,7 @@ from .evaluation import (
     make_result,
     population_of,
 )
+from .options import parse_memory
 from .results import EvalResult, RankedQueries
 from .tables import Qrels, Run, lookup, take
 from .ties import TieReport, rank_order, tie_report
@@ -51,22 +51,6 @@ CHUNK_PER_ROW = 64
 CHUNKS_ALIVE = 3  # one scored, one waiting, one being read
 MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 64, 1 << 23
 MIN_BLOCK, MAX_BLOCK = 1 << 16, 1 << 22
-_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-
-
-def parse_memory(value: int | str) -> int:
-    """Bytes from ``2G``, ``1.5GB``, ``500M``, ``64KiB`` or a number of bytes."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number, unit = float(value), ""
-    else:
-        found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(value).lower())
-        if not found:
-            raise InputError(None, f"memory {value!r}: expected a size such as 2G, 500M or 64K")
-        number, unit = float(found.group(1)), found.group(2)
-    size = int(number * _UNITS[unit])
-    if size <= 0:
-        raise InputError(None, f"memory {value!r}: must be more than 0")
-    return size
 
 
 def available_memory() -> int:

@@ -21,7 +21,8 @@ from test_io_rules import files
 import citeval_irm
 from citeval_irm.chunks import NotGrouped, iter_run_chunks
 from citeval_irm.cli import main
-from citeval_irm.streaming import parse_memory, plan_reading
+from citeval_irm.options import parse_memory
+from citeval_irm.streaming import plan_reading
 
 TINY = "64K"  # streams every file below, in chunks of about a hundred rows
 

@@ -1,0 +1,187 @@
+"""The options of an evaluation and of a comparison's statistics: built once, passed whole.
+
+:class:`EvalOptions` is how a run is read, ranked and scored, and how its numbers are
+shown; :class:`StatisticsOptions` is how runs are compared. Both are made once, from the
+command line (``cli``) or from a public function's keywords (:func:`options_from`), and
+handed whole to ``evaluate``, ``validate``, ``crosscheck``, ``compare``, ``table``,
+``breakdown`` and the report, so no layer re-lists them. Every value is checked when the
+object is made, before any run is read: a typo fails at once, not after the evaluations.
+
+:func:`display_decimals` is the one rule for how many decimals a value is printed with.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from .choices import (
+    CORRECTIONS,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    DUPLICATE_POLICIES,
+    EMPTY_QUERY_POLICIES,
+    ENGINES,
+    PRIMARY_TESTS,
+    TIE_POLICIES,
+    check_choice,
+)
+from .errors import InputError
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_memory(value: int | str) -> int:
+    """Bytes from ``2G``, ``1.5GB``, ``500M``, ``64KiB`` or a number of bytes."""
+    import numpy as np
+
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(value).lower())
+        if not found:
+            raise InputError(None, f"memory {value!r}: expected a size such as 2G, 500M or 64K")
+        number, unit = float(found.group(1)), found.group(2)
+    size = int(number * _UNITS[unit])
+    if size <= 0:
+        raise InputError(None, f"memory {value!r}: must be more than 0")
+    return size
+
+
+def check_max_docs(max_docs) -> int | None:
+    """``max_docs`` if it is a whole number from 1 (or ``None``); a clear error otherwise."""
+    import numpy as np
+
+    if max_docs is None:
+        return None
+    if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1:
+        raise InputError(None, f"max_docs {max_docs!r}: must be a whole number from 1")
+    return int(max_docs)
+
+
+def display_decimals(percent: bool, protocol=None, decimals: int | None = None) -> int:
+    """Decimals a value is printed with: ``decimals`` when given; the protocol's own when
+    it is shown in the protocol's unit; else 2 in percent, 4 for fractions."""
+    if decimals is not None:
+        return decimals
+    if protocol is not None and bool(percent) == bool(protocol.percent):
+        return int(protocol.decimals)
+    return 2 if percent else 4
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How a run is read, ranked and scored, and how its values are shown.
+
+    ``ties``: ``"trec_eval"`` or ``"run_order"``; ``duplicates``: ``"error"`` or
+    ``"keep_best"``; ``empty_queries``: ``"zero"`` or ``"skip"``; ``engine``:
+    ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (``scheduler``: its address or a
+    ``distributed.Client``); ``verify``: both engines, any difference an error;
+    ``max_docs``: trec_eval's ``-M``; ``memory``: what reading a run may take (bytes or
+    ``"2G"``; default half of what is available); ``progress``: a progress bar (default:
+    on a terminal, for long work); ``percent`` / ``decimals``: how values print (default:
+    the protocol's unit, and :func:`display_decimals`).
+    """
+
+    ties: str = "trec_eval"
+    duplicates: str = "error"
+    empty_queries: str = "zero"
+    engine: str = "citeval"
+    verify: bool = False
+    max_docs: int | None = None
+    memory: int | str | None = None
+    scheduler: Any = None
+    progress: bool | None = None
+    percent: bool | None = None
+    decimals: int | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("ties", self.ties, TIE_POLICIES)
+        check_choice("duplicates", self.duplicates, DUPLICATE_POLICIES)
+        check_choice("empty_queries", self.empty_queries, EMPTY_QUERY_POLICIES)
+        check_choice("engine", self.engine, ENGINES)
+        object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
+        if self.memory is not None:
+            parse_memory(self.memory)
+        if self.decimals is not None and (
+            isinstance(self.decimals, bool)
+            or not isinstance(self.decimals, int)
+            or not 0 <= self.decimals <= 12
+        ):
+            raise InputError(None, f"decimals {self.decimals!r}: must be a whole number, 0 to 12")
+
+    @property
+    def memory_bytes(self) -> int | None:
+        """``memory`` in bytes, ``None`` for the default."""
+        return None if self.memory is None else parse_memory(self.memory)
+
+    def shown_percent(self, protocol=None) -> bool:
+        """Whether values print in percent: as asked, else in the protocol's unit."""
+        if self.percent is not None:
+            return bool(self.percent)
+        return bool(protocol.percent) if protocol is not None else False
+
+    def shown_decimals(self, protocol=None, percent: bool | None = None) -> int:
+        """Decimals values print with (:func:`display_decimals`)."""
+        percent = self.shown_percent(protocol) if percent is None else percent
+        return display_decimals(percent, protocol, self.decimals)
+
+
+@dataclass(frozen=True)
+class StatisticsOptions:
+    """How runs are compared: the paired test, the correction over a family of tests, the
+    significance level, the interval's confidence and the random draws (permutations,
+    bootstrap resamples, seed)."""
+
+    test: str = "randomisation"
+    correction: str = "holm"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    permutations: int = DEFAULT_PERMUTATIONS
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    seed: int = DEFAULT_SEED
+
+    def __post_init__(self) -> None:
+        check_choice("test", self.test, PRIMARY_TESTS)
+        check_choice("correction", self.correction, CORRECTIONS)
+        if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
+            raise InputError(None, "alpha and confidence must be between 0 and 1")
+        if self.permutations < 1 or self.bootstrap < 1:
+            raise InputError(None, "permutations and bootstrap resamples must be at least 1")
+        seed = self.seed
+        if isinstance(seed, bool) or int(seed) != seed or seed < 0:  # numpy: 0 ... 2**128-1
+            raise InputError(None, f"the seed must be a whole number, 0 or more, not {seed!r}")
+        object.__setattr__(self, "permutations", int(self.permutations))
+        object.__setattr__(self, "bootstrap", int(self.bootstrap))
+        object.__setattr__(self, "seed", int(seed))
+
+
+def _names(kind) -> set[str]:
+    return {f.name for f in fields(kind)}
+
+
+def options_from(caller: str, keywords: dict, *given, exclude: tuple[str, ...] = ()) -> tuple:
+    """The option objects of ``given`` (an :class:`EvalOptions` and/or a
+    :class:`StatisticsOptions`, or ``None`` for the defaults, each given with its class as
+    ``(value, class)``) with ``keywords`` applied over them, each keyword to the object
+    that has a field of its name. A keyword no object has (or one in ``exclude``) is a
+    ``TypeError`` as Python gives for a function's keyword, naming close ones."""
+    kinds = [kind for _, kind in given]
+    known = set().union(*(_names(kind) for kind in kinds)) - set(exclude)
+    unknown = sorted(set(keywords) - known)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}{hint}")
+    built = []
+    for value, kind in given:
+        if value is not None and not isinstance(value, kind):
+            raise InputError(
+                None, f"{caller}: expected {kind.__name__}, got {type(value).__name__}"
+            )
+        mine = {k: v for k, v in keywords.items() if k in _names(kind)}
+        built.append(replace(value, **mine) if value is not None else kind(**mine))
+    return tuple(built)
