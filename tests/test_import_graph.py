@@ -15,6 +15,7 @@ import citeval_irm
 
 PACKAGE = Path(citeval_irm.__file__).parent
 
+
 def module_files(root: Path) -> dict[str, Path]:
     """Every module of the package at ``root`` by dotted name (a package by its
     ``__init__``)."""
