@@ -98,7 +98,7 @@ def _gather(client, futures, progress: bool | None) -> list[tuple[pa.Array, T]]:
     return client.gather(futures)
 
 
-def check_whole_queries(ranked: list[pa.Array], source: str) -> None:
+def _check_whole_queries(ranked: list[pa.Array], source: str) -> None:
     """Each query ranked by one task only (else the tasks did not hold whole queries)."""
     import pyarrow.compute as pc
 
@@ -183,7 +183,7 @@ def score_on_dask(
             ]
         done = _gather(client, futures, progress)
         try:
-            check_whole_queries([ranked for ranked, _ in done], source)
+            _check_whole_queries([ranked for ranked, _ in done], source)
         except NotGrouped:
             frame = dd.read_parquet(source) if frame is None else frame
             futures = _partition_tasks(client, regroup(frame), scorer, duplicates)

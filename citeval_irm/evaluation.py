@@ -192,7 +192,7 @@ def evaluate(
 
     ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
     of the memory available). A run file expected to need more is read in chunks of whole
-    queries (:mod:`citeval_irm.streaming`), with the same result. ``progress``: show a
+    queries (:mod:`citeval_irm.sources`), with the same result. ``progress``: show a
     progress bar (default: when standard error is a terminal and the run is streamed).
     ``percent`` / ``decimals``: how the result prints.
     """
