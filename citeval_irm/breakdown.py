@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .choices import TESTS, check_choice
+from .choices import LISTING_FORMATS, TESTS, check_choice
 from .errors import EvalWarning, InputError
 from .escaping import csv_frame
 from .facets import FACETS, query_groups
@@ -54,7 +54,7 @@ class Breakdown(Printable):
     confidence: float
     warnings: list[EvalWarning] = field(default_factory=list)
 
-    FORMATS = ("table", "markdown", "csv", "json")
+    FORMATS = LISTING_FORMATS
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group: sizes, means and intervals, and the differences."""

@@ -150,7 +150,10 @@ class EvalResult(Printable):
     def to_dict(self) -> dict:
         return self._json()
 
-    def _json(self, *, per_query: bool = False, percent: bool | None = None) -> dict:
+    def _json(
+        self, *, per_query: bool = False, percent: bool | None = None, decimals: int | None = None
+    ) -> dict:
+        """The values in full (``decimals`` is for the text formats)."""
         percent = self.default_percent() if percent is None else percent
         return self._json_of(self._rows(per_query, percent), percent, per_query)
 

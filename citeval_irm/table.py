@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import stats
-from .choices import TESTS, check_choice
+from .choices import TABLE_FORMATS, TESTS, check_choice
 from .errors import CitevalError, EvalWarning, InputError
 from .escaping import Markup, csv_frame, latex_label, latex_text
 from .options import EvalOptions, StatisticsOptions, options_from
@@ -210,7 +210,7 @@ class ResultsTable(Printable):
     results: dict = field(default_factory=dict, repr=False)
     validations: dict = field(default_factory=dict, repr=False)
 
-    FORMATS = ("table", "markdown", "csv", "latex", "json")
+    FORMATS = TABLE_FORMATS
 
     def value(self, system: str, dataset: str, measure: str) -> float | None:
         """The cell's value as a fraction (``None``: missing)."""

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..choices import LISTING_FORMATS
 from ..errors import InputError
 from ..escaping import csv_frame, latex_text, text
 from ..measures import Protocol, parse_measures
@@ -189,7 +190,7 @@ class PublishedResults(Printable):
         out = part[list(COLUMNS)].assign(value=part["value"].map(lambda v: f"{v:.{decimals}f}"))
         return csv_frame(out)
 
-    FORMATS = ("table", "markdown", "csv", "json")
+    FORMATS = LISTING_FORMATS
 
     def to_dict(self) -> dict:
         return {
