@@ -181,14 +181,12 @@ class Breakdown(Printable):
 
     def report(self, command: str | None = None):
         """The breakdown as a report (HTML or Markdown)."""
-        from .report.document import Report
-        from .report.model import Section, Text
+        from .report.document import command_report
 
-        sections = [self.section()]
-        if command:
-            sections.append(Section("command", "Command").add(Text(command)))
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
-        return Report(f"citeval breakdown: {self.dataset}", summary, sections)
+        return command_report(
+            f"citeval breakdown: {self.dataset}", summary, [self.section()], command
+        )
 
 
 def popularity_section(comparison, dataset: str, display: EvalOptions | None = None):

@@ -382,7 +382,7 @@ class ResultsTable(Printable):
 
     def report(self, command: str | None = None):
         """The table and a plot per dataset (each system's values), as one report."""
-        from .report.document import Report
+        from .report.document import command_report
         from .report.model import Figure, Section, Text, table
         from .report.plots import Unit, system_scores
 
@@ -409,11 +409,8 @@ class ResultsTable(Printable):
                     {"measures": self.measures[dataset], **data},
                 )
             )
-        sections = [section, plots]
-        if command:
-            sections.append(Section("command", "Command").add(Text(command)))
         summary = f"{len(self.systems)} systems on {len(self.datasets)} datasets"
-        return Report("citeval table", summary, sections)
+        return command_report("citeval table", summary, [section, plots], command)
 
 
 def results_table(

@@ -11,9 +11,9 @@ import inspect
 import pkgutil
 
 import pytest
+from test_cli_options import run_cli
 
 import citeval_irm
-from citeval_irm.cli import main
 from citeval_irm.measures import Protocol, parse_measures
 from citeval_irm.options import EvalOptions, StatisticsOptions
 
@@ -25,12 +25,6 @@ RUN = "q1 Q0 x 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 2.0 t\nq2 Q0 a 1 1.0 t\n"
 WEAKER = "q1 Q0 x 1 3.0 t\nq1 Q0 y 2 2.0 t\nq1 Q0 a 3 1.0 t\nq2 Q0 z 1 2.0 t\nq2 Q0 a 2 1.0 t\n"
 QRELS = "q1 0 a 1\nq2 0 a 1\nq3 0 c 1\n"
 DRAWS = {"permutations": 200, "bootstrap": 200, "seed": 7}
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture
