@@ -40,7 +40,7 @@ from .evaluation import (
 )
 from .io import KEEP_ALL, as_dataset, as_qrels, drop_duplicates
 from .measures import Measure, Protocol
-from .options import EvalOptions, options_from
+from .options import EvalOptions, display_decimals, options_from
 from .papers import PROTOCOLS, get_recipe
 from .printable import Printable
 from .recipes import (
@@ -181,10 +181,17 @@ class CrosscheckReport(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _render(self, fmt: str, *, percent: bool | None = None, max_rows: int = 10) -> str:
+    def _render(
+        self,
+        fmt: str,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        max_rows: int = 10,
+    ) -> str:
         """The table for a terminal (``max_rows`` differing queries shown)."""
         percent = self.percent if percent is None else percent
-        decimals = 2 if percent else 4
+        decimals = display_decimals(percent, self.protocol, decimals)
         shown = self.summary.copy()
         value_columns = [
             "trec_eval",
