@@ -128,3 +128,32 @@ def test_crosscheck_takes_the_reading_options_only(quirky):
         citeval_irm.crosscheck(run, qrels, recipe="goyal2026", options=EvalOptions(max_docs=10))
     report = citeval_irm.crosscheck(run, qrels, recipe="duallcr", engine="pytrec_eval")
     assert np.isfinite(report.summary["trec_eval"]).all()
+
+
+def test_the_crosscheck_command_streams_with_memory(quirky, capsys, monkeypatch):
+    """``citeval crosscheck --memory``: the run in chunks (counted), the same output."""
+    from test_cli_options import run_cli
+
+    run, qrels, _ = quirky
+    chunks: list[int] = []
+    real = crosscheck_module._check_chunk
+    monkeypatch.setattr(
+        crosscheck_module,
+        "_check_chunk",
+        lambda chunk, *a, **k: chunks.append(1) or real(chunk, *a, **k),
+    )
+    args = (
+        "crosscheck",
+        str(run),
+        "--qrels",
+        str(qrels),
+        "--recipe",
+        "duallcr",
+        "--format",
+        "json",
+    )
+    whole = run_cli(capsys, *args)
+    read_whole = len(chunks)
+    streamed = run_cli(capsys, *args, "--memory", TINY)
+    assert read_whole == 1 and len(chunks) - read_whole > 5
+    assert streamed == whole and whole[0] == 0
