@@ -584,11 +584,11 @@ def _merge_checked(read: Read[_CheckedPart], check: _Check, protocol_obj) -> Cro
     tie_frame, tie_means = _tie_table(parts, check, reference, read.source)
     summary = _summary(names, reference, recipe_values, diff_frame, tie_means)
     percent = protocol_obj.percent if protocol_obj is not None else recipe.percent
-    # the run's warnings as read, then trec_eval's (not its dropping of duplicates, which
-    # the recipe does not do, nor the out-of-core sort again)
-    warnings = merge_warnings([*(p.run_warnings for p in parts), read.notes]) + [
-        w for w in reference.warnings if w.code not in ("duplicate_docs_dropped", "run_sorted")
-    ]
+    # the run's warnings as read, then trec_eval's: not its dropping of duplicates (which
+    # the recipe does not do), nor what reading already said (extra text, comments, sort)
+    as_read = merge_warnings([*(p.run_warnings for p in parts), read.notes])
+    said = {w.code for w in as_read} | {"duplicate_docs_dropped"}
+    warnings = as_read + [w for w in reference.warnings if w.code not in said]
     if recipe.quirks.gold_in_pool and check.pool is None:
         warnings.append(
             EvalWarning(

@@ -157,3 +157,22 @@ def test_the_crosscheck_command_streams_with_memory(quirky, capsys, monkeypatch)
     streamed = run_cli(capsys, *args, "--memory", TINY)
     assert read_whole == 1 and len(chunks) - read_whole > 5
     assert streamed == whole and whole[0] == 0
+
+
+@pytest.mark.parametrize("memory", [None, TINY])
+def test_what_reading_says_is_said_once(quirky, memory):
+    """Text after the 6th column and comment lines: one warning each in the cross-check,
+    counted over the whole run, read whole or in chunks (not again from the trec_eval side)."""
+    run, qrels, _ = quirky
+    lines = run.read_text().splitlines()
+    lines = ["# made by a test"] + [
+        line + " extra" if i % 7 == 0 else line for i, line in enumerate(lines)
+    ]
+    run.write_text("\n".join(lines) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = citeval_irm.crosscheck(run, qrels, recipe="duallcr", memory=memory)
+    codes = [w.code for w in report.warnings]
+    assert codes.count("run_extra_text") == 1 and codes.count("run_comment_lines") == 1
+    extra = next(w for w in report.warnings if w.code == "run_extra_text")
+    assert extra.count == len(range(1, len(lines), 7))
