@@ -415,6 +415,7 @@ def make_result(
         qrels_source=qrels_source if qrels_source is not None else people.qrels_source,
         engine=settings.engine,
         ranked=ranked,
+        options=replace(settings.options, scheduler=None),  # no client inside a result
     )
 
 
