@@ -36,6 +36,19 @@ TABLE_FORMATS = ("table", "markdown", "csv", "latex", "json")
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
 
+CORRECTION_ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "bonf": "bonferroni"}
+
+
+def correction_name(method: str) -> str:
+    """The canonical name of a correction (``fdr_bh`` and ``benjamini-hochberg`` are ``bh``)."""
+    name = CORRECTION_ALIASES.get(method.lower(), method.lower())
+    if name not in CORRECTIONS:
+        raise InputError(
+            None, f"unknown correction {method!r}; choose from {', '.join(CORRECTIONS)}"
+        )
+    return name
+
+
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     """``value`` if it is one of ``choices``, else an error that lists them."""
     if value not in choices:

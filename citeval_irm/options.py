@@ -27,6 +27,7 @@ from .choices import (
     PRIMARY_TESTS,
     TIE_POLICIES,
     check_choice,
+    correction_name,
 )
 from .errors import InputError
 
@@ -145,8 +146,6 @@ class StatisticsOptions:
 
     def __post_init__(self) -> None:
         check_choice("test", self.test, PRIMARY_TESTS)
-        from .stats import correction_name  # its aliases: fdr_bh, benjamini-hochberg ...
-
         object.__setattr__(self, "correction", correction_name(self.correction))
         if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
             raise InputError(None, "alpha and confidence must be between 0 and 1")

@@ -40,13 +40,11 @@ from scipy import sparse
 from scipy import special as scipy_special
 from scipy import stats as scipy_stats
 
-from .choices import CORRECTIONS, EXACT_WILCOXON_MAX
+from .choices import EXACT_WILCOXON_MAX, correction_name
 from .errors import InputError
 
 BATCH_ELEMENTS = 1 << 22
 """Random numbers drawn per batch (4 M: a few tens of MB with the arrays built from them)."""
-
-_CORRECTION_ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "bonf": "bonferroni"}
 
 _MAX_TABLE_SYSTEMS = 8  # 8! = 40,320 orders: beyond that, shuffle by sorting random keys
 
@@ -421,16 +419,6 @@ def permutations_needed(family: int, alpha: float) -> int:
 
 
 # --------------------------------------------------------------------------- corrections
-
-
-def correction_name(method: str) -> str:
-    """The canonical name of a correction (``fdr_bh`` and ``benjamini-hochberg`` are ``bh``)."""
-    name = _CORRECTION_ALIASES.get(method.lower(), method.lower())
-    if name not in CORRECTIONS:
-        raise InputError(
-            None, f"unknown correction {method!r}; choose from {', '.join(CORRECTIONS)}"
-        )
-    return name
 
 
 def adjust(p: np.ndarray, method: str = "holm") -> np.ndarray:

@@ -18,7 +18,7 @@ from compare_reference import (
 )
 from scipy import stats as scipy_stats
 
-from citeval_irm import stats
+from citeval_irm import choices, stats
 
 statsmodels_multitest = pytest.importorskip("statsmodels.stats.multitest")
 
@@ -320,7 +320,9 @@ def test_corrections_equal_statsmodels(ours, theirs):
 
 
 def test_correction_names():
-    assert stats.correction_name("fdr_bh") == stats.correction_name("Benjamini-Hochberg") == "bh"
+    assert (
+        choices.correction_name("fdr_bh") == choices.correction_name("Benjamini-Hochberg") == "bh"
+    )
     assert stats.adjust(np.array([0.2, 0.01]), "none").tolist() == [0.2, 0.01]
     with pytest.raises(ValueError, match="unknown correction"):
-        stats.correction_name("sidak")
+        choices.correction_name("sidak")
