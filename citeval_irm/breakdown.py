@@ -13,16 +13,17 @@ not rank scores 0), so the group means weighted by the group sizes give the over
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from . import stats
-from .choices import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS, check_choice
+from .choices import LISTING_FORMATS, TESTS, check_choice
 from .errors import EvalWarning, InputError
 from .escaping import csv_frame
 from .facets import FACETS, query_groups
+from .options import EvalOptions, StatisticsOptions, options_from
 from .printable import Printable
 from .render import blocks, number, render, wrap
 
@@ -53,7 +54,7 @@ class Breakdown(Printable):
     confidence: float
     warnings: list[EvalWarning] = field(default_factory=list)
 
-    FORMATS = ("table", "markdown", "csv", "json")
+    FORMATS = LISTING_FORMATS
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group: sizes, means and intervals, and the differences."""
@@ -180,17 +181,15 @@ class Breakdown(Printable):
 
     def report(self, command: str | None = None):
         """The breakdown as a report (HTML or Markdown)."""
-        from .report.document import Report
-        from .report.model import Section, Text
+        from .report.document import command_report
 
-        sections = [self.section()]
-        if command:
-            sections.append(Section("command", "Command").add(Text(command)))
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
-        return Report(f"citeval breakdown: {self.dataset}", summary, sections)
+        return command_report(
+            f"citeval breakdown: {self.dataset}", summary, [self.section()], command
+        )
 
 
-def popularity_section(comparison, dataset: str):
+def popularity_section(comparison, dataset: str, display: EvalOptions | None = None):
     """The report section of a comparison's popularity summary: its lines, and the runs'
     breakdown by popularity bin with the plot (the comparison's draws and seed)."""
     from .facets import popularity_lines
@@ -199,7 +198,7 @@ def popularity_section(comparison, dataset: str):
     found = breakdown(
         comparison.results, dataset, "popularity", comparison.measures[0],
         baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
-        seed=s.seed, ties=s.ties,
+        seed=s.seed, ties=s.ties, options=display,
     )  # fmt: skip
     return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
 
@@ -220,15 +219,9 @@ def breakdown(
     bins: int = 3,
     min_queries: int = MIN_QUERIES,
     baseline: str | None = None,
-    test: str = "randomisation",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
-    ties: str = "trec_eval",
-    memory: int | str | None = None,
+    options: EvalOptions | None = None,
+    statistics: StatisticsOptions | None = None,
+    **keywords,
 ) -> Breakdown:
     """A measure's mean per group of ``dataset``'s queries, grouped ``by`` a facet.
 
@@ -237,20 +230,24 @@ def breakdown(
     dataset. ``by``: a facet of :data:`citeval_irm.facets.FACETS`. ``measure``: default
     the first of the protocol's (``protocol``, default the dataset's own). ``bins``:
     popularity bins (3: tail / torso / head). ``baseline``: the run the others are compared
-    with (default the first); ``test`` and ``correction`` as in
-    :func:`citeval_irm.compare`, corrected over every (group, run) tested.
+    with (default the first); ``statistics`` (or its fields as keywords) as in
+    :func:`citeval_irm.compare`, corrected over every (group, run) tested; ``options`` (or
+    its fields as keywords): how the runs are evaluated and the values printed, as in
+    :func:`citeval_irm.evaluate`.
     """
-    from .compare import _run_warnings, _settings, _statistics, is_evaluated, named_inputs
+    from .compare import compare_settings, is_evaluated, named_inputs, paired_statistics
+    from .compare import run_warnings as warnings_of
     from .evaluation import evaluate
     from .io import as_dataset, read_qrels
     from .protocol import dataset_protocol
 
-    check_choice("test", test, TESTS)
+    options, statistics = options_from(
+        "breakdown", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+    )
+    check_choice("test", statistics.test, TESTS)
     if by not in FACETS:
         raise InputError(None, f"unknown facet {by!r}; choose from {', '.join(FACETS)}")
-    settings = _settings(
-        test, correction, alpha, confidence, permutations, bootstrap, seed, "all", ties
-    )
+    settings = compare_settings(statistics, "all", options.ties)
     found = as_dataset(dataset)
     if found is None:
         raise InputError(None, f"breakdown needs a dataset id, not {dataset!r}")
@@ -262,12 +259,11 @@ def breakdown(
     baseline = baseline or next(iter(named))
     if measure is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
+    evaluated_with = replace(options, progress=False)
     results = {
         run: item
         if is_evaluated(item)
-        else evaluate(
-            item, name, measure, protocol=protocol, ties=ties, memory=memory, progress=False
-        )
+        else evaluate(item, name, measure, protocol=protocol, options=evaluated_with)
         for run, item in named.items()
     }
     first = next(iter(results.values()))
@@ -284,14 +280,16 @@ def breakdown(
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
     names = list(named)
     rows, pair_tables = [], []
-    bootstrap_stream = np.random.SeedSequence(seed).spawn(3)[1]  # compare's bootstrap stream
+    bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[
+        1
+    ]  # compare's bootstrap stream
     for group in groups.cat.categories:
         inside = (groups == group).to_numpy()
         if not inside.any():
             continue
         chunk = values[inside]
         low, high = stats.bootstrap_ci(
-            chunk, bootstrap, np.random.default_rng(bootstrap_stream), confidence
+            chunk, settings.bootstrap, np.random.default_rng(bootstrap_stream), settings.confidence
         )
         row = {"group": group, "queries": int(inside.sum()), "small": inside.sum() < min_queries}
         for position, run in enumerate(names):
@@ -299,13 +297,15 @@ def breakdown(
             row[f"{run} low"], row[f"{run} high"] = low[position], high[position]
         rows.append(row)
         if len(names) > 1:
-            pairs, _ = _statistics(chunk[:, :, None], names, [measure], baseline, settings, False)
+            pairs, _ = paired_statistics(
+                chunk[:, :, None], names, [measure], baseline, settings, False
+            )
             pair_tables.append(pairs.assign(group=group))
     pairs = pd.concat(pair_tables, ignore_index=True) if pair_tables else pd.DataFrame()
     if len(pairs):
-        pairs["p_adj"] = stats.adjust(pairs[f"p_{test}"].to_numpy(), settings.correction)
-        pairs["significant"] = pairs["p_adj"] < alpha
-    percent = bool(first.default_percent)
+        pairs["p_adj"] = stats.adjust(pairs[f"p_{settings.test}"].to_numpy(), settings.correction)
+        pairs["significant"] = pairs["p_adj"] < settings.alpha
+    percent = options.shown_percent(first.protocol)
     return Breakdown(
         dataset=name,
         facet=by,
@@ -316,10 +316,10 @@ def breakdown(
         pairs=pairs,
         overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
         percent=percent,
-        decimals=first.decimals(percent),
+        decimals=options.shown_decimals(first.protocol, percent),
         min_queries=min_queries,
-        test=test,
+        test=settings.test,
         correction=settings.correction,
-        confidence=confidence,
-        warnings=_run_warnings(results),
+        confidence=settings.confidence,
+        warnings=warnings_of(results),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -25,14 +26,25 @@ from pathlib import Path
 
 from . import __version__
 from .choices import (
+    COMPARE_FORMATS,
+    COMPARE_QUERY_POLICIES,
+    CORRECTIONS,
     DUPLICATE_POLICIES,
     EMPTY_QUERY_POLICIES,
     ENGINES,
+    FACETS,
+    LISTING_FORMATS,
+    PLAIN_FORMATS,
+    PRIMARY_TESTS,
+    TABLE_ENGINES,
+    TABLE_FORMATS,
+    TESTS,
     TIE_POLICIES,
     UNKNOWN_YEAR_POLICIES,
 )
 from .errors import CitevalError, EvalWarning, InputError
 from .escaping import json_dumps, plain_text
+from .options import EvalOptions, StatisticsOptions
 from .papers import PROTOCOLS, RECIPES
 from .progress import set_quiet
 from .results import FORMATS
@@ -103,63 +115,127 @@ def add_recipe_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    """How evaluate() treats ties, duplicates and queries without a relevant doc."""
-    parser.add_argument(
-        "--ties",
-        choices=TIE_POLICIES,
-        default="trec_eval",
+# --------------------------------------------------------------------------- the options
+# Every option of an evaluation or a comparison is declared here once (its spellings,
+# argparse settings, help; its default is the field default of EvalOptions or
+# StatisticsOptions, whose field it sets) and added by name to each command that takes
+# it; eval_options / statistics_options build the two objects from any command's
+# arguments.
+
+
+def _field_default(kind, name: str):
+    return next(f.default for f in dataclasses.fields(kind) if f.name == name)
+
+
+def _eval_flag(name: str, *spellings: str, **settings) -> tuple[tuple[str, ...], dict]:
+    return spellings, {"dest": name, "default": _field_default(EvalOptions, name), **settings}
+
+
+def _statistics_flag(name: str, **settings) -> tuple[tuple[str, ...], dict]:
+    spelling = f"--{name}"
+    return (spelling,), {"dest": name, "default": _field_default(StatisticsOptions, name),
+                         **settings}  # fmt: skip
+
+
+MEMORY_HELP = (
+    "memory reading the run may take, e.g. 2G or 500M (default: half of what is available); a "
+    "run file expected to need more is streamed in chunks of whole queries"
+)
+FLAGS: dict[str, tuple[tuple[str, ...], dict]] = {
+    "ties": _eval_flag(
+        "ties", "--ties", choices=TIE_POLICIES,
         help="order of tied scores (default: trec_eval = doc id descending)",
-    )
-    parser.add_argument(
-        "--duplicates",
-        choices=DUPLICATE_POLICIES,
-        default="error",
+    ),
+    "duplicates": _eval_flag(
+        "duplicates", "--duplicates", choices=DUPLICATE_POLICIES,
         help="a repeated (query, doc) in the run: error (default) or keep the best score",
-    )
-    parser.add_argument(
-        "--empty-queries",
-        choices=EMPTY_QUERY_POLICIES,
-        default="zero",
+    ),
+    "empty_queries": _eval_flag(
+        "empty_queries", "--empty-queries", choices=EMPTY_QUERY_POLICIES,
         help="qrels queries with no relevant doc: score 0 (default, trec_eval) or skip",
-    )
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default="citeval",
+    ),
+    "engine": _eval_flag(
+        "engine", "--engine", choices=ENGINES,
         help="citeval (default: the columnar kernels; any measure they lack goes to "
         "ir-measures), pytrec_eval (every measure through ir-measures) or dask (the "
         "kernels on a Dask cluster's workers, see --scheduler)",
-    )
-    parser.add_argument(
-        "--verify",
-        action="store_true",
+    ),
+    "verify": _eval_flag(
+        "verify", "--verify", action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
-    )
-    parser.add_argument(
-        "-M",
-        "--max-docs",
-        type=int,
-        metavar="N",
+    ),
+    "max_docs": _eval_flag(
+        "max_docs", "-M", "--max-docs", type=int, metavar="N",
         help="only the first N docs of each ranking count (after the tie policy's sort), "
         "as trec_eval -M N",
-    )
-    add_large_run_options(parser)
-
-
-def add_large_run_options(parser: argparse.ArgumentParser) -> None:
-    """Memory and the Dask cluster: how a large run is read and scored (``--quiet``, on
-    every command, turns its progress bar off)."""
-    parser.add_argument(
-        "--memory",
-        help="memory reading the run may take, e.g. 2G or 500M (default: half of what is "
-        "available); a run file expected to need more is streamed in chunks of whole queries",
-    )
-    parser.add_argument(
-        "--scheduler",
+    ),
+    "memory": _eval_flag("memory", "--memory", help=MEMORY_HELP),
+    "scheduler": _eval_flag(
+        "scheduler", "--scheduler",
         help="with --engine dask: the Dask scheduler's address (tcp://HOST:8786); default: a "
         "local cluster",
-    )
+    ),
+    "percent": _eval_flag(
+        "percent", "--percent", action="store_const", const=True,
+        help="print values in percent (counts stay counts; default: the protocol's unit)",
+    ),
+    "decimals": _eval_flag(
+        "decimals", "--decimals", type=int, metavar="N",
+        help="decimals of printed values (default: the protocol's in its unit, else 2 in "
+        "percent, 4 for fractions)",
+    ),
+    "test": _statistics_flag(
+        "test", choices=PRIMARY_TESTS,
+        help="the paired test behind the significance marks (default: randomisation)",
+    ),
+    "correction": _statistics_flag(
+        "correction", choices=CORRECTIONS,
+        help="multiple-comparison correction over every test of the output (default: holm)",
+    ),
+    "alpha": _statistics_flag("alpha", type=float, help="significance level (default 0.05)"),
+    "permutations": _statistics_flag(
+        "permutations", type=int,
+        help=f"random permutations (default {_field_default(StatisticsOptions, 'permutations'):,})",
+    ),
+    "bootstrap": _statistics_flag(
+        "bootstrap", type=int,
+        help=f"bootstrap resamples (default {_field_default(StatisticsOptions, 'bootstrap'):,})",
+    ),
+    "seed": _statistics_flag(
+        "seed", type=int, help=f"default {_field_default(StatisticsOptions, 'seed')}"
+    ),
+}  # fmt: skip
+EVALUATION = ("ties", "duplicates", "empty_queries", "engine", "verify", "max_docs", "memory",
+              "scheduler")  # fmt: skip
+DISPLAY = ("percent", "decimals")
+STATISTICS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
+
+
+def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -> None:
+    """The options ``names`` of :data:`FLAGS` on ``parser``, each as declared there;
+    ``changes``: by option name, the settings a command words its own way (its help, a
+    narrower set of choices)."""
+    for name in names:
+        spellings, settings = FLAGS[name]
+        parser.add_argument(*spellings, **{**settings, **changes.get(name, {})})
+
+
+def _given(args: argparse.Namespace, kind) -> dict:
+    """The fields of ``kind`` the command has options for, as parsed."""
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(kind)
+            if f.name in FLAGS and hasattr(args, f.name)}  # fmt: skip
+
+
+def eval_options(args: argparse.Namespace) -> EvalOptions:
+    """The :class:`EvalOptions` of any command's arguments (``--quiet``: no progress bar):
+    the one object the command hands on."""
+    progress = False if getattr(args, "quiet", False) else None
+    return EvalOptions(**_given(args, EvalOptions), progress=progress)
+
+
+def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
+    """The :class:`StatisticsOptions` of any command's arguments."""
+    return StatisticsOptions(**_given(args, StatisticsOptions))
 
 
 def add_report_option(parser: argparse.ArgumentParser) -> None:
@@ -203,7 +279,9 @@ def _report_path(args: argparse.Namespace) -> str | None:
 
 
 def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) -> None:
-    """Build the report of ``runs`` from what the command computed, write it, say where."""
+    """Build the report of ``runs`` from what the command computed (``given``: the
+    evaluations, comparison, cross-checks), with the command's options, write it, say
+    where."""
     from .report import make_report
 
     report = make_report(
@@ -211,9 +289,9 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
         args.qrels if args.qrels is not None else args.dataset,
         measures if measures is not None else args.measures,
         protocol=args.protocol,
+        options=eval_options(args),
         same_year=getattr(args, "same_year", True),
         command=args.command_line,
-        percent=True if getattr(args, "percent", False) else None,
         **given,
     )
     path = report.write(args.report)
@@ -226,23 +304,32 @@ def _run_label(path: str) -> str:
     return run_name(path) or "run"
 
 
+def _validation(args: argparse.Namespace, options: EvalOptions):
+    """The protocol validation of the run (``citeval validate``, and ``citeval eval
+    --dataset`` before the scores), with the command's options."""
+    from .protocol import validate
+
+    return validate(
+        args.run,
+        args.dataset,
+        same_year=args.same_year,
+        unknown_year=args.unknown_year,
+        measures=args.measures,
+        protocol=args.protocol,
+        strict=args.strict,
+        memory=options.memory,
+        progress=options.progress,
+        max_docs=options.max_docs,
+    )  # options=options once validate takes it
+
+
 def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
     """``citeval eval --dataset``: the protocol validation of the run (its one-line summary,
     and whether it passed), before any score is printed."""
-    from .protocol import validate
-
     check_dataset(args.dataset)
+    options = eval_options(args)  # a bad option is the command's error, not the validation's
     try:
-        report = validate(
-            args.run,
-            args.dataset,
-            same_year=args.same_year,
-            unknown_year=args.unknown_year,
-            measures=args.measures,
-            protocol=args.protocol,
-            strict=args.strict,
-            max_docs=args.max_docs,
-        )
+        report = _validation(args, options)
     except InputError as exc:
         if exc.source == args.run:  # the run itself is bad: the evaluation says so
             raise
@@ -288,40 +375,33 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _eval_scores(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
-    result = evaluate(
-        args.run,
-        args.qrels if args.qrels is not None else args.dataset,
-        args.measures,
-        protocol=args.protocol,
-        ties=args.ties,
-        duplicates=args.duplicates,
-        empty_queries=args.empty_queries,
-        engine=args.engine,
-        verify=args.verify,
-        max_docs=args.max_docs,
-        memory=args.memory,
-        progress=False if args.quiet else None,
-        scheduler=args.scheduler,
-    )
-    percent = True if args.percent else None
+    options = eval_options(args)
+    qrels = args.qrels if args.qrels is not None else args.dataset
+    result = evaluate(args.run, qrels, args.measures, protocol=args.protocol, options=options)
+    shown = {"per_query": args.per_query, "percent": options.percent}
     if not args.crosscheck:
-        sys.stdout.write(result.format(args.format, per_query=args.per_query, percent=percent))
+        sys.stdout.write(result.format(args.format, **shown, decimals=options.decimals))
         sys.stderr.write(result.warnings_text())
         _eval_report(args, result)
         return 0
-    if args.format not in ("table", "json"):
+    if args.format not in PLAIN_FORMATS:
         raise InputError(None, "--crosscheck prints with --format table or json")
     report = _crosscheck(args)
     if args.format == "json":
-        evaluation = json.loads(result.format("json", per_query=args.per_query, percent=percent))
+        evaluation = json.loads(result.format("json", **shown))
         payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
         sys.stdout.write(json_dumps(payload, indent=2) + "\n")
     else:
-        sys.stdout.write(result.format("table", per_query=args.per_query, percent=percent))
-        sys.stdout.write("\n" + report.format("table", percent=percent))
+        sys.stdout.write(result.format("table", **shown, decimals=options.decimals))
+        sys.stdout.write("\n" + report.format("table", **_shown(options)))
     sys.stderr.write(result.warnings_text())
     _eval_report(args, result, report)
     return 0
+
+
+def _shown(options: EvalOptions) -> dict:
+    """How values print: the keywords of a result's ``format``."""
+    return {"percent": options.percent, "decimals": options.decimals}
 
 
 def _eval_report(args: argparse.Namespace, result, crosscheck=None) -> None:
@@ -331,16 +411,14 @@ def _eval_report(args: argparse.Namespace, result, crosscheck=None) -> None:
         _write_report(
             args,
             {name: args.run},
-            ties=args.ties,
-            duplicates=args.duplicates,
-            empty_queries=args.empty_queries,
-            engine=args.engine,
             evaluations={name: result},
             crosschecks={name: crosscheck} if crosscheck is not None else None,
         )
 
 
-def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
+def _crosscheck(args: argparse.Namespace):
+    """The cross-check of the run with the recipe (which sees tied scores in
+    ``--ties``'s order in ``citeval crosscheck``, in the run's in ``citeval eval``)."""
     from .crosscheck import crosscheck
 
     return crosscheck(
@@ -349,8 +427,8 @@ def _crosscheck(args: argparse.Namespace, ties: str = "run_order"):
         args.measures,
         protocol=args.protocol,
         recipe=args.recipe,
-        ties=ties,
-    )
+        ties=getattr(args, "recipe_ties", "run_order"),
+    )  # options=eval_options(args) once crosscheck takes it
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
@@ -360,9 +438,9 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
             "name a recipe (--recipe goyal2026) or a protocol (--protocol goyal2026); "
             f"recipes: {', '.join(RECIPES)}",
         )
-    report = _crosscheck(args, args.ties)
-    percent = True if args.percent else None
-    sys.stdout.write(report.format(args.format, percent=percent, max_rows=args.max_rows))
+    report = _crosscheck(args)
+    shown = _shown(eval_options(args))
+    sys.stdout.write(report.format(args.format, **shown, max_rows=args.max_rows))
     for warning in report.warnings:
         sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
@@ -387,7 +465,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         args.target,
         kind="qrels" if args.qrels else "run",
         partition_rows=args.partition_rows,
-        memory=args.memory,
+        memory=eval_options(args).memory,
         force=args.force,
     )
     sys.stderr.write(done.text())
@@ -414,7 +492,7 @@ def add_convert_command(commands) -> None:
         help="write a folder of files of about this many rows each (whole queries); "
         "default: a folder only when the run is larger than --memory allows",
     )
-    cv.add_argument("--memory", help="memory the conversion may take, e.g. 2G")
+    add_options(cv, "memory", memory={"help": "memory the conversion may take, e.g. 2G"})
     add_force_option(cv)
     cv.set_defaults(handler=_cmd_convert)
 
@@ -495,21 +573,8 @@ def _cmd_baseline_bm25(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .protocol import validate
-
     check_dataset(args.dataset)
-    report = validate(
-        args.run,
-        args.dataset,
-        same_year=args.same_year,
-        unknown_year=args.unknown_year,
-        measures=args.measures,
-        protocol=args.protocol,
-        memory=args.memory,
-        progress=False if args.quiet else None,
-        strict=args.strict,
-        max_docs=args.max_docs,
-    )
+    report = _validation(args, eval_options(args))
     sys.stdout.write(report.format(args.format))
     if args.strict and not report.passed:
         print("citeval: strict: the run breaks the protocol", file=sys.stderr)
@@ -585,40 +650,21 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             args.measures,
             protocol=args.protocol,
             baseline=args.baseline,
-            test=args.test,
-            correction=args.correction,
-            alpha=args.alpha,
-            permutations=args.permutations,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
             tukey=args.tukey,
             queries=args.queries,
-            ties=args.ties,
-            duplicates=args.duplicates,
-            empty_queries=args.empty_queries,
             published=args.published_dataset or args.published,
             paper=args.paper,
             stage=args.stage,
             same_year=args.same_year,
-            memory=args.memory,
-            engine=args.engine,
-            scheduler=args.scheduler,
-            max_docs=args.max_docs,
+            options=eval_options(args),
+            statistics=statistics_options(args),
         )
-    sys.stdout.write(comparison.format(args.format, percent=True if args.percent else None))
+    sys.stdout.write(comparison.format(args.format))
     for warning in comparison.warnings:
         sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.report:
         with _quiet_ir_datasets():
-            _write_report(
-                args,
-                runs,
-                ties=args.ties,
-                duplicates=args.duplicates,
-                empty_queries=args.empty_queries,
-                evaluations=comparison.results,
-                comparison=comparison,
-            )
+            _write_report(args, runs, evaluations=comparison.results, comparison=comparison)
     return 0
 
 
@@ -632,15 +678,6 @@ def _cmd_published(args: argparse.Namespace) -> int:
 
 def add_compare_commands(commands) -> None:
     """``citeval compare`` and ``citeval published``."""
-    from .choices import (
-        COMPARE_FORMATS,
-        CORRECTIONS,
-        DEFAULT_BOOTSTRAP,
-        DEFAULT_PERMUTATIONS,
-        DEFAULT_SEED,
-        PRIMARY_TESTS,
-    )
-
     co = commands.add_parser(
         "compare",
         help="compare runs query by query: differences, intervals, effect sizes, paired tests",
@@ -653,32 +690,7 @@ def add_compare_commands(commands) -> None:
     co.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
     add_source_options(co)
     co.add_argument("--baseline", help="the run every other is compared with (default: all pairs)")
-    co.add_argument(
-        "--test",
-        choices=PRIMARY_TESTS,
-        default="randomisation",
-        help="the test behind the significance marks (default: randomisation)",
-    )
-    co.add_argument(
-        "--correction",
-        choices=CORRECTIONS,
-        default="holm",
-        help="multiple-comparison correction over all tests shown (default: holm)",
-    )
-    co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    co.add_argument(
-        "--permutations",
-        type=int,
-        default=DEFAULT_PERMUTATIONS,
-        help=f"random permutations (default {DEFAULT_PERMUTATIONS:,})",
-    )
-    co.add_argument(
-        "--bootstrap",
-        type=int,
-        default=DEFAULT_BOOTSTRAP,
-        help=f"bootstrap resamples (default {DEFAULT_BOOTSTRAP:,})",
-    )
-    co.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
+    add_options(co, *STATISTICS)
     co.add_argument(
         "--tukey",
         action=argparse.BooleanOptionalAction,
@@ -687,14 +699,13 @@ def add_compare_commands(commands) -> None:
     )
     co.add_argument(
         "--queries",
-        choices=("common", "all"),
+        choices=COMPARE_QUERY_POLICIES,
         default="common",
         help="compare on the queries every run ranks (default), or all qrels queries with "
         "unranked ones scored 0",
     )
-    add_evaluation_options(co)
-    co.add_argument("--percent", action="store_true", help="print values in percent")
-    co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format")
+    add_options(co, *EVALUATION, *DISPLAY)
+    add_format_option(co, COMPARE_FORMATS, help="output format")
     co.add_argument(
         "--published",
         action="store_true",
@@ -716,7 +727,7 @@ def add_compare_commands(commands) -> None:
     pu.add_argument("--paper", help="one paper's results (e.g. goyal2026)")
     pu.add_argument("--setting", help="one setting (e.g. inductive)")
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
-    pu.add_argument("--format", choices=("table", "markdown", "csv", "json"), default="table")
+    add_format_option(pu, LISTING_FORMATS)
     pu.set_defaults(handler=_cmd_published)
 
 
@@ -730,21 +741,14 @@ def _cmd_table(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             baseline=args.baseline,
             published=args.published,
-            **_statistics_arguments(args),
             same_year=args.same_year,
             jobs=args.jobs,
-            engine=args.engine,
-            scheduler=args.scheduler,
+            options=eval_options(args),
+            statistics=statistics_options(args),
         )
     sys.stdout.write(table.format(args.format))
     _write_result_report(args, table)
     return 0
-
-
-def _statistics_arguments(args: argparse.Namespace) -> dict:
-    """The keywords of :func:`add_statistics_options`, for the function a command calls."""
-    names = ("test", "correction", "alpha", "permutations", "bootstrap", "seed", "ties", "memory")
-    return {name: getattr(args, name) for name in names}
 
 
 def _write_result_report(args: argparse.Namespace, result) -> None:
@@ -771,7 +775,8 @@ def _cmd_breakdown(args: argparse.Namespace) -> int:
             bins=args.bins,
             min_queries=args.min_queries,
             baseline=args.baseline,
-            **_statistics_arguments(args),
+            options=eval_options(args),
+            statistics=statistics_options(args),
         )
     sys.stdout.write(result.format(args.format))
     _write_result_report(args, result)
@@ -779,33 +784,13 @@ def _cmd_breakdown(args: argparse.Namespace) -> int:
 
 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
-    """The paired test, its correction and its random draws (as compare's)."""
-    from .choices import CORRECTIONS, DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS
-
-    parser.add_argument(
-        "--test", choices=TESTS, default="randomisation", help="paired test (default randomisation)"
-    )
-    parser.add_argument(
-        "--correction",
-        choices=CORRECTIONS,
-        default="holm",
-        help="multiple-comparison correction over every test of the output (default holm)",
-    )
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
-                        help=f"random permutations (default {DEFAULT_PERMUTATIONS:,})")  # fmt: skip
-    parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
-                        help=f"bootstrap resamples (default {DEFAULT_BOOTSTRAP:,})")  # fmt: skip
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
-    parser.add_argument("--ties", choices=TIE_POLICIES, default="trec_eval",
-                        help="order of tied scores (default trec_eval)")  # fmt: skip
-    parser.add_argument("--memory", help="memory reading a run may take, e.g. 2G (see eval)")
+    """The paired test (two runs), its correction and random draws, and how the runs are
+    ranked and read: ``citeval table`` and ``citeval breakdown``."""
+    add_options(parser, *STATISTICS, "ties", "memory", test={"choices": TESTS})
 
 
 def add_table_commands(commands) -> None:
     """``citeval table`` and ``citeval breakdown``."""
-    from .choices import FACETS, TABLE_FORMATS
-
     ta = commands.add_parser(
         "table",
         help="a paper's results table from a manifest of runs (systems x datasets x measures)",
@@ -826,10 +811,12 @@ def add_table_commands(commands) -> None:
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
-    ta.add_argument("--engine", choices=("citeval", "dask"), default="citeval",
-                    help="dask: evaluate the runs on a Dask cluster's workers")  # fmt: skip
-    ta.add_argument("--scheduler", help="with --engine dask: the scheduler's address")
-    ta.add_argument("--format", choices=TABLE_FORMATS, default="table", help="output format")
+    engine = {
+        "choices": TABLE_ENGINES,
+        "help": "dask: evaluate the runs on a Dask cluster's workers",
+    }
+    add_options(ta, "engine", "scheduler", *DISPLAY, engine=engine)
+    add_format_option(ta, TABLE_FORMATS, help="output format")
     add_report_option(ta)
     ta.set_defaults(handler=_cmd_table)
 
@@ -853,7 +840,8 @@ def add_table_commands(commands) -> None:
                     help="groups smaller than this are flagged (default 30)")  # fmt: skip
     bd.add_argument("--baseline", help="the run the others are compared with (default the first)")
     add_statistics_options(bd)
-    bd.add_argument("--format", choices=("table", "markdown", "csv", "json"), default="table")
+    add_options(bd, *DISPLAY)
+    add_format_option(bd, LISTING_FORMATS)
     add_report_option(bd)
     bd.set_defaults(handler=_cmd_breakdown)
 
@@ -932,13 +920,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    add_eval_command(commands)
+    add_crosscheck_command(commands)
+    add_listing_commands(commands)
+    add_dataset_commands(commands)
+    baselines = add_baseline_command(commands)
+    add_validate_command(commands)
+    add_demo_command(commands)
+    add_compare_commands(commands)
+    add_table_commands(commands)
+    add_convert_command(commands)
+    add_quiet_option(commands, baselines)
+    return parser
 
+
+def add_format_option(parser: argparse.ArgumentParser, formats: Sequence[str], **more) -> None:
+    """``--format``: one of what the command's result prints (default ``table``)."""
+    parser.add_argument("--format", choices=formats, default="table", **more)
+
+
+def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
+    """``--strict``: exit :data:`EXIT_STRICT_FAILURE` ``when``."""
+    parser.add_argument("--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}")
+
+
+def add_eval_command(commands) -> None:
+    """``citeval eval``: a run's scores (its validation above them, with ``--dataset``)."""
     ev = commands.add_parser("eval", help="evaluate a run against qrels or a dataset")
     add_run_options(ev)
-    add_evaluation_options(ev)
+    add_options(ev, *EVALUATION)
     ev.add_argument("--per-query", action="store_true", help="also print per-query values")
-    ev.add_argument("--percent", action="store_true", help="print values in percent")
-    ev.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    add_options(ev, *DISPLAY)
+    add_format_option(ev, FORMATS, help="output format")
     ev.add_argument(
         "--crosscheck",
         action="store_true",
@@ -946,15 +959,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_recipe_options(ev)
     add_report_option(ev)
-    ev.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"with --dataset: exit {EXIT_STRICT_FAILURE} if the run breaks the protocol (the "
-        "validation printed above the scores)",
-    )
+    add_strict_option(
+        ev, "with --dataset: if the run breaks the protocol (the validation printed above the "
+        "scores)",
+    )  # fmt: skip
     add_year_options(ev)
     ev.set_defaults(handler=_cmd_eval)
 
+
+def add_crosscheck_command(commands) -> None:
+    """``citeval crosscheck``: trec_eval's semantics beside a paper's recipe."""
     cc = commands.add_parser(
         "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
     )
@@ -962,31 +976,35 @@ def build_parser() -> argparse.ArgumentParser:
     add_recipe_options(cc)
     cc.add_argument(
         "--ties",
+        dest="recipe_ties",
         choices=TIE_POLICIES,
         default="run_order",
         help="order in which the recipe sees tied scores (default: run_order, as a paper's "
         "script reads its list); the trec_eval side always uses trec_eval's order",
     )
-    cc.add_argument("--format", choices=("table", "json"), default="table")
-    cc.add_argument("--percent", action="store_true", help="print values in percent")
+    add_format_option(cc, PLAIN_FORMATS)
+    add_options(cc, *DISPLAY)
     cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
-    cc.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit {EXIT_STRICT_FAILURE} if any difference is unexplained (or, with "
-        "--tolerance, if an aggregate differs by more than it)",
-    )
+    add_strict_option(
+        cc, "if any difference is unexplained (or, with --tolerance, if an aggregate differs "
+        "by more than it)",
+    )  # fmt: skip
     cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
     add_report_option(cc)
     add_year_options(cc, unknown_year=False)  # the rule of the --report's validation
     cc.set_defaults(handler=_cmd_crosscheck)
 
+
+def add_listing_commands(commands) -> None:
+    """``citeval recipes`` and ``citeval protocols``."""
     rc = commands.add_parser("recipes", help="list the paper recipes and their quirks")
     rc.set_defaults(handler=_cmd_recipes)
-
     pr = commands.add_parser("protocols", help="list the named protocols and their measures")
     pr.set_defaults(handler=_cmd_protocols)
 
+
+def add_dataset_commands(commands) -> None:
+    """``citeval import``, ``citeval datasets`` and ``citeval verify``."""
     im = commands.add_parser(
         "import",
         help="check a downloaded dataset folder and install it into the ir_datasets home",
@@ -1022,6 +1040,9 @@ def build_parser() -> argparse.ArgumentParser:
     ve.add_argument("name", help=_corpus_help(importable=False)[0])
     ve.set_defaults(handler=_cmd_verify)
 
+
+def add_baseline_command(commands):
+    """``citeval baseline bm25``; the group of baselines (each gets ``--quiet``)."""
     bl = commands.add_parser("baseline", help="make a baseline run for a dataset")
     baselines = bl.add_subparsers(dest="baseline", metavar="BASELINE", required=True)
     bm = baselines.add_parser(
@@ -1053,7 +1074,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
     add_force_option(bm)
     bm.set_defaults(handler=_cmd_baseline_bm25)
+    return baselines
 
+
+def add_validate_command(commands) -> None:
+    """``citeval validate``: a run against its dataset's protocol."""
     va = commands.add_parser(
         "validate",
         help="check a run against a dataset's protocol (later papers, the query paper, ...)",
@@ -1070,24 +1095,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
-    va.add_argument("--memory", help="memory reading the run may take, e.g. 2G (see eval)")
-    va.add_argument(
-        "-M",
-        "--max-docs",
-        type=int,
-        metavar="N",
-        help="the evaluation will count only the first N docs of each ranking (trec_eval -M): "
-        "the depth check reads the rankings so cut",
+    max_docs_help = (
+        "the evaluation will count only the first N docs of each ranking (trec_eval -M): the "
+        "depth check reads the rankings so cut"
     )
-    va.add_argument("--format", choices=("table", "json"), default="table")
-    va.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit {EXIT_STRICT_FAILURE} if any check fails, gold_always_present included "
-        "(otherwise a warning)",
-    )
+    add_options(va, "memory", "max_docs", max_docs={"help": max_docs_help})
+    add_format_option(va, PLAIN_FORMATS)
+    add_strict_option(va, "if any check fails, gold_always_present included (otherwise a warning)")
     va.set_defaults(handler=_cmd_validate)
 
+
+def add_demo_command(commands) -> None:
+    """``citeval demo``: the whole job on the shipped demo benchmark."""
     de = commands.add_parser(
         "demo",
         help="the whole job on the shipped demo benchmark: BM25, evaluation, validation, "
@@ -1117,11 +1136,6 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--no-report", action="store_true", help="write no report")
     add_force_option(de)
     de.set_defaults(handler=_cmd_demo)
-    add_compare_commands(commands)
-    add_table_commands(commands)
-    add_convert_command(commands)
-    add_quiet_option(commands, baselines)
-    return parser
 
 
 def add_quiet_option(*groups) -> None:

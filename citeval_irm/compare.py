@@ -21,27 +21,20 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import stats
-from .choices import (
-    COMPARE_QUERY_POLICIES,
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    MAX_AUTO_PERMUTATIONS,
-    PRIMARY_TESTS,
-    check_choice,
-)
+from .choices import COMPARE_QUERY_POLICIES, MAX_AUTO_PERMUTATIONS, check_choice
 from .comparison import CompareSettings, Comparison
 from .errors import CitevalError, EvalWarning, InputError, examples_of, issue, silenced
 from .evaluation import evaluate
 from .io import read_qrels
 from .measures import parse_measures
+from .options import EvalOptions, StatisticsOptions, options_from
 from .papers import PROTOCOLS
 from .protocol import ValidationReport, validate
 from .results import EvalResult
@@ -59,26 +52,15 @@ def compare(
     *,
     protocol=None,
     baseline: str | None = None,
-    test: str = "randomisation",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
     tukey: bool | None = None,
     queries: str = "common",
-    ties: str = "trec_eval",
-    duplicates: str = "error",
-    empty_queries: str = "zero",
     published: bool | str = False,
     paper: str | None = None,
     stage: str = "end-to-end",
     same_year: bool = True,
-    memory: int | str | None = None,
-    engine: str = "citeval",
-    scheduler=None,
-    max_docs: int | None = None,
+    options: EvalOptions | None = None,
+    statistics: StatisticsOptions | None = None,
+    **keywords,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
@@ -86,23 +68,25 @@ def compare(
     ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, or an
     :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted).
     ``baseline``: the run every other is compared with; ``None`` compares all pairs.
-    ``test``: the test behind the significance marks (``randomisation``, ``t``,
+    ``statistics`` (:class:`~citeval_irm.options.StatisticsOptions`, or its fields as
+    keywords): ``test``, the test behind the significance marks (``randomisation``, ``t``,
     ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
     ``bonferroni``, ``bh``, ``none``; not applied to ``tukey``, which controls the error
     over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
     ``published``: also put the runs beside the shipped published results of ``paper``
     (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
     given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
-    with :func:`citeval_irm.validate`, ``same_year`` as there). ``memory``: as in
-    :func:`citeval_irm.evaluate` (a run file too large for it is streamed). ``engine``:
-    ``"citeval"``, ``"pytrec_eval"``, or ``"dask"``: each run evaluated (and validated) on a
-    worker of the cluster at ``scheduler`` (an address or a ``distributed.Client``; default
-    a local cluster), the qrels sent to every worker once. ``max_docs``: only the first
-    ``max_docs`` docs of each ranking count, as in :func:`citeval_irm.evaluate`.
+    with :func:`citeval_irm.validate`, ``same_year`` as there). ``options``
+    (:class:`~citeval_irm.options.EvalOptions`, or its fields as keywords): how every run
+    is evaluated, as in :func:`citeval_irm.evaluate`; with ``engine="dask"`` each run is
+    evaluated (and validated) on a worker of the cluster at ``scheduler`` (an address or a
+    ``distributed.Client``; default a local cluster), the qrels sent to every worker once;
+    ``percent`` / ``decimals``: how the comparison prints.
     """
-    settings = _settings(
-        test, correction, alpha, confidence, permutations, bootstrap, seed, queries, ties
+    options, statistics = options_from(
+        "compare", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
     )
+    settings = compare_settings(statistics, queries, options.ties)
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
@@ -110,14 +94,8 @@ def compare(
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
     qrels_table = None if evaluated_already else read_qrels(qrels)
-    options = {
-        "ties": ties,
-        "duplicates": duplicates,
-        "empty_queries": empty_queries,
-        "memory": memory,
-        "engine": "citeval" if engine == "dask" else engine,
-        "max_docs": max_docs,
-    }
+    per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
+                      scheduler=None, progress=False)  # fmt: skip
     dataset = _dataset_id(qrels)
     validate_on = dataset if published else None
     recipe = None
@@ -126,11 +104,11 @@ def compare(
 
         recipe = scoring_recipe(paper, protocol)
     jobs = {
-        name: (name, item, qrels_table, measures, protocol, options, validate_on, same_year, recipe)
+        name: (name, item, qrels_table, measures, protocol, per_run, validate_on, same_year, recipe)
         for name, item in named.items()
     }
-    if engine == "dask":
-        done = _on_cluster(jobs, scheduler)
+    if options.engine == "dask":
+        done = _on_cluster(jobs, options.scheduler)
     else:  # one run in memory at a time: only its facts are kept
         done = {name: evaluate_run(*job) for name, job in jobs.items()}
     results = {name: result for name, (result, _) in done.items()}
@@ -143,8 +121,10 @@ def compare(
     _check_values(values, list(named), names, population)
     settings, raised = _permutations_for(values, _pairs(list(named), baseline), settings)
     warnings += raised
-    use_tukey = (len(named) >= 3 if tukey is None else tukey) or test == "tukey"
-    pairs, tukey_table = _statistics(values, list(named), names, baseline, settings, use_tukey)
+    use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
+    pairs, tukey_table = paired_statistics(
+        values, list(named), names, baseline, settings, use_tukey
+    )
     first = next(iter(results.values()))
     comparison = Comparison(
         names=list(named),
@@ -159,10 +139,11 @@ def compare(
         tukey=tukey_table,
         settings=settings,
         coverage=coverage,
-        warnings=warnings + _run_warnings(results),
+        warnings=warnings + run_warnings(results),
         protocol=first.protocol,
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
+        display=options,
     )
     if dataset is not None:  # how much each run leans on popular papers, if it can be told
         from .facets import popularity_summary
@@ -173,7 +154,7 @@ def compare(
                 results,
                 dataset,
                 names[0],
-                ties=ties,
+                ties=options.ties,
             )
         except CitevalError as exc:  # the scores stand without it: say why it is missing
             comparison.warnings.append(
@@ -258,38 +239,14 @@ def scored_by_script(run, dataset: str, recipe: str) -> tuple[pd.DataFrame | Non
     return summary[["trec_eval", "recipe", "difference"]], None
 
 
-def _settings(
-    test: str,
-    correction: str,
-    alpha: float,
-    confidence: float,
-    permutations: int,
-    bootstrap: int,
-    seed: int,
-    queries: str,
-    ties: str,
-) -> CompareSettings:
-    """The settings, checked before any run is read (a typo fails at once, not after the
-    evaluations)."""
-    check_choice("test", test, PRIMARY_TESTS)
+def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> CompareSettings:
+    """What a comparison reports it was made with: ``statistics`` (checked when made, so a
+    typo fails before any run is read), the queries compared and the tie policy."""
     check_choice("queries", queries, COMPARE_QUERY_POLICIES)
-    if not 0 < alpha < 1 or not 0 < confidence < 1:
-        raise InputError(None, "alpha and confidence must be between 0 and 1")
-    if permutations < 1 or bootstrap < 1:
-        raise InputError(None, "permutations and bootstrap resamples must be at least 1")
-    if isinstance(seed, bool) or int(seed) != seed or seed < 0:  # numpy takes 0 ... 2**128-1
-        raise InputError(None, f"the seed must be a whole number, 0 or more, not {seed!r}")
-    return CompareSettings(
-        test=test,
-        correction="none" if test == "tukey" else stats.correction_name(correction),
-        alpha=alpha,
-        confidence=confidence,
-        permutations=int(permutations),
-        bootstrap=int(bootstrap),
-        seed=int(seed),
-        queries=queries,
-        ties=ties,
-    )
+    fields = dataclasses.asdict(statistics)
+    if statistics.test == "tukey":  # the HSD controls the error over its pairs itself
+        fields["correction"] = "none"
+    return CompareSettings(**fields, queries=queries, ties=ties)
 
 
 def is_evaluated(item) -> bool:
@@ -348,7 +305,7 @@ def evaluate_run(
     qrels_table: Qrels | None,
     measures,
     protocol,
-    options: dict,
+    options: EvalOptions,
     validate_on: str | None,
     same_year: bool,
     recipe: str | None = None,
@@ -357,16 +314,16 @@ def evaluate_run(
     process, or as a task on a Dask worker."""
     if is_evaluated(item):
         policy = getattr(getattr(item, "ties", None), "policy", None)
-        if policy is not None and policy != options["ties"]:
+        if policy is not None and policy != options.ties:
             raise InputError(
                 None,
                 f"{name} was evaluated with ties={policy!r}, the comparison uses "
-                f"ties={options['ties']!r}: every run must be evaluated the same way",
+                f"ties={options.ties!r}: every run must be evaluated the same way",
             )
         return item, None
     with silenced():  # the comparison issues its warnings once, in the caller's process
-        result = evaluate(item, qrels_table, measures, protocol=protocol, progress=False, **options)
-    facts = RunFacts.of(result, item, validate_on, same_year, options["memory"], recipe)
+        result = evaluate(item, qrels_table, measures, protocol=protocol, options=options)
+    facts = RunFacts.of(result, item, validate_on, same_year, options.memory, recipe)
     return result, facts
 
 
@@ -485,7 +442,7 @@ def _check_values(
         )
 
 
-def _run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
+def run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
     """Each evaluation's own warnings, named after its run (missing queries are counted by
     the comparison itself)."""
     return [
@@ -504,7 +461,7 @@ def _pairs(names: list[str], baseline: str | None) -> list[tuple[int, int]]:
     return [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
 
 
-def _statistics(
+def paired_statistics(
     values: np.ndarray,
     names: list[str],
     measures: list[str],

@@ -16,8 +16,9 @@ import pandas as pd
 
 from .choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
 from .errors import EvalWarning, InputError
-from .escaping import Markup, csv_frame, latex_comment, latex_label, latex_text
+from .escaping import Markup, csv_frame, finite_values, latex_comment, latex_label, latex_text
 from .measures import Protocol
+from .options import EvalOptions, display_decimals
 from .printable import Printable
 from .render import blocks, latex_tabular, render, wrap
 from .scoring import percent_scale
@@ -93,6 +94,7 @@ class Comparison(Printable):
     results: dict = field(default_factory=dict)
     published: object | None = None
     popularity: pd.DataFrame | None = None
+    display: EvalOptions | None = None  # how compare() was asked to print (percent, decimals)
 
     # ------------------------------------------------------------------ access
     @property
@@ -122,36 +124,41 @@ class Comparison(Printable):
         raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
 
     def percent_default(self) -> bool:
-        """The protocol's unit, else the published table's (its rows share the runs' table),
-        else fractions."""
+        """As ``compare(percent=...)`` asked, else the protocol's unit, else the published
+        table's (its rows share the runs' table), else fractions."""
+        if self.display is not None and self.display.percent is not None:
+            return bool(self.display.percent)
         if self.protocol is not None:
             return bool(self.protocol.percent)
         return bool(self.published.paper.percent) if self.published is not None else False
 
-    def decimals(self, percent: bool) -> int:
-        if self.protocol is not None and percent == self.protocol.percent:
-            return self.protocol.decimals
-        return 2 if percent else 4
+    def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
+        """The unit and decimals values print with: as given, else as ``compare`` was
+        asked, else the defaults (:func:`~citeval_irm.options.display_decimals`)."""
+        percent = self.percent_default() if percent is None else bool(percent)
+        if decimals is None and self.display is not None:
+            decimals = self.display.decimals
+        return percent, display_decimals(percent, self.protocol, decimals)
 
     # ------------------------------------------------------------------ formats
     FORMATS = FORMATS
 
-    def _render(self, fmt: str, *, percent: bool | None = None) -> str:
+    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
         """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
         run)."""
-        percent = self.percent_default() if percent is None else percent
+        percent, decimals = self.shown(percent, decimals)
         if fmt == "csv":
             frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
             return csv_frame(frame)
         if fmt == "latex":
-            return self._latex(percent)
-        return self._text(fmt, percent)
+            return self._latex(percent, decimals)
+        return self._text(fmt, percent, decimals)
 
     def _repr_html_(self) -> str:
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
 
     def to_dict(self) -> dict:
-        return _strict(self._dict())
+        return finite_values(self._dict())
 
     def _dict(self) -> dict:
         return {
@@ -245,11 +252,12 @@ class Comparison(Printable):
             rows.append(cells)
         return headers, rows
 
-    def table(self, kind: str, percent: bool | None = None) -> tuple[list[str], list[list[str]]]:
+    def table(
+        self, kind: str, percent: bool | None = None, decimals: int | None = None
+    ) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of a table as the text formats print it (cells as strings):
         ``means`` (with significance letters), ``pairs`` or ``tukey``."""
-        percent = self.percent_default() if percent is None else percent
-        decimals = self.decimals(percent)
+        percent, decimals = self.shown(percent, decimals)
         if kind == "means":
             return self._means_rows(percent, decimals)
         if kind == "pairs":
@@ -387,8 +395,7 @@ class Comparison(Printable):
             f"correction for {normal}"
         )
 
-    def _text(self, fmt: str, percent: bool) -> str:
-        decimals = self.decimals(percent)
+    def _text(self, fmt: str, percent: bool, decimals: int) -> str:
         bullet = "- " if fmt == "markdown" else "  "
         out = [wrap(self._header(percent), "", fmt)]
         coverage = self._coverage_line()
@@ -410,7 +417,7 @@ class Comparison(Printable):
             out.append(f"{bullet}one run: nothing to test")
         if self.tukey is not None and self.baseline is not None:
             out.append("randomised Tukey HSD, all pairs:")
-            out.append(render(*self.table("tukey", percent), fmt, left=2))
+            out.append(render(*self.table("tukey", percent, decimals), fmt, left=2))
         legend = self.legend()
         if legend:
             out.append("legend:")
@@ -425,8 +432,7 @@ class Comparison(Printable):
             out.append(self.published.format(fmt))
         return blocks(out, fmt)
 
-    def _latex(self, percent: bool) -> str:
-        decimals = self.decimals(percent)
+    def _latex(self, percent: bool, decimals: int) -> str:
         letters, beats = self.letters(), self.beats()
         means = self.means
         published = self.published
@@ -521,18 +527,6 @@ class Comparison(Printable):
         qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
         key = repr((self.names, self.measures, self.num_queries, qrels))
         return latex_label("compare", key, repr(asdict(self.settings)))
-
-
-def _strict(value):
-    """``value`` as strict JSON can hold it: a number that is not available (NaN, or an
-    infinity) is ``null``, never the ``NaN`` that strict parsers reject."""
-    if isinstance(value, dict):
-        return {key: _strict(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(item) for item in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def format_p(p: float) -> str:

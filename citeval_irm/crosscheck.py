@@ -30,6 +30,7 @@ from .escaping import plain_text
 from .evaluation import evaluate, population, resolve_measures
 from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
 from .measures import Measure, Protocol
+from .options import display_decimals
 from .papers import PROTOCOLS, get_recipe
 from .printable import Printable
 from .recipes import (
@@ -168,10 +169,17 @@ class CrosscheckReport(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _render(self, fmt: str, *, percent: bool | None = None, max_rows: int = 10) -> str:
+    def _render(
+        self,
+        fmt: str,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        max_rows: int = 10,
+    ) -> str:
         """The table for a terminal (``max_rows`` differing queries shown)."""
         percent = self.percent if percent is None else percent
-        decimals = 2 if percent else 4
+        decimals = display_decimals(percent, self.protocol, decimals)
         shown = self.summary.copy()
         value_columns = [
             "trec_eval",

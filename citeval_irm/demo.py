@@ -123,7 +123,7 @@ class DemoReport:
         runs = {"bm25": self.run}
         if self.titles is not None:
             runs[TITLES_RUN] = self.titles
-        return make_report(
+        report = make_report(
             runs,
             self.dataset,
             protocol=self.evaluation.protocol,
@@ -132,13 +132,14 @@ class DemoReport:
             crosschecks={"bm25": self.crosscheck},
             validations={"bm25": self.validation},
             same_year=self.same_year,
-            title=f"citeval demo: BM25 on {self.dataset}",
             command=command,
             descriptions={
                 "bm25": self.settings,
                 TITLES_RUN: self.settings.replace("title + abstract", "titles only"),
             },
         )
+        report.title = f"citeval demo: BM25 on {self.dataset}"
+        return report
 
 
 def run_demo(

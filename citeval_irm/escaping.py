@@ -246,6 +246,12 @@ def json_ready(payload: dict) -> dict:
     return clean
 
 
+def finite_values(value):
+    """``value`` with numpy values as Python ones and each non-finite number as ``None``
+    (what strict JSON can hold), without saying where: :func:`json_ready` says it."""
+    return _finite(value, "", {})
+
+
 def _finite(value, pointer: str, reasons: dict[str, str]):
     if hasattr(value, "tolist"):  # numpy scalars and arrays
         value = value.tolist()

@@ -18,7 +18,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .choices import (
-    CORRECTIONS,
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
@@ -146,7 +145,9 @@ class StatisticsOptions:
 
     def __post_init__(self) -> None:
         check_choice("test", self.test, PRIMARY_TESTS)
-        check_choice("correction", self.correction, CORRECTIONS)
+        from .stats import correction_name  # its aliases: fdr_bh, benjamini-hochberg ...
+
+        object.__setattr__(self, "correction", correction_name(self.correction))
         if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
             raise InputError(None, "alpha and confidence must be between 0 and 1")
         if self.permutations < 1 or self.bootstrap < 1:

@@ -108,10 +108,11 @@ class EvalResult(Printable):
     def default_percent(self) -> bool:
         return bool(self.protocol.percent) if self.protocol else False
 
-    def decimals(self, percent: bool) -> int:
-        if self.protocol is not None and percent == self.protocol.percent:
-            return self.protocol.decimals
-        return 2 if percent else 4
+    def decimals(self, percent: bool, decimals: int | None = None) -> int:
+        """Decimals values print with (:func:`~citeval_irm.options.display_decimals`)."""
+        from .options import display_decimals
+
+        return display_decimals(percent, self.protocol, decimals)
 
     def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:
         """The aggregate as a one-row DataFrame (index ``"all"``), or with ``per_query`` the
@@ -149,12 +150,23 @@ class EvalResult(Printable):
     def to_dict(self) -> dict:
         return self._json()
 
-    def _json(self, *, per_query: bool = False, percent: bool | None = None) -> dict:
+    def _json(
+        self, *, per_query: bool = False, percent: bool | None = None, decimals: int | None = None
+    ) -> dict:
+        """The values in full (``decimals`` is for the text formats)."""
         percent = self.default_percent() if percent is None else percent
         return self._json_of(self._rows(per_query, percent), percent, per_query)
 
-    def _render(self, fmt: str, *, per_query: bool = False, percent: bool | None = None) -> str:
-        """``table``, ``csv`` or ``trec_eval``."""
+    def _render(
+        self,
+        fmt: str,
+        *,
+        per_query: bool = False,
+        percent: bool | None = None,
+        decimals: int | None = None,
+    ) -> str:
+        """``table``, ``csv`` or ``trec_eval`` (``decimals``: the table's, default
+        :meth:`decimals`)."""
         if fmt == "trec_eval":
             if percent:
                 raise InputError(None, "trec_eval format prints fractions; drop --percent")
@@ -164,7 +176,7 @@ class EvalResult(Printable):
             if per_query:
                 self._check_aggregate_name()
             return self._format_csv(per_query, percent)
-        return self._format_table(self.decimals(percent), percent, per_query)
+        return self._format_table(self.decimals(percent, decimals), percent, per_query)
 
     def _rows(self, per_query: bool, percent: bool) -> list[tuple[str, dict[str, float]]]:
         scales, names = self.scales(percent), self.names

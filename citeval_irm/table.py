@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from . import stats
-from .choices import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS, check_choice
+from .choices import TABLE_FORMATS, TESTS, check_choice
 from .errors import CitevalError, EvalWarning, InputError
 from .escaping import Markup, csv_frame, latex_label, latex_text
+from .options import EvalOptions, StatisticsOptions, options_from
 from .printable import Printable
 from .render import blocks, number, render, wrap
 
@@ -123,7 +124,7 @@ def read_manifest(manifest) -> list[Entry]:
     return entries
 
 
-def _evaluate_entry(entry: Entry, measures, protocol, options: dict, same_year: bool):
+def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same_year: bool):
     """Validate then evaluate one run (in this process, a worker process or on a Dask
     worker): its evaluation and what the comparison with published results needs."""
     import warnings
@@ -136,10 +137,9 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: dict, same_year: 
         warnings.simplefilter("ignore", EvalWarning)
         validation = validate(
             entry.run, entry.dataset, same_year=same_year, measures=measures, protocol=protocol,
-            memory=options["memory"], progress=False,
+            memory=options.memory, progress=False, max_docs=options.max_docs,
         )  # fmt: skip
-        result = evaluate(entry.run, entry.dataset, measures, protocol=protocol,
-                          progress=False, **options)  # fmt: skip
+        result = evaluate(entry.run, entry.dataset, measures, protocol=protocol, options=options)
     ranked = result.ranked
     facts = RunFacts(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
     return result, facts
@@ -153,11 +153,13 @@ def _protocol_of(dataset: str, protocol):
     return protocol if protocol is not None else dataset_protocol(find_dataset(dataset)[1])
 
 
-def _evaluate_all(entries, measures, protocol, options, same_year, jobs, engine, scheduler):
+def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, jobs):
     """Every entry evaluated: in this process (``jobs=1``), in ``jobs`` processes, or on
     a Dask cluster (``engine="dask"``); results in manifest order."""
+    local = "citeval" if options.engine == "dask" else options.engine
+    each = replace(options, engine=local, scheduler=None, progress=False)
     work = [
-        (entry, measures, _protocol_of(entry.dataset, protocol), options, same_year)
+        (entry, measures, _protocol_of(entry.dataset, protocol), each, same_year)
         for entry in entries
     ]
     for entry, m, p, _, _ in work:
@@ -166,10 +168,10 @@ def _evaluate_all(entries, measures, protocol, options, same_year, jobs, engine,
                 None, f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
                 "measures or a protocol"
             )  # fmt: skip
-    if engine == "dask":
+    if options.engine == "dask":
         from .daskengine import dask_client
 
-        with dask_client(scheduler) as client:
+        with dask_client(options.scheduler) as client:
             futures = [client.submit(_evaluate_entry, *job, pure=False) for job in work]
             return client.gather(futures)
     if jobs <= 1 or len(work) == 1:
@@ -208,7 +210,7 @@ class ResultsTable(Printable):
     results: dict = field(default_factory=dict, repr=False)
     validations: dict = field(default_factory=dict, repr=False)
 
-    FORMATS = ("table", "markdown", "csv", "latex", "json")
+    FORMATS = TABLE_FORMATS
 
     def value(self, system: str, dataset: str, measure: str) -> float | None:
         """The cell's value as a fraction (``None``: missing)."""
@@ -380,7 +382,7 @@ class ResultsTable(Printable):
 
     def report(self, command: str | None = None):
         """The table and a plot per dataset (each system's values), as one report."""
-        from .report.document import Report
+        from .report.document import command_report
         from .report.model import Figure, Section, Text, table
         from .report.plots import Unit, system_scores
 
@@ -407,11 +409,8 @@ class ResultsTable(Printable):
                     {"measures": self.measures[dataset], **data},
                 )
             )
-        sections = [section, plots]
-        if command:
-            sections.append(Section("command", "Command").add(Text(command)))
         summary = f"{len(self.systems)} systems on {len(self.datasets)} datasets"
-        return Report("citeval table", summary, sections)
+        return command_report("citeval table", summary, [section, plots], command)
 
 
 def results_table(
@@ -421,18 +420,11 @@ def results_table(
     protocol=None,
     baseline: str | None = None,
     published: str | None = None,
-    test: str = "randomisation",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
-    ties: str = "trec_eval",
     same_year: bool = True,
-    memory: int | str | None = None,
     jobs: int = 1,
-    engine: str = "citeval",
-    scheduler=None,
+    options: EvalOptions | None = None,
+    statistics: StatisticsOptions | None = None,
+    **keywords,
 ) -> ResultsTable:
     """The results table of the runs a manifest lists (a CSV / TSV path, or rows of
     ``system, dataset, run``).
@@ -440,27 +432,30 @@ def results_table(
     ``measures`` / ``protocol``: what every run is evaluated with (default: each dataset's
     own protocol). ``baseline``: the system the others are compared with on each dataset
     (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
-    every test of the table). ``published``: a paper (``goyal2026``) whose published rows
-    are interleaved where it has a table for the dataset. ``jobs``: processes evaluating
-    runs at once; ``engine="dask"``: on the workers of the cluster at ``scheduler``.
+    every test of the table; ``statistics`` or its fields as keywords). ``published``: a
+    paper (``goyal2026``) whose published rows are interleaved where it has a table for the
+    dataset. ``jobs``: processes evaluating runs at once; ``options`` (or its fields as
+    keywords): how runs are evaluated and values printed, as in :func:`citeval_irm.evaluate`;
+    ``engine="dask"``: on the workers of the cluster at ``scheduler``.
     """
     from .compare import compare
 
+    options, statistics = options_from(
+        "results_table", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+    )
+    test, correction, alpha = statistics.test, statistics.correction, statistics.alpha
     check_choice("test", test, TESTS)
-    correction = stats.correction_name(correction)
     entries = read_manifest(manifest)
     systems = list(dict.fromkeys(e.system for e in entries))
     datasets = list(dict.fromkeys(e.dataset for e in entries))
     if baseline is not None and baseline not in systems:
         raise InputError(None, f"baseline {baseline!r} is not a system of the manifest: "
                          f"{', '.join(systems)}")  # fmt: skip
-    options = {"ties": ties, "duplicates": "error", "empty_queries": "zero", "memory": memory,
-               "engine": "citeval"}  # fmt: skip
-    done = _evaluate_all(entries, measures, protocol, options, same_year, jobs, engine, scheduler)
+    done = _evaluate_all(entries, measures, protocol, options, same_year, jobs)
     results = {(e.system, e.dataset): r for e, (r, _) in zip(entries, done)}
     facts = {(e.system, e.dataset): f for e, (_, f) in zip(entries, done)}
     first = next(iter(results.values()))
-    percent = first.default_percent()
+    percent = options.shown_percent(first.protocol)
     names = {d: [str(m) for m in next(r for (s, dd), r in results.items() if dd == d).measures]
              for d in datasets}  # fmt: skip
     rows, notes, warnings = [], [], []
@@ -496,9 +491,9 @@ def results_table(
             if len(compared) < 2:
                 continue
             comparison = compare(
-                compared, measures=names[dataset], baseline=baseline, test=test,
-                correction="none", alpha=alpha, permutations=permutations,
-                bootstrap=bootstrap, seed=seed, tukey=False, queries="all", ties=ties,
+                compared, measures=names[dataset], baseline=baseline, tukey=False,
+                queries="all", statistics=replace(statistics, correction="none"),
+                ties=options.ties,
             )  # fmt: skip
             pairs = comparison.pairs.assign(dataset=dataset)
             tests.append(pairs[["dataset", "measure", "system", "diff", f"p_{test}"]])
@@ -525,7 +520,7 @@ def results_table(
         correction=correction,
         alpha=alpha,
         percent=percent,
-        decimals=first.decimals(percent),
+        decimals=options.shown_decimals(first.protocol, percent),
         notes=notes,
         warnings=warnings,
         results=results,
@@ -537,9 +532,9 @@ def _published_rows(paper, datasets, names, results, facts, systems, protocol):
     """The paper's published rows (fractions), their systems, and a like-for-like verdict
     per dataset (reusing :func:`citeval_irm.published.beside_published`)."""
     from .papers import PROTOCOLS
-    from .published import _load, beside_published, scoring_recipe
+    from .published import beside_published, scoring_recipe, shipped_tables
 
-    papers, _ = _load()
+    papers, _ = shipped_tables()
     if paper not in papers:
         raise InputError(None, f"no published results of {paper!r}; shipped: {', '.join(papers)}")
     rows, published_systems, verdicts = [], [], []
@@ -582,8 +577,6 @@ def _published_rows(paper, datasets, names, results, facts, systems, protocol):
 def _with_scoring(facts, result, dataset: str, recipe: str | None):
     """A run's facts with its cross-check by the paper's script, which the published rows'
     scoring check reads (the run is read again only when a paper is asked for)."""
-    from dataclasses import replace
-
     from .compare import scored_by_script
 
     if recipe is None or facts.scoring is not None:

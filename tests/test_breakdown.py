@@ -165,3 +165,13 @@ def test_the_demo_by_venue(demo_home):
     result = citeval_irm.breakdown(run, DEMO, "venue", **FAST)
     assert result.groups["queries"].sum() == 163
     assert set(result.groups["group"]) <= set(facets.ACL_SERIES.values())
+
+
+def test_values_print_in_the_protocol_unit_or_as_asked(corpus):
+    run = corpus["runs"]["bm25"]
+    fractions = citeval_irm.breakdown(run, ACL, "popularity", protocol="masterset2026", **FAST)
+    assert (fractions.percent, fractions.decimals) == (False, 4)  # masterset2026's unit
+    asked = citeval_irm.breakdown(run, ACL, "popularity", percent=True, decimals=1, **FAST)
+    assert (asked.percent, asked.decimals) == (True, 1)
+    mean = asked.groups[asked.runs[0]].iloc[0]
+    assert f"{mean * 100:.1f}" in asked.format("table")

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..choices import LISTING_FORMATS
 from ..errors import InputError
 from ..escaping import csv_frame, latex_text, text
 from ..measures import Protocol, parse_measures
@@ -78,7 +79,7 @@ def _data_dir() -> Path:
 
 
 @functools.lru_cache(maxsize=1)
-def _load() -> tuple[dict[str, Paper], pd.DataFrame]:
+def shipped_tables() -> tuple[dict[str, Paper], pd.DataFrame]:
     """Every shipped paper and one frame of all their rows (read once)."""
     papers, frames = {}, []
     for path in sorted(_data_dir().glob("*.csv")):
@@ -189,7 +190,7 @@ class PublishedResults(Printable):
         out = part[list(COLUMNS)].assign(value=part["value"].map(lambda v: f"{v:.{decimals}f}"))
         return csv_frame(out)
 
-    FORMATS = ("table", "markdown", "csv", "json")
+    FORMATS = LISTING_FORMATS
 
     def to_dict(self) -> dict:
         return {
@@ -265,7 +266,7 @@ def published(
     """The published results shipped with the package, all of them or those of one dataset
     (its table name, ``"ACL-200"``, or a citeval id, ``"citeval/acl-200/test"``), paper,
     setting or stage. An unknown dataset is an error listing the shipped ones."""
-    papers, frame = _load()
+    papers, frame = shipped_tables()
     keep = np.ones(len(frame), dtype=bool)
     if paper is not None:
         if paper not in papers:
@@ -572,7 +573,7 @@ def scoring_recipe(paper: str | None, protocol) -> str | None:
     beside (``paper``, or the protocol's), if the package has it."""
     from ..papers import PROTOCOLS
 
-    papers, _ = _load()
+    papers, _ = shipped_tables()
     name = protocol if isinstance(protocol, str) else getattr(protocol, "name", None)
     chosen = _choose_paper(papers, paper, PROTOCOLS.get(name) if name else None)
     own = PROTOCOLS.get(chosen.protocol) if chosen.protocol else None
@@ -662,7 +663,7 @@ def beside_published(
     cut-off of the paper and the protocol the depth check. ``measures``: those to show
     (default: the first result's), where the table has them.
     """
-    papers, frame = _load()
+    papers, frame = shipped_tables()
     chosen = _choose_paper(papers, paper, protocol)
     table = _table_dataset(chosen, dataset, published_dataset)
     rows = frame[(frame["paper"] == chosen.name) & (frame["dataset"] == table)]

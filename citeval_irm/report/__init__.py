@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..choices import DUPLICATE_POLICIES, EMPTY_QUERY_POLICIES, TIE_POLICIES, check_choice
 from ..compare import compare, is_evaluated, named_inputs
 from ..comparison import Comparison
 from ..crosscheck import CrosscheckReport
 from ..errors import InputError, issue, silenced
 from ..io import as_dataset, as_qrels
+from ..options import EvalOptions, StatisticsOptions, options_from
 from ..protocol import ValidationReport
 from ..results import EvalResult
 from . import sections
@@ -48,20 +48,16 @@ def make_report(
     measures=None,
     *,
     protocol=None,
-    ties: str = "trec_eval",
-    duplicates: str = "error",
-    empty_queries: str = "zero",
-    engine: str = "citeval",
+    options: EvalOptions | None = None,
+    statistics: StatisticsOptions | None = None,
     evaluations: Mapping[str, EvalResult] | None = None,
     comparison: Comparison | None = None,
     crosschecks: Mapping[str, CrosscheckReport] | None = None,
-    validations: Mapping[str, ValidationReport] | None = None,
-    validate: bool = True,
+    validations: Mapping[str, ValidationReport] | bool | None = None,
     same_year: bool = True,
-    title: str | None = None,
     command: str | None = None,
     descriptions: Mapping[str, str] | None = None,
-    percent: bool | None = None,
+    **keywords,
 ) -> Report:
     """A :class:`Report` of ``runs`` evaluated on ``qrels``.
 
@@ -69,23 +65,27 @@ def make_report(
     :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
     reads (not an EvalResult: the plots need the rankings). The other objects, when given,
     are shown as they are (``evaluations``, ``comparison``, ``crosschecks``, ``validations``,
-    by run name); what is missing is computed: the evaluations, a comparison of two or more
-    runs (with :func:`citeval_irm.compare`'s defaults), and, when ``qrels`` is a dataset and
-    ``validate``, each run's validation (``same_year`` as in :func:`citeval_irm.validate`).
-    A cross-check appears only when given. ``command`` is printed as the way to repeat it;
-    ``descriptions`` say how a run was made (by run name), beside its source.
-    ``percent``: values in percent (fractions only; counts stay counts), or fractions;
-    default: the protocol's unit.
+    by run name); what is missing is computed: the evaluations (``options``, an
+    :class:`~citeval_irm.options.EvalOptions`, or its fields as keywords, as in
+    :func:`citeval_irm.evaluate`), a comparison of two or more runs (``statistics``, or its
+    fields as keywords, as in :func:`citeval_irm.compare`), and, when ``qrels`` is a dataset,
+    each run's validation (``same_year`` as in :func:`citeval_irm.validate`;
+    ``validations=False``: none). A cross-check appears only when given. ``command`` is
+    printed as the way to repeat it; ``descriptions`` say how a run was made (by run name),
+    beside its source. ``percent``: values in percent (fractions only; counts stay counts),
+    or fractions; default: the protocol's unit; ``decimals``: default
+    :func:`~citeval_irm.options.display_decimals`. The report's ``title`` may be set on it.
     """
-    check_choice("ties", ties, TIE_POLICIES)
-    check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
-    check_choice("empty_queries", empty_queries, EMPTY_QUERY_POLICIES)
+    options, statistics = options_from(
+        "make_report", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+    )
+    validate = validations is not False
     named = named_inputs(runs)
     for name, item in named.items():
         if is_evaluated(item):
             raise InputError(None, f"{name}: a report needs the run itself, not its evaluation")
     evaluations = dict(evaluations or {})
-    validations = dict(validations or {})
+    validations = dict(validations) if validate and validations else {}
     crosschecks = dict(crosschecks or {})
     qrels_table = as_qrels(qrels)
     found = as_dataset(qrels)
@@ -99,10 +99,7 @@ def make_report(
                 qrels_table,
                 measures,
                 protocol=protocol,
-                ties=ties,
-                duplicates=duplicates,
-                empty_queries=empty_queries,
-                engine=engine,
+                options=options,
                 evaluation=evaluations.get(name),
                 dataset=dataset_id if validate else None,
                 validation=validations.get(name),
@@ -121,19 +118,25 @@ def make_report(
     )
     if comparison is None and len(facts) > 1:
         with silenced():  # each run's warnings are issued above
-            comparison = compare(results, measures=measures, protocol=protocol, ties=ties)
+            comparison = compare(
+                results, measures=measures, protocol=protocol, options=options,
+                statistics=statistics,
+            )  # fmt: skip
     first = facts[0].evaluation
-    percent = first.default_percent() if percent is None else bool(percent)
-    fmt = sections.Formatter(percent, first.decimals(percent))
+    fmt = sections.Formatter.of(options, first.protocol)
     qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
-    options = {"ties": ties, "duplicates": duplicates, "empty_queries": empty_queries}
+    policies = {
+        "ties": options.ties,
+        "duplicates": options.duplicates,
+        "empty_queries": options.empty_queries,
+    }
     parts = [
         sections.setup_section(
             facts,
             first.qrels_source,
             file_sha256(qrels_path) if qrels_path is not None else None,
             dataset_info(dataset_id) if dataset_id is not None else None,
-            options,
+            policies,
             command,
             comparison,
             fmt,
@@ -147,18 +150,18 @@ def make_report(
         if comparison.popularity is not None and dataset_id is not None:
             from ..breakdown import popularity_section
 
-            parts.append(popularity_section(comparison, dataset_id))
+            parts.append(popularity_section(comparison, dataset_id, options))
     parts += [
         sections.ties_section(facts, fmt),
         sections.validation_section(facts),
-        sections.crosscheck_section(crosschecks),
+        sections.crosscheck_section(crosschecks, options),
         sections.warnings_section(_warnings(facts, comparison, crosschecks)),
         sections.environment_section(),
     ]
     names = ", ".join(f.name for f in facts)
     where = dataset_id or first.qrels_source
     return Report(
-        title=title or f"citeval report: {names} on {where}",
+        title=f"citeval report: {names} on {where}",
         summary=_summary(facts, comparison, crosschecks, where, fmt),
         sections=[p for p in parts if p is not None],
     )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..outputs import atomic_output, report_format
-from .model import Figure, Section, Table
+from .model import Figure, Section, Table, Text
 from .render import render
 
 
@@ -49,3 +49,13 @@ class Report:
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
         return Path(path)
+
+
+def command_report(
+    title: str, summary: str, sections: list[Section], command: str | None
+) -> Report:
+    """A result's own report (a table, a breakdown): its sections, then the command that
+    made it, the way to repeat it."""
+    if command:
+        sections = [*sections, Section("command", "Command").add(Text(command))]
+    return Report(title, summary, sections)

@@ -17,6 +17,7 @@ from ..choices import KEEP_ALL
 from ..errors import CitevalError, silenced
 from ..evaluation import evaluate, population
 from ..io import as_run
+from ..options import EvalOptions
 from ..protocol import ValidationReport, validate
 from ..results import EvalResult
 from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
@@ -101,10 +102,7 @@ def run_facts(
     measures,
     *,
     protocol,
-    ties: str,
-    duplicates: str,
-    empty_queries: str,
-    engine: str,
+    options: EvalOptions,
     evaluation: EvalResult | None,
     dataset: str | None,
     validation: ValidationReport | None,
@@ -112,16 +110,16 @@ def run_facts(
 ) -> RunFacts:
     """Read ``source`` once and compute every fact a report shows about it."""
     raw = as_run(source, duplicates=KEEP_ALL)
-    run = as_run(raw, duplicates=duplicates)
-    options = {"ties": ties, "empty_queries": empty_queries}
+    run = as_run(raw, duplicates=options.duplicates)
+    policies = {"ties": options.ties, "empty_queries": options.empty_queries}
     if evaluation is None:
         with silenced():  # make_report issues them, named after the run
-            evaluation = evaluate(run, qrels, measures, protocol=protocol, engine=engine, **options)
+            evaluation = evaluate(run, qrels, measures, protocol=protocol, options=options)
     _, sizes = run.ranked_queries()
     deepest = int(sizes.max()) if len(sizes) else 0
     cutoffs = recall_cutoffs(deepest, evaluation.measures)
     with silenced():  # the same run's warnings, once is enough
-        curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **options)
+        curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **policies)
     reciprocal = curve.values[:, 0]
     first_ranks = np.where(reciprocal > 0, np.rint(1 / np.where(reciprocal > 0, reciprocal, 1)), 0)
     unvalidated = None
@@ -142,7 +140,7 @@ def run_facts(
         evaluation=evaluation,
         recall={k: curve.aggregates[f"R@{k}"] for k in cutoffs},
         first_ranks=first_ranks.astype(np.int64),
-        tie_ranges=tie_ranges(run, qrels, evaluation, empty_queries),
+        tie_ranges=tie_ranges(run, qrels, evaluation, options.empty_queries),
         validation=validation,
         unvalidated=unvalidated,
     )

@@ -9,12 +9,14 @@ Python objects do not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import numpy as np
 
 from ..comparison import Comparison
 from ..crosscheck import CrosscheckReport
+from ..options import EvalOptions
 from ..protocol import PAIR_CHECKS
 from ..render import number
 from ..scoring import percent_scale
@@ -38,6 +40,15 @@ class Formatter:
     def __init__(self, percent: bool, decimals: int):
         self.unit = Unit(percent)
         self.decimals = decimals
+
+    @classmethod
+    def of(cls, options: EvalOptions, protocol, percent: bool | None = None) -> Formatter:
+        """The unit ``options`` asks for (else ``percent``, else the protocol's) and its
+        decimals (:func:`~citeval_irm.options.display_decimals`)."""
+        if options.percent is None and percent is not None:
+            options = replace(options, percent=percent)
+        shown = options.shown_percent(protocol)
+        return cls(shown, options.shown_decimals(protocol, shown))
 
     def value(self, fraction: float, *, sign: bool = False, measure: str | None = None) -> str:
         """``fraction`` in the unit; a ``measure`` that is a count (NumRet) is never scaled."""
@@ -145,14 +156,14 @@ def scores_section(
         section.add(table("scores", ["measure", runs[0].name], rows, caption="Scores"))
     else:
         percent = fmt.unit.percent
-        headers, rows = comparison.table("means", percent)
+        headers, rows = comparison.table("means", percent, fmt.decimals)
         caption = f"Means over the {comparison.num_queries:,} queries compared"
         section.add(table("means", headers, rows, caption=caption))
         if len(comparison.pairs):
-            headers, rows = comparison.table("pairs", percent)
+            headers, rows = comparison.table("pairs", percent, fmt.decimals)
             section.add(table("pairs", headers, rows, left=2, caption="Paired comparisons"))
         if comparison.tukey is not None:
-            headers, rows = comparison.table("tukey", percent)
+            headers, rows = comparison.table("tukey", percent, fmt.decimals)
             section.add(table("tukey", headers, rows, left=2, caption="Randomised Tukey HSD"))
         legend = comparison.legend()
         section.add(Items(tuple(legend)) if legend else None)
@@ -326,13 +337,16 @@ def validation_section(runs: Sequence[RunFacts]) -> Section | None:
     return section
 
 
-def crosscheck_section(crosschecks: Mapping[str, CrosscheckReport]) -> Section | None:
-    """Each cross-check: both values per measure, the causes with counts and examples."""
+def crosscheck_section(
+    crosschecks: Mapping[str, CrosscheckReport], options: EvalOptions
+) -> Section | None:
+    """Each cross-check: both values per measure, the causes with counts and examples (in
+    the unit ``options`` asks for, else the cross-check's own)."""
     if not crosschecks:
         return None
     section = Section("crosscheck", "Cross-check: the paper's recipe beside trec_eval")
     for name, report in crosschecks.items():
-        fmt = Formatter(report.percent, 2 if report.percent else 4)
+        fmt = Formatter.of(options, report.protocol, report.percent)
         order = "the run's" if report.ties == "run_order" else "trec_eval's"
         section.add(
             Text(
