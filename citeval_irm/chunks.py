@@ -244,7 +244,7 @@ def over_whole_queries(
 ) -> tuple[T, list[EvalWarning]]:
     """``consume(chunks)`` over the whole-query chunks of the run file ``source``; a file
     found not grouped by query is sorted out of core (DuckDB, within ``plan.budget``, see
-    :func:`citeval_irm.convert.sort_by_query`) and consumed again from the start. Returns
+    :func:`citeval_irm.outofcore.sort_by_query`) and consumed again from the start. Returns
     what ``consume`` returned and, if the file was sorted, the warnings of reading it (the
     sorted copy holds rows only) and one saying it was sorted."""
     block = plan.block_size or None
@@ -255,7 +255,7 @@ def over_whole_queries(
         return consume(chunks), []
     except NotGrouped as exc:
         cause = exc
-    from .convert import sort_by_query
+    from .outofcore import sort_by_query
     from .outputs import temporary_folder
 
     with temporary_folder("sort") as workdir:

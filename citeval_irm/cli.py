@@ -317,10 +317,8 @@ def _validation(args: argparse.Namespace, options: EvalOptions):
         measures=args.measures,
         protocol=args.protocol,
         strict=args.strict,
-        memory=options.memory,
-        progress=options.progress,
-        max_docs=options.max_docs,
-    )  # options=options once validate takes it
+        options=options,
+    )
 
 
 def _validate_first(args: argparse.Namespace) -> tuple[str, bool]:
@@ -428,7 +426,8 @@ def _crosscheck(args: argparse.Namespace):
         protocol=args.protocol,
         recipe=args.recipe,
         ties=getattr(args, "recipe_ties", "run_order"),
-    )  # options=eval_options(args) once crosscheck takes it
+        options=eval_options(args),
+    )
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
@@ -983,7 +982,7 @@ def add_crosscheck_command(commands) -> None:
         "script reads its list); the trec_eval side always uses trec_eval's order",
     )
     add_format_option(cc, PLAIN_FORMATS)
-    add_options(cc, *DISPLAY)
+    add_options(cc, "memory", *DISPLAY)  # a run above the memory is cross-checked in chunks
     cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
     add_strict_option(
         cc, "if any difference is unexplained (or, with --tolerance, if an aggregate differs "

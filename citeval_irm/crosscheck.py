@@ -16,21 +16,31 @@ For queries with tied scores, the report also gives each measure's worst, expect
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from .choices import TIE_POLICIES, check_choice
-from .errors import EvalWarning, InputError, examples_of
+from .errors import EvalWarning, InputError, examples_of, issue
 from .escaping import plain_text
-from .evaluation import evaluate, population, resolve_measures
-from .io import KEEP_ALL, as_dataset, as_qrels, as_run, drop_duplicates
+from .evaluation import (
+    Part,
+    Settings,
+    counted_queries,
+    empty_run,
+    merge_parts,
+    merge_warnings,
+    resolve_measures,
+    score_part,
+)
+from .io import KEEP_ALL, as_dataset, as_qrels, drop_duplicates
 from .measures import Measure, Protocol
-from .options import display_decimals
+from .options import EvalOptions, display_decimals, options_from
 from .papers import PROTOCOLS, get_recipe
 from .printable import Printable
 from .recipes import (
@@ -40,8 +50,10 @@ from .recipes import (
     check_recipe_measures,
     query_paper_of,
 )
+from .results import EvalResult
 from .scoring import build_rankings, percent_scale, tie_range_matrix
-from .tables import Qrels, Run, take
+from .sources import Read, read_in_chunks
+from .tables import Qrels, Run, lookup, take
 
 TOLERANCE = 1e-9
 
@@ -277,12 +289,17 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
             if dataset.has_queries() and "citing_id" in dataset.queries_cls()._fields:
                 from .datasets.admissible import query_papers as dataset_query_papers
 
-                papers = dataset_query_papers(dataset)
-                return lambda query_id: papers.get(query_id) or query_paper_of(query_id)
+                return functools.partial(_paper_or_id, dataset_query_papers(dataset))
         return query_paper_of
     if isinstance(query_papers, Mapping):
         return query_papers.get
     return query_papers
+
+
+def _paper_or_id(papers: Mapping[str, str], query_id: str) -> str | None:
+    """The dataset's citing paper of a query, else the one its id names (a function, not
+    a lambda, so the lookup pickles for the workers of a Dask cluster)."""
+    return papers.get(query_id) or query_paper_of(query_id)
 
 
 def _attribute(
@@ -327,16 +344,6 @@ def _cause_names(scorer: RecipeScorer, quirk: str, quirks: Quirks) -> list[str]:
     return [cause if row < 0 or retrieved[row] else "gold_not_retrieved" for row in first]
 
 
-def _recipe_queries(recipe: Recipe, qrels: Qrels, run_ids: list[str], in_run) -> list[str]:
-    """The queries the recipe's script averages (see :attr:`Recipe.queries`)."""
-    if recipe.queries == "run":
-        return run_ids
-    qrels_ids = qrels.query_id_list
-    if recipe.queries == "qrels":
-        return qrels_ids
-    return [q for q, found in zip(qrels_ids, in_run) if found]  # gold_and_run, before gold
-
-
 def _pool_of(pool, qrels) -> pa.Array | None:
     """The candidate pool as doc ids: the caller's, else the docs of the qrels' dataset."""
     if pool is None:
@@ -345,6 +352,116 @@ def _pool_of(pool, qrels) -> pa.Array | None:
             return None
         pool = (doc.doc_id for doc in dataset[1].docs_iter())
     return pa.array(list(pool), pa.string())
+
+
+# --------------------------------------------------------------------------- one chunk
+
+
+@dataclass(frozen=True)
+class _Check:
+    """What every chunk of a run is cross-checked with (it pickles, for Dask workers)."""
+
+    qrels: Qrels
+    measures: list[Measure]
+    recipe: Recipe
+    ties: str  # the order in which the recipe sees tied scores
+    paper_of: Callable[[str], str | None]
+    pool: pa.Array | None
+    reference: Settings  # the trec_eval side: trec_eval's tie order
+
+
+@dataclass
+class _RecipePart:
+    """The recipe's side of some queries: its values, where its script would stop, and
+    every (query, measure) it differs on from trec_eval, with the causes."""
+
+    query_ids: list[str]
+    values: np.ndarray
+    crashes: dict[str, np.ndarray]  # per crash rule, per query
+    differences: list[tuple[int, tuple]]  # (row in query_ids, a row of the differences)
+
+
+@dataclass
+class _CheckedPart:
+    """What cross-checking one chunk of whole queries leaves."""
+
+    reference: Part  # the trec_eval side, of the chunk with duplicates dropped
+    tie_ranges: tuple[np.ndarray, np.ndarray, np.ndarray]  # worst, expected, best per row
+    run_warnings: list[EvalWarning]  # of the chunk as read, every copy kept
+    recipe: _RecipePart
+
+
+def _check_chunk(raw: Run, check: _Check) -> _CheckedPart:
+    """Cross-check one chunk of whole queries (read with every copy kept): trec_eval's
+    values of its counted queries and their tie ranges, and the recipe's side of the
+    recipe's queries it ranks."""
+    qrels = check.qrels
+    deduplicated = drop_duplicates(raw)
+    reference = score_part(deduplicated, qrels, check.reference)
+    ranges = _tie_ranges(deduplicated, qrels, reference.rows, check.measures)
+    if check.recipe.queries == "run":
+        recipe_ids = reference.run_ids.to_pylist()
+    else:  # the qrels queries it ranks, in qrels order
+        in_qrels = lookup(reference.run_ids, qrels.all_query_ids)
+        recipe_ids = take(qrels.all_query_ids, np.sort(in_qrels[in_qrels >= 0])).to_pylist()
+    reference_ids = take(qrels.all_query_ids, reference.rows).to_pylist()
+    reference_row = {q: i for i, q in enumerate(reference_ids)}
+    recipe = _recipe_part(raw, recipe_ids, check, reference_row, reference.values)
+    return _CheckedPart(reference, ranges, list(raw.warnings), recipe)
+
+
+def _tie_ranges(run: Run, qrels: Qrels, rows: np.ndarray, measures):
+    """The worst / expected / best value of each query at ``rows`` (positions in the
+    qrels) over every order of its tied scores."""
+    return tie_range_matrix(measures, build_rankings(run, qrels, rows, ties="trec_eval"))
+
+
+def _recipe_part(
+    run: Run,
+    query_ids: list[str],
+    check: _Check,
+    reference_row: Mapping[str, int],
+    reference_values: np.ndarray,
+) -> _RecipePart:
+    """The recipe's side of ``query_ids`` (queries ``run`` ranks, or an empty run for
+    those no chunk ranks), compared with trec_eval's values (``reference_row``: a query's
+    row of ``reference_values``, where trec_eval averages it)."""
+    recipe, quirks, measures = check.recipe, check.recipe.quirks, check.measures
+    nothing = _RecipePart(
+        [], np.empty((0, len(measures))), {c.when: np.zeros(0, bool) for c in recipe.crashes}, []
+    )
+    if not query_ids:
+        return nothing
+    papers = [check.paper_of(q) for q in query_ids]
+    scorer = RecipeScorer(run, check.qrels, query_ids, papers, check.ties, check.pool)
+    if recipe.queries == "gold_and_run":
+        scorer = scorer.restricted(np.flatnonzero(scorer.relevant(quirks) > 0))
+        query_ids = scorer.query_ids
+        if not query_ids:
+            return nothing
+    values = scorer.values(measures, quirks)
+    ref_of = np.array([reference_row.get(q, -1) for q in query_ids], dtype=np.int64)
+    common = np.flatnonzero(ref_of >= 0)
+    ref_values = reference_values[ref_of[common]]
+    mine = values[common]
+    differing = np.flatnonzero((np.abs(mine - ref_values) > TOLERANCE).any(axis=1))
+    differences: list[tuple[int, tuple]] = []
+    if differing.size:
+        rows = common[differing]
+        causes = _attribute(
+            scorer.restricted(rows), measures, quirks, mine[differing], ref_values[differing]
+        )
+        for i, row in enumerate(rows.tolist()):
+            for column, measure in enumerate(measures):
+                if causes[i][column]:
+                    ref, value = ref_values[differing[i], column], mine[differing[i], column]
+                    why = ";".join(causes[i][column])
+                    found = (query_ids[row], str(measure), ref, value, value - ref, why)
+                    differences.append((row, found))
+    return _RecipePart(query_ids, values, scorer.crashes(recipe), differences)
+
+
+# --------------------------------------------------------------------------- the whole run
 
 
 def crosscheck(
@@ -357,6 +474,8 @@ def crosscheck(
     ties: str = "run_order",
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
     pool: Iterable[str] | None = None,
+    options: EvalOptions | None = None,
+    **keywords,
 ) -> CrosscheckReport:
     """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
     semantics and with a recipe, and explain every per-query difference.
@@ -369,8 +488,19 @@ def crosscheck(
     ir_datasets dataset, else the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id, else
     the query id itself). ``pool``: the candidate pool, for a recipe that drops gold
     outside it (default: the docs of the qrels' dataset; without one, gold is kept).
+
+    ``options`` (an :class:`~citeval_irm.options.EvalOptions`, or its fields as keywords,
+    ``ties`` and ``duplicates`` aside: the recipe sees every copy of a doc, trec_eval the
+    best-scored one): how the run is read, as in :func:`citeval_irm.evaluate`. A run file
+    larger than ``memory`` allows is cross-checked a chunk of whole queries at a time, with
+    the same report. ``max_docs`` is refused: the paper's script reads whole rankings.
     """
     check_choice("ties", ties, TIE_POLICIES)
+    (options,) = options_from("crosscheck", keywords, (options, EvalOptions), exclude=_NOT_HERE)
+    if options.max_docs is not None:
+        raise InputError(
+            None, "a cross-check reads whole rankings, as the paper's script: no max_docs"
+        )
     if (
         recipe is None
         and protocol is None
@@ -382,48 +512,58 @@ def crosscheck(
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.recipe)
     check_recipe_measures(measure_list, recipe_obj)
-    quirks = recipe_obj.quirks
-    names = [str(m) for m in measure_list]
     qrels_table = as_qrels(qrels)
-    raw = as_run(run, duplicates=KEEP_ALL)
-    deduplicated = drop_duplicates(raw)
-    reference = evaluate(deduplicated, qrels_table, measure_list, ties="trec_eval")
-
-    # who each side averages: trec_eval every qrels query; the recipe what its script loops
-    # over (the test set, the predictions, or the queries with gold and a ranking)
-    run_ids = take(raw.query_ids, raw.ranked_queries()[0]).to_pylist()
-    run_set = set(run_ids)
-    in_run = [q in run_set for q in qrels_table.query_id_list]
-    scored_ids = _recipe_queries(recipe_obj, qrels_table, run_ids, in_run)
-    paper_of = _paper_lookup(query_papers, qrels)
-    pool_ids = _pool_of(pool, qrels) if quirks.gold_in_pool else None
-    scorer = RecipeScorer(
-        raw, qrels_table, scored_ids, [paper_of(q) for q in scored_ids], ties, pool_ids
+    pool_ids = _pool_of(pool, qrels) if recipe_obj.quirks.gold_in_pool else None
+    reference = replace(options, ties="trec_eval", scheduler=None)
+    check = _Check(
+        qrels_table,
+        measure_list,
+        recipe_obj,
+        ties,
+        _paper_lookup(query_papers, qrels),
+        pool_ids,
+        Settings(measure_list, reference),
     )
-    if recipe_obj.queries == "gold_and_run":
-        scorer = scorer.restricted(np.flatnonzero(scorer.relevant(quirks) > 0))
-        scored_ids = scorer.query_ids
-    recipe_values = scorer.values(measure_list, quirks)
-    crashes = _crash_table(recipe_obj, scorer)
+    read = read_in_chunks(
+        run,
+        functools.partial(_check_chunk, check=check),
+        duplicates=KEEP_ALL,
+        memory=options.memory,
+        progress=options.progress,
+        dask=options.engine == "dask",
+        scheduler=options.scheduler,
+        label="citeval: cross-checking the run",
+    )
+    return _merge_checked(read, check, protocol_obj)
 
+
+_NOT_HERE = ("ties", "duplicates", "max_docs")  # keywords crosscheck does not take
+
+
+def _merge_checked(read: Read[_CheckedPart], check: _Check, protocol_obj) -> CrosscheckReport:
+    """The report of the whole run from its chunks (in run order): trec_eval's evaluation
+    merged once; the queries the recipe averages, which depend on the whole run's queries
+    (those no chunk ranks scored on an empty ranking, as the script would); the
+    differences, tie ranges and warnings in the order of a run read whole."""
+    qrels, measures, recipe = check.qrels, check.measures, check.recipe
+    parts = read.results
+    reference = merge_parts(
+        [p.reference for p in parts], qrels, check.reference, None, read.source, read.notes
+    )
+    issue(reference.warnings)  # trec_eval's side, as its own evaluate() would
     reference_row = {q: i for i, q in enumerate(reference.query_ids)}
-    ref_of_scored = np.array([reference_row.get(q, -1) for q in scored_ids], dtype=np.int64)
-    common = np.flatnonzero(ref_of_scored >= 0)
-    ref_values = reference.values[ref_of_scored[common]]
-    mine = recipe_values[common]
-    differing = np.flatnonzero((np.abs(mine - ref_values) > TOLERANCE).any(axis=1))
-    differences: list[tuple] = []
-    if differing.size:
-        rows = common[differing]
-        causes = _attribute(
-            scorer.restricted(rows), measure_list, quirks, mine[differing], ref_values[differing]
-        )
-        for i, row in enumerate(rows.tolist()):
-            for column, name in enumerate(names):
-                if causes[i][column]:
-                    ref, value = ref_values[differing[i], column], mine[differing[i], column]
-                    why = ";".join(causes[i][column])
-                    differences.append((scored_ids[row], name, ref, value, value - ref, why))
+    run_set = {q for p in parts for q in p.reference.run_ids.to_pylist()}
+    recipe_parts = [p.recipe for p in parts]
+    if recipe.queries == "qrels":  # the test set's queries no chunk ranks: empty rankings
+        unranked = [q for q in qrels.query_id_list if q not in run_set]
+        nothing = empty_run(read.source)
+        recipe_parts.append(_recipe_part(nothing, unranked, check, reference_row, reference.values))
+    scored_ids, recipe_values, crashes, recipe_differences = _recipe_in_order(
+        recipe_parts, recipe, qrels, len(measures)
+    )
+
+    names = [str(m) for m in measures]
+    differences = list(recipe_differences)
     scored_set = set(scored_ids)
     for query_id, row in reference_row.items():
         if query_id not in scored_set:
@@ -432,39 +572,41 @@ def crosscheck(
                 (query_id, name, reference.values[row, c], math.nan, math.nan, cause)
                 for c, name in enumerate(names)
             ]
-    for row in np.flatnonzero(ref_of_scored < 0).tolist():
-        differences += [
-            (scored_ids[row], name, math.nan, recipe_values[row, c], math.nan, "run_only_query")
-            for c, name in enumerate(names)
-        ]
-
+    for row, query_id in enumerate(scored_ids):
+        if query_id not in reference_row:
+            differences += [
+                (query_id, name, math.nan, recipe_values[row, c], math.nan, "run_only_query")
+                for c, name in enumerate(names)
+            ]
     diff_frame = pd.DataFrame(
         differences, columns=["query_id", "measure", "trec_eval", "recipe", "difference", "causes"]
     )
-    tie_frame, tie_means = _tie_table(deduplicated, qrels_table, measure_list, reference)
+    tie_frame, tie_means = _tie_table(parts, check, reference, read.source)
     summary = _summary(names, reference, recipe_values, diff_frame, tie_means)
-    percent = protocol_obj.percent if protocol_obj is not None else recipe_obj.percent
-    warnings = list(raw.warnings) + [
-        w for w in reference.warnings if w.code != "duplicate_docs_dropped"
-    ]
-    if quirks.gold_in_pool and pool_ids is None:
+    percent = protocol_obj.percent if protocol_obj is not None else recipe.percent
+    # the run's warnings as read, then trec_eval's: not its dropping of duplicates (which
+    # the recipe does not do), nor what reading already said (extra text, comments, sort)
+    as_read = merge_warnings([*(p.run_warnings for p in parts), read.notes])
+    said = {w.code for w in as_read} | {"duplicate_docs_dropped"}
+    warnings = as_read + [w for w in reference.warnings if w.code not in said]
+    if recipe.quirks.gold_in_pool and check.pool is None:
         warnings.append(
             EvalWarning(
                 "pool_unknown",
-                f"the {recipe_obj.name} script drops gold papers outside the candidate pool; "
+                f"the {recipe.name} script drops gold papers outside the candidate pool; "
                 "no pool is known (give pool= or a dataset), so every gold paper is kept",
                 len(scored_ids),
             )
         )
     return CrosscheckReport(
-        recipe=recipe_obj,
+        recipe=recipe,
         protocol=protocol_obj,
-        ties=ties,
+        ties=check.ties,
         summary=summary,
         differences=diff_frame,
         causes=_cause_table(diff_frame),
         tie_queries=tie_frame,
-        crashes=crashes,
+        crashes=_crash_table(recipe, scored_ids, crashes),
         recipe_per_query=pd.DataFrame(
             recipe_values, index=pd.Index(scored_ids, name="query_id"), columns=names
         ),
@@ -473,33 +615,77 @@ def crosscheck(
     )
 
 
-def _crash_table(recipe: Recipe, scorer: RecipeScorer) -> pd.DataFrame:
+def _recipe_in_order(
+    parts: list[_RecipePart], recipe: Recipe, qrels: Qrels, width: int
+) -> tuple[list[str], np.ndarray, dict[str, np.ndarray], list[tuple]]:
+    """The recipe's queries in the order its script averages them (the run's order for a
+    loop over the predictions, the qrels' otherwise), with their values, crash flags and
+    differences in that order."""
+    query_ids = [q for p in parts for q in p.query_ids]
+    if recipe.queries == "run":
+        order = np.arange(len(query_ids))
+    else:
+        position = {q: i for i, q in enumerate(qrels.query_id_list)}
+        order = np.argsort([position[q] for q in query_ids], kind="stable")
+    values = np.vstack([np.empty((0, width)), *(p.values for p in parts)])[order]
+    crashes = {
+        c.when: np.concatenate([np.zeros(0, bool), *(p.crashes[c.when] for p in parts)])[order]
+        for c in recipe.crashes
+    }
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    found, first = [], 0
+    for part in parts:
+        found += [(rank[first + row], difference) for row, difference in part.differences]
+        first += len(part.query_ids)
+    found.sort(key=lambda pair: pair[0])  # stable: a query's measures stay in their order
+    return [query_ids[i] for i in order], values, crashes, [d for _, d in found]
+
+
+def _crash_table(
+    recipe: Recipe, query_ids: list[str], crashes: dict[str, np.ndarray]
+) -> pd.DataFrame:
     """One row per query on which the recipe's script would have stopped, and why."""
     columns = ["query_id", "exception", "line"]
     rows = []
-    found = scorer.crashes(recipe)
     for crash in recipe.crashes:
-        where = found[crash.when]
-        rows += [(scorer.query_ids[i], crash.exception, crash.line) for i in np.flatnonzero(where)]
+        where = crashes[crash.when]
+        rows += [(query_ids[i], crash.exception, crash.line) for i in np.flatnonzero(where)]
     return pd.DataFrame(rows, columns=columns)
 
 
-def _tie_table(run: Run, qrels: Qrels, measures, reference) -> tuple[pd.DataFrame, np.ndarray]:
+def _tie_table(
+    parts: list[_CheckedPart], check: _Check, reference: EvalResult, source: str
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Per tied query and measure: the trec_eval value and its worst / expected / best
-    over every order of the tied scores; and the three means over all counted queries."""
+    over every order of the tied scores; and the three means over all counted queries
+    (those no chunk ranks: over their empty ranking)."""
     columns = ["query_id", "measure", "trec_eval", "worst", "expected", "best"]
-    people = population(run, qrels)
-    rankings = build_rankings(run, qrels, people.counted, ties="trec_eval")
-    worst, expected, best = tie_range_matrix(measures, rankings)
+    qrels, measures = check.qrels, check.measures
+    counted = counted_queries(qrels, check.reference.empty_queries)
+    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    row_of[counted] = np.arange(len(counted))
+    ranges = [np.zeros((len(counted), len(measures))) for _ in range(3)]
+    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    for part in parts:
+        for matrix, piece in zip(ranges, part.tie_ranges):
+            matrix[row_of[part.reference.rows]] = piece
+        scored[part.reference.rows] = True
+    missing = counted[~scored[counted]]
+    if missing.size:
+        pieces = _tie_ranges(empty_run(source), qrels, missing, measures)
+        for matrix, piece in zip(ranges, pieces):
+            matrix[row_of[missing]] = piece
+    worst, expected, best = ranges
     means = np.vstack([worst.mean(axis=0), expected.mean(axis=0), best.mean(axis=0)])
     tied = reference.ties.query_ids if reference.ties else frozenset()
-    rows = [i for i, q in enumerate(people.query_ids) if q in tied]
+    rows = [i for i, q in enumerate(reference.query_ids) if q in tied]
     if not rows:
         return pd.DataFrame(columns=columns), means
     names = [str(m) for m in measures]
     out = pd.DataFrame(
         {
-            "query_id": np.repeat([people.query_ids[i] for i in rows], len(names)),
+            "query_id": np.repeat([reference.query_ids[i] for i in rows], len(names)),
             "measure": np.tile(names, len(rows)),
             "trec_eval": reference.values[rows].ravel(),
             "worst": worst[rows].ravel(),

@@ -1,34 +1,34 @@
-"""The Dask engine: a run's partitions scored on the workers of a cluster.
+"""Chunks of a run scored on the workers of a Dask cluster: the Dask source of chunks.
 
 ``evaluate(run, qrels, ..., engine="dask", scheduler=ADDRESS)`` takes a partitioned Parquet
 dataset (a folder or any URL pyarrow or fsspec reads; one task per file, read on the worker)
-or a dask DataFrame (one task per partition). Each task scores its queries with the same
-core as the other paths (:func:`citeval_irm.streaming.score_part`: ranking, joining with the
-qrels, which are sent to every worker once, kernels) and returns per-query values; the
-client puts them together with :func:`citeval_irm.streaming.merge_parts`, exactly as the
-streaming path does, so the result is the single-process one. That needs every query in one
-partition: a run whose queries are split between partitions is first moved, by Dask, into
-partitions that each hold a range of whole queries in first-appearance order (each query's
-rows in their original order), and scored again.
+or a dask DataFrame (one task per partition). :func:`score_on_dask` sends the scoring
+callable it is given to every worker once (it holds the qrels), runs it on each file or
+partition and returns what it returned, in task order; the caller merges them as it merges
+the chunks of a streamed file, so the result is the single-process one. That needs every
+query in one partition: a run whose queries are split between partitions is first moved, by
+Dask, into partitions that each hold a range of whole queries in first-appearance order
+(each query's rows in their original order), and scored again. Part of the layer that reads
+runs: it knows nothing of evaluation.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import numpy as np
+import pyarrow as pa
 
 from .chunks import NotGrouped
 from .errors import InputError
-from .evaluation import Settings
 from .io import as_run, is_parquet, parquet_files
-from .results import EvalResult
-from .streaming import Part, Progress, check_whole_queries, merge_parts, score_part
-from .tables import Qrels
+from .streaming import Progress
+from .tables import Run, take
 
+T = TypeVar("T")
 _KEY_BITS = 40  # a row's key: its partition's number, then its position in the partition
 
 
@@ -59,35 +59,55 @@ def dask_client(scheduler=None) -> Iterator:
         yield client
 
 
-def _score_file(source: str, name: str, qrels: Qrels, settings: Settings) -> Part:
-    """On a worker: one Parquet file of a run, scored."""
+def _ranked_ids(run: Run) -> pa.Array:
+    """The queries ``run`` ranks, first-appearance order (how the client sees that no
+    query was split between tasks)."""
+    return take(run.query_ids, run.ranked_queries()[0])
+
+
+def _score_file(source: str, name: str, score: Callable[[Run], T], duplicates: str):
+    """On a worker: one Parquet file of a run, scored; with the queries it ranks."""
     from .io import _read_parquet
 
-    return score_part(_read_parquet(source, "score", settings.duplicates, [name]), qrels, settings)
+    run = _read_parquet(source, "score", duplicates, [name])
+    return _ranked_ids(run), score(run)
 
 
-def _score_frame(frame, qrels: Qrels, settings: Settings, index: int) -> Part:
-    """On a worker: one partition of a dask DataFrame, scored."""
+def _score_frame(frame, score: Callable[[Run], T], duplicates: str, index: int):
+    """On a worker: one partition of a dask DataFrame, scored; with the queries it ranks."""
     source = f"<dask DataFrame partition {index}>"
     if "_key" in frame.columns:  # regrouped: its queries in first-appearance order
         frame = frame.reset_index().sort_values(["_rank", "_key"], kind="stable")
-    run = as_run(frame, duplicates=settings.duplicates)
+    run = as_run(frame, duplicates=duplicates)
     run.source = source
-    return score_part(run, qrels, settings)
+    return _ranked_ids(run), score(run)
 
 
-def _gather(client, futures, progress: bool | None, total: int) -> list[Part]:
-    """The parts, in task order, with a progress bar of the partitions scored."""
+def _gather(client, futures, progress: bool | None) -> list[tuple[pa.Array, T]]:
+    """What the tasks returned, in task order, with a progress bar of the partitions
+    scored."""
     from distributed import as_completed
 
-    bar = Progress(total, progress, "citeval: partitions scored", unit=" partitions")
+    bar = Progress(len(futures), progress, "citeval: partitions scored", unit=" partitions")
     try:
         for future in as_completed(futures):
             bar.read(bar.position + 1)
-            bar.scored(len(future.result().run_ids))
+            bar.scored(len(future.result()[0]))
     finally:
         bar.close()
     return client.gather(futures)
+
+
+def _check_whole_queries(ranked: list[pa.Array], source: str) -> None:
+    """Each query ranked by one task only (else the tasks did not hold whole queries)."""
+    import pyarrow.compute as pc
+
+    if not ranked:
+        return
+    counts = pc.value_counts(pa.concat_arrays(ranked))
+    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    if len(repeated):
+        raise NotGrouped(source, repeated[0].as_py(), 0)
 
 
 def _query_column(columns) -> str:
@@ -123,20 +143,22 @@ def regroup(frame):
     return ranked.set_index("_rank", divisions=divisions)
 
 
-def _partition_tasks(client, frame, qrels_future, settings):
+def _partition_tasks(client, frame, score, duplicates: str):
     import dask
 
     tasks = [
-        dask.delayed(_score_frame)(part, qrels_future, settings, i)
+        dask.delayed(_score_frame)(part, score, duplicates, i)
         for i, part in enumerate(frame.to_delayed())
     ]
     return client.compute(tasks)
 
 
-def evaluate_dask(
-    run, qrels: Qrels, settings: Settings, protocol, scheduler, progress: bool | None
-) -> EvalResult:
-    """``evaluate`` with ``engine="dask"`` (see the module docstring)."""
+def score_on_dask(
+    run, score: Callable[[Run], T], duplicates: str, scheduler, progress: bool | None
+) -> tuple[list[T], str]:
+    """``score`` of each file or partition of whole queries of ``run`` (a partitioned
+    Parquet dataset or a dask DataFrame), in run order, and the run's name (see the module
+    docstring). ``score`` must pickle: it travels to every worker once."""
     import dask.dataframe as dd
 
     is_frame = isinstance(run, dd.DataFrame)
@@ -147,26 +169,23 @@ def evaluate_dask(
             "write a TREC run as Parquet first (citeval convert RUN.trec RUN/ --partition-rows N)",
         )
     source = "<dask DataFrame>" if is_frame else os.fspath(run)
-    # what the workers score with: the client itself does not travel
-    settings = replace(settings, options=replace(settings.options, scheduler=None))
     with dask_client(scheduler) as client:
-        qrels_future = client.scatter(qrels, broadcast=True, hash=False)
+        scorer = client.scatter(score, broadcast=True, hash=False)
         if is_frame:
             frame = run
-            futures = _partition_tasks(client, frame, qrels_future, settings)
+            futures = _partition_tasks(client, frame, scorer, duplicates)
         else:
             frame = None
             _, files = parquet_files(run)
             futures = [
-                client.submit(_score_file, source, name, qrels_future, settings, pure=False)
+                client.submit(_score_file, source, name, scorer, duplicates, pure=False)
                 for name in files
             ]
-        parts = _gather(client, futures, progress, len(futures))
+        done = _gather(client, futures, progress)
         try:
-            check_whole_queries(parts, source)
+            _check_whole_queries([ranked for ranked, _ in done], source)
         except NotGrouped:
             frame = dd.read_parquet(source) if frame is None else frame
-            regrouped = regroup(frame)
-            futures = _partition_tasks(client, regrouped, qrels_future, settings)
-            parts = _gather(client, futures, progress, len(futures))
-    return merge_parts(parts, qrels, settings, protocol, source)
+            futures = _partition_tasks(client, regroup(frame), scorer, duplicates)
+            done = _gather(client, futures, progress)
+    return [result for _, result in done], source

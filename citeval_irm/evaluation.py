@@ -20,9 +20,10 @@ difference.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -30,7 +31,7 @@ import pyarrow as pa
 from .choices import EMPTY_QUERY_POLICIES, check_choice
 from .depth import short_ranking_warnings
 from .errors import CitevalError, EvalWarning, InputError, examples_of, issue
-from .io import as_qrels, as_run
+from .io import as_qrels
 from .measures import Measure, Protocol, parse_measures
 from .options import EvalOptions, options_from
 from .papers import PROTOCOLS, get_protocol
@@ -44,8 +45,9 @@ from .scoring import (
     supports,
 )
 from .scoring.reference import reference_values
+from .sources import read_in_chunks
 from .tables import Qrels, Run, lookup, take
-from .ties import rank_order, rank_run, tie_report
+from .ties import TieReport, rank_order, rank_run, tie_report
 
 VERIFY_TOLERANCE = 1e-9
 
@@ -190,7 +192,7 @@ def evaluate(
 
     ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
     of the memory available). A run file expected to need more is read in chunks of whole
-    queries (:mod:`citeval_irm.streaming`), with the same result. ``progress``: show a
+    queries (:mod:`citeval_irm.sources`), with the same result. ``progress``: show a
     progress bar (default: when standard error is a terminal and the run is streamed).
     ``percent`` / ``decimals``: how the result prints.
     """
@@ -203,43 +205,22 @@ def evaluate(
 
 
 def _evaluate(run, qrels_table: Qrels, settings: Settings, protocol_obj) -> EvalResult:
-    """The evaluation by the path the run calls for: on Dask, streamed, or in memory."""
+    """One path whatever the run: its chunks of whole queries (one chunk in memory, many
+    streamed, partitions on Dask) each scored by :func:`score_part`, merged once by
+    :func:`merge_parts`."""
     options = settings.options
-    if settings.engine == "dask":
-        from .daskengine import evaluate_dask
-
-        return evaluate_dask(
-            run, qrels_table, settings, protocol_obj, options.scheduler, options.progress
-        )
-    from .streaming import plan_reading
-
-    plan = plan_reading(run, options.memory)
-    if plan.stream:
-        from .streaming import evaluate_stream
-
-        return evaluate_stream(run, qrels_table, settings, protocol_obj, plan, options.progress)
-    run_table = as_run(run, duplicates=settings.duplicates)
-    people = population(run_table, qrels_table, settings.empty_queries)
-    order = rank_order(run_table, settings.ties, settings.max_docs)
-    report = tie_report(run_table, order)
-    tie_warning = report.warning()
-    warnings = (
-        list(run_table.warnings)
-        + list(qrels_table.warnings)
-        + people.warnings
-        + ([tie_warning] if tie_warning else [])
+    # what each chunk is scored with: the Dask client itself does not travel
+    travelling = replace(settings, options=replace(options, scheduler=None))
+    read = read_in_chunks(
+        run,
+        functools.partial(score_part, qrels=qrels_table, settings=travelling),
+        duplicates=settings.duplicates,
+        memory=options.memory,
+        progress=options.progress,
+        dask=settings.engine == "dask",
+        scheduler=options.scheduler,
     )
-    values = engine_values(settings, run_table, qrels_table, people, order)
-    return make_result(
-        settings,
-        people,
-        values,
-        warnings,
-        report,
-        protocol_obj,
-        run_table.source,
-        ranked=RankedQueries.of(run_table),
-    )
+    return merge_parts(read.results, qrels_table, settings, protocol_obj, read.source, read.notes)
 
 
 @dataclass(frozen=True)
@@ -273,6 +254,137 @@ def engine_values(settings: Settings, run: Run, qrels: Qrels, people: Population
     return values
 
 
+# --------------------------------------------------------------------------- parts
+
+
+@dataclass
+class Part:
+    """What scoring one chunk of whole queries leaves: its per-query values and the facts
+    the whole run's population, warnings and tie report are made of."""
+
+    rows: np.ndarray  # positions in qrels.all_query_ids of the counted queries scored
+    values: np.ndarray  # one row per position of ``rows``
+    run_ids: pa.Array  # the chunk's run queries, first-appearance order
+    sizes: np.ndarray  # rows of each of ``run_ids``
+    tie_examples: tuple[str, ...]
+    tie_ids: frozenset[str]
+    tied_docs: int
+    warnings: list[EvalWarning]
+
+
+def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
+    """Score the queries of ``run`` (whole queries, any subset of a run) that count."""
+    present, sizes = run.ranked_queries()
+    run_ids = take(run.query_ids, present)
+    counted = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    counted[counted_queries(qrels, settings.empty_queries)] = True
+    in_qrels = lookup(run_ids, qrels.all_query_ids)
+    rows = in_qrels[in_qrels >= 0]
+    rows = rows[counted[rows]]
+    people = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
+    order = rank_order(run, settings.ties, settings.max_docs)
+    report = tie_report(run, order)
+    values = engine_values(settings, run, qrels, people, order)
+    return Part(
+        rows,
+        values,
+        run_ids,
+        sizes,
+        report.examples,
+        report.query_ids,
+        report.tied_docs,
+        list(run.warnings),
+    )
+
+
+def empty_run(source: str = "<run>") -> Run:
+    """A run with no row: what a query no chunk ranks is scored on."""
+    no_ids = pa.nulls(0, pa.string())
+    empty = np.zeros(0, dtype=np.int32)
+    return Run(empty, no_ids, empty.copy(), no_ids, np.zeros(0), source)
+
+
+def unranked_values(
+    settings: Settings, qrels: Qrels, positions: np.ndarray, source: str = "<run>"
+) -> np.ndarray:
+    """Per-query values of the qrels queries at ``positions`` (in ``all_query_ids``) when
+    the run ranks none of them: each scored on an empty ranking, as ``trec_eval -c``."""
+    nothing = empty_run(source)
+    left = Population(positions, take(qrels.all_query_ids, positions).to_pylist(), [])
+    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
+
+
+_RUN_WARNING_ORDER = (
+    "duplicate_docs_dropped",
+    "duplicate_docs_kept",
+    "run_extra_text",
+    "run_comment_lines",
+)
+
+
+def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
+    """One warning per code: counts added, the first examples kept, in the order the
+    in-memory reader gives them (one list alone, a run read whole, stays as it is)."""
+    lists = [list(warnings) for warnings in lists if warnings]
+    if len(lists) == 1:
+        return lists[0]
+    merged: dict[str, EvalWarning] = {}
+    for warnings in lists:
+        for w in warnings:
+            known = merged.get(w.code)
+            if known is None:
+                merged[w.code] = w
+            else:
+                examples = examples_of((*known.examples, *w.examples))
+                merged[w.code] = replace(known, count=known.count + w.count, examples=examples)
+    rank = {code: i for i, code in enumerate(_RUN_WARNING_ORDER)}
+    return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
+
+
+def merge_parts(
+    parts: list[Part],
+    qrels: Qrels,
+    settings: Settings,
+    protocol,
+    source: str,
+    notes: list[EvalWarning] | None = None,
+) -> EvalResult:
+    """The evaluation of a whole run from its parts (in run order): per-query rows put in
+    the population's order, the queries no part ranks scored on an empty ranking, the
+    warnings and tie report of the whole run (``notes``: warnings of reading the run that
+    no part holds, merged with theirs)."""
+    run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
+    people = population_of(run_ids, source, qrels, settings.empty_queries)
+    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    row_of[people.counted] = np.arange(len(people.counted))
+    values = np.zeros((len(people.counted), len(settings.measures)))
+    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    for part in parts:
+        values[row_of[part.rows]] = part.values
+        scored[part.rows] = True
+    missing = people.counted[~scored[people.counted]]
+    if missing.size:
+        values[row_of[missing]] = unranked_values(settings, qrels, missing, source)
+    report = TieReport(
+        settings.ties,
+        sum(p.tied_docs for p in parts),
+        examples_of(e for p in parts for e in p.tie_examples),
+        frozenset().union(*(p.tie_ids for p in parts)),
+    )
+    tie_warning = report.warning()
+    warnings = (
+        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
+        + list(qrels.warnings)
+        + people.warnings
+        + ([tie_warning] if tie_warning else [])
+    )
+    sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    ranked = RankedQueries(run_ids.to_pylist(), sizes)
+    return make_result(
+        settings, people, values, warnings, report, protocol, source, qrels.source, ranked
+    )
+
+
 def make_result(
     settings: Settings,
     people: Population,
@@ -303,6 +415,7 @@ def make_result(
         qrels_source=qrels_source if qrels_source is not None else people.qrels_source,
         engine=settings.engine,
         ranked=ranked,
+        options=replace(settings.options, scheduler=None),  # no client inside a result
     )
 
 

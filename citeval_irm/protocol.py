@@ -16,6 +16,7 @@ the report's warnings.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +25,8 @@ import pandas as pd
 from .depth import short_rankings
 from .errors import EvalWarning
 from .escaping import plain_text
-from .io import KEEP_ALL, as_dataset, as_run, repeated_rows
+from .io import KEEP_ALL, as_dataset, repeated_rows
+from .options import EvalOptions, options_from
 from .papers import PROTOCOLS
 from .printable import Printable
 from .results import RankedQueries
@@ -176,10 +178,9 @@ def validate(
     unknown_year: str = "admit",
     measures=None,
     protocol=None,
-    memory: int | str | None = None,
-    progress: bool | None = None,
     strict: bool = False,
-    max_docs: int | None = None,
+    options: EvalOptions | None = None,
+    **keywords,
 ) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
@@ -191,9 +192,11 @@ def validate(
     ``"admit"`` or ``"exclude"`` docs without a year. ``measures`` / ``protocol``: what the
     run will be evaluated with; every ranking must reach their deepest cut-off
     (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
-    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``memory``: as in
-    :func:`citeval_irm.evaluate`, a run file larger than it allows is checked a chunk of
-    whole queries at a time, with the same report. ``max_docs``: the evaluation will count
+    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``options`` (an
+    :class:`~citeval_irm.options.EvalOptions`, or its fields as keywords): ``memory``, as in
+    :func:`citeval_irm.evaluate`: a run file larger than it allows is checked a chunk of
+    whole queries at a time (the same sources of chunks as evaluation), with the same report;
+    ``progress``: the bar of a streamed check. ``max_docs``: the evaluation will count
     only the first ``max_docs`` docs of each ranking (trec_eval ``-M``): the depth check
     reads the rankings so cut; every pair of the run is still checked, as submitted.
 
@@ -205,35 +208,24 @@ def validate(
     those queries violations.
     """
     from .datasets import admissible_candidates
-    from .options import check_max_docs
-    from .streaming import Progress, plan_reading
+    from .sources import read_in_chunks
 
-    max_docs = check_max_docs(max_docs)
+    (options,) = options_from("validate", keywords, (options, EvalOptions))
+    max_docs = options.max_docs
     found = as_dataset(dataset)
     name = found[0] if found is not None else str(dataset)
     data = found[1] if found is not None else dataset
     allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
     gold = _gold_pairs(data)
-    plan = plan_reading(run, memory)
-    if plan.stream:
-        from .chunks import over_whole_queries
-
-        bar = Progress(plan.size, progress, "citeval: validating the run")
-        try:
-            checked, _ = over_whole_queries(
-                run,
-                plan.chunk_rows,
-                plan,
-                KEEP_ALL,
-                lambda chunks: [_pair_checks(chunk, allowed, gold) for chunk in chunks],
-                on_bytes=bar.read,
-            )
-        finally:
-            bar.close()
-        source = str(run)
-    else:
-        table = as_run(run, duplicates=KEEP_ALL)
-        checked, source = [_pair_checks(table, allowed, gold)], table.source
+    read = read_in_chunks(
+        run,
+        functools.partial(_pair_checks, allowed=allowed, gold=gold),
+        duplicates=KEEP_ALL,
+        memory=options.memory,
+        progress=options.progress,
+        label="citeval: validating the run",
+    )
+    checked, source = read.results, read.source
     queries = allowed.queries
     # each check's rows in run order, the checks in report order, as from one table
     pieces = [piece for check in _FLAGGED for part in checked for piece in part[0][check]]

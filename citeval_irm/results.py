@@ -18,6 +18,7 @@ import numpy as np
 from .errors import EvalWarning, InputError
 from .escaping import csv_text, plain_text, trec_field
 from .measures import Measure, Protocol, parse_measures
+from .options import EvalOptions, display_decimals
 from .printable import Printable
 from .scoring import is_integer_measure, percent_scale, trec_eval_name, trec_eval_sort_key
 from .ties import TieReport
@@ -73,6 +74,7 @@ class EvalResult(Printable):
     qrels_source: str = "<qrels>"
     engine: str = "citeval"
     ranked: RankedQueries | None = field(default=None, repr=False)
+    options: EvalOptions | None = field(default=None, repr=False)  # what it was made with
 
     # ------------------------------------------------------------------ access
     @property
@@ -106,12 +108,16 @@ class EvalResult(Printable):
             raise KeyError(f"{measure!r} was not computed; computed: {self.names}") from None
 
     def default_percent(self) -> bool:
+        """Percent as ``evaluate`` was asked (``percent=``), else the protocol's unit."""
+        if self.options is not None:
+            return self.options.shown_percent(self.protocol)
         return bool(self.protocol.percent) if self.protocol else False
 
     def decimals(self, percent: bool, decimals: int | None = None) -> int:
-        """Decimals values print with (:func:`~citeval_irm.options.display_decimals`)."""
-        from .options import display_decimals
-
+        """Decimals values print with (:func:`~citeval_irm.options.display_decimals`): as
+        given here, else as ``evaluate`` was asked (``decimals=``), else the rule's."""
+        if decimals is None and self.options is not None:
+            decimals = self.options.decimals
         return display_decimals(percent, self.protocol, decimals)
 
     def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:

@@ -1,14 +1,11 @@
-"""Runs larger than memory: read in chunks of whole queries and scored chunk by chunk.
+"""The reading plan of a run: read whole, or streamed in chunks of whole queries.
 
 :func:`plan_reading` decides, from the size of the run file and the memory allowed
 (``memory=``, default half of what the machine has available), whether the run is read
-whole or streamed, and how many rows a chunk holds. :func:`evaluate_stream` scores each
-chunk with the same core as the in-memory path (:func:`score_part`) and
-:func:`merge_parts` puts the per-query rows together: exact, since a query's values depend
-only on its own rows and judgements. The query population, the warnings (duplicates, ties,
-run-only and missing queries) and the aggregates are computed over the whole run, once, as
-in memory. The Dask engine (:mod:`citeval_irm.daskengine`) scores partitions with the same
-two functions.
+whole or streamed, and how many rows a chunk holds. :func:`prefetch` reads the next chunk in
+a thread while one is scored, :class:`Progress` shows how far reading has got. Part of the
+layer that reads runs (:mod:`citeval_irm.sources` hands the chunks out): it knows nothing of
+evaluation.
 """
 
 from __future__ import annotations
@@ -18,26 +15,14 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
-from .errors import EvalWarning, InputError, examples_of
-from .evaluation import (
-    Population,
-    Settings,
-    counted_queries,
-    engine_values,
-    make_result,
-    population_of,
-)
+from .errors import InputError
 from .options import parse_memory
-from .results import EvalResult, RankedQueries
-from .tables import Qrels, Run, lookup, take
-from .ties import TieReport, rank_order, tie_report
 
 # What reading takes, measured on generated runs (benchmarks/bench_streaming.py): the
 # in-memory path about 1.3 bytes per byte of text at its peak; pyarrow's streaming CSV
@@ -193,151 +178,7 @@ def plan_reading(
     return ReadingPlan(True, rows, block, budget, estimate, size)
 
 
-# --------------------------------------------------------------------------- parts
-
-
-@dataclass
-class Part:
-    """What scoring one piece of whole queries leaves: its per-query values and the facts
-    the whole run's population, warnings and tie report are made of."""
-
-    rows: np.ndarray  # positions in qrels.all_query_ids of the counted queries scored
-    values: np.ndarray  # one row per position of ``rows``
-    run_ids: pa.Array  # the piece's run queries, first-appearance order
-    sizes: np.ndarray  # rows of each of ``run_ids``
-    tie_examples: tuple[str, ...]
-    tie_ids: frozenset[str]
-    tied_docs: int
-    warnings: list[EvalWarning]
-
-
-def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
-    """Score the queries of ``run`` (whole queries, any subset of a run) that count."""
-    present, sizes = run.ranked_queries()
-    run_ids = take(run.query_ids, present)
-    counted = np.zeros(len(qrels.all_query_ids), dtype=bool)
-    counted[counted_queries(qrels, settings.empty_queries)] = True
-    in_qrels = lookup(run_ids, qrels.all_query_ids)
-    rows = in_qrels[in_qrels >= 0]
-    rows = rows[counted[rows]]
-    people = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
-    order = rank_order(run, settings.ties, settings.max_docs)
-    report = tie_report(run, order)
-    values = engine_values(settings, run, qrels, people, order)
-    return Part(
-        rows,
-        values,
-        run_ids,
-        sizes,
-        report.examples,
-        report.query_ids,
-        report.tied_docs,
-        list(run.warnings),
-    )
-
-
-def empty_run(source: str = "<run>") -> Run:
-    """A run with no row: what a query no piece ranks is scored on."""
-    no_ids = pa.nulls(0, pa.string())
-    empty = np.zeros(0, dtype=np.int32)
-    return Run(empty, no_ids, empty.copy(), no_ids, np.zeros(0), source)
-
-
-def unranked_values(
-    settings: Settings, qrels: Qrels, positions: np.ndarray, source: str = "<run>"
-) -> np.ndarray:
-    """Per-query values of the qrels queries at ``positions`` (in ``all_query_ids``) when
-    the run ranks none of them: each scored on an empty ranking, as ``trec_eval -c``."""
-    nothing = empty_run(source)
-    left = Population(positions, take(qrels.all_query_ids, positions).to_pylist(), [])
-    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
-
-
-_RUN_WARNING_ORDER = (
-    "duplicate_docs_dropped",
-    "duplicate_docs_kept",
-    "run_extra_text",
-    "run_comment_lines",
-)
-
-
-def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
-    """One warning per code: counts added, the first examples kept, in the order the
-    in-memory reader gives them."""
-    merged: dict[str, EvalWarning] = {}
-    for warnings in lists:
-        for w in warnings:
-            known = merged.get(w.code)
-            if known is None:
-                merged[w.code] = w
-            else:
-                examples = examples_of((*known.examples, *w.examples))
-                merged[w.code] = replace(known, count=known.count + w.count, examples=examples)
-    rank = {code: i for i, code in enumerate(_RUN_WARNING_ORDER)}
-    return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
-
-
-def merge_parts(
-    parts: list[Part],
-    qrels: Qrels,
-    settings: Settings,
-    protocol,
-    source: str,
-    notes: list[EvalWarning] | None = None,
-) -> EvalResult:
-    """The evaluation of a whole run from its parts (in run order): per-query rows put in
-    the population's order, the queries no part ranks scored on an empty ranking, the
-    warnings and tie report of the whole run (``notes``: warnings of reading the run that
-    no part holds, merged with theirs)."""
-    run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
-    people = population_of(run_ids, source, qrels, settings.empty_queries)
-    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
-    row_of[people.counted] = np.arange(len(people.counted))
-    values = np.zeros((len(people.counted), len(settings.measures)))
-    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
-    for part in parts:
-        values[row_of[part.rows]] = part.values
-        scored[part.rows] = True
-    missing = people.counted[~scored[people.counted]]
-    if missing.size:
-        values[row_of[missing]] = unranked_values(settings, qrels, missing, source)
-    tie_ids = frozenset().union(*(p.tie_ids for p in parts))
-    report = TieReport(
-        settings.ties,
-        sum(p.tied_docs for p in parts),
-        examples_of(e for p in parts for e in p.tie_examples),
-        tie_ids,
-    )
-    tie_warning = report.warning()
-    warnings = (
-        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
-        + list(qrels.warnings)
-        + people.warnings
-        + ([tie_warning] if tie_warning else [])
-    )
-    sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    ranked = RankedQueries(run_ids.to_pylist(), sizes)
-    return make_result(
-        settings, people, values, warnings, report, protocol, source, qrels.source, ranked
-    )
-
-
-def check_whole_queries(parts: list[Part], source: str) -> None:
-    """Each query in one part only (else the parts did not hold whole queries)."""
-    import pyarrow.compute as pc
-
-    if not parts:
-        return
-    run_ids = pa.concat_arrays([p.run_ids for p in parts])
-    counts = pc.value_counts(run_ids)
-    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-    if len(repeated):
-        from .chunks import NotGrouped
-
-        raise NotGrouped(source, repeated[0].as_py(), 0)
-
-
-# --------------------------------------------------------------------------- streaming
+# --------------------------------------------------------------------------- reading
 
 
 class Progress:
@@ -408,29 +249,3 @@ def prefetch(chunks: Iterator, depth: int = 1) -> Iterator:
             with contextlib.suppress(queue.Empty):
                 handoff.get(timeout=0.1)
         thread.join()
-
-
-def evaluate_stream(
-    run, qrels: Qrels, settings: Settings, protocol, plan: ReadingPlan, progress: bool | None
-) -> EvalResult:
-    """Evaluate the run file ``run`` chunk by chunk (see the module docstring)."""
-    from .chunks import over_whole_queries
-
-    bar = Progress(plan.size, progress, "citeval: reading the run")
-
-    def score(chunks: Iterator[Run]) -> list[Part]:
-        parts: list[Part] = []
-        for chunk in prefetch(chunks):
-            part = score_part(chunk, qrels, settings)
-            del chunk
-            parts.append(part)
-            bar.scored(len(part.run_ids))
-        return parts
-
-    try:
-        parts, notes = over_whole_queries(
-            run, plan.chunk_rows, plan, settings.duplicates, score, on_bytes=bar.read
-        )
-    finally:
-        bar.close()
-    return merge_parts(parts, qrels, settings, protocol, os.fspath(run), notes)

@@ -137,7 +137,7 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
         warnings.simplefilter("ignore", EvalWarning)
         validation = validate(
             entry.run, entry.dataset, same_year=same_year, measures=measures, protocol=protocol,
-            memory=options.memory, progress=False, max_docs=options.max_docs,
+            options=replace(options, progress=False),
         )  # fmt: skip
         result = evaluate(entry.run, entry.dataset, measures, protocol=protocol, options=options)
     ranked = result.ranked

@@ -113,3 +113,18 @@ def test_compare_on_the_cluster_issues_each_warning_once_from_the_client(tmp_pat
     issued = [w for w in caught if issubclass(w.category, citeval_irm.EvalWarning)]
     assert [str(w.message) for w in issued] == [str(w) for w in comparison.warnings]
     assert {w.filename for w in issued} == {__file__}
+
+
+def test_crosscheck_on_the_cluster_equals_in_memory(tmp_path, client):
+    """The cross-check reads a partitioned run through the Dask source too."""
+    from test_crosscheck_streamed import same_report
+
+    run, qrels = citation_run(tmp_path)
+    folder = tmp_path / "parts"
+    citeval_irm.convert(run, folder, partition_rows=1500)
+    for recipe in ("goyal2026", "symtax"):
+        expected = citeval_irm.crosscheck(run, qrels, recipe=recipe)
+        found = citeval_irm.crosscheck(
+            folder, qrels, recipe=recipe, engine="dask", scheduler=client
+        )
+        same_report(expected, found)

@@ -15,18 +15,6 @@ import citeval_irm
 
 PACKAGE = Path(citeval_irm.__file__).parent
 
-# The one circle still allowed, by name: in-memory, streamed and Dask evaluation calling
-# each other (issue 20, item 1, removes it). Any other circle, or this one growing, fails.
-ALLOWED = frozenset(
-    {
-        "citeval_irm.chunks",
-        "citeval_irm.convert",
-        "citeval_irm.daskengine",
-        "citeval_irm.evaluation",
-        "citeval_irm.streaming",
-    }
-)
-
 
 def module_files(root: Path) -> dict[str, Path]:
     """Every module of the package at ``root`` by dotted name (a package by its
@@ -121,14 +109,12 @@ def cycle_through(graph: dict[str, set[str]], component: frozenset[str]) -> list
     raise AssertionError(f"no circle in {sorted(component)}")
 
 
-def test_no_import_circle_but_the_one_allowed_by_name():
+def test_no_import_circle():
     graph = import_graph()
     found = circles(graph)
-    new = [c for c in found if c != ALLOWED]
-    assert not new, "import circles: " + "; ".join(
-        " -> ".join(cycle_through(graph, c)) for c in new
+    assert not found, "import circles: " + "; ".join(
+        " -> ".join(cycle_through(graph, c)) for c in found
     )
-    assert ALLOWED in found, "the allowed circle is gone: remove ALLOWED from this test"
 
 
 def test_the_graph_sees_module_and_function_level_imports(tmp_path):

@@ -168,3 +168,19 @@ def test_the_command_line_defaults_are_the_options_defaults():
     args = build_parser().parse_args(["compare", "a.trec", "b.trec", "--qrels", "q", "-m", "RR"])
     assert dataclasses.replace(eval_options(args), progress=None) == EvalOptions()
     assert statistics_options(args) == StatisticsOptions()
+
+
+def test_a_result_prints_as_evaluate_was_asked(files):
+    """``evaluate(..., percent=True, decimals=1)``: the result remembers how to print, and
+    ``format``'s own keywords still win."""
+    run, _, qrels = files
+    with pytest.warns(citeval_irm.EvalWarning):
+        shown = citeval_irm.evaluate(run, qrels, "RR P@2", percent=True, decimals=1)
+        plain = citeval_irm.evaluate(run, qrels, "RR P@2")
+    assert shown.format("table").splitlines()[1:] == ["  RR   44.4", "  P@2  16.7"]
+    assert plain.format("table").splitlines()[1:] == ["  RR   0.4444", "  P@2  0.1667"]
+    assert shown.format("table", percent=False, decimals=2).splitlines()[1:] == [
+        "  RR   0.44",
+        "  P@2  0.17",
+    ]
+    assert shown.to_frame().loc["all", "RR"] == pytest.approx(44.444, abs=1e-3)

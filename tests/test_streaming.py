@@ -21,7 +21,7 @@ from test_io_rules import files
 import citeval_irm
 from citeval_irm.chunks import NotGrouped, iter_run_chunks
 from citeval_irm.cli import main
-from citeval_irm.options import parse_memory
+from citeval_irm.options import EvalOptions, parse_memory
 from citeval_irm.streaming import plan_reading
 
 TINY = "64K"  # streams every file below, in chunks of about a hundred rows
@@ -225,6 +225,12 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
     assert whole.to_dict() == streamed.to_dict()
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(whole.violations, streamed.violations)
+    given = citeval_irm.validate(  # the reading options as an EvalOptions, as evaluate takes
+        path, "citeval/demo/test", options=EvalOptions(memory=TINY, progress=False)
+    )
+    assert given.to_dict() == streamed.to_dict()
+    with pytest.raises(TypeError, match="did you mean 'memory'"):
+        citeval_irm.validate(path, "citeval/demo/test", memroy=TINY)
 
 
 def test_progress_on_a_terminal_and_not_otherwise(tmp_path):

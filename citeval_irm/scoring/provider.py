@@ -69,8 +69,7 @@ class CitevalEvaluator(providers.Evaluator):
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
-        from ..evaluation import Settings, counted_queries, evaluate
-        from ..streaming import unranked_values
+        from ..evaluation import Settings, counted_queries, evaluate, unranked_values
         from ..tables import lookup
 
         qrels = self._qrels
