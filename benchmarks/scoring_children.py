@@ -1,6 +1,7 @@
 """Child processes of ``bench_scoring.py``: each the whole job of one tool, from the files.
 
     python scoring_children.py pyarrow RUN                 # parse the run, nothing else
+    python scoring_children.py pyarrow3 RUN                # only query_id, doc_id, score
     python scoring_children.py ranx RUN QRELS METRIC...    # ranx evaluate, aggregate as JSON
     python scoring_children.py pytrec RUN QRELS MEASURE... # pytrec_eval, per query as JSON
 
@@ -47,6 +48,24 @@ def pyarrow_parse(run: str) -> None:
     print(read_run(run).num_rows)
 
 
+def pyarrow_three_columns(run: str) -> None:
+    """The bare parse of the three columns an evaluator needs, as strings and a float: the
+    floor of ``citeval eval`` (bench_pipeline.py)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    table = pa_csv.read_csv(
+        run,
+        read_options=pa_csv.ReadOptions(column_names=list(RUN_COLUMNS)),
+        parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=["query_id", "doc_id", "score"],
+            column_types={"query_id": pa.string(), "doc_id": pa.string(), "score": pa.float64()},
+        ),
+    )
+    print(table.num_rows)
+
+
 def ranx_evaluate(run: str, qrels: str, *metrics: str) -> None:
     """What a ranx user writes: ``from_file`` (``from_df`` fails under pandas 3, ranx#79)."""
     import warnings
@@ -85,7 +104,12 @@ def pytrec_per_query(run: str, qrels: str, *measures: str) -> None:
     json.dump(evaluator.evaluate(run_dict), sys.stdout)
 
 
-COMMANDS = {"pyarrow": pyarrow_parse, "ranx": ranx_evaluate, "pytrec": pytrec_per_query}
+COMMANDS = {
+    "pyarrow": pyarrow_parse,
+    "pyarrow3": pyarrow_three_columns,
+    "ranx": ranx_evaluate,
+    "pytrec": pytrec_per_query,
+}
 
 if __name__ == "__main__":
     COMMANDS[sys.argv[1]](*sys.argv[2:])

@@ -121,7 +121,7 @@ def convert(
         return Converted(target, len(qrels), len(qrels.all_query_ids), 1)
     from .streaming import plan_reading
 
-    plan = plan_reading(source, memory)
+    plan = plan_reading(source, memory, large_streams=False)  # one file while it fits
     if not plan.stream and partition_rows is None:
         from .io import KEEP_ALL, read_run
 

@@ -36,6 +36,13 @@ CHUNK_PER_ROW = 64
 CHUNKS_ALIVE = 3  # one scored, one waiting, one being read
 MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 64, 1 << 23
 MIN_BLOCK, MAX_BLOCK = 1 << 16, 1 << 22
+# A TREC run of more text than this is streamed even when it would fit (in chunks planned
+# for STREAM_MEMORY): measured on W1-style runs (benchmarks/bench_pipeline.py, README),
+# streaming takes no more time from about 6 M lines on (it parses one chunk while the one
+# before is scored) and a fraction of the memory (30 M lines: 0.4 GB against 1.5 GB).
+# Read at call time: a test or a user may change it.
+STREAM_ABOVE = 256 << 20
+STREAM_MEMORY = 1 << 30
 
 
 def available_memory() -> int:
@@ -131,10 +138,14 @@ class ReadingPlan:
     size: int = 0  # bytes of its file (what progress counts)
 
 
-def plan_reading(run, memory: int | str | None = None) -> ReadingPlan:
+def plan_reading(
+    run, memory: int | str | None = None, *, large_streams: bool = True
+) -> ReadingPlan:
     """Read ``run`` whole when it is a file expected to fit in ``memory`` (default: half of
     the memory available), else in chunks sized to fit; anything already in memory (a
-    DataFrame, a Run) is used as it is."""
+    DataFrame, a Run) is used as it is. Without ``memory``, a TREC file of more than
+    :data:`STREAM_ABOVE` bytes of text is streamed all the same (``large_streams``), in
+    chunks planned for :data:`STREAM_MEMORY`."""
     from .io import is_parquet
 
     if not isinstance(run, (str, os.PathLike)):
@@ -144,6 +155,7 @@ def plan_reading(run, memory: int | str | None = None) -> ReadingPlan:
     path = Path(text)
     if "://" not in text and not path.exists():
         return ReadingPlan(False)  # the in-memory reader says what is wrong
+    large = False
     if is_parquet(run):
         rows, data = _parquet_sizes(run)
         estimate, per_row = int(data * IN_MEMORY_PER_TEXT_BYTE * 2), data / max(rows, 1) * 2
@@ -154,9 +166,12 @@ def plan_reading(run, memory: int | str | None = None) -> ReadingPlan:
         size = text_size(path)
         estimate = int(size * IN_MEMORY_PER_TEXT_BYTE)
         per_row = _line_bytes(path) * CHUNK_PER_TEXT_BYTE
+        large = memory is None and large_streams and size > STREAM_ABOVE
         size = path.stat().st_size
-    if estimate <= budget:
+    if estimate <= budget and not large:
         return ReadingPlan(False, budget=budget, estimate=estimate, size=size)
+    if large:  # streamed however much would fit: see STREAM_ABOVE
+        budget = min(budget, STREAM_MEMORY)
     block = min(max(budget // (4 * READER_PER_BLOCK), MIN_BLOCK), MAX_BLOCK)
     rows = int((budget - READER_PER_BLOCK * block) / (CHUNKS_ALIVE * (per_row + CHUNK_PER_ROW)))
     rows = min(max(rows, MIN_CHUNK_ROWS), MAX_CHUNK_ROWS)

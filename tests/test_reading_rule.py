@@ -184,6 +184,35 @@ def test_an_empty_last_field_is_read_the_same_whatever_the_other_lines(tmp_path,
         assert caught.value.line == 1
 
 
+@pytest.mark.parametrize(
+    ("bad_line", "odd_byte"),
+    [
+        ("qb Q0  d 1 2.0\n", 7),  # a doubled delimiter, the last two bytes of a block
+        ("qb Q0 d 1 2.0 \n", 13),  # a delimiter ending the line, the first byte of a block
+    ],
+)
+def test_an_empty_field_at_a_block_boundary_is_found(tmp_path, bad_line, odd_byte):
+    """The fast parse reads 64 KB blocks when streamed, 4 MB whole: a 5-field line whose
+    empty field sits at the edge of a block is trec_eval's error all the same, naming it."""
+    block = 1 << 16
+    filler = "qa Q0 d{:05d} 1 1.0 t\n"
+    count, rest = divmod(block - odd_byte, len(filler.format(0)))
+    lines = [filler.format(i) for i in range(count - 1)]
+    lines.append("qa Q0 dlast 1 1.0 t" + "x" * (rest + 1) + "\n")  # bad_line[odd_byte] at 64K
+    lines.append(bad_line)
+    lines += [filler.format(i).replace("qa", "qc") for i in range(100)]
+    run = tmp_path / "run.trec"
+    run.write_text("".join(lines))
+    assert "".join(lines).encode()[block - 2 : block + 2] in (b"  d ", b".0 \n")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("qa 0 d00001 1\n")
+    assert plan_reading(run, "1K").block_size == block
+    for memory in (None, "1K"):
+        with pytest.raises(InputError, match="found 5") as caught:
+            evaluate(run, qrels, "RR", memory=memory)
+        assert caught.value.line == count + 1
+
+
 def test_a_byte_order_mark_is_dropped_on_both_paths(tmp_path):
     bom = b"\xef\xbb\xbf"
     fast = tmp_path / "fast.trec"

@@ -81,6 +81,23 @@ def test_streamed_equals_in_memory(tmp_path, ties, empty_queries):
     assert streamed.ties.tied_queries > 1
 
 
+def test_a_run_above_the_threshold_is_streamed_by_default(tmp_path, monkeypatch):
+    """Without ``memory=``, a TREC run of more text than ``STREAM_ABOVE`` is streamed (the
+    same values and warnings); ``memory=`` keeps its meaning, and convert writes one file."""
+    from citeval_irm import streaming
+
+    run, qrels = citation_run(tmp_path)
+    whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026")
+    assert not plan_reading(run).stream
+    monkeypatch.setattr(streaming, "STREAM_ABOVE", run.stat().st_size - 1)
+    plan = plan_reading(run)
+    assert plan.stream and plan.budget == streaming.STREAM_MEMORY
+    assert not plan_reading(run, "1G").stream
+    assert not plan_reading(run, large_streams=False).stream
+    same_result(whole, citeval_irm.evaluate(run, qrels, protocol="goyal2026"))
+    assert citeval_irm.convert(run, tmp_path / "run.parquet").path.is_file()
+
+
 def test_gzip_extra_text_duplicates_and_other_engines(tmp_path):
     run, qrels = citation_run(tmp_path, queries=60)
     lines = run.read_text().splitlines()
