@@ -12,7 +12,7 @@ Phases, each in its own process so that peak memory belongs to it alone:
 
 1. ``generate``: writing the corpus (not part of the baseline);
 2. ``bm25``: what ``citeval baseline bm25`` does, step by step with
-   :class:`citeval_irm.baseline.BM25Index`: read and tokenize the papers, build the bm25s
+   :class:`citeval_irm.papers.baseline.BM25Index`: read and tokenize the papers, build the bm25s
    index, read the queries, rank them (k = 300) without and with the temporal protocol, and
    :func:`citeval_irm.validate` the temporal run.
 
@@ -114,8 +114,8 @@ def _bm25_phase(k: int) -> dict:
     import ir_datasets
 
     import citeval_irm
-    from citeval_irm.baseline import BM25Index, QueryInfo
     from citeval_irm.datasets import AdmissibleCandidates
+    from citeval_irm.papers.baseline import BM25Index, QueryInfo
 
     figures: dict[str, float | int] = {"rss_after_imports_mb": peak_rss_mb()}
     dataset = ir_datasets.load("citeval/arxiv/test")

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = rows_for(run, qrels, trec_eval)
     highest = run_rows(rows, args.repeat, folder)
     sys.path.insert(0, str(HERE.parent))
-    from citeval_irm.streaming import plan_reading
+    from citeval_irm.reading.streaming import plan_reading
 
     streamed = ", ".join(
         f"{name}: {'streamed' if plan_reading(path).stream else 'read whole'} by default"

@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         "--protocol",
         "goyal2026",
     ]
-    from citeval_irm.streaming import plan_reading
+    from citeval_irm.reading.streaming import plan_reading
 
     streams = plan_reading(big / "run.trec", args.big_memory).stream
     note = f"--memory {args.big_memory}" + (

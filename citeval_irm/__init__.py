@@ -18,55 +18,56 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
-from ._hooks import after_import
+from .base.hooks import after_import
 
 __version__ = "0.1.0"
 
 # public name -> the module that defines it: the verbs, the objects they return, the
 # registries of papers, and the errors a user catches. Everything else lives in submodules
-# (citeval_irm.recipes.Quirks, citeval_irm.ties.rank_run, citeval_irm.tieaware, ...).
+# (citeval_irm.papers.recipes.Quirks, citeval_irm.reading.ties.rank_run,
+# citeval_irm.scoring.tieaware, ...).
 _EXPORTS = {
     # verbs
-    "evaluate": "evaluation",
-    "crosscheck": "crosscheck",
-    "validate": "protocol",
-    "compare": "compare",
-    "breakdown": "breakdown",
-    "results_table": "table",
-    "published": "published",
+    "evaluate": "evaluation.evaluate",
+    "crosscheck": "checks.crosscheck",
+    "validate": "checks.protocol",
+    "compare": "comparison.compare",
+    "breakdown": "comparison.breakdown",
+    "results_table": "comparison.results_table",
+    "published": "checks.published",
     "make_report": "report",
-    "bm25_run": "baseline",
-    "read_run": "io",
-    "read_qrels": "io",
-    "as_run": "io",
-    "as_qrels": "io",
-    "write_run": "io",
-    "convert": "convert",
-    "parse_measures": "measures",
+    "bm25_run": "papers.baseline",
+    "read_run": "reading.io",
+    "read_qrels": "reading.io",
+    "as_run": "reading.io",
+    "as_qrels": "reading.io",
+    "write_run": "reading.io",
+    "convert": "reading.convert",
+    "parse_measures": "base.measures",
     # what they return
-    "EvalResult": "results",
-    "CrosscheckReport": "crosscheck",
-    "ValidationReport": "protocol",
-    "Comparison": "comparison",
-    "Breakdown": "breakdown",
-    "ResultsTable": "table",
-    "PublishedResults": "published",
-    "PublishedComparison": "published",
+    "EvalResult": "evaluation.results",
+    "CrosscheckReport": "checks.crosscheck",
+    "ValidationReport": "checks.protocol",
+    "Comparison": "comparison.model",
+    "Breakdown": "comparison.breakdown",
+    "ResultsTable": "comparison.results_table",
+    "PublishedResults": "checks.published",
+    "PublishedComparison": "checks.published",
     "Report": "report",
-    "Run": "tables",
-    "Qrels": "tables",
+    "Run": "reading.tables",
+    "Qrels": "reading.tables",
     # the papers
     "PROTOCOLS": "papers",
     "RECIPES": "papers",
-    "Protocol": "measures",
+    "Protocol": "base.measures",
     # errors and warnings
-    "CitevalError": "errors",
-    "InputError": "errors",
-    "UnknownDatasetError": "errors",
-    "EvalWarning": "errors",
-    "VerificationError": "evaluation",
-    "DownloadError": "downloads",
-    "ChecksumError": "downloads",
+    "CitevalError": "base.errors",
+    "InputError": "base.errors",
+    "UnknownDatasetError": "base.errors",
+    "EvalWarning": "base.errors",
+    "VerificationError": "evaluation.evaluate",
+    "DownloadError": "base.downloads",
+    "ChecksumError": "base.downloads",
     "DataNotFoundError": "datasets.sources",
     # subpackages
     "datasets": None,
@@ -111,7 +112,7 @@ def _register_datasets() -> None:
 
 
 def _register_provider() -> None:
-    importlib.import_module(".scoring.provider", __name__).register()
+    importlib.import_module(".evaluation.provider", __name__).register()
 
 
 after_import("ir_datasets", _register_datasets)
@@ -119,22 +120,22 @@ after_import("ir_measures", _register_provider)
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
-    from .baseline import bm25_run  # noqa: F401
-    from .breakdown import Breakdown, breakdown  # noqa: F401
-    from .compare import compare  # noqa: F401
-    from .comparison import Comparison  # noqa: F401
-    from .convert import convert  # noqa: F401
-    from .crosscheck import CrosscheckReport, crosscheck  # noqa: F401
+    from .base.downloads import ChecksumError, DownloadError  # noqa: F401
+    from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
+    from .base.measures import Protocol, parse_measures  # noqa: F401
+    from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
+    from .checks.protocol import ValidationReport, validate  # noqa: F401
+    from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401
+    from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
+    from .comparison.compare import compare  # noqa: F401
+    from .comparison.model import Comparison  # noqa: F401
+    from .comparison.results_table import ResultsTable, results_table  # noqa: F401
     from .datasets.sources import DataNotFoundError  # noqa: F401
-    from .downloads import ChecksumError, DownloadError  # noqa: F401
-    from .errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
-    from .evaluation import VerificationError, evaluate  # noqa: F401
-    from .io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
-    from .measures import Protocol, parse_measures  # noqa: F401
+    from .evaluation.evaluate import VerificationError, evaluate  # noqa: F401
+    from .evaluation.results import EvalResult  # noqa: F401
     from .papers import PROTOCOLS, RECIPES  # noqa: F401
-    from .protocol import ValidationReport, validate  # noqa: F401
-    from .published import PublishedComparison, PublishedResults, published  # noqa: F401
+    from .papers.baseline import bm25_run  # noqa: F401
+    from .reading.convert import convert  # noqa: F401
+    from .reading.io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
+    from .reading.tables import Qrels, Run  # noqa: F401
     from .report import Report, make_report  # noqa: F401
-    from .results import EvalResult  # noqa: F401
-    from .table import ResultsTable, results_table  # noqa: F401
-    from .tables import Qrels, Run  # noqa: F401

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from citeval_irm import stats
+from citeval_irm.comparison import stats
 
 SKEWED_MEAN = 0.1  # the mean of a non-zero difference in the coverage simulation
 

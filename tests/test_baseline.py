@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import citeval_irm
-from citeval_irm.baseline import BM25Index, QueryInfo, bm25_run, top_k
+from citeval_irm.base.errors import InputError
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import admissible_candidates
-from citeval_irm.errors import InputError
+from citeval_irm.papers.baseline import BM25Index, QueryInfo, bm25_run, top_k
 
 TEST = "citeval/demo/test"
 pytestmark = pytest.mark.usefixtures("demo_home")

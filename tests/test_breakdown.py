@@ -12,8 +12,8 @@ import pytest
 from datasets_fixtures import ARSYTA_CONTEXTS, write_arsyta_folder, write_popularity_corpus
 
 import citeval_irm
-from citeval_irm import facets, stats
 from citeval_irm.cli import main
+from citeval_irm.comparison import facets, stats
 
 ACL = "citeval/acl-200/test"
 DEMO = "citeval/demo/test"
@@ -136,7 +136,7 @@ def test_compare_reports_the_popularity_lean(corpus, capsys, tmp_path):
     )
     assert summary.at["bm25", "head_queries"] == pytest.approx(1 / 3)
     run = citeval_irm.read_run(corpus["runs"]["bm25"])
-    ranked, _ = citeval_irm.ties.rank_run(run)
+    ranked, _ = citeval_irm.reading.ties.rank_run(run)
     top = ranked.frame[ranked.rank_in_query() <= 10]["doc_id"]
     expected = np.mean([corpus["counts"].get(d, 0) for d in top])
     assert summary.at["bm25", "top10_citations"] == pytest.approx(expected)

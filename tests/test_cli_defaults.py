@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import citeval_irm
-from citeval_irm import progress
+from citeval_irm.base import progress
+from citeval_irm.base.errors import UnknownDatasetError
 from citeval_irm.cli import EXIT_INPUT_ERROR, EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import DataNotFoundError
-from citeval_irm.errors import UnknownDatasetError
 
 DEMO = "citeval/demo/test"
 SHORT = "rankings shorter than the cut-off 300 of R@300 nDCG@300 (found 50 docs)"

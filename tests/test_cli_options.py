@@ -103,7 +103,7 @@ def test_crosscheck_options(capsys, files):
 def test_crosscheck_strict_fails_on_an_unexplained_difference(capsys, files, monkeypatch):
     """A kernel broken on the recipe side only: the difference cannot be explained, and
     --strict exits 3."""
-    from citeval_irm import recipes
+    from citeval_irm.papers import recipes
 
     run, qrels = map(str, files)
     values = recipes.RecipeScorer.values

@@ -14,11 +14,11 @@ import pytest
 from compare_reference import flat
 
 import citeval_irm
+from citeval_irm.base.measures import parse_measures
 from citeval_irm.cli import main
-from citeval_irm.measures import parse_measures
 
 DEMO = "citeval/demo/test"
-compare_module = importlib.import_module("citeval_irm.compare")
+compare_module = importlib.import_module("citeval_irm.comparison.compare")
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
@@ -217,7 +217,7 @@ def test_cli_raises_b_and_says_so(capsys, write):
 
 @pytest.fixture(scope="module")
 def demo_runs(demo_home, tmp_path_factory):
-    from citeval_irm.baseline import bm25_run
+    from citeval_irm.papers.baseline import bm25_run
 
     folder = tmp_path_factory.mktemp("inference_runs")
     bm25 = bm25_run(DEMO, 30, temporal=True, show_progress=False)

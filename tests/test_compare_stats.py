@@ -18,7 +18,8 @@ from compare_reference import (
 )
 from scipy import stats as scipy_stats
 
-from citeval_irm import choices, stats
+from citeval_irm.base import choices
+from citeval_irm.comparison import stats
 
 statsmodels_multitest = pytest.importorskip("statsmodels.stats.multitest")
 

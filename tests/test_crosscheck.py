@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeval_irm import as_qrels, as_run, evaluate
-from citeval_irm.choices import KEEP_ALL
-from citeval_irm.choices import TIE_POLICIES as TIES
+from citeval_irm.base.choices import KEEP_ALL
+from citeval_irm.base.choices import TIE_POLICIES as TIES
+from citeval_irm.base.measures import parse_measures
+from citeval_irm.checks.crosscheck import CAUSES, crosscheck
 from citeval_irm.cli import main
-from citeval_irm.crosscheck import CAUSES, crosscheck
-from citeval_irm.evaluation import population
-from citeval_irm.measures import parse_measures
+from citeval_irm.evaluation.evaluate import population
 from citeval_irm.papers import RECIPES
-from citeval_irm.recipes import Quirks, Recipe, RecipeScorer
+from citeval_irm.papers.recipes import Quirks, Recipe, RecipeScorer
 
 
 def only_difference(report, measure):

@@ -14,11 +14,11 @@ import pytest
 from test_streaming import TINY, citation_run
 
 import citeval_irm
-from citeval_irm.options import EvalOptions, parse_memory
+from citeval_irm.base.options import EvalOptions, parse_memory
 from citeval_irm.papers import RECIPES
-from citeval_irm.streaming import plan_reading
+from citeval_irm.reading.streaming import plan_reading
 
-crosscheck_module = importlib.import_module("citeval_irm.crosscheck")  # not the function
+crosscheck_module = importlib.import_module("citeval_irm.checks.crosscheck")  # not the function
 
 
 def _blocks(lines: list[str]) -> list[list[str]]:

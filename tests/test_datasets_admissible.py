@@ -9,8 +9,8 @@ import pytest
 from datasets_fixtures import write_hatten_folder
 from reference_data import acl200_split_facts
 
+from citeval_irm.base.errors import InputError
 from citeval_irm.datasets import AdmissibleCandidates, admissible_candidates, paper_year
-from citeval_irm.errors import InputError
 
 
 def _real_split_candidates(split: str, *, same_year: bool):

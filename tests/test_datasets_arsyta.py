@@ -19,6 +19,8 @@ from datasets_fixtures import (
 )
 
 import citeval_irm
+from citeval_irm.base.downloads import ChecksumError, file_checksum, read_record
+from citeval_irm.base.errors import InputError
 from citeval_irm.cli import main
 from citeval_irm.datasets import (
     CORPORA,
@@ -31,8 +33,6 @@ from citeval_irm.datasets import (
 )
 from citeval_irm.datasets import sources as sources_module
 from citeval_irm.datasets.formats import hatten
-from citeval_irm.downloads import ChecksumError, file_checksum, read_record
-from citeval_irm.errors import InputError
 
 ARSYTA = "citeval/arsyta"
 REVISION = "a7bdfcadf220960fb0fde144bdb2ddfaf3233b13"

@@ -10,11 +10,11 @@ import ir_datasets
 import pytest
 from datasets_fixtures import write_hatten_folder
 
+from citeval_irm.base.downloads import ChecksumError
+from citeval_irm.base.errors import InputError
 from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts, import_dataset, validate_folder
 from citeval_irm.datasets.importing import OWNED
-from citeval_irm.downloads import ChecksumError
-from citeval_irm.errors import InputError
 
 NAME = "fulltextpeerread"
 PER_SPLIT = 6

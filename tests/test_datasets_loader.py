@@ -17,6 +17,8 @@ import pytest
 from datasets_fixtures import SPLITS, write_hatten_folder
 
 import citeval_irm
+from citeval_irm.base.downloads import Checksum, ChecksumError, RecordError, file_checksum
+from citeval_irm.base.errors import InputError
 from citeval_irm.cli import main
 from citeval_irm.datasets import (
     CORPORA,
@@ -25,8 +27,6 @@ from citeval_irm.datasets import (
     CitationQuery,
     DataNotFoundError,
 )
-from citeval_irm.downloads import Checksum, ChecksumError, RecordError, file_checksum
-from citeval_irm.errors import InputError
 
 ACL = "citeval/acl-200"
 

@@ -21,6 +21,8 @@ from datasets_fixtures import (
 )
 
 import citeval_irm
+from citeval_irm.base.downloads import read_record
+from citeval_irm.base.errors import InputError
 from citeval_irm.cli import main
 from citeval_irm.datasets import (
     MASTERSET_CORPORA,
@@ -33,8 +35,6 @@ from citeval_irm.datasets import (
     out_of_pool_gold,
     query_papers,
 )
-from citeval_irm.downloads import read_record
-from citeval_irm.errors import InputError
 
 MS = "citeval/masterset-coreml-v1"
 Q1, Q2, Q3 = ms_id("Q1"), ms_id("Q2"), ms_id("Q3")

@@ -15,9 +15,9 @@ import pytest
 from datasets_fixtures import SPLITS, citing_id_of
 from reference_data import acl200_split_facts, acl200_split_file
 
+from citeval_irm.base.downloads import Checksum, file_checksum, verify_file
 from citeval_irm.datasets import CORPORA, paper_year
 from citeval_irm.datasets.formats.hatten import iter_split
-from citeval_irm.downloads import Checksum, file_checksum, verify_file
 
 ACL = CORPORA["acl-200"]
 CITING_YEARS = {"train": {2009, 2010, 2011, 2012, 2013}, "val": {2014}, "test": {2015}}

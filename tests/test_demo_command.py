@@ -9,7 +9,7 @@ from pathlib import Path
 
 import citeval_irm
 from citeval_irm.cli import main
-from citeval_irm.demo import DEMO_DATASET, run_demo
+from citeval_irm.cli.demo import DEMO_DATASET, run_demo
 
 
 def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citeval_irm.downloads import (
+from citeval_irm.base.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
@@ -298,7 +298,7 @@ def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
 
 KILLED = """
 import sys
-from citeval_irm.downloads import download
+from citeval_irm.base.downloads import download
 download(sys.argv[1], sys.argv[2], stall_timeout=60)
 """
 

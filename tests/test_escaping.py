@@ -30,8 +30,8 @@ from markdown_it import MarkdownIt
 
 import citeval_irm
 from citeval_irm import cli
-from citeval_irm.errors import InputError
-from citeval_irm.escaping import (
+from citeval_irm.base.errors import InputError
+from citeval_irm.printing.escaping import (
     csv_cell,
     csv_frame,
     is_number,

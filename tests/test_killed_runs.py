@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from citeval_irm import io
+from citeval_irm.reading import io
 
 CITEVAL = Path(sys.executable).with_name("citeval")
 QUERIES, DOCS = 200, 300

@@ -1,6 +1,6 @@
 """Measure names as users type them: trec_eval's spellings with lists of cut-offs (its
 ``-m name.k1,k2``, repeatable), any case where one family is spelled so, and close names
-suggested for the rest: one parser (``citeval_irm.measures``) for Python and the CLI."""
+suggested for the rest: one parser (``citeval_irm.base.measures``) for Python and the CLI."""
 
 from __future__ import annotations
 

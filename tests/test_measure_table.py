@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from test_scoring import cases, measures_for
 
 from citeval_irm import evaluate
+from citeval_irm.evaluation.provider import CitevalProvider
 from citeval_irm.scoring import (
     MEASURES,
     TREC_EVAL_ORDER,
@@ -25,7 +26,6 @@ from citeval_irm.scoring import (
     trec_eval_base_name,
     trec_eval_name,
 )
-from citeval_irm.scoring.provider import CitevalProvider
 from citeval_irm.scoring.reference import reference_names
 
 # a few values of each parameter ir-measures has, to ask both declarations about

@@ -14,8 +14,8 @@ import pytest
 from test_cli_options import run_cli
 
 import citeval_irm
-from citeval_irm.measures import Protocol, parse_measures
-from citeval_irm.options import EvalOptions, StatisticsOptions
+from citeval_irm.base.measures import Protocol, parse_measures
+from citeval_irm.base.options import EvalOptions, StatisticsOptions
 
 MAX_PARAMETERS = 14
 

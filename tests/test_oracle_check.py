@@ -6,8 +6,8 @@ import pytest
 from datasets_fixtures import gold_inserted
 
 import citeval_irm
+from citeval_irm.checks.protocol import ORACLE_MIN_QUERIES
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
-from citeval_irm.protocol import ORACLE_MIN_QUERIES
 
 DEMO = "citeval/demo/test"
 

@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 from datasets_fixtures import write_hatten_folder
 
-from citeval_irm import io
+from citeval_irm.base.downloads import write_record
+from citeval_irm.base.outputs import remove_orphans, work_path
 from citeval_irm.cli import build_parser, main
 from citeval_irm.datasets import CORPORA, PublishedCounts
-from citeval_irm.downloads import write_record
-from citeval_irm.outputs import remove_orphans, work_path
+from citeval_irm.reading import io
 
 QRELS = "".join(f"q{q} 0 d{d} {int(d % 3 == 0)}\n" for q in range(6) for d in range(8))
 RUN = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d} r\n" for q in range(6) for d in range(8))

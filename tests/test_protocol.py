@@ -10,10 +10,10 @@ import pytest
 
 import citeval_irm
 from citeval_irm import validate
+from citeval_irm.base.errors import InputError
+from citeval_irm.checks.protocol import CHECKS
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import CitationDoc, CitationQuery
-from citeval_irm.errors import InputError
-from citeval_irm.protocol import CHECKS
 
 TEST = "citeval/demo/test"
 pytestmark = pytest.mark.usefixtures("demo_home")

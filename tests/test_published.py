@@ -12,9 +12,9 @@ from compare_reference import flat
 from reference_data import data_file
 
 import citeval_irm
-from citeval_irm.baseline import bm25_run
+from citeval_irm.checks.published import _data_dir, read_table
 from citeval_irm.cli import main
-from citeval_irm.published import _data_dir, read_table
+from citeval_irm.papers.baseline import bm25_run
 
 DEMO = "citeval/demo/test"
 

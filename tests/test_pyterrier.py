@@ -16,7 +16,7 @@ import pyterrier as pt
 import pytest
 
 import citeval_irm
-from citeval_irm.errors import InputError
+from citeval_irm.base.errors import InputError
 
 DEMO = "citeval/demo/test"
 pytestmark = pytest.mark.usefixtures("demo_home")

@@ -29,8 +29,8 @@ from test_trec_eval_outputs import expected_lines
 
 from citeval_irm import InputError, convert, evaluate, read_qrels, read_run
 from citeval_irm.cli import main
-from citeval_irm.io import write_run
-from citeval_irm.streaming import plan_reading, text_size
+from citeval_irm.reading.io import write_run
+from citeval_irm.reading.streaming import plan_reading, text_size
 
 MEASURES = "AP RR P@2 nDCG@3 NumRet R@5"
 ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
@@ -402,7 +402,7 @@ def test_a_parquet_file_of_one_row_group_is_streamed_in_chunks(tmp_path):
     table = pa.Table.from_pandas(read_run(run).frame, preserve_index=False)
     pq.write_table(table, tmp_path / "one.parquet", row_group_size=len(table))
     assert pq.ParquetFile(tmp_path / "one.parquet").metadata.num_row_groups == 1
-    from citeval_irm.chunks import iter_run_chunks
+    from citeval_irm.reading.chunks import iter_run_chunks
 
     chunks = list(iter_run_chunks(tmp_path / "one.parquet", 500, block_size=1 << 16))
     assert len(chunks) > 5 and max(len(c) for c in chunks) < 2000
@@ -413,7 +413,7 @@ def test_a_parquet_file_of_one_row_group_is_streamed_in_chunks(tmp_path):
 
 
 def test_a_killed_sort_leaves_a_folder_the_next_one_removes(tmp_path, monkeypatch):
-    from citeval_irm.outputs import _HOST, WORK_MARK, temporary_folder
+    from citeval_irm.base.outputs import _HOST, WORK_MARK, temporary_folder
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile

@@ -18,7 +18,7 @@ from report_pages import Page, decode_data_uri, markdown_tables, png_size, unesc
 
 import citeval_irm
 from citeval_irm.cli import main
-from citeval_irm.demo import run_demo
+from citeval_irm.cli.demo import run_demo
 
 DEMO = "citeval/demo/test"
 DEMO_SECTIONS = [

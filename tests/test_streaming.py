@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from test_io_rules import files
 
 import citeval_irm
-from citeval_irm.chunks import NotGrouped, iter_run_chunks
+from citeval_irm.base.options import EvalOptions, parse_memory
 from citeval_irm.cli import main
-from citeval_irm.options import EvalOptions, parse_memory
-from citeval_irm.streaming import plan_reading
+from citeval_irm.reading.chunks import NotGrouped, iter_run_chunks
+from citeval_irm.reading.streaming import plan_reading
 
 TINY = "64K"  # streams every file below, in chunks of about a hundred rows
 
@@ -84,7 +84,7 @@ def test_streamed_equals_in_memory(tmp_path, ties, empty_queries):
 def test_a_run_above_the_threshold_is_streamed_by_default(tmp_path, monkeypatch):
     """Without ``memory=``, a TREC run of more text than ``STREAM_ABOVE`` is streamed (the
     same values and warnings); ``memory=`` keeps its meaning, and convert writes one file."""
-    from citeval_irm import streaming
+    from citeval_irm.reading import streaming
 
     run, qrels = citation_run(tmp_path)
     whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026")

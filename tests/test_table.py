@@ -14,8 +14,8 @@ import pytest
 from datasets_fixtures import write_popularity_corpus, write_table_manifest
 
 import citeval_irm
-from citeval_irm import stats
 from citeval_irm.cli import main
+from citeval_irm.comparison import stats
 
 DEMO = "citeval/demo/test"
 ACL = "citeval/acl-200/test"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeval_irm.scoring import MEASURES as TABLE
-from citeval_irm.tieaware import tie_ranges
+from citeval_irm.scoring.tieaware import tie_ranges
 
 
 def table_measures(cutoff: int = 3) -> list:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ir_measures import AP, RR, R, Success, nDCG
 
 from citeval_irm import InputError, as_run, evaluate
-from citeval_irm.ties import rank_run
+from citeval_irm.reading.ties import rank_run
 
 
 def order(run, ties):

@@ -17,7 +17,7 @@ candidates the temporal protocol allows; :func:`query_papers` the query paper of
 
 from __future__ import annotations
 
-from .. import irhome  # noqa: F401 (first: ir_datasets imported even with a read-only home)
+from ..base import irhome  # noqa: F401 (first: ir_datasets imported even with a read-only home)
 from .admissible import (
     DATE_PRECISIONS,
     UNKNOWN_YEAR_POLICIES,

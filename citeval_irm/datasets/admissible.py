@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES, check_choice
-from ..errors import EvalWarning, InputError, examples_of
+from ..base.choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES, check_choice
+from ..base.errors import EvalWarning, InputError, examples_of
 from .years import PaperDate
 
 _NO_YEAR = -1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..base.errors import InputError
 from . import arsyta, demo_corpus, hatten_corpora, masterset_coreml
 from .formats.hatten import HattenCorpus
 from .formats.masterset import (

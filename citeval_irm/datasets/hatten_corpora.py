@@ -4,7 +4,7 @@ RefSeer and arXiv. A new corpus in the HAtten layout is one entry here and its Y
 
 from __future__ import annotations
 
-from ..downloads import Checksum
+from ..base.downloads import Checksum
 from .formats.hatten import CONTEXTS, PAPERS, HattenCorpus, PublishedCounts
 
 HATTEN_COMMIT = "e46cae55d8aca02a82cebaca6023dae42982bbf6"

@@ -18,10 +18,10 @@ import shutil
 import uuid
 from pathlib import Path
 
-from ..downloads import RECORD_SUFFIX, read_record, record_path, write_record
-from ..errors import EvalWarning, InputError
-from ..locking import exclusive
-from ..outputs import WORK_MARK, WRITE_ERRNOS, output_error
+from ..base.downloads import RECORD_SUFFIX, read_record, record_path, write_record
+from ..base.errors import EvalWarning, InputError
+from ..base.locking import exclusive
+from ..base.outputs import WORK_MARK, WRITE_ERRNOS, output_error
 from .catalogue import by_name
 from .sources import CorpusSource, check_folder, verify_corpus_file
 from .stores import store_problem
@@ -65,7 +65,7 @@ def import_dataset(
 ) -> ImportReport:
     """Check a corpus folder (see :func:`validate_folder`) and install its files into the
     ir_datasets home, copied (or symlinked) and recorded (size, sha256, origin: see
-    :func:`citeval_irm.downloads.write_record`): all of them or none (see :func:`install`).
+    :func:`citeval_irm.base.downloads.write_record`): all of them or none (see :func:`install`).
     Stores built from earlier files are rebuilt on next use."""
     report = validate_folder(name, folder, allow_count_mismatch=allow_count_mismatch)
     report.target = install(report.corpus, report.folder, symlink=symlink)

@@ -15,7 +15,7 @@ from typing import Any
 
 import ijson
 
-from ..errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError
 
 _EXAMPLES = 5
 

@@ -16,8 +16,8 @@ import ir_datasets
 from ir_datasets.datasets.base import Dataset, YamlDocumentation
 from ir_datasets.util import MetadataComponent, MetadataProvider
 
-from ..errors import UnknownDatasetError
-from ..progress import quiet_ir_datasets_chatter
+from ..base.errors import UnknownDatasetError
+from ..base.progress import quiet_ir_datasets_chatter
 from .catalogue import COLLECTIONS
 
 
@@ -118,7 +118,7 @@ def find_dataset(name: str):
     """``(name, dataset)`` for a registered id; ``None`` when ``name`` does not look like a
     dataset id (its first segment names no registered dataset, e.g. a file path); for an id
     of a known family that is not registered (``citeval/acl200/test``), an
-    :class:`~citeval_irm.errors.UnknownDatasetError` naming the close matches."""
+    :class:`~citeval_irm.base.errors.UnknownDatasetError` naming the close matches."""
     register()
     try:
         return name, ir_datasets.load(name)

@@ -17,7 +17,7 @@ download, as ir_datasets does for data usage agreements. A file that cannot be h
 
 from __future__ import annotations
 
-from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ..base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 import contextlib
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import ir_datasets
 
-from ..downloads import (
+from ..base.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
@@ -42,13 +42,13 @@ from ..downloads import (
     verify_record,
     write_record,
 )
-from ..errors import CitevalError
-from ..outputs import write_atomically
+from ..base.errors import CitevalError
+from ..base.outputs import write_atomically
 from .validation import validate_corpus_folder
 
 NAMESPACE = "citeval"
 
-_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 _NOTICES_SHOWN: set[str] = set()
 
 
@@ -63,7 +63,7 @@ class CorpusSource:
 
     ``base_url`` is set when the files can be downloaded (``base_url/<file name>``);
     ``checksums`` pins the published ones; files without one are recorded on download
-    (see :func:`citeval_irm.downloads.write_record`). ``licence_notice`` is shown before the
+    (see :func:`citeval_irm.base.downloads.write_record`). ``licence_notice`` is shown before the
     first download. ``manual_download`` says where to get the files by hand
     (``{pretty_name}`` is filled in). ``packaged`` names the folder of this package that
     holds the files of a shipped corpus (the demo); ``documentation`` is the YAML file

@@ -20,7 +20,7 @@ that content, so a source is hashed only the first time it is seen.
 
 from __future__ import annotations
 
-from .. import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ..base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 import contextlib
@@ -36,14 +36,14 @@ from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import DEFAULT_DOCSTORE_OPTIONS, PickleLz4FullStore
 from ir_datasets.util import DocstoreSplitter
 
-from ..downloads import file_checksum, read_record
-from ..errors import CitevalError
-from ..locking import exclusive
-from ..outputs import write_atomically
-from ..progress import bar
+from ..base.downloads import file_checksum, read_record
+from ..base.errors import CitevalError
+from ..base.locking import exclusive
+from ..base.outputs import write_atomically
+from ..base.progress import bar
 from .sources import CorpusSource, corpus_file, verify_corpus_file
 
-_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
 STAMP = "source.json"
 _BUILDING = ".building-"

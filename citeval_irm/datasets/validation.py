@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..downloads import Checksum, ChecksumError, verify_file
-from ..errors import EvalWarning, InputError
+from ..base.downloads import Checksum, ChecksumError, verify_file
+from ..base.errors import EvalWarning, InputError
 
 
 class Corpus(Protocol):

@@ -8,10 +8,10 @@ its module here and to :data:`MODULES`.
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..measures import Protocol
-from ..recipes import Recipe
+from ..base.errors import InputError
+from ..base.measures import Protocol
 from . import duallcr, goyal2026, hatten, masterset2026, symtax
+from .recipes import Recipe
 
 MODULES = (goyal2026, masterset2026, duallcr, symtax, hatten)
 PROTOCOLS: dict[str, Protocol] = {

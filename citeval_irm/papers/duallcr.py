@@ -3,8 +3,8 @@ ACL-200, RefSeer and ArSyTa results before 2026, as a recipe."""
 
 from __future__ import annotations
 
-from ..measures import parse_measures
-from ..recipes import Crash, Quirks, Recipe
+from ..base.measures import parse_measures
+from .recipes import Crash, Quirks, Recipe
 
 RECIPE = Recipe(
     name="duallcr",

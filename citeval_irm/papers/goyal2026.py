@@ -1,11 +1,11 @@
 """Goyal et al. 2026, "Public Profile Matters" (arXiv:2603.17361): the protocol of its
 Tables 2-3 and the scoring lines of its description, as a recipe. Its published results
-are shipped in ``citeval_irm/published/goyal2026.csv``."""
+are shipped in ``citeval_irm/checks/published/goyal2026.csv``."""
 
 from __future__ import annotations
 
-from ..measures import Protocol, at_cutoffs, parse_measures
-from ..recipes import Crash, Quirks, Recipe
+from ..base.measures import Protocol, at_cutoffs, parse_measures
+from .recipes import Crash, Quirks, Recipe
 
 CUTOFFS = (5, 10, 20, 50, 300)
 

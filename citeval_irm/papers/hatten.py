@@ -3,8 +3,8 @@ recipe."""
 
 from __future__ import annotations
 
-from ..measures import at_cutoffs, parse_measures
-from ..recipes import Crash, Quirks, Recipe
+from ..base.measures import at_cutoffs, parse_measures
+from .recipes import Crash, Quirks, Recipe
 
 RECIPE = Recipe(
     name="hatten",

@@ -4,8 +4,8 @@ metric code, as a recipe."""
 
 from __future__ import annotations
 
-from ..measures import Protocol, at_cutoffs, parse_measures
-from ..recipes import MAX_RECALL_CUTOFF, Quirks, Recipe
+from ..base.measures import Protocol, at_cutoffs, parse_measures
+from .recipes import MAX_RECALL_CUTOFF, Quirks, Recipe
 
 PROTOCOL = Protocol(
     name="masterset2026",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..measures import parse_measures
-from ..recipes import Crash, Recipe
+from ..base.measures import parse_measures
 from . import duallcr
+from .recipes import Crash, Recipe
 
 RECIPE = Recipe(
     name="symtax",

@@ -16,18 +16,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..compare import compare, is_evaluated, named_inputs
-from ..comparison import Comparison
-from ..crosscheck import CrosscheckReport
-from ..errors import InputError, issue, silenced
-from ..io import as_dataset, as_qrels
-from ..options import EvalOptions, StatisticsOptions, options_from
-from ..protocol import ValidationReport
-from ..results import EvalResult
+from ..base.errors import InputError, issue, silenced
+from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..checks.crosscheck import CrosscheckReport
+from ..checks.protocol import ValidationReport
+from ..comparison.compare import compare, is_evaluated, named_inputs
+from ..comparison.model import Comparison
+from ..evaluation.results import EvalResult
+from ..printing.blocks import Facts, Figure, Items, Section, Table, Text
+from ..printing.document import Report
+from ..reading.io import as_dataset, as_qrels
 from . import sections
-from .document import Report
 from .facts import RunFacts, run_facts
-from .model import Facts, Figure, Items, Section, Table, Text
 from .provenance import dataset_info, file_sha256
 
 __all__ = [
@@ -66,7 +66,7 @@ def make_report(
     reads (not an EvalResult: the plots need the rankings). The other objects, when given,
     are shown as they are (``evaluations``, ``comparison``, ``crosschecks``, ``validations``,
     by run name); what is missing is computed: the evaluations (``options``, an
-    :class:`~citeval_irm.options.EvalOptions`, or its fields as keywords, as in
+    :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords, as in
     :func:`citeval_irm.evaluate`), a comparison of two or more runs (``statistics``, or its
     fields as keywords, as in :func:`citeval_irm.compare`), and, when ``qrels`` is a dataset,
     each run's validation (``same_year`` as in :func:`citeval_irm.validate`;
@@ -74,7 +74,7 @@ def make_report(
     printed as the way to repeat it; ``descriptions`` say how a run was made (by run name),
     beside its source. ``percent``: values in percent (fractions only; counts stay counts),
     or fractions; default: the protocol's unit; ``decimals``: default
-    :func:`~citeval_irm.options.display_decimals`. The report's ``title`` may be set on it.
+    :func:`~citeval_irm.base.options.display_decimals`. The report's ``title`` may be set on it.
     """
     options, statistics = options_from(
         "make_report", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
@@ -148,7 +148,7 @@ def make_report(
         if comparison.published is not None:
             parts.append(sections.published_section(comparison))
         if comparison.popularity is not None and dataset_id is not None:
-            from ..breakdown import popularity_section
+            from ..comparison.breakdown import popularity_section
 
             parts.append(popularity_section(comparison, dataset_id, options))
     parts += [

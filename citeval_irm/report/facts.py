@@ -13,15 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..choices import KEEP_ALL
-from ..errors import CitevalError, silenced
-from ..evaluation import evaluate, population
-from ..io import as_run
-from ..options import EvalOptions
-from ..protocol import ValidationReport, validate
-from ..results import EvalResult
+from ..base.choices import KEEP_ALL
+from ..base.errors import CitevalError, silenced
+from ..base.options import EvalOptions
+from ..checks.protocol import ValidationReport, validate
+from ..evaluation.evaluate import evaluate, population
+from ..evaluation.results import EvalResult
+from ..reading.io import as_run
+from ..reading.tables import Qrels, Run
 from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
-from ..tables import Qrels, Run
 from .provenance import file_sha256
 
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000)

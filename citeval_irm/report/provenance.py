@@ -3,7 +3,7 @@ files, and the versions of the package and of everything it computes with.
 
 A number in a report is only worth quoting with what produced it: the run file (its sha256,
 since files get overwritten), the benchmark's files (the sha256 of their download records,
-see :mod:`citeval_irm.downloads`), and the library versions (a tie-breaking rule or a
+see :mod:`citeval_irm.base.downloads`), and the library versions (a tie-breaking rule or a
 kernel can change between releases).
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..downloads import file_checksum, read_record
-from ..errors import CitevalError
+from ..base.downloads import file_checksum, read_record
+from ..base.errors import CitevalError
 
 PACKAGES = (
     "citeval-irm",

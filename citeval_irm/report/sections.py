@@ -14,16 +14,16 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from ..comparison import Comparison
-from ..crosscheck import CrosscheckReport
-from ..options import EvalOptions
-from ..protocol import PAIR_CHECKS
-from ..render import number
+from ..base.options import EvalOptions
+from ..checks.crosscheck import CrosscheckReport
+from ..checks.protocol import PAIR_CHECKS
+from ..comparison.model import Comparison
+from ..printing import plots
+from ..printing.blocks import Facts, Figure, Items, Section, Text, table
+from ..printing.plots import Unit
+from ..printing.text_tables import number
 from ..scoring import percent_scale
-from . import plots
 from .facts import RunFacts, rank_bin_counts, rank_bin_labels
-from .model import Facts, Figure, Items, Section, Text, table
-from .plots import Unit
 from .provenance import DatasetInfo, versions
 
 MAX_DIFFERENCE_PANELS = 4
@@ -44,7 +44,7 @@ class Formatter:
     @classmethod
     def of(cls, options: EvalOptions, protocol, percent: bool | None = None) -> Formatter:
         """The unit ``options`` asks for (else ``percent``, else the protocol's) and its
-        decimals (:func:`~citeval_irm.options.display_decimals`)."""
+        decimals (:func:`~citeval_irm.base.options.display_decimals`)."""
         if options.percent is None and percent is not None:
             options = replace(options, percent=percent)
         shown = options.shown_percent(protocol)

@@ -3,7 +3,7 @@
 :func:`build_rankings` joins a ranked run with its qrels once; :data:`MEASURES` says, per
 measure family, how it is computed; :func:`score_matrix` computes every requested measure
 for every query at once, :func:`tie_range_matrix` their worst / expected / best values over
-the orders of tied scores. :mod:`citeval_irm.scoring.provider` offers the same kernels to
+the orders of tied scores. :mod:`citeval_irm.evaluation.provider` offers the same kernels to
 ir-measures as a provider.
 """
 

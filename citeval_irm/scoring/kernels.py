@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..tables import position_in_segment, run_starts
+from ..reading.tables import position_in_segment, run_starts
 from .rankings import Rankings
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow.compute as pc
 
-from ..tables import (
+from ..reading.tables import (
     Qrels,
     Run,
     arrow_array,
@@ -29,7 +29,7 @@ from ..tables import (
     run_starts,
     segment_starts,
 )
-from ..ties import RankOrder, rank_order, tie_groups
+from ..reading.ties import RankOrder, rank_order, tie_groups
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..base.errors import InputError
 from .table import require, trec_eval_base_name
 
 

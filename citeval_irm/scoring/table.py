@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..base.errors import InputError
 from . import kernels as k
 from .rankings import Rankings
 
@@ -235,7 +235,7 @@ def percent_scale(measure, percent: bool) -> float:
     if not percent:
         return 1.0
     if isinstance(measure, str):
-        from ..measures import parse_measures
+        from ..base.measures import parse_measures
 
         measure = parse_measures(measure)[0]
     found = definition(measure)

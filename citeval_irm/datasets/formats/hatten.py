@@ -21,7 +21,7 @@ never sit in a Python dict.
 
 from __future__ import annotations
 
-from ... import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ...base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 from collections.abc import Callable, Iterator
@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ...errors import InputError
+from ...base.errors import InputError
 from ..jsonstream import Notes, iter_array, iter_object, kind
 from ..records import (
     TARGET_MARKER,
@@ -48,7 +48,7 @@ from ..stores import StoredDocs, StoredRecords
 from ..validation import ImportReport
 from ..years import paper_date
 
-_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
 SPLITS = ("train", "val", "test")
 PAPERS = "papers.json"

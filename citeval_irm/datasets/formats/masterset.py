@@ -35,7 +35,7 @@ The releases themselves (files, sources, counts) are entries of
 
 from __future__ import annotations
 
-from ... import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+from ...base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
 import json
@@ -48,14 +48,14 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ...errors import InputError
+from ...base.errors import InputError
 from ..jsonstream import Notes, kind
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from ..sources import CorpusSource, corpus_file
 from ..stores import StoredDocs, StoredRecords
 from ..validation import ImportReport
 
-_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.progress
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
 POOL_FILE = "train.parquet"
 QUERY_FILE = "eval.parquet"

@@ -1,0 +1,416 @@
+"""Protocol validation: does a run only rank what the evaluation protocol allows?
+
+A citation recommender may not recommend a paper published after the query paper (the 2026
+temporal protocol), nor the query's own citing paper (HAtten removes it; the MasterSet
+recipe does too), nor anything outside the dataset's candidate pool; and it should rank
+exactly the dataset's queries. Evaluation does not notice any of this: a run that breaks
+the rules simply scores higher. :func:`validate` checks every (query, doc) pair of a run
+against the dataset, vectorised, and counts each kind of violation with examples. It also
+checks that every ranking reaches the deepest cut-off it will be evaluated at (a 100-deep
+run has no R@300 to report), with the one depth check of :mod:`citeval_irm.evaluation.depth`.
+
+The year rule is the one of :func:`citeval_irm.datasets.admissible_candidates` (same-year
+papers an explicit choice); a query or doc without a year cannot break it and is counted in
+the report's warnings.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..base.errors import EvalWarning
+from ..base.options import EvalOptions, options_from
+from ..evaluation.depth import short_rankings
+from ..evaluation.results import RankedQueries
+from ..papers import PROTOCOLS
+from ..printing.escaping import plain_text
+from ..printing.printable import Printable
+from ..reading.io import KEEP_ALL, as_dataset, repeated_rows
+
+CHECKS: dict[str, str] = {
+    "later_paper": "candidate published after the query paper",
+    "query_paper": "the query's own (citing) paper ranked for it",
+    "unknown_doc": "candidate that is not a doc of the dataset",
+    "duplicate_doc": "(query, doc) pair listed more than once",
+    "unknown_query": "run query that is not a query of the dataset",
+    "missing_query": "dataset query with no ranking in the run",
+    "short_ranking": "ranking shorter than the deepest cut-off evaluated",
+    "gold_always_present": "a gold paper in every ranking that could miss it (gold inserted?)",
+}
+"""The checks, in report order: four on (query, doc) pairs, four on queries."""
+
+ORACLE_MIN_QUERIES = 30
+"""``gold_always_present`` is judged on at least this many queries: a first stage that finds
+the gold of 90 % of its queries finds it for all of 30 with probability 0.9**30 (4 %)."""
+
+WARNING_CHECKS = ("gold_always_present",)
+"""Checks that are warnings, and violations only with ``strict=True``."""
+
+PAIR_CHECKS = ("later_paper", "query_paper", "unknown_doc", "duplicate_doc")
+_FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # violations' order
+_EXAMPLES = 5
+_TABLE_EXAMPLES = 3
+
+
+@dataclass
+class ValidationReport(Printable):
+    """What :func:`validate` found.
+
+    ``checks``: one row per check (``check``, ``description``, ``pairs``: violating run rows,
+    ``queries``: queries affected, ``examples``). ``violations``: every violating run row
+    (``query_id``, ``doc_id``, ``score``, ``check``); query-level checks have an empty
+    ``doc_id``. ``warnings``: what could not be checked (queries or docs without a year).
+    ``depth``: the deepest cut-off every ranking must reach (``None``: none was checked).
+    """
+
+    dataset: str
+    run_source: str
+    same_year: bool
+    num_queries: int
+    num_docs: int
+    run_rows: int
+    checks: pd.DataFrame
+    violations: pd.DataFrame
+    warnings: list[EvalWarning] = field(default_factory=list)
+    depth: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when no check found anything."""
+        return self.violations.empty
+
+    def count(self, check: str) -> int:
+        """Violations of one check: run rows for pair checks, queries for query checks."""
+        row = self.checks.set_index("check").loc[check]
+        return int(row["queries"] if check not in PAIR_CHECKS else row["pairs"])
+
+    def per_query(self) -> pd.DataFrame:
+        """Violations per query (rows) and check (columns), only queries with one."""
+        if self.violations.empty:
+            return pd.DataFrame(columns=list(CHECKS), dtype=int)
+        table = pd.crosstab(self.violations["query_id"], self.violations["check"])
+        return table.reindex(columns=[c for c in CHECKS if c in table.columns])
+
+    def to_dict(self) -> dict:
+        return {
+            "dataset": self.dataset,
+            "run": self.run_source,
+            "same_year": self.same_year,
+            "dataset_queries": self.num_queries,
+            "dataset_docs": self.num_docs,
+            "run_rows": self.run_rows,
+            "depth": self.depth,
+            "passed": self.passed,
+            "checks": [
+                {**row, "examples": [list(e) for e in row["examples"]]}
+                for row in self.checks.to_dict(orient="records")
+            ],
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+    def _render(self, fmt: str) -> str:
+        """The table for a terminal."""
+        policy = "admitted" if self.same_year else "not admitted"
+        lines = [
+            plain_text(
+                f"validation: run {self.run_source} against {self.dataset} "
+                f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run "
+                f"rows; same-year papers {policy})"
+            )
+        ]
+        width = max(len(c) for c in CHECKS)
+        lines.append(f"  {'check':<{width}}  {'pairs':>8}  {'queries':>8}  examples")
+        for row in self.checks.itertuples():
+            pairs = f"{row.pairs:,}" if row.check in PAIR_CHECKS else "-"
+            shown = row.examples[:_TABLE_EXAMPLES]
+            examples = plain_text(", ".join(f"{q} -> {d}" if d else q for q, d in shown))
+            examples += ", ..." if row.queries > len(shown) else ""
+            lines.append(
+                f"  {row.check:<{width}}  {pairs:>8}  {row.queries:>8,}  {examples}".rstrip()
+            )
+        for row in self.checks[self.checks["queries"] > 0].itertuples():
+            lines.append(f"  {row.check}: {row.description}")
+        lines.extend(f"  warning: {plain_text(str(w))}" for w in self.warnings)
+        if self.passed:
+            lines.append("result: the run obeys the protocol")
+        else:
+            failed = self.checks[self.checks["queries"] > 0]["check"].tolist()
+            lines.append(f"result: VIOLATIONS ({', '.join(failed)})")
+        return "\n".join(lines) + "\n"
+
+    def summary(self) -> str:
+        """One line: passed, or which checks failed and how often (``citeval eval
+        --dataset`` prints it above the scores)."""
+        policy = "admitted" if self.same_year else "not admitted"
+        flagged = "".join(
+            f"; warning: {w.code} ({w.count:,} queries)"
+            for w in self.warnings
+            if w.code in WARNING_CHECKS
+        )
+        if self.passed:
+            return (
+                f"validation against {self.dataset}: passed ({len(CHECKS)} checks, same-year "
+                f"papers {policy}){flagged}"
+            )
+        failed = []
+        for row in self.checks[self.checks["queries"] > 0].itertuples():
+            queries = f"{row.queries:,} {'query' if row.queries == 1 else 'queries'}"
+            failed.append(
+                f"{row.check} ({row.pairs:,} pairs in {queries})"
+                if row.check in PAIR_CHECKS
+                else f"{row.check} ({queries})"
+            )
+        return (
+            f"validation against {self.dataset}: VIOLATIONS: {', '.join(failed)} "
+            f"(details: citeval validate){flagged}"
+        )
+
+
+def validate(
+    run,
+    dataset,
+    *,
+    same_year: bool = True,
+    unknown_year: str = "admit",
+    measures=None,
+    protocol=None,
+    strict: bool = False,
+    options: EvalOptions | None = None,
+    **keywords,
+) -> ValidationReport:
+    """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
+
+    ``run``: any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and
+    reported, not an error). ``dataset``: an ir_datasets dataset or id with docs and queries
+    that carry years and the citing paper (``citeval/acl-200/test``, ``citeval/demo/test``).
+    ``same_year``: whether papers of the query paper's own year are allowed (default yes,
+    as on the command line and in :func:`~citeval_irm.bm25_run`). ``unknown_year``:
+    ``"admit"`` or ``"exclude"`` docs without a year. ``measures`` / ``protocol``: what the
+    run will be evaluated with; every ranking must reach their deepest cut-off
+    (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
+    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``options`` (an
+    :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords): ``memory``, as in
+    :func:`citeval_irm.evaluate`: a run file larger than it allows is checked a chunk of
+    whole queries at a time (the same sources of chunks as evaluation), with the same report;
+    ``progress``: the bar of a streamed check. ``max_docs``: the evaluation will count
+    only the first ``max_docs`` docs of each ranking (trec_eval ``-M``): the depth check
+    reads the rankings so cut; every pair of the run is still checked, as submitted.
+
+    ``gold_always_present`` (oracle insertion: a pipeline that puts the gold paper into the
+    candidates before reranking) is judged on the queries with a gold paper whose ranking
+    is shorter than their admissible pool (a ranking of the whole pool holds the gold by
+    construction): when there are at least :data:`ORACLE_MIN_QUERIES` of them and every one
+    ranks a gold paper, the report carries a warning with the counts; ``strict=True`` makes
+    those queries violations.
+    """
+    from ..datasets import admissible_candidates
+    from ..reading.sources import read_in_chunks
+
+    (options,) = options_from("validate", keywords, (options, EvalOptions))
+    max_docs = options.max_docs
+    found = as_dataset(dataset)
+    name = found[0] if found is not None else str(dataset)
+    data = found[1] if found is not None else dataset
+    allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
+    gold = _gold_pairs(data)
+    read = read_in_chunks(
+        run,
+        functools.partial(_pair_checks, allowed=allowed, gold=gold),
+        duplicates=KEEP_ALL,
+        memory=options.memory,
+        progress=options.progress,
+        label="citeval: validating the run",
+    )
+    checked, source = read.results, read.source
+    queries = allowed.queries
+    # each check's rows in run order, the checks in report order, as from one table
+    pieces = [piece for check in _FLAGGED for part in checked for piece in part[0][check]]
+    ranked = RankedQueries(
+        [q for part in checked for q in part[1].query_ids],
+        np.concatenate([part[1].sizes for part in checked]) if checked else np.zeros(0, int),
+    ).cut(max_docs)
+    run_queries = pd.Index(ranked.query_ids)
+    unknown_queries = run_queries.difference(queries.index, sort=False)
+    missing_queries = queries.index.difference(run_queries, sort=False)
+    depth_measures = _depth_measures(measures, protocol, data)
+    depth = _deepest(depth_measures)
+    at_depth = [m for m in depth_measures if depth and m.params.get("cutoff") == depth]
+    short = short_rankings(ranked, at_depth, list(queries.index))
+    deepest = short[0] if short else None
+    found_gold = pd.Index([q for part in checked for q in part[3]])
+    oracle = _oracle_check(ranked, allowed, gold, found_gold)
+    warnings = list(allowed.warnings) + ([oracle[1]] if oracle[1] else [])
+    for check, ids in (
+        ("unknown_query", unknown_queries),
+        ("missing_query", missing_queries),
+        ("short_ranking", deepest.query_ids if deepest else []),
+        ("gold_always_present", oracle[0] if strict else []),
+    ):
+        if len(ids):
+            pieces.append(
+                pd.DataFrame({"query_id": list(ids), "doc_id": "", "score": np.nan, "check": check})
+            )
+    columns = ["query_id", "doc_id", "score", "check"]
+    violations = (
+        pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
+    )
+    descriptions = {
+        "later_paper": _later_paper_rule(same_year, unknown_year),
+        "short_ranking": _depth_rule(at_depth, deepest),
+        "gold_always_present": _oracle_rule(strict),
+    }
+    return ValidationReport(
+        dataset=name,
+        run_source=source,
+        same_year=same_year,
+        num_queries=len(queries),
+        num_docs=allowed.doc_count,
+        run_rows=sum(part[2] for part in checked),
+        checks=_check_table(violations, descriptions),
+        violations=violations,
+        warnings=warnings,
+        depth=depth,
+    )
+
+
+def _pair_checks(
+    table, allowed, gold: pd.MultiIndex
+) -> tuple[dict[str, list[pd.DataFrame]], RankedQueries, int, np.ndarray]:
+    """The pair checks of a run (or of a chunk of whole queries of one): the violating rows
+    per check, the run's queries and their ranking lengths, its number of rows, and the
+    queries that rank a gold paper."""
+    frame = table.frame
+    queries = allowed.queries
+    known_query = frame["query_id"].isin(queries.index).to_numpy()
+    known_docs = allowed.doc_positions(frame["doc_id"]) >= 0  # of every row, any query's
+    pairs = frame[known_query]
+    admissible = allowed.mask(pairs["query_id"], pairs["doc_id"])
+    known_doc = known_docs[known_query]
+    citing = queries["citing_id"].reindex(pairs["query_id"]).to_numpy()
+    own_paper = pairs["doc_id"].to_numpy() == citing
+
+    rows = np.flatnonzero(known_query)
+    flagged = {
+        "unknown_doc": np.flatnonzero(~known_docs),
+        "query_paper": rows[known_doc & own_paper],
+        "later_paper": rows[known_doc & ~own_paper & ~admissible],
+        "duplicate_doc": repeated_rows(table),
+    }
+    pieces = {
+        check: [frame.iloc[positions].assign(check=check)] if len(positions) else []
+        for check, positions in flagged.items()
+    }
+    is_gold = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]]).isin(gold)
+    with_gold = frame["query_id"].to_numpy()[is_gold]
+    return pieces, RankedQueries.of(table), len(frame), pd.unique(with_gold)
+
+
+def _gold_pairs(dataset) -> pd.MultiIndex:
+    """The dataset's (query, gold paper) pairs: qrels rows with a positive label."""
+    from ..reading.io import as_qrels
+
+    if not getattr(dataset, "has_qrels", lambda: False)():
+        return pd.MultiIndex.from_arrays([[], []], names=["query_id", "doc_id"])
+    frame = as_qrels(dataset).frame
+    gold = frame[frame["relevance"] > 0]
+    return pd.MultiIndex.from_frame(gold[["query_id", "doc_id"]])
+
+
+def _oracle_check(
+    ranked: RankedQueries, allowed, gold: pd.MultiIndex, found: pd.Index
+) -> tuple[pd.Index, EvalWarning | None]:
+    """``gold_always_present``: the queries that could miss their gold and rank one, and
+    the warning when that is every one of at least :data:`ORACLE_MIN_QUERIES` of them."""
+    sizes = pd.Series(ranked.sizes, index=pd.Index(ranked.query_ids))
+    with_gold = sizes.index.intersection(pd.Index(gold.get_level_values(0).unique()))
+    pool = allowed.pool_sizes().reindex(with_gold)
+    could_miss = with_gold[(sizes.reindex(with_gold) < pool).to_numpy()]
+    present = could_miss.intersection(found)
+    if len(could_miss) < ORACLE_MIN_QUERIES or len(present) < len(could_miss):
+        return present[:0], None
+    message = (
+        f"a gold paper is ranked for all {len(could_miss):,} queries whose ranking is shorter "
+        "than their candidate pool (of those with gold): a first stage misses some; was the "
+        "gold inserted into the candidates (oracle first stage)?"
+    )
+    return present, EvalWarning("gold_always_present", message, len(present))
+
+
+def _oracle_rule(strict: bool) -> str:
+    """What ``gold_always_present`` means, and whether it counts as a violation."""
+    kind = "a violation (strict)" if strict else "a warning; a violation with --strict"
+    return (
+        f"every ranking shorter than its candidate pool holds a gold paper, over at least "
+        f"{ORACLE_MIN_QUERIES} queries ({kind})"
+    )
+
+
+def dataset_protocol(dataset) -> str | None:
+    """The protocol a dataset documents as its own (``protocol`` in its ir_datasets
+    documentation), if it names one this package knows."""
+    documentation = getattr(dataset, "documentation", None)
+    name = (documentation() or {}).get("protocol") if callable(documentation) else None
+    return name if name in PROTOCOLS else None
+
+
+def _depth_measures(measures, protocol, dataset) -> list:
+    """The measures whose cut-offs the rankings must reach: those given, else the
+    protocol's, else the dataset's own protocol's (none if it names none)."""
+    from ..evaluation.evaluate import resolve_measures
+
+    if measures is None and protocol is None:
+        protocol = dataset_protocol(dataset)
+        if protocol is None:
+            return []
+    return resolve_measures(measures, protocol)[0]
+
+
+def _deepest(measures) -> int | None:
+    cutoffs = [m.params["cutoff"] for m in measures if m.params.get("cutoff") is not None]
+    return max(cutoffs) if cutoffs else None
+
+
+def _depth_rule(at_depth: list, deepest) -> str:
+    """What ``short_ranking`` means for the measures of the deepest cut-off (and what was
+    found)."""
+    if not at_depth:
+        return "not checked: no measure with a cut-off (give measures or a protocol)"
+    depth = at_depth[0].params["cutoff"]
+    names = " ".join(str(m) for m in at_depth)
+    rule = f"ranking shorter than {depth} docs, the deepest cut-off ({names})"
+    return rule + (f": found {deepest.found()}" if deepest else "")
+
+
+def _later_paper_rule(same_year: bool, unknown_year: str) -> str:
+    """What ``later_paper`` means under the chosen year policies."""
+    if same_year:
+        rule = CHECKS["later_paper"]
+    else:
+        rule = (
+            "candidate published in the query paper's year or later (same-year papers not admitted)"
+        )
+    if unknown_year == "exclude":
+        rule += ", or undated (undated docs excluded)"
+    return rule
+
+
+def _check_table(violations: pd.DataFrame, descriptions: dict[str, str]) -> pd.DataFrame:
+    rows = []
+    for check, description in CHECKS.items():
+        description = descriptions.get(check, description)
+        hits = violations[violations["check"] == check]
+        head = hits.drop_duplicates("query_id").head(_EXAMPLES)  # one pair per query
+        rows.append(
+            {
+                "check": check,
+                "description": description,
+                "pairs": len(hits) if check in PAIR_CHECKS else 0,
+                "queries": int(hits["query_id"].nunique()),
+                "examples": list(zip(head["query_id"], head["doc_id"])),
+            }
+        )
+    return pd.DataFrame(rows, columns=["check", "description", "pairs", "queries", "examples"])

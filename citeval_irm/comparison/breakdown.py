@@ -1,0 +1,325 @@
+"""``breakdown``: where does a system win? A measure's mean per group of queries.
+
+The queries of a dataset are grouped by a facet (:mod:`citeval_irm.comparison.facets`: citing year,
+section heading, number of gold papers, venue, popularity of the gold paper in the training
+split); for each group the breakdown gives its size, each run's mean of one measure with a
+BCa bootstrap interval (:func:`citeval_irm.comparison.stats.bootstrap_ci`, as ``compare``) and,
+with several runs, each run's difference from the baseline with compare's paired
+statistics, the p-values corrected over every (group, run) tested. The values are
+:func:`citeval_irm.evaluate`'s per-query values over every qrels query (a query a run does
+not rank scores 0), so the group means weighted by the group sizes give the overall mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ..base.choices import LISTING_FORMATS, TESTS, check_choice
+from ..base.errors import EvalWarning, InputError
+from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..printing.escaping import csv_frame
+from ..printing.printable import Printable
+from ..printing.text_tables import blocks, number, render, wrap
+from . import stats
+from .facets import FACETS, query_groups
+
+MIN_QUERIES = 30
+"""Groups smaller than this are flagged: their intervals are wide and their tests weak."""
+
+
+@dataclass
+class Breakdown(Printable):
+    """What :func:`breakdown` found. ``groups``: one row per group (``group``, ``queries``,
+    ``small``, and per run ``<run>``, ``<run> low``, ``<run> high``); ``pairs``: one row
+    per group and run compared with the baseline (compare's columns, ``p_adj`` corrected
+    over the whole table); ``overall``: each run's mean over every query."""
+
+    dataset: str
+    facet: str
+    measure: str
+    runs: list[str]
+    baseline: str | None
+    groups: pd.DataFrame
+    pairs: pd.DataFrame
+    overall: pd.Series
+    percent: bool
+    decimals: int
+    min_queries: int
+    test: str
+    correction: str
+    confidence: float
+    warnings: list[EvalWarning] = field(default_factory=list)
+
+    FORMATS = LISTING_FORMATS
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per group: sizes, means and intervals, and the differences."""
+        frame = self.groups.copy()
+        for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
+            rows = self.pairs[self.pairs["system"] == system].set_index("group")
+            for column in ("diff", "ci_low", "ci_high", f"p_{self.test}", "p_adj", "significant"):
+                frame[f"{system} {column}"] = frame["group"].map(rows[column])
+        return frame
+
+    def to_dict(self) -> dict:
+        return {
+            "dataset": self.dataset,
+            "facet": self.facet,
+            "facet_definition": FACETS[self.facet],
+            "measure": self.measure,
+            "runs": self.runs,
+            "baseline": self.baseline,
+            "overall": self.overall.to_dict(),
+            "min_queries": self.min_queries,
+            "test": self.test,
+            "correction": self.correction,
+            "confidence": self.confidence,
+            "groups": self.groups.to_dict(orient="records"),
+            "pairs": self.pairs.to_dict(orient="records"),
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+    def _render(self, fmt: str) -> str:
+        if fmt == "csv":
+            return csv_frame(self.to_dataframe())
+        headers, rows = self.table()
+        scale = "percent" if self.percent else "fraction"
+        lines = [
+            wrap(
+                f"breakdown of {self.measure} ({scale}) on {self.dataset} by {self.facet}: "
+                f"{FACETS[self.facet]}; {len(self.groups)} groups, "
+                f"{int(self.groups['queries'].sum()):,} queries",
+                "",
+                fmt,
+            ),
+            render(headers, rows, fmt, left=1),
+        ]
+        lines += [wrap(line, "- " if fmt == "markdown" else "  ", fmt) for line in self.legend()]
+        return blocks(lines, fmt)
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows as printed: group, size, each run's mean [interval], each
+        difference from the baseline with its corrected p-value."""
+        scale = 100.0 if self.percent else 1.0
+        value = lambda v: number(v * scale, self.decimals)  # noqa: E731
+        others = [r for r in self.runs if r != self.baseline] if len(self.runs) > 1 else []
+        headers = ["group", "queries", *self.runs, *(f"{r} - {self.baseline}" for r in others)]
+        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else None
+        rows = []
+        for _, row in self.groups.iterrows():
+            size = f"{row['queries']:,}" + (" (small)" if row["small"] else "")
+            cells = [str(row["group"]), size]
+            for run in self.runs:
+                low, high = value(row[f"{run} low"]), value(row[f"{run} high"])
+                cells.append(f"{value(row[run])} [{low}, {high}]")
+            for run in others:
+                pair = pairs.loc[(row["group"], run)]
+                mark = "*" if pair["significant"] else ""
+                diff = number(pair["diff"] * scale, self.decimals, sign=True)
+                cells.append(f"{diff}{mark} (p={_p(pair['p_adj'])})")
+            rows.append(cells)
+        return headers, rows
+
+    def legend(self) -> list[str]:
+        level = int(round(self.confidence * 100))
+        lines = [
+            f"[low, high]: {level} % BCa bootstrap interval of the group's mean; "
+            f"(small): fewer than {self.min_queries} queries, read with care",
+            "overall: "
+            + ", ".join(
+                f"{r} {number(v * (100 if self.percent else 1), self.decimals)}"
+                for r, v in self.overall.items()
+            )
+            + " (the group means weighted by their sizes)",
+        ]
+        if len(self.pairs):
+            lines.append(
+                f"difference: run minus {self.baseline}; p: {self.test} test, "
+                f"{self.correction} correction over all {len(self.pairs)} (group, run) tests; "
+                "*: significant"
+            )
+        return lines
+
+    def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):
+        """The breakdown as a report section: its definition, the table, the legend and a
+        plot of the measure by group, per run (for ``popularity``, the popularity plot);
+        ``extra``: lines shown above the table."""
+        from ..printing.blocks import Figure, Items, Section, Text, table
+        from ..printing.plots import Unit, group_means
+
+        unit = Unit(self.percent)
+        headers, rows = self.table()
+        labels = [str(g) for g in self.groups["group"]]
+        data = {
+            run: {
+                "mean": list(self.groups[run]),
+                "low": list(self.groups[f"{run} low"]),
+                "high": list(self.groups[f"{run} high"]),
+            }
+            for run in self.runs
+        }
+        figure = Figure(
+            f"breakdown-{self.facet}",
+            group_means(labels, data, self.measure, self.facet, unit),
+            f"{self.measure} ({unit.label}) per {self.facet} group, per run, with "
+            f"{int(round(self.confidence * 100))} % bootstrap intervals.",
+            f"Plot of {self.measure} by {self.facet} group for {', '.join(self.runs)}",
+            {"groups": labels, **data},
+        )
+        section = Section(key, f"{self.measure} by {self.facet}")
+        return section.add(
+            Text(f"{self.facet}: {FACETS[self.facet]}."),
+            Items(tuple(extra)) if extra else None,
+            table(key, headers, rows, left=1),
+            Items(tuple(self.legend())),
+            figure,
+        )
+
+    def report(self, command: str | None = None):
+        """The breakdown as a report (HTML or Markdown)."""
+        from ..printing.document import command_report
+
+        summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
+        return command_report(
+            f"citeval breakdown: {self.dataset}", summary, [self.section()], command
+        )
+
+
+def popularity_section(comparison, dataset: str, display: EvalOptions | None = None):
+    """The report section of a comparison's popularity summary: its lines, and the runs'
+    breakdown by popularity bin with the plot (the comparison's draws and seed)."""
+    from .facets import popularity_lines
+
+    s = comparison.settings
+    found = breakdown(
+        comparison.results, dataset, "popularity", comparison.measures[0],
+        baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
+        seed=s.seed, ties=s.ties, options=display,
+    )  # fmt: skip
+    return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
+
+
+def _p(p: float) -> str:
+    from .model import format_p
+
+    return format_p(p)
+
+
+def breakdown(
+    runs,
+    dataset: str,
+    by: str,
+    measure: str | None = None,
+    *,
+    protocol=None,
+    bins: int = 3,
+    min_queries: int = MIN_QUERIES,
+    baseline: str | None = None,
+    options: EvalOptions | None = None,
+    statistics: StatisticsOptions | None = None,
+    **keywords,
+) -> Breakdown:
+    """A measure's mean per group of ``dataset``'s queries, grouped ``by`` a facet.
+
+    ``runs``: one run, a list (named after their file stems) or ``{name: run}``; anything
+    :func:`citeval_irm.evaluate` reads, or an :class:`~citeval_irm.EvalResult` of the
+    dataset. ``by``: a facet of :data:`citeval_irm.comparison.facets.FACETS`. ``measure``: default
+    the first of the protocol's (``protocol``, default the dataset's own). ``bins``:
+    popularity bins (3: tail / torso / head). ``baseline``: the run the others are compared
+    with (default the first); ``statistics`` (or its fields as keywords) as in
+    :func:`citeval_irm.compare`, corrected over every (group, run) tested; ``options`` (or
+    its fields as keywords): how the runs are evaluated and the values printed, as in
+    :func:`citeval_irm.evaluate`.
+    """
+    from ..checks.protocol import dataset_protocol
+    from ..evaluation.evaluate import evaluate
+    from ..reading.io import as_dataset, read_qrels
+    from .compare import compare_settings, is_evaluated, named_inputs, paired_statistics
+    from .compare import run_warnings as warnings_of
+
+    options, statistics = options_from(
+        "breakdown", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+    )
+    check_choice("test", statistics.test, TESTS)
+    if by not in FACETS:
+        raise InputError(None, f"unknown facet {by!r}; choose from {', '.join(FACETS)}")
+    settings = compare_settings(statistics, "all", options.ties)
+    found = as_dataset(dataset)
+    if found is None:
+        raise InputError(None, f"breakdown needs a dataset id, not {dataset!r}")
+    name, data = found
+    protocol = protocol or dataset_protocol(data)
+    named = named_inputs(runs if isinstance(runs, (Mapping, list, tuple)) else [runs])
+    if baseline is not None and baseline not in named:
+        raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
+    baseline = baseline or next(iter(named))
+    if measure is None and protocol is None:
+        raise InputError(None, f"{name} names no protocol: give a measure")
+    evaluated_with = replace(options, progress=False)
+    results = {
+        run: item
+        if is_evaluated(item)
+        else evaluate(item, name, measure, protocol=protocol, options=evaluated_with)
+        for run, item in named.items()
+    }
+    first = next(iter(results.values()))
+    measure = measure or str(first.measures[0])
+    per_query = first.per_query
+    for run, result in results.items():
+        if measure not in result.per_query.columns:
+            raise InputError(None, f"{run} has no values for {measure}")
+        if not result.per_query.index.equals(per_query.index):
+            raise InputError(
+                None, f"{run} was evaluated on other queries than {next(iter(results))}"
+            )
+    groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(per_query.index)
+    values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
+    names = list(named)
+    rows, pair_tables = [], []
+    bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[
+        1
+    ]  # compare's bootstrap stream
+    for group in groups.cat.categories:
+        inside = (groups == group).to_numpy()
+        if not inside.any():
+            continue
+        chunk = values[inside]
+        low, high = stats.bootstrap_ci(
+            chunk, settings.bootstrap, np.random.default_rng(bootstrap_stream), settings.confidence
+        )
+        row = {"group": group, "queries": int(inside.sum()), "small": inside.sum() < min_queries}
+        for position, run in enumerate(names):
+            row[run] = chunk[:, position].mean()
+            row[f"{run} low"], row[f"{run} high"] = low[position], high[position]
+        rows.append(row)
+        if len(names) > 1:
+            pairs, _ = paired_statistics(
+                chunk[:, :, None], names, [measure], baseline, settings, False
+            )
+            pair_tables.append(pairs.assign(group=group))
+    pairs = pd.concat(pair_tables, ignore_index=True) if pair_tables else pd.DataFrame()
+    if len(pairs):
+        pairs["p_adj"] = stats.adjust(pairs[f"p_{settings.test}"].to_numpy(), settings.correction)
+        pairs["significant"] = pairs["p_adj"] < settings.alpha
+    percent = options.shown_percent(first.protocol)
+    return Breakdown(
+        dataset=name,
+        facet=by,
+        measure=measure,
+        runs=names,
+        baseline=baseline if len(names) > 1 else None,
+        groups=pd.DataFrame(rows),
+        pairs=pairs,
+        overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
+        percent=percent,
+        decimals=options.shown_decimals(first.protocol, percent),
+        min_queries=min_queries,
+        test=settings.test,
+        correction=settings.correction,
+        confidence=settings.confidence,
+        warnings=warnings_of(results),
+    )

@@ -1,0 +1,554 @@
+"""The result of :func:`citeval_irm.compare` and its output formats.
+
+Printed as a table a person reads (means with significance letters, then each pair's
+difference, interval, effect size, win / tie / loss and p-values, then a legend that says how
+every number was made), as Markdown, as LaTeX (booktabs) for a paper, as CSV or JSON, and as
+tidy DataFrames for a notebook. Values are stored as fractions; percent is presentation.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from ..base.choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
+from ..base.errors import EvalWarning, InputError
+from ..base.measures import Protocol
+from ..base.options import EvalOptions, display_decimals
+from ..printing.escaping import (
+    Markup,
+    csv_frame,
+    finite_values,
+    latex_comment,
+    latex_label,
+    latex_text,
+)
+from ..printing.printable import Printable
+from ..printing.text_tables import blocks, latex_tabular, render, wrap
+from ..scoring import percent_scale
+
+FORMATS = COMPARE_FORMATS
+TEST_LABELS = {
+    "randomisation": "randomisation test",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "tukey": "randomised Tukey HSD",
+}
+_P_COLUMNS = {
+    "randomisation": "p(rand)",
+    "t": "p(t)",
+    "wilcoxon": "p(wsr)",
+    "sign": "p(sign)",
+    "tukey": "p(tukey)",
+}
+_DIRECTIONS = {
+    "randomisation": "the mean difference",
+    "t": "the mean difference",
+    "wilcoxon": "the signed-rank sum",
+    "sign": "wins against losses",
+    "tukey": "the mean difference",
+}
+_CORRECTION_LABELS = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no correction",
+}
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """How the comparison was made: reported with every result so it can be repeated."""
+
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    permutations: int
+    bootstrap: int
+    seed: int
+    queries: str
+    ties: str
+    permutations_requested: int | None = None  # when B was raised for the family
+
+
+@dataclass
+class Comparison(Printable):
+    """Runs compared query by query (see :func:`citeval_irm.compare`).
+
+    ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
+    ``baseline``; ``tukey``: the randomised Tukey HSD over all pairs (or ``None``);
+    ``per_query``: the compared values (columns: measure, run); ``coverage``: per run, the
+    queries evaluated, ranked and not ranked; ``results``: each run's EvalResult;
+    ``published``: the runs beside the published results, when asked.
+    """
+
+    names: list[str]
+    baseline: str | None
+    measures: list[str]
+    per_query: pd.DataFrame
+    pairs: pd.DataFrame
+    tukey: pd.DataFrame | None
+    settings: CompareSettings
+    coverage: pd.DataFrame
+    warnings: list[EvalWarning]
+    protocol: Protocol | None
+    qrels_source: str
+    results: dict = field(default_factory=dict)
+    published: object | None = None
+    popularity: pd.DataFrame | None = None
+    display: EvalOptions | None = None  # how compare() was asked to print (percent, decimals)
+
+    # ------------------------------------------------------------------ access
+    @property
+    def num_queries(self) -> int:
+        """The number of queries compared."""
+        return len(self.per_query)
+
+    @property
+    def means(self) -> pd.DataFrame:
+        """Mean of each measure (rows) for each run (columns) over the compared queries."""
+        return self.per_query.mean().unstack("run").reindex(index=self.measures, columns=self.names)
+
+    def to_dataframe(self, kind: str = "pairs") -> pd.DataFrame:
+        """Tidy tables: ``pairs`` (default), ``means`` (one row per measure and run),
+        ``tukey`` or ``published``."""
+        if kind == "pairs":
+            return self.pairs.copy()
+        if kind == "means":
+            long = self.means.stack().rename("mean").reset_index()
+            return long.rename(columns={"level_0": "measure"})
+        if kind == "tukey":
+            return self.tukey.copy() if self.tukey is not None else pd.DataFrame()
+        if kind == "published":
+            if self.published is None:
+                raise InputError(None, "no published comparison: compare(..., published=True)")
+            return self.published.to_dataframe()
+        raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
+
+    def percent_default(self) -> bool:
+        """As ``compare(percent=...)`` asked, else the protocol's unit, else the published
+        table's (its rows share the runs' table), else fractions."""
+        if self.display is not None and self.display.percent is not None:
+            return bool(self.display.percent)
+        if self.protocol is not None:
+            return bool(self.protocol.percent)
+        return bool(self.published.paper.percent) if self.published is not None else False
+
+    def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
+        """The unit and decimals values print with: as given, else as ``compare`` was
+        asked, else the defaults (:func:`~citeval_irm.base.options.display_decimals`)."""
+        percent = self.percent_default() if percent is None else bool(percent)
+        if decimals is None and self.display is not None:
+            decimals = self.display.decimals
+        return percent, display_decimals(percent, self.protocol, decimals)
+
+    # ------------------------------------------------------------------ formats
+    FORMATS = FORMATS
+
+    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
+        """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
+        run)."""
+        percent, decimals = self.shown(percent, decimals)
+        if fmt == "csv":
+            frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
+            return csv_frame(frame)
+        if fmt == "latex":
+            return self._latex(percent, decimals)
+        return self._text(fmt, percent, decimals)
+
+    def _repr_html_(self) -> str:
+        return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
+
+    def to_dict(self) -> dict:
+        return finite_values(self._dict())
+
+    def _dict(self) -> dict:
+        return {
+            "runs": self.names,
+            "baseline": self.baseline,
+            "qrels": self.qrels_source,
+            "protocol": self.protocol.name if self.protocol else None,
+            "num_queries": self.num_queries,
+            "coverage": self.coverage.reset_index().to_dict(orient="records"),
+            "settings": asdict(self.settings),
+            "means": {m: dict(row) for m, row in self.means.iterrows()},
+            "pairs": self.pairs.to_dict(orient="records"),
+            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+            "warnings": [w.to_dict() for w in self.warnings],
+            "published": self.published.to_dict() if self.published is not None else None,
+            "popularity": (
+                {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
+                if self.popularity is not None
+                else None
+            ),
+        }
+
+    # ------------------------------------------------------------------ pieces
+    def letters(self) -> dict[str, str]:
+        """The letter that stands for each run in the significance marks: a, b, c, ..."""
+        alphabet = string.ascii_lowercase
+        return {
+            name: alphabet[i] if i < len(alphabet) else f"r{i + 1}"
+            for i, name in enumerate(self.names)
+        }
+
+    def beats(self) -> dict[tuple[str, str], list[str]]:
+        """``(measure, run)``: the runs it is significantly better than (by the chosen test,
+        corrected), as letters."""
+        letters = self.letters()
+        out: dict[tuple[str, str], list[str]] = {}
+        for row in self.pairs[self.pairs["significant"]].itertuples():
+            # the direction of the test behind the mark: wins against losses for the sign
+            # test, the signed-rank sum for Wilcoxon, the mean for the others
+            winner, loser = (
+                (row.system, row.baseline) if row.direction > 0 else (row.baseline, row.system)
+            )
+            out.setdefault((row.measure, winner), []).append(letters[loser])
+        return out
+
+    def _header(self, percent: bool) -> str:
+        protocol = f", protocol {self.protocol.name}" if self.protocol else ""
+        unit = "; values in percent" if percent else ""
+        runs = f"{len(self.names)} runs" if len(self.names) > 1 else "1 run"
+        return (
+            f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
+            f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
+        )
+
+    def _coverage_line(self) -> str | None:
+        short = self.coverage[self.coverage["unranked"] > 0]
+        if short.empty:
+            return None
+        parts = ", ".join(
+            f"{run} ranks {row.ranked:,} of {row.evaluated:,}" for run, row in short.iterrows()
+        )
+        if self.settings.queries == "common":
+            return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
+        return f"queries: every qrels query, unranked ones scored 0 ({parts})"
+
+    def _means_rows(
+        self, percent: bool, decimals: int, bold: bool = False, aligned: bool = False
+    ) -> tuple[list[str], list[list[str]]]:
+        """The means with their letters; ``bold``: the best run of each measure in Markdown
+        bold; ``aligned``: each column's letters padded to one width, so that in a
+        right-aligned text table the numbers line up."""
+        letters, beats = self.letters(), self.beats()
+        best = self._best(False)
+        headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
+        marks = {
+            name: ["".join(sorted(beats.get((m, name), []))) for m in self.means.index]
+            for name in self.names
+        }
+        width = {name: max(map(len, column), default=0) for name, column in marks.items()}
+        rows = []
+        for i, (measure, row) in enumerate(self.means.iterrows()):
+            cells = [measure]
+            scale = percent_scale(measure, percent)
+            for name in self.names:
+                mark = marks[name][i].ljust(width[name]) if aligned else marks[name][i]
+                text = f"{row[name] * scale:.{decimals}f}"
+                cell = text + (f" {mark}" if mark else "")  # letters: inert in every format
+                if bold and row[name] == best[measure] and len(self.names) > 1:
+                    cell = Markup(f"**{text}**" + (f" {mark}" if mark else ""))
+                cells.append(cell)
+            rows.append(cells)
+        return headers, rows
+
+    def table(
+        self, kind: str, percent: bool | None = None, decimals: int | None = None
+    ) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows of a table as the text formats print it (cells as strings):
+        ``means`` (with significance letters), ``pairs`` or ``tukey``."""
+        percent, decimals = self.shown(percent, decimals)
+        if kind == "means":
+            return self._means_rows(percent, decimals)
+        if kind == "pairs":
+            return self._pair_rows(percent, decimals)
+        if kind == "tukey" and self.tukey is not None:
+            return ["measure", "pair", "diff", "p(tukey)"], self._tukey_rows(percent, decimals)
+        raise InputError(None, f"no {kind!r} table; choose means, pairs or tukey (if computed)")
+
+    def _p_columns(self) -> list[str]:
+        tests = ["randomisation", "t", "wilcoxon", "sign"]
+        return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
+
+    def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+        tests = self._p_columns()
+        headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
+        headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
+        rows = []
+        for row in self.pairs.itertuples():
+            scale = percent_scale(row.measure, percent)
+            if math.isnan(row.ci_low):
+                ci = "n/a"
+            else:
+                low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
+                ci = f"[{low}, {high}]"
+            cells = [
+                row.measure,
+                f"{row.system} - {row.baseline}",
+                _signed(row.diff * scale, decimals),
+                ci,
+                _effect(row.effect_size),
+                f"{row.wins}/{row.ties}/{row.losses}",
+            ]
+            cells += [format_p(getattr(row, f"p_{t}")) for t in tests]
+            cells += [format_p(row.p_adj), "*" if row.significant else ""]
+            rows.append(cells)
+        return headers, rows
+
+    def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
+        return [
+            [
+                row.measure,
+                f"{row.system_b} - {row.system_a}",
+                _signed(row.diff * percent_scale(row.measure, percent), decimals),
+                format_p(row.p_tukey),
+            ]
+            for row in self.tukey.itertuples()
+        ]
+
+    def _diff_meaning(self) -> str:
+        if self.baseline is not None:
+            return f"each run minus the baseline ({self.baseline})"
+        return "the pair's first run minus its second (each later run minus each earlier one)"
+
+    def legend(self) -> list[str]:
+        """What every column means and how it was computed, one sentence per line."""
+        s = self.settings
+        test = TEST_LABELS[s.test]
+        lines = []
+        if len(self.pairs):
+            exact = int(self.pairs["randomisation_exact"].sum())
+            rand = (
+                f"p(rand): randomisation test, paired and two-sided, sign flips of the per-query "
+                f"differences, {s.permutations:,} random flips (seed {s.seed}), "
+                "p = (b + 1) / (B + 1)"
+            )
+            if s.permutations_requested is not None:
+                rand += (
+                    f" (B raised from {s.permutations_requested:,}: the family's smallest "
+                    "corrected p, at its floor, must be at most alpha / 2)"
+                )
+            if exact:
+                rand += (
+                    f"; exact (all sign vectors enumerated) for {exact} of {len(self.pairs)} tests"
+                )
+            lines += [
+                f"diff: {self._diff_meaning()}, the mean of the per-query differences; "
+                f"{s.confidence:.0%} CI: paired bootstrap BCa interval (bias-corrected and "
+                f"accelerated, Efron 1987; {s.bootstrap:,} resamples of the queries, "
+                f"seed {s.seed})",
+                "d_z: standardised mean difference (mean / standard deviation of the per-query "
+                "differences); W/T/L: queries where the pair's first run does better / the same / "
+                "worse",
+                rand,
+                "p(t): paired t-test (scipy); p(sign): sign test, exact binomial of wins against "
+                "losses (ties dropped); " + self._wilcoxon_line(),
+            ]
+            family = int(self.pairs["p_adj"].notna().sum())
+            left_out = len(self.pairs) - family
+            left = f" ({left_out} without a p left out)" if left_out else ""
+            if s.test == "tukey":
+                lines.append(
+                    "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
+                    "the pairs of a measure; not corrected across measures)"
+                )
+            else:
+                lines.append(
+                    f"p_adj: {test} p-values, {_CORRECTION_LABELS[s.correction]}-"
+                    f"corrected over the {family} tests shown{left}"
+                )
+            lines.append(
+                f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that "
+                f"run, in the direction of the {test}'s own statistic ({_DIRECTIONS[s.test]})"
+            )
+            for reason, count in self.pairs["unavailable"].dropna().value_counts().items():
+                tests = "test" if count == 1 else "tests"
+                lines.append(f"n/a ({count} {tests}): {reason}")
+        if self.tukey is not None:
+            method = (
+                "every shuffling enumerated"
+                if self.tukey["exact"].any()
+                else (
+                    f"{s.permutations:,} random shufflings (seed {s.seed}), p = (b + 1) / (B + 1)"
+                )
+            )
+            lines.append(
+                "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
+                f"each query; range of the run means), {method}"
+            )
+        if len(self.pairs):
+            lines.append(
+                "a p-value says whether a difference is there, not whether it matters: read it "
+                f"beside diff, the CI and d_z (the more queries, here {self.num_queries:,}, the "
+                "smaller the differences that come out significant)"
+            )
+        return lines
+
+    def _wilcoxon_line(self) -> str:
+        methods = self.pairs["wilcoxon_method"].value_counts()
+        exact, normal = int(methods.get("exact", 0)), int(methods.get("normal", 0))
+        return (
+            "p(wsr): Wilcoxon signed-rank test on the non-zero differences (zeros dropped, "
+            f"ties in magnitude given mid-ranks): exact distribution for {exact} of "
+            f"{len(self.pairs)} tests (at most {EXACT_WILCOXON_MAX} non-zero "
+            f"differences), normal approximation with tie correction and no continuity "
+            f"correction for {normal}"
+        )
+
+    def _text(self, fmt: str, percent: bool, decimals: int) -> str:
+        bullet = "- " if fmt == "markdown" else "  "
+        out = [wrap(self._header(percent), "", fmt)]
+        coverage = self._coverage_line()
+        if coverage:
+            out.append(wrap(coverage, "", fmt))
+        headers, rows = self._means_rows(
+            percent, decimals, bold=fmt == "markdown", aligned=fmt == "table"
+        )
+        out.append(render(headers, rows, fmt))
+        if fmt == "markdown" and len(self.names) > 1:
+            note = "bold: the best of the runs compared here"
+            if self.published is not None:
+                note += " (the published systems, in their own table, are not ranked with them)"
+            out.append(note)
+        if len(self.pairs):
+            headers, rows = self._pair_rows(percent, decimals)
+            out.append(render(headers, rows, fmt, left=2))
+        else:
+            out.append(f"{bullet}one run: nothing to test")
+        if self.tukey is not None and self.baseline is not None:
+            out.append("randomised Tukey HSD, all pairs:")
+            out.append(render(*self.table("tukey", percent, decimals), fmt, left=2))
+        legend = self.legend()
+        if legend:
+            out.append("legend:")
+            out += [wrap(line, bullet, fmt) for line in legend]
+        if self.popularity is not None:
+            from .facets import popularity_lines
+
+            out += [wrap(line, bullet if n else "", fmt)
+                    for n, line in enumerate(popularity_lines(self.popularity))]  # fmt: skip
+        if self.published is not None:
+            out.append("")
+            out.append(self.published.format(fmt))
+        return blocks(out, fmt)
+
+    def _latex(self, percent: bool, decimals: int) -> str:
+        letters, beats = self.letters(), self.beats()
+        means = self.means
+        published = self.published
+        ranked_with = published is not None and published.like_for_like
+        best = self._best(ranked_with)
+        rows: list[list[str] | None] = []
+        if published is not None:
+            rows += published.latex_rows(self.measures, best if ranked_with else None)
+            rows.append(None)
+        for name in self.names:
+            cells = [latex_text(f"({letters[name]}) {name}")]
+            for measure in self.measures:
+                value = means.at[measure, name]
+                text = f"{value * percent_scale(measure, percent):.{decimals}f}"
+                if value == best[measure]:
+                    text = f"\\textbf{{{text}}}"
+                mark = "".join(sorted(beats.get((measure, name), [])))
+                cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
+            rows.append(cells)
+        headers = ["System", *(latex_text(m) for m in self.measures)]
+        caption = self._caption(percent, ranked_with)
+        comment = latex_comment(
+            f"citeval compare: {', '.join(self.names)} on {self.num_queries:,} queries"
+        )
+        return (
+            comment
+            + "\\begin{table}[t]\n\\centering\n"
+            + latex_tabular(headers, rows)
+            + f"\\caption{{{caption}}}\n\\label{{{self.label()}}}\n\\end{{table}}\n"
+        )
+
+    def _best(self, with_published: bool) -> dict[str, float]:
+        """Each measure's best mean (a fraction) among the rows it is comparable with: the
+        runs, and the published systems only when the comparison is like for like."""
+        best = {m: self.means.loc[m].max() for m in self.measures}
+        if with_published:
+            unit = 100.0 if self.published.paper.percent else 1.0
+            for measure in self.published.figures.index:
+                top = self.published.figures.loc[measure].max() / unit
+                best[measure] = max(best[measure], top)
+        return best
+
+    def _caption(self, percent: bool, ranked_with: bool) -> str:
+        """What the table claims: the best in bold among which rows, the marks' test and its
+        correction (over which family), the published table's like-for-like verdict."""
+        s = self.settings
+        unit = " (percent)" if percent else ""
+        caption = f"Means over {self.num_queries:,} queries{unit}. "
+        if self.published is None:
+            caption += "Best run in bold. "
+        elif ranked_with:
+            caption += "Best in bold, published systems included (like for like). "
+        else:
+            caption += (
+                "Best of the runs compared here in bold; the published systems are not ranked "
+                f"with them ({latex_text(self._published_verdict())}). "
+            )
+        if len(self.pairs):
+            if s.test == "tukey":
+                family = (
+                    "it controls the family-wise error over the pairs of each measure; not "
+                    f"corrected across the {len(self.measures)} measures"
+                )
+            else:
+                family = (
+                    f"{_CORRECTION_LABELS[s.correction]}-corrected over the "
+                    f"{int(self.pairs['p_adj'].notna().sum())} tests of the table"
+                )
+            caption += (
+                f"A superscript letter: significantly better than that system "
+                f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
+                f"{s.permutations:,} permutations, seed {s.seed})."
+            )
+        if self.published is not None:
+            caption += (
+                f" Published figures as printed in {latex_text(self.published.paper.reference)}."
+            )
+        return caption
+
+    def _published_verdict(self) -> str:
+        """The like-for-like verdict and the aspects that differ, for a caption."""
+        verdict = self.published.verdict()
+        differ = list(
+            dict.fromkeys(c.aspect for c in self.published.checks if c.status == "differs")
+        )
+        return verdict + (f": {', '.join(differ)} differ" if differ else "")
+
+    def label(self) -> str:
+        """A LaTeX label unique to this comparison (its runs, measures, queries, qrels and
+        settings), so two tables of one paper never share one; the same where the files
+        are (the qrels by name, not folder), so a regenerated table keeps its ``\\ref``."""
+        qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
+        key = repr((self.names, self.measures, self.num_queries, qrels))
+        return latex_label("compare", key, repr(asdict(self.settings)))
+
+
+def format_p(p: float) -> str:
+    """A p-value for a table: four decimals, ``<0.0001`` below that."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _signed(value: float, decimals: int) -> str:
+    """A difference with its sign; one that rounds to zero prints as 0.00, never -0.00."""
+    if round(value, decimals) == 0:
+        return f"{0.0:.{decimals}f}"
+    return f"{value:+.{decimals}f}"
+
+
+def _effect(value: float) -> str:
+    return "n/a" if math.isnan(value) else _signed(value, 2)

@@ -1,0 +1,442 @@
+"""Paired significance tests, confidence intervals, effect sizes and corrections.
+
+Everything works on per-query values of the same queries (paired samples), one column per
+test, so one draw of random signs or resamples serves every measure and pair at once. Random
+draws are batched to bound memory (:data:`BATCH_ELEMENTS` numbers per batch), so 120,000
+queries and 10,000 permutations need about 40 MB, not 10 GB.
+
+- :func:`randomisation_test`: Fisher's paired randomisation test (two-sided, sign flips of the
+  per-query differences, statistic the mean difference). With ``B`` random sign vectors the
+  p-value is ``(b + 1) / (B + 1)``, ``b`` the number at least as extreme as the observed one:
+  the observed labelling counts as one of the permutations, so the test never reports 0 and
+  keeps its level (Phipson and Smyth 2010). When the ``m`` non-zero differences allow at most
+  ``B`` sign vectors (``2**m <= B``) all of them are enumerated and the p-value is exact.
+- :func:`randomised_tukey_hsd`: Sakai's randomised Tukey HSD (after Carterette 2012): the
+  values of the systems are shuffled within each query, the statistic is the range (largest
+  minus smallest system mean); a pair's p-value is the share of shufflings (the observed one
+  counted, as above) whose range reaches the pair's observed difference, which controls the
+  family-wise error over all pairs of systems.
+- :func:`paired_t`, :func:`wilcoxon`, :func:`sign_test`: each a :class:`TestResult` (p, the
+  direction of the test's own statistic, how p was found, why there is none). Wilcoxon's
+  exact distribution is computed here over the non-zero differences (scipy's counts the
+  zeros when it chooses, and is not exact with tied magnitudes).
+- :func:`degenerate`: why a set of differences supports no spread-based inference (one
+  query, a constant difference): the t-test, d_z and the interval are then NaN.
+- :func:`bootstrap_ci`: BCa (default) or percentile interval of the mean difference.
+- :func:`effect_size`: the standardised mean difference of paired values, Cohen's d_z.
+- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values;
+  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy import special as scipy_special
+from scipy import stats as scipy_stats
+
+from ..base.choices import EXACT_WILCOXON_MAX, correction_name
+from ..base.errors import InputError
+
+BATCH_ELEMENTS = 1 << 22
+"""Random numbers drawn per batch (4 M: a few tens of MB with the arrays built from them)."""
+
+_MAX_TABLE_SYSTEMS = 8  # 8! = 40,320 orders: beyond that, shuffle by sorting random keys
+
+
+def _tolerance(values: np.ndarray) -> np.ndarray:
+    """How close a permuted statistic may come to the observed one and count as reaching it:
+    sums of the same numbers in another order differ in their last bits, and a tie must not
+    be lost to rounding (scipy's permutation_test allows for the same)."""
+    return 1e-11 * np.maximum(np.abs(values).sum(axis=0), 1.0)
+
+
+def _batches(total: int, per_item: int) -> Iterator[int]:
+    """Sizes of the batches of ``total`` draws of ``per_item`` numbers each."""
+    size = max(1, BATCH_ELEMENTS // max(per_item, 1))
+    for start in range(0, total, size):
+        yield min(size, total - start)
+
+
+# --------------------------------------------------------------------------- randomisation
+
+
+def randomisation_test(
+    diffs: np.ndarray, permutations: int, rng: np.random.Generator, *, exact: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided paired randomisation test of each column of ``diffs`` (queries x tests).
+
+    Returns the p-values and, per column, whether they are exact (every sign vector of the
+    non-zero differences enumerated). ``exact=None`` enumerates when ``2**m <= permutations``;
+    ``False`` always samples; ``True`` always enumerates (small ``m`` only).
+    """
+    diffs = _finite(diffs)
+    if permutations < 1:
+        raise InputError(None, f"permutations must be at least 1, not {permutations}")
+    nonzero = (diffs != 0).sum(axis=0)
+    if exact is None:
+        enumerate_ = nonzero <= math.floor(math.log2(permutations))
+    else:
+        enumerate_ = np.full(diffs.shape[1], bool(exact))
+    if exact and nonzero.max(initial=0) > 24:
+        raise InputError(None, "exact randomisation needs at most 24 non-zero differences")
+    p = np.empty(diffs.shape[1])
+    for column in np.flatnonzero(enumerate_):
+        p[column] = _exact_sign_flip(diffs[diffs[:, column] != 0, column])
+    sampled = np.flatnonzero(~enumerate_)
+    if len(sampled):
+        p[sampled] = _sampled_sign_flip(diffs[:, sampled], permutations, rng)
+    return p, enumerate_
+
+
+def _exact_sign_flip(d: np.ndarray) -> float:
+    """Share of all ``2**m`` sign vectors whose |sum| reaches the observed |sum|."""
+    m = len(d)
+    observed = abs(d.sum())
+    gamma = _tolerance(d[:, None])[0]
+    reached = done = 0
+    for count in _batches(2**m, max(m, 1)):
+        codes = np.arange(done, done + count, dtype=np.int64)
+        done += count
+        signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(m)) & 1)
+        reached += int((np.abs(signs @ d) >= observed - gamma).sum())
+    return reached / 2**m
+
+
+def _sampled_sign_flip(
+    diffs: np.ndarray, permutations: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``(b + 1) / (B + 1)`` over ``B`` random sign vectors, all columns with the same signs."""
+    n = diffs.shape[0]
+    total = diffs.sum(axis=0)
+    observed = np.abs(total)
+    gamma = _tolerance(diffs)
+    reached = np.zeros(diffs.shape[1])
+    packed = (n + 7) // 8
+    for count in _batches(permutations, n):
+        # one random bit per query: flipped (1) or kept (0); sum(s * d) = total - 2 * flipped
+        bits = rng.integers(0, 256, size=(count, packed), dtype=np.uint8)
+        flipped = np.unpackbits(bits, axis=1, count=n).astype(np.float64)
+        statistic = np.abs(total - 2.0 * (flipped @ diffs))
+        reached += (statistic >= observed - gamma).sum(axis=0)
+    return (reached + 1) / (permutations + 1)
+
+
+# --------------------------------------------------------------------------- Tukey HSD
+
+
+def randomised_tukey_hsd(
+    values: np.ndarray, permutations: int, rng: np.random.Generator, *, exact: bool | None = None
+) -> tuple[np.ndarray, bool]:
+    """Sakai's randomised Tukey HSD over ``values`` (queries x systems x measures).
+
+    Returns p-values (systems x systems x measures, symmetric, diagonal 1) and whether they
+    are exact: ``exact=None`` enumerates every within-query shuffling when there are at most
+    ``permutations`` of them (queries whose systems all score the same are left out: any
+    shuffling leaves them as they are).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 2:
+        values = values[:, :, None]
+    n, k, measures = values.shape
+    if k < 2:
+        raise InputError(None, "the randomised Tukey HSD needs at least two systems")
+    means = values.mean(axis=0)  # systems x measures
+    observed = np.abs(means[:, None, :] - means[None, :, :])  # k x k x measures
+    varying = values[(values != values[:, :1, :]).any(axis=(1, 2))]
+    orders = math.factorial(k)
+    shufflings = orders ** len(varying)
+    if exact is None:
+        exact = k <= _MAX_TABLE_SYSTEMS and shufflings <= permutations
+    if exact and k > _MAX_TABLE_SYSTEMS:
+        raise InputError(None, f"exact Tukey HSD needs at most {_MAX_TABLE_SYSTEMS} systems")
+    gamma = 1e-11 * np.maximum(np.abs(values).sum(axis=(0, 1)), 1.0) / n
+    fixed = (values.sum(axis=0) - varying.sum(axis=0)) if exact else None
+    reached = np.zeros_like(observed)
+    draws = shufflings if exact else permutations
+    for sums in _shuffled_sums(varying if exact else values, draws, rng, exact):
+        if fixed is not None:
+            sums = sums + fixed
+        spread = (sums.max(axis=1) - sums.min(axis=1)) / n  # batch x measures
+        reached += (spread[:, None, None, :] >= observed[None] - gamma).sum(axis=0)
+    p = reached / shufflings if exact else (reached + 1) / (permutations + 1)
+    p[np.arange(k), np.arange(k)] = 1.0
+    return p, bool(exact)
+
+
+def _shuffled_sums(
+    values: np.ndarray, draws: int, rng: np.random.Generator, exact: bool
+) -> Iterator[np.ndarray]:
+    """Column sums (batch x systems x measures) after shuffling the systems within each row:
+    ``draws`` random shufflings, or with ``exact`` every combination of row orders."""
+    n, k, measures = values.shape
+    if k > _MAX_TABLE_SYSTEMS:
+        yield from _sorted_key_sums(values, draws, rng)
+        return
+    table = np.array(list(itertools.permutations(range(k))), dtype=np.intp)  # orders x k
+    orders = len(table)
+    flat = values.transpose(0, 2, 1).reshape(n, measures * k)
+    per_draw = max(n, orders * measures * k)
+    done = 0
+    for count in _batches(draws, per_draw):
+        if exact:
+            codes = np.arange(done, done + count, dtype=np.int64)
+            choice = (codes[None, :] // orders ** np.arange(n, dtype=np.int64)[:, None]) % orders
+        else:
+            choice = rng.integers(0, orders, size=(n, count))
+        done += count
+        # Sum the rows that got the same order (one sparse product for all draws), then
+        # put each order's sums in the systems' places.
+        rows = choice + (np.arange(count) * orders)[None, :]
+        onehot = sparse.csc_matrix(
+            (np.ones(n * count), rows.ravel(), np.arange(0, n * count + 1, count)),
+            shape=(count * orders, n),
+        )
+        grouped = (onehot @ flat).reshape(count, orders, measures, k)
+        sums = np.take_along_axis(grouped, table[None, :, None, :], axis=3).sum(axis=1)
+        yield sums.transpose(0, 2, 1)
+
+
+def _sorted_key_sums(
+    values: np.ndarray, draws: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """As :func:`_shuffled_sums` for many systems: each row's order from sorted random keys."""
+    n, k, measures = values.shape
+    for count in _batches(draws, n * k * measures):
+        order = np.argsort(rng.random((count, n, k)), axis=2)
+        shuffled = np.take_along_axis(values[None], order[..., None], axis=2)
+        yield shuffled.sum(axis=1)
+
+
+# --------------------------------------------------------------------------- classic tests
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A paired test's two-sided p (NaN when ``reason`` says why there is none), the
+    direction its own statistic points to (+1: the system is better, -1 worse, 0 neither)
+    and how p was found."""
+
+    p: float
+    direction: int
+    method: str
+    reason: str | None = None
+
+
+def degenerate(d: np.ndarray) -> str | None:
+    """Why no spread-based inference (t-test, d_z, interval) can be drawn from ``d``, if it
+    cannot: one query, or the same difference on every query."""
+    if len(d) < 2:
+        return "one query: no variation to infer from"
+    if np.ptp(d) <= 1e-12 * max(float(np.abs(d).max()), 1.0):  # the same, to rounding
+        return f"every query has the same difference ({d[0]:+.4g}): no variation to infer from"
+    return None
+
+
+def _no_test(reason: str) -> TestResult:
+    return TestResult(math.nan, 0, "n/a", reason)
+
+
+def _direction(value: float) -> int:
+    return int(np.sign(value))
+
+
+def paired_t(d: np.ndarray) -> TestResult:
+    """Paired t-test (scipy ``ttest_1samp`` of the differences, two-sided); not available
+    without spread (it would be 0/0 or a division by zero)."""
+    reason = degenerate(d)
+    if reason:
+        return _no_test(reason)
+    p = float(scipy_stats.ttest_1samp(d, 0.0).pvalue)
+    return TestResult(p, _direction(d.mean()), "scipy")
+
+
+def wilcoxon(d: np.ndarray) -> TestResult:
+    """Wilcoxon signed-rank test, two-sided, zero differences dropped (Wilcoxon 1945): the
+    exact distribution of the signed-rank sum of the non-zero differences, ties in their
+    magnitudes given mid-ranks, up to :data:`EXACT_WILCOXON_MAX` of them; above, the normal
+    approximation with tie correction and no continuity correction. Its direction is the
+    sign of the signed-rank sum."""
+    if len(d) < 2:
+        return _no_test(degenerate(d))
+    nonzero = d[d != 0]
+    n = len(nonzero)
+    if n == 0:
+        return TestResult(1.0, 0, "exact")  # every sign vector gives the observed sum, 0
+    doubled = np.rint(2 * scipy_stats.rankdata(np.abs(nonzero))).astype(np.int64)
+    total = int(doubled.sum())
+    plus = int(doubled[nonzero > 0].sum())  # twice the sum of positive ranks
+    deviation = abs(2 * plus - total)  # twice |T+ - E(T+)|, an integer
+    direction = int(np.sign(2 * plus - total))
+    if n <= EXACT_WILCOXON_MAX:
+        pmf = np.zeros(total + 1)
+        pmf[0] = 1.0
+        reach = 0
+        for rank in doubled.tolist():  # each rank's sign is + or - with probability 1/2
+            reach += rank
+            shifted = pmf[: reach - rank + 1].copy()
+            pmf[: reach + 1] *= 0.5
+            pmf[rank : reach + 1] += 0.5 * shifted
+        sums = np.arange(total + 1)
+        p = float(pmf[np.abs(2 * sums - total) >= deviation].sum())
+        return TestResult(min(p, 1.0), direction, "exact")
+    _, counts = np.unique(doubled, return_counts=True)
+    variance = n * (n + 1) * (2 * n + 1) / 24 - float((counts**3 - counts).sum()) / 48
+    z = (deviation / 4) / math.sqrt(variance)
+    return TestResult(float(2 * scipy_stats.norm.sf(z)), direction, "normal")
+
+
+def sign_test(d: np.ndarray) -> TestResult:
+    """Sign test: scipy's exact binomial test of wins against losses (ties dropped); its
+    direction is wins against losses, whatever the mean says."""
+    if len(d) < 2:
+        return _no_test(degenerate(d))
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    if wins + losses == 0:
+        return TestResult(1.0, 0, "exact")
+    p = float(scipy_stats.binomtest(wins, wins + losses, 0.5).pvalue)
+    return TestResult(p, _direction(wins - losses), "exact")
+
+
+# --------------------------------------------------------------------------- intervals, sizes
+
+CI_METHODS = ("bca", "percentile")
+
+
+def bootstrap_ci(
+    diffs: np.ndarray,
+    resamples: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+    method: str = "bca",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap interval of the mean of each column (queries resampled with replacement,
+    the same resamples for every column). Returns ``(low, high)``, NaN where a column has
+    no interval (see :func:`degenerate`; also a zero-width one).
+
+    ``bca`` (default): Efron's bias-corrected and accelerated interval (Efron 1987); the
+    acceleration from the jackknife, whose leave-one-out means come from the column sums,
+    so it costs O(n). The bias correction counts resampled means equal to the observed one
+    as half below (as scipy does). ``percentile``: the plain percentile interval, which
+    under-covers when most differences are zero."""
+    diffs = _finite(diffs)
+    if not 0 < confidence < 1:
+        raise InputError(None, f"confidence must be between 0 and 1, not {confidence}")
+    if resamples < 1:
+        raise InputError(None, f"bootstrap resamples must be at least 1, not {resamples}")
+    if method not in CI_METHODS:
+        raise InputError(None, f"unknown interval {method!r}; choose from {', '.join(CI_METHODS)}")
+    n, columns = diffs.shape
+    means = np.empty((resamples, columns))
+    done = 0
+    for count in _batches(resamples, n):
+        picks = rng.integers(0, n, size=(count, n))
+        # how often each query was drawn, as weights: one product for every column
+        picks += (np.arange(count) * n)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=count * n).reshape(count, n)
+        means[done : done + count] = weights.astype(np.float64) @ diffs / n
+        done += count
+    tail = (1 - confidence) / 2
+    levels = np.tile([tail, 1 - tail], (columns, 1)).T  # 2 x columns
+    if method == "bca" and n > 1:
+        levels = _bca_levels(diffs, means, levels)
+    low, high = _column_quantiles(np.sort(means, axis=0), levels)
+    spread = np.array([degenerate(diffs[:, c]) is None for c in range(columns)])
+    empty = ~spread | ~(high > low) | np.isnan(levels).any(axis=0)
+    low[empty] = high[empty] = np.nan
+    return low, high
+
+
+def _bca_levels(diffs: np.ndarray, means: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """The BCa quantile levels of each column (2 x columns), NaN where undefined."""
+    n = diffs.shape[0]
+    observed = diffs.mean(axis=0)
+    gamma = _tolerance(diffs) / n
+    below = (means < observed - gamma).sum(axis=0)
+    at_most = (means <= observed + gamma).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z0 = scipy_special.ndtri((below + at_most) / (2 * len(means)))
+        leave_one_out = (diffs.sum(axis=0) - diffs) / (n - 1)
+        u = leave_one_out.mean(axis=0) - leave_one_out
+        acceleration = (u**3).sum(axis=0) / (6 * ((u**2).sum(axis=0)) ** 1.5)
+        acceleration = np.nan_to_num(acceleration)
+        z = scipy_special.ndtri(levels)
+        shifted = z0 + (z0 + z) / (1 - acceleration * (z0 + z))
+        out = scipy_special.ndtr(shifted)
+    out[:, ~np.isfinite(z0)] = np.nan
+    return out
+
+
+def _column_quantiles(ordered: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Linear-interpolated quantiles (numpy's default) of each sorted column at its own
+    levels (rows of ``levels``)."""
+    count, columns = ordered.shape
+    position = np.nan_to_num(levels) * (count - 1)
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, count - 1)
+    column = np.arange(columns)[None, :]
+    fraction = position - below
+    return ordered[below, column] * (1 - fraction) + ordered[above, column] * fraction
+
+
+def effect_size(d: np.ndarray) -> float:
+    """Cohen's d_z: mean difference over the standard deviation of the differences (ddof 1);
+    NaN where it is not defined (:func:`degenerate`: one query or no spread)."""
+    if degenerate(d):
+        return math.nan
+    return float(np.mean(d)) / float(np.std(d, ddof=1))
+
+
+def _finite(diffs) -> np.ndarray:
+    """Differences as a 2-D float array; a NaN or infinite one is an error (it would make
+    every comparison with it false and pass for significance)."""
+    diffs = np.asarray(diffs, dtype=np.float64)
+    if diffs.ndim == 1:
+        diffs = diffs[:, None]
+    bad = np.argwhere(~np.isfinite(diffs))
+    if len(bad):
+        row, column = bad[0]
+        raise InputError(
+            None, f"difference {diffs[row, column]} at row {row}, column {column}: not a number"
+        )
+    return diffs
+
+
+# --------------------------------------------------------------------------- B for a family
+
+
+def permutations_needed(family: int, alpha: float) -> int:
+    """The smallest B at which a Monte Carlo p at its floor, 1 / (B + 1), corrected over a
+    family of ``family`` tests (Holm and Bonferroni multiply it by ``family``; so does BH
+    for a lone discovery) is at most alpha / 2: below, a clearly different pair can never
+    come out significant."""
+    return max(1, math.ceil(2 * family / alpha) - 1)
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+def adjust(p: np.ndarray, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values for one family of tests: ``holm`` (step-down, family-wise error),
+    ``bonferroni``, ``bh`` (Benjamini-Hochberg, false discovery rate) or ``none``."""
+    method = correction_name(method)
+    p = np.asarray(p, dtype=np.float64)
+    m = len(p)
+    if method == "none" or m == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(p * m, 1.0)
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "holm":
+        steps = np.maximum.accumulate(ranked * (m - np.arange(m)))
+    else:  # bh: step-up, from the largest p down
+        steps = np.minimum.accumulate((ranked * m / np.arange(1, m + 1))[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(steps, 1.0)
+    return out

@@ -1,0 +1,140 @@
+"""The scoring core as an ir-measures provider.
+
+``import citeval_irm`` registers it (once ir-measures is imported) as
+``ir_measures.providers.registry["citeval"]`` and ``ir_measures.citeval``, so anyone who
+speaks ir-measures can use the columnar kernels with the calls they already know::
+
+    ir_measures.citeval.calc_aggregate([RR, R@10, nDCG@10], qrels, run)
+    ir_measures.citeval.iter_calc(measures, qrels, run)
+    evaluator = ir_measures.citeval.evaluator(measures, qrels)  # one qrels, many runs
+
+It declares what it supports in ``SUPPORTED_MEASURES``, derived from the measure table
+(each family with the parameters and values its row accepts), and computes with
+trec_eval's semantics, ties broken as trec_eval breaks them. ir-measures' default
+pipeline is left as it is; put the provider in front of it with
+``ir_measures.providers.FallbackProvider([ir_measures.citeval, ir_measures.DefaultPipeline])``
+to have every other measure computed as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+
+from ir_measures import Metric, measures, providers
+from ir_measures.providers.base import Any, Choices
+
+from ..scoring.table import MEASURES, MeasureDef, require
+
+
+def supported_measure(row: MeasureDef):
+    """ir-measures' declaration of what a row of the table computes: its parameters (a
+    closed set where the row has one), and ir-measures' others only at their default."""
+    family = measures.registry[row.name]
+    spec = {}
+    for name, info in family.SUPPORTED_PARAMS.items():
+        if name not in row.params:
+            spec[name] = Choices(info.default)
+        elif name in row.choices:
+            spec[name] = Choices(*row.choices[name])
+        else:
+            spec[name] = Any(required=info.required)
+    return family(**spec)
+
+
+class CitevalProvider(providers.Provider):
+    """citeval-irm's vectorised kernels (see :mod:`citeval_irm.scoring.table`)."""
+
+    NAME = "citeval"
+    SUPPORTED_MEASURES = [supported_measure(row) for row in MEASURES.values()]
+
+    def _evaluator(self, measures, qrels) -> CitevalEvaluator:
+        return CitevalEvaluator(list(measures), qrels)
+
+
+class CitevalEvaluator(providers.Evaluator):
+    """Scores runs against one qrels, read once into columns.
+
+    A run may list a (query, doc) twice only in forms that allow it (a DataFrame, records):
+    the best-scored copy counts, as a dict-of-dicts would keep one. As a drop-in for
+    ir-measures' pytrec_eval provider, an empty run, a run sharing no query with the qrels
+    and qrels with no judged doc are no error: every qrels query is scored on an empty
+    ranking (0, as ``trec_eval -c``), and qrels with no query give no value at all.
+    """
+
+    def __init__(self, measures, qrels):
+        for measure in measures:
+            require(measure)
+        self._qrels = _qrels_of(qrels)
+        super().__init__(measures, self._qrels.all_query_ids.to_pylist())
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        from ..reading.tables import lookup
+        from .evaluate import Settings, counted_queries, evaluate, unranked_values
+
+        qrels = self._qrels
+        if not len(qrels.all_query_ids):
+            return
+        table = _run_of(run)
+        if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
+            result = evaluate(table, qrels, self.measures, duplicates="keep_best")
+            query_ids, values = result.query_ids, result.values.tolist()
+        else:
+            counted = counted_queries(qrels)
+            values = unranked_values(Settings(list(self.measures)), qrels, counted).tolist()
+            query_ids = qrels.all_query_ids.to_pylist()
+        for row, query_id in enumerate(query_ids):
+            for column, measure in enumerate(self.measures):
+                yield Metric(query_id=query_id, measure=measure, value=values[row][column])
+
+
+def _records(obj):
+    """``obj`` as a list when it is a one-pass iterable of records (a generator, ir-measures'
+    ``read_trec_run``), so that it can be looked at before it is read; else ``obj``."""
+    from ..reading.io import as_dataset
+
+    if isinstance(obj, (str, bytes, os.PathLike, Mapping)) or hasattr(obj, "columns"):
+        return obj
+    if isinstance(obj, Iterable) and as_dataset(obj) is None:
+        return list(obj)
+    return obj
+
+
+def _qrels_of(qrels):
+    """The qrels as columns; qrels with no judged doc (``{}``, ``{"q1": {}}``, no record)
+    are the queries they name, with no judgement, as ir-measures takes them."""
+    from ..reading.io import as_qrels
+    from ..reading.tables import Qrels
+
+    qrels = _records(qrels)
+    if isinstance(qrels, Mapping) and not any(qrels.values()):
+        unjudged = tuple(str(q) for q in qrels)
+    elif not isinstance(qrels, (str, os.PathLike)) and hasattr(qrels, "__len__") and not len(qrels):
+        unjudged = ()
+    else:
+        return as_qrels(qrels)
+    return Qrels.from_columns([], [], [], "<qrels>", unjudged=unjudged)
+
+
+def _run_of(run):
+    """The run as columns, or ``None`` when it has no row (``{}``, ``{"q1": {}}``, no
+    record, an empty frame): then no query is ranked."""
+    from ..reading.io import as_run
+
+    run = _records(run)
+    if isinstance(run, Mapping) and not any(run.values()):
+        return None
+    if not isinstance(run, (str, os.PathLike)) and hasattr(run, "__len__") and not len(run):
+        return None
+    return as_run(run, duplicates="keep_best")
+
+
+def register() -> CitevalProvider:
+    """Register the provider with ir-measures (once) and return it."""
+    import ir_measures
+
+    if "citeval" not in providers.registry:
+        providers.register(CitevalProvider())
+    provider = providers.registry["citeval"]
+    ir_measures.citeval = provider
+    return provider

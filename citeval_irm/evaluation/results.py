@@ -1,0 +1,289 @@
+"""The result of an evaluation and its output formats.
+
+Values are stored as fractions, one row per counted query and one column per measure;
+percent is a presentation choice (a protocol's default or the caller's).
+``format("trec_eval")`` prints exactly trec_eval's ``-q`` layout and measure names, so
+``citeval eval ... --format trec_eval --per-query`` can be ``diff``-ed against
+``trec_eval -c -q -m ...``. pandas is imported only when a DataFrame is asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..base.errors import EvalWarning, InputError
+from ..base.measures import Measure, Protocol, parse_measures
+from ..base.options import EvalOptions, display_decimals
+from ..printing.escaping import csv_text, plain_text, trec_field
+from ..printing.printable import Printable
+from ..reading.ties import TieReport
+from ..scoring import is_integer_measure, percent_scale, trec_eval_name, trec_eval_sort_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FORMATS = ("table", "csv", "json", "trec_eval")
+AGGREGATE = "all"
+"""The query id of the aggregate row (trec_eval's own)."""
+
+
+@dataclass(frozen=True)
+class RankedQueries:
+    """The run's queries (first-appearance order) and how many docs each ranks: what a
+    comparison keeps of a run, whichever path (in memory, streamed, on Dask) read it."""
+
+    query_ids: list[str]
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, run) -> RankedQueries:
+        """The ranked queries of a whole :class:`~citeval_irm.reading.tables.Run`."""
+        from ..reading.tables import take
+
+        present, sizes = run.ranked_queries()
+        return cls(take(run.query_ids, present).to_pylist(), sizes)
+
+    def cut(self, max_docs: int | None) -> RankedQueries:
+        """What the measures see of each ranking when only its first ``max_docs`` count."""
+        if max_docs is None:
+            return self
+        return RankedQueries(self.query_ids, np.minimum(self.sizes, max_docs))
+
+
+@dataclass
+class EvalResult(Printable):
+    """Aggregate and per-query values of one evaluation, with its counted warnings.
+
+    ``aggregate``: a Series indexed by measure name (``"RR"``, ``"R@10"``, ...).
+    ``per_query``: a DataFrame, one row per counted query, one column per measure.
+    ``values``: the same per-query values as a numpy array, rows in ``query_ids`` order.
+    """
+
+    measures: list[Measure]
+    query_ids: list[str]
+    values: np.ndarray
+    aggregates: dict[str, float]
+    warnings: list[EvalWarning] = field(default_factory=list)
+    protocol: Protocol | None = None
+    ties: TieReport | None = None
+    run_source: str = "<run>"
+    qrels_source: str = "<qrels>"
+    engine: str = "citeval"
+    ranked: RankedQueries | None = field(default=None, repr=False)
+    options: EvalOptions | None = field(default=None, repr=False)  # what it was made with
+
+    # ------------------------------------------------------------------ access
+    @property
+    def names(self) -> list[str]:
+        return [str(m) for m in self.measures]
+
+    @cached_property
+    def per_query(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(
+            self.values, index=pd.Index(self.query_ids, name="query_id"), columns=self.names
+        )
+
+    @cached_property
+    def aggregate(self) -> pd.Series:
+        import pandas as pd
+
+        return pd.Series(self.aggregates, name="value", dtype=float)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    def __getitem__(self, measure) -> float:
+        """The aggregate of one measure, by object or name (``result["MRR"]``)."""
+        name = str(parse_measures(measure)[0]) if not isinstance(measure, Measure) else str(measure)
+        try:
+            return float(self.aggregates[name])
+        except KeyError:
+            raise KeyError(f"{measure!r} was not computed; computed: {self.names}") from None
+
+    def default_percent(self) -> bool:
+        """Percent as ``evaluate`` was asked (``percent=``), else the protocol's unit."""
+        if self.options is not None:
+            return self.options.shown_percent(self.protocol)
+        return bool(self.protocol.percent) if self.protocol else False
+
+    def decimals(self, percent: bool, decimals: int | None = None) -> int:
+        """Decimals values print with (:func:`~citeval_irm.base.options.display_decimals`): as
+        given here, else as ``evaluate`` was asked (``decimals=``), else the rule's."""
+        if decimals is None and self.options is not None:
+            decimals = self.options.decimals
+        return display_decimals(percent, self.protocol, decimals)
+
+    def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:
+        """The aggregate as a one-row DataFrame (index ``"all"``), or with ``per_query`` the
+        per-query table followed by the ``"all"`` row; in percent if asked (fractions only:
+        counts such as NumRet stay counts)."""
+        import pandas as pd
+
+        percent = self.default_percent() if percent is None else percent
+        frame = self.aggregate.to_frame(AGGREGATE).T
+        if per_query:
+            self._check_aggregate_name()
+            frame = pd.concat([self.per_query, frame])
+        frame.index.name = "query_id"
+        return frame * [percent_scale(m, percent) for m in self.measures]
+
+    def _check_aggregate_name(self) -> None:
+        """A query named ``all`` beside the aggregate row named ``all`` cannot be told from
+        it (trec_eval prints both alike, and a script reading the file takes it for the
+        aggregate): an error, not a guess, in every per-query layout that has that row."""
+        if AGGREGATE in self.query_ids:
+            raise InputError(
+                self.run_source,
+                f"has a query named {AGGREGATE!r}, the name of the aggregate row of per-query "
+                "output: rename the query, or print per-query values as JSON, which keeps "
+                "them apart",
+            )
+
+    def scales(self, percent: bool) -> dict[str, float]:
+        """Each measure's factor when printed (100 for fractions in percent, else 1)."""
+        return {str(m): percent_scale(m, percent) for m in self.measures}
+
+    # ------------------------------------------------------------------ formats
+    FORMATS = FORMATS
+
+    def to_dict(self) -> dict:
+        return self._json()
+
+    def _json(
+        self, *, per_query: bool = False, percent: bool | None = None, decimals: int | None = None
+    ) -> dict:
+        """The values in full (``decimals`` is for the text formats)."""
+        percent = self.default_percent() if percent is None else percent
+        return self._json_of(self._rows(per_query, percent), percent, per_query)
+
+    def _render(
+        self,
+        fmt: str,
+        *,
+        per_query: bool = False,
+        percent: bool | None = None,
+        decimals: int | None = None,
+    ) -> str:
+        """``table``, ``csv`` or ``trec_eval`` (``decimals``: the table's, default
+        :meth:`decimals`)."""
+        if fmt == "trec_eval":
+            if percent:
+                raise InputError(None, "trec_eval format prints fractions; drop --percent")
+            return self._format_trec_eval(per_query)
+        percent = self.default_percent() if percent is None else percent
+        if fmt == "csv":
+            if per_query:
+                self._check_aggregate_name()
+            return self._format_csv(per_query, percent)
+        return self._format_table(self.decimals(percent, decimals), percent, per_query)
+
+    def _rows(self, per_query: bool, percent: bool) -> list[tuple[str, dict[str, float]]]:
+        scales, names = self.scales(percent), self.names
+        rows = []
+        if per_query:
+            factors = np.array([scales[n] for n in names])
+            for query, values in zip(self.query_ids, (self.values * factors).tolist()):
+                rows.append((query, dict(zip(names, values))))
+        rows.append((AGGREGATE, {n: v * scales[n] for n, v in self.aggregates.items()}))
+        return rows
+
+    def _format_csv(self, per_query: bool, percent: bool) -> str:
+        """A melted table (query_id, measure, value), measure by measure, each measure's
+        queries and then its ``all`` row; values at full precision."""
+        names = self.names
+        scales = self.scales(percent)
+        aggregate = np.array([[self.aggregates[n] for n in names]])
+        values = np.vstack([self.values, aggregate]) if per_query else aggregate
+        values = values * np.array([scales[n] for n in names])
+        queries = [*self.query_ids, AGGREGATE] if per_query else [AGGREGATE]
+        return csv_text(
+            ["query_id", "measure", "value"],
+            [queries * len(names), np.repeat(names, len(queries)), values.T.ravel()],
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(
+            float_format=lambda v: f"{v:.{self.decimals(self.default_percent())}f}"
+        )
+
+    def _header(self) -> str:
+        protocol = f", protocol {self.protocol.name}" if self.protocol else ""
+        ties = f", ties: {self.ties.policy}" if self.ties else ""
+        return plain_text(
+            f"run {self.run_source} vs qrels {self.qrels_source}: "
+            f"{self.num_queries:,} queries{protocol}{ties}"
+        )
+
+    def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:
+        lines = [self._header() + (" (percent)" if percent else "")]
+        if not per_query:
+            scales = self.scales(percent)
+            width = max(len(n) for n in self.names)
+            lines += [
+                f"  {name:<{width}}  {self.aggregates[name] * scales[name]:.{decimals}f}"
+                for name in self.names
+            ]
+        else:
+            frame = self.to_frame(percent=percent, per_query=True)
+            frame.index = frame.index.map(plain_text)
+            text = frame.to_string(float_format=lambda v: f"{v:.{decimals}f}")
+            lines += ["  " + line for line in text.splitlines()]
+        return "\n".join(lines) + "\n"
+
+    def warnings_text(self) -> str:
+        """The warnings, one per line, for a terminal."""
+        return "".join(f"warning: {plain_text(str(w))}\n" for w in self.warnings)
+
+    def _json_of(self, rows, percent: bool, per_query: bool) -> dict:
+        out = {
+            "run": self.run_source,
+            "qrels": self.qrels_source,
+            "protocol": self.protocol.name if self.protocol else None,
+            "ties": self.ties.policy if self.ties else None,
+            "engine": self.engine,
+            "num_queries": self.num_queries,
+            "percent": percent,
+            "aggregate": {k: float(v) for k, v in rows[-1][1].items()},
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+        if per_query:
+            out["per_query"] = {q: {k: float(v) for k, v in row.items()} for q, row in rows[:-1]}
+        return out
+
+    def _format_trec_eval(self, per_query: bool) -> str:
+        names = {str(m): trec_eval_name(m) for m in self.measures}
+        unmapped = [m for m, n in names.items() if n is None]
+        if unmapped:
+            raise InputError(
+                None, f"trec_eval has no measure for {', '.join(unmapped)}; use another format"
+            )
+        order = sorted(names, key=lambda m: trec_eval_sort_key(names[m]))
+        columns = [self.names.index(m) for m in order]
+        lines = []
+
+        def line(measure: str, query: str, value: float) -> str:
+            trec = names[measure]
+            shown = f"{int(round(value))}" if is_integer_measure(trec) else f"{value:6.4f}"
+            return f"{trec:<22}\t{query}\t{shown}\n"
+
+        if per_query:
+            self._check_aggregate_name()
+            # trec_eval orders queries by strcmp of their ids, which Python's sort reproduces
+            # (for str; ids compared as UTF-8 bytes give the same order as code points).
+            values = self.values.tolist()
+            for row in sorted(range(len(self.query_ids)), key=self.query_ids.__getitem__):
+                query = trec_field(self.query_ids[row], "query id")
+                lines += [
+                    line(order[i], query, values[row][c])
+                    for i, c in enumerate(columns)
+                    if names[order[i]] != "num_q"  # trec_eval prints num_q for "all" only
+                ]
+        lines += [line(m, AGGREGATE, self.aggregates[m]) for m in order]
+        return "".join(lines)

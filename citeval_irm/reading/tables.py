@@ -1,0 +1,348 @@
+"""The canonical run and qrels tables every other module reads: columns, built once.
+
+A :class:`Run` holds one row per (query, doc) as numpy columns: integer codes into two
+dictionaries of ids (``query_ids``, ``doc_ids``, Arrow string arrays) and float scores; a
+:class:`Qrels` holds codes and integer labels the same way. Rows keep the input order. Ids
+are strings to the user and codes inside: nothing on the scoring path holds one Python
+object per line. ``frame`` gives a pandas view for the rare places (and users) that want
+one, built on first use; the dict-of-dicts that pytrec_eval takes is built here and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..base.errors import EvalWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RUN_COLUMNS = ("query_id", "doc_id", "score")
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+
+
+# pyarrow converts numpy input and non-zero-copy output through its pandas layer, which
+# imports pandas (a fifth of a second) on first use: the scoring path goes through buffers.
+_NUMPY_TYPES = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint16(): np.uint16,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
+
+
+def arrow_array(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers as an Arrow array, without pyarrow's pandas layer."""
+    values = np.ascontiguousarray(values)
+    arrow_type = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(values)])
+
+
+def numpy_of(values, fill=None) -> np.ndarray:
+    """A numpy array of an Arrow numeric or boolean (chunked) array, read from its buffers;
+    nulls become ``fill`` (which must then be given)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    validity, data = values.buffers()[:2]
+    n, offset = len(values), values.offset
+    if pa.types.is_boolean(values.type):
+        bits = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+        out = np.unpackbits(bits, bitorder="little", count=n + offset)[offset:].astype(bool)
+    else:
+        dtype = _NUMPY_TYPES[values.type]
+        out = np.frombuffer(data, dtype=dtype, count=n, offset=offset * np.dtype(dtype).itemsize)
+    if values.null_count:
+        if fill is None:
+            raise ValueError("nulls in an array that must have none")
+        valid = np.unpackbits(
+            np.frombuffer(validity, dtype=np.uint8), bitorder="little", count=n + offset
+        )[offset:].astype(bool)
+        out = np.where(valid, out, fill)
+    return out
+
+
+def take(values: pa.Array, positions: np.ndarray) -> pa.Array:
+    """``values`` at ``positions`` (a numpy array of indices)."""
+    return values.take(arrow_array(np.asarray(positions, dtype=np.int64)))
+
+
+def encode(values) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes and the dictionary of unique values (first-appearance order) of a
+    string column given as an Arrow (chunked, dictionary) array or any sequence."""
+    if isinstance(values, pa.ChunkedArray):
+        if pa.types.is_dictionary(values.type):
+            values = values.unify_dictionaries().combine_chunks()
+        else:
+            values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, type=pa.string())
+    if pa.types.is_dictionary(values.type):
+        encoded = values
+    else:
+        if values.type != pa.string():
+            values = values.cast(pa.string())
+        encoded = pc.dictionary_encode(values)
+    codes = numpy_of(encoded.indices).astype(np.int32, copy=False)
+    dictionary = encoded.dictionary
+    if dictionary.type != pa.string():
+        dictionary = dictionary.cast(pa.string())
+    return codes, dictionary
+
+
+def lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
+    """Position of each of ``values`` in ``dictionary``, -1 where absent."""
+    found = pc.index_in(values, value_set=dictionary)
+    return numpy_of(found, fill=-1).astype(np.int64)
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Which rows start a new run of equal consecutive values (of all ``keys`` together)."""
+    out = np.ones(len(keys[0]), dtype=bool)
+    if len(out):
+        out[1:] = np.logical_or.reduce([key[1:] != key[:-1] for key in keys])
+    return out
+
+
+def segment_starts(*keys: np.ndarray) -> np.ndarray:
+    """Start positions of the runs of equal consecutive values in ``keys``."""
+    return np.flatnonzero(run_starts(*keys))
+
+
+def position_in_segment(*keys: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its run of equal consecutive ``keys``."""
+    starts = segment_starts(*keys)
+    sizes = np.diff(np.append(starts, len(keys[0])))
+    return np.arange(len(keys[0])) - np.repeat(starts, sizes)
+
+
+def _pair_keys(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
+    """One integer per (query, doc) pair: 32 bits when they suffice (a faster sort)."""
+    ndocs = max(ndocs, 1)
+    fits = (int(query.max(initial=0)) + 1) * ndocs < 2**31
+    dtype = np.int32 if fits else np.int64
+    return query.astype(dtype) * dtype(ndocs) + doc.astype(dtype, copy=False)
+
+
+def has_repeated_pairs(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
+    """Whether any (query, doc) pair occurs twice: one in-place sort of one integer key per
+    row, the cheap check every run gets before any repeat is looked for."""
+    keys = _pair_keys(query, doc, ndocs)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+def first_rows(group: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """Per group ``0 .. n-1``, the first of ``rows`` (ascending positions) that belongs to it
+    (``group[row]``); -1 for a group with none."""
+    out = np.full(n, -1, dtype=np.int64)
+    out[group[rows[::-1]]] = rows[::-1]  # assigned in reverse: the first row of each wins
+    return out
+
+
+def first_copies(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
+    """Which rows hold the first occurrence (in row order) of their (query, doc) pair.
+
+    A stable sort of one integer key per row puts repeats next to each other, first
+    occurrence first: far faster than hashing millions of pairs.
+    """
+    keys = _pair_keys(query, doc, ndocs)
+    order = np.argsort(keys, kind="stable")
+    out = np.zeros(len(keys), dtype=bool)
+    out[order[run_starts(keys[order])]] = True
+    return out
+
+
+class _Table:
+    """Shared by :class:`Run` and :class:`Qrels`: codes, dictionaries and views."""
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    _VALUE: str
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    def values(self) -> np.ndarray:
+        return getattr(self, self._VALUE)
+
+    def query_strings(self) -> pa.Array:
+        """The query id of every row (an Arrow array)."""
+        return take(self.query_ids, self.query)
+
+    def doc_strings(self) -> pa.Array:
+        return take(self.doc_ids, self.doc)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """``query_id, doc_id, <value>`` as a pandas DataFrame (built on first use)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "query_id": pd.array(self.query_strings(), dtype="str"),
+                "doc_id": pd.array(self.doc_strings(), dtype="str"),
+                self._VALUE: self.values(),
+            }
+        )
+
+    def _nested_dict(self) -> dict[str, dict[str, object]]:
+        """``{query_id: {doc_id: value}}``, grouped with numpy."""
+        out: dict[str, dict[str, object]] = {}
+        if not len(self):
+            return out
+        order = np.argsort(self.query, kind="stable")
+        codes = self.query[order]
+        starts = segment_starts(codes).tolist()
+        ends = starts[1:] + [len(order)]
+        docs = take(self.doc_ids, self.doc[order]).to_pylist()
+        values = self.values()[order].tolist()
+        queries = self.query_ids.to_pylist()
+        for start, end in zip(starts, ends):
+            out[queries[codes[start]]] = dict(zip(docs[start:end], values[start:end]))
+        return out
+
+
+@dataclass(eq=False)
+class Run(_Table):
+    """A run: one scored row per (query, doc) unless duplicates were kept on purpose,
+    in input order. ``source`` names where it came from (a path or ``"<DataFrame>"``) for
+    messages; ``warnings`` counts what reading it ignored or altered."""
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    score: np.ndarray
+    source: str = "<run>"
+    warnings: list[EvalWarning] = field(default_factory=list)
+    _VALUE = "score"
+
+    @classmethod
+    def from_columns(cls, query, doc, score, source: str = "<run>", warnings=None) -> Run:
+        query_codes, query_ids = encode(query)
+        doc_codes, doc_ids = encode(doc)
+        scores = np.asarray(score, dtype=np.float64)
+        return cls(query_codes, query_ids, doc_codes, doc_ids, scores, source, list(warnings or []))
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, source: str = "<run>", warnings=None) -> Run:
+        return cls.from_columns(
+            frame["query_id"].astype(str).to_numpy(dtype=object),
+            frame["doc_id"].astype(str).to_numpy(dtype=object),
+            frame["score"].to_numpy(dtype=np.float64),
+            source,
+            warnings,
+        )
+
+    def take(self, rows: np.ndarray, **changes) -> Run:
+        """The rows at ``rows`` (same dictionaries); ``changes`` replace other fields."""
+        out = Run(
+            self.query[rows],
+            self.query_ids,
+            self.doc[rows],
+            self.doc_ids,
+            self.score[rows],
+            self.source,
+            list(self.warnings),
+        )
+        for name, value in changes.items():
+            setattr(out, name, value)
+        return out
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}``, the form pytrec_eval and ir-measures take."""
+        return self._nested_dict()
+
+    def ranked_queries(self) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of the queries that have rows (first-appearance order) and how many rows
+        each has."""
+        sizes = np.bincount(self.query, minlength=len(self.query_ids))
+        present = np.flatnonzero(sizes > 0)
+        return present, sizes[present]
+
+    @property
+    def num_queries(self) -> int:
+        """Number of queries that have at least one row."""
+        return len(self.ranked_queries()[0])
+
+    def rank_in_query(self) -> np.ndarray:
+        """1-based position of each row within its query's block of consecutive rows
+        (its rank, once the run is ranked)."""
+        return position_in_segment(self.query) + 1
+
+
+@dataclass(eq=False)
+class Qrels(_Table):
+    """Relevance judgements: one integer label per (query, doc), in input order.
+
+    ``unjudged_queries`` are queries known to exist with no judged doc at all (an empty
+    inner dict in a ``{qid: {}}`` qrels); they count, like queries with only label-0 rows,
+    and come after the judged ones in ``all_query_ids``. ``warnings`` counts what reading
+    it skipped (comment lines).
+    """
+
+    query: np.ndarray
+    query_ids: pa.Array
+    doc: np.ndarray
+    doc_ids: pa.Array
+    relevance: np.ndarray
+    source: str = "<qrels>"
+    unjudged_queries: tuple[str, ...] = ()
+    warnings: list[EvalWarning] = field(default_factory=list)
+    _VALUE = "relevance"
+
+    @classmethod
+    def from_columns(
+        cls, query, doc, relevance, source: str = "<qrels>", unjudged: tuple[str, ...] = ()
+    ) -> Qrels:
+        query_codes, query_ids = encode(query)
+        doc_codes, doc_ids = encode(doc)
+        labels = np.asarray(relevance, dtype=np.int64)
+        known = set(query_ids.to_pylist()) if unjudged else set()
+        extra = tuple(dict.fromkeys(q for q in unjudged if q not in known))
+        return cls(query_codes, query_ids, doc_codes, doc_ids, labels, source, extra)
+
+    @cached_property
+    def all_query_ids(self) -> pa.Array:
+        """Every query of the qrels: the judged ones (first-appearance order), then the
+        unjudged ones."""
+        if not self.unjudged_queries:
+            return self.query_ids
+        return pa.concat_arrays([self.query_ids, pa.array(self.unjudged_queries, pa.string())])
+
+    @property
+    def query_id_list(self) -> list[str]:
+        return self.all_query_ids.to_pylist()
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: relevance}}``, unjudged queries as empty dicts."""
+        out = self._nested_dict()
+        for query in self.unjudged_queries:
+            out.setdefault(query, {})
+        return out
+
+    def relevant_per_query(self, min_relevance: int = 1) -> np.ndarray:
+        """Number of docs with a label >= ``min_relevance``, per query of ``all_query_ids``."""
+        hits = self.relevance >= min_relevance
+        return np.bincount(self.query[hits], minlength=len(self.all_query_ids))
+
+    def relevant_counts(self, min_relevance: int = 1) -> pd.Series:
+        """:meth:`relevant_per_query` as a Series indexed by query id."""
+        import pandas as pd
+
+        return pd.Series(self.relevant_per_query(min_relevance), index=pd.Index(self.query_id_list))

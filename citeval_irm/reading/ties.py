@@ -1,0 +1,161 @@
+"""One tie policy, applied once, before any measure sees the run.
+
+Tools order tied scores differently: trec_eval (and so pytrec_eval and ir-measures' default
+provider) sorts by score, then by doc id in *descending* string order, ignoring the rank
+column; ir-measures' msmarco provider sorts doc ids ascending; ranx has no defined order;
+list-based recipes keep the input order. :func:`rank_order` picks one order, explicitly;
+:func:`rank_run` applies it and can rewrite the scores into strictly decreasing values
+(``n, n-1, ..., 1`` per query), so any other tool afterwards computes the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..base.choices import TIE_POLICIES, check_choice
+from ..base.errors import EvalWarning, examples_of
+from .tables import Run, arrow_array, numpy_of, position_in_segment, segment_starts, take
+
+
+@dataclass(frozen=True)
+class TieReport:
+    """How many queries (and docs) had tied scores, and which order broke the ties."""
+
+    policy: str
+    tied_docs: int
+    examples: tuple[str, ...] = ()
+    query_ids: frozenset[str] = field(default_factory=frozenset, repr=False)
+
+    @property
+    def tied_queries(self) -> int:
+        return len(self.query_ids)
+
+    def warning(self) -> EvalWarning | None:
+        if not self.tied_queries:
+            return None
+        order = (
+            "score, then doc id descending (trec_eval)"
+            if self.policy == "trec_eval"
+            else "score, then input order (run_order)"
+        )
+        return EvalWarning(
+            "tied_scores",
+            f"queries with tied scores, broken by {order}; {self.tied_docs:,} docs in tie groups",
+            self.tied_queries,
+            self.examples,
+            unit="queries",
+        )
+
+
+def tie_groups(query: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a ranked run: which rows share their score with a neighbour in the same query
+    (``tied``), and which rows continue the tie group of the row before (``continues``)."""
+    continues = np.zeros(len(query), dtype=bool)
+    continues[1:] = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+    tied = continues.copy()
+    tied[:-1] |= continues[1:]
+    return tied, continues
+
+
+@dataclass(frozen=True)
+class RankOrder:
+    """A run's rows in rank order: each query's rows together (queries in first-appearance
+    order), by score descending, tied scores in the policy's order.
+
+    ``positions``: the row positions in that order, or ``None`` when the rows already are
+    (no copy of a run that is already ranked); with ``max_docs``, the positions of the rows
+    kept only. ``tied``: per ranked row, whether it shares its score with a neighbour of
+    the same query (before the cut: a doc kept in place of a tied one dropped is tied).
+    """
+
+    positions: np.ndarray | None
+    tied: np.ndarray
+    policy: str
+
+    def gather(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per row of the run) in rank order."""
+        return values if self.positions is None else values[self.positions]
+
+
+def _positions(n: int) -> np.ndarray:
+    return np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+
+
+def rank_order(run: Run, ties: str = "trec_eval", max_docs: int | None = None) -> RankOrder:
+    """The rank order of ``run`` under the tie policy ``ties``; with ``max_docs``, only the
+    first ``max_docs`` rows of each ranking in that order (trec_eval's ``-M``, which cuts
+    after its sort by score then doc id): every measure, count and tie then sees only those.
+
+    A run already grouped by query and sorted by score (what nearly every system writes)
+    is only checked, not sorted; then only the tied rows are reordered.
+    """
+    check_choice("ties", ties, TIE_POLICIES)
+    query, score = run.query, run.score
+    same_query = query[1:] == query[:-1]
+    starts = np.flatnonzero(~same_query) + 1
+    grouped = bool(np.all(query[starts] > query[starts - 1]))  # each query in one block
+    order: np.ndarray | None = None
+    if not (grouped and not np.any((score[1:] > score[:-1]) & same_query)):
+        # Arrow's sort is stable: tied rows keep their input order
+        table = pa.Table.from_arrays([arrow_array(query), arrow_array(score)], ["query", "score"])
+        keys = [("query", "ascending"), ("score", "descending")]
+        order = numpy_of(pc.sort_indices(table, sort_keys=keys)).astype(np.int64)
+    ranked = RankOrder(order, np.zeros(0, dtype=bool), ties)
+    tied, continues = tie_groups(ranked.gather(query), ranked.gather(score))
+    if ties == "trec_eval" and tied.any():
+        order = _positions(len(query)) if order is None else order
+        positions = np.flatnonzero(tied)
+        group = np.cumsum(~continues[positions])
+        # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
+        docs = take(run.doc_ids, run.doc[order[positions]])
+        inner = numpy_of(
+            pc.sort_indices(
+                pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
+                sort_keys=[("group", "ascending"), ("doc", "descending")],
+            )
+        )
+        order[positions] = order[positions][inner]
+    if max_docs is not None:
+        keep = position_in_segment(RankOrder(order, tied, ties).gather(query)) < max_docs
+        if not keep.all():
+            order = (_positions(len(query)) if order is None else order)[keep]
+            tied = tied[keep]
+    return RankOrder(order, tied, ties)
+
+
+def tie_report(run: Run, order: RankOrder) -> TieReport:
+    codes = np.unique(order.gather(run.query)[order.tied])
+    ids = take(run.query_ids, codes).to_pylist()
+    return TieReport(order.policy, int(order.tied.sum()), examples_of(ids), frozenset(ids))
+
+
+def rank_run(
+    run: Run,
+    ties: str = "trec_eval",
+    *,
+    rewrite_scores: bool = True,
+    order: RankOrder | None = None,
+) -> tuple[Run, TieReport]:
+    """Sort ``run`` per query in the order ``ties`` defines and (by default) replace its
+    scores by strictly decreasing ones, so any evaluator reproduces exactly that order.
+
+    ``ties="trec_eval"``: score descending, then doc id descending (bytewise), as trec_eval.
+    ``ties="run_order"``: score descending, then the order of the rows in the input (line
+    order of a file, insertion order of a dict). ``order``: the run's rank order, when
+    already computed (with its ``max_docs`` cut, say).
+    """
+    if order is None:
+        order = rank_order(run, ties)
+    report = tie_report(run, order)
+    ranked = run if order.positions is None else run.take(order.positions)
+    if rewrite_scores:
+        starts = segment_starts(ranked.query)
+        sizes = np.diff(np.append(starts, len(ranked)))
+        rank = ranked.rank_in_query()
+        scores = (np.repeat(sizes, sizes) - rank + 1).astype(np.float64)
+        ranked = replace(ranked, score=scores, warnings=list(ranked.warnings))
+    return ranked, report
