@@ -448,3 +448,18 @@ def test_eval_without_a_report_imports_nothing_heavy(tmp_path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("empty_queries", "counted"),
+    [("zero", "3 (trec_eval -c: every qrels query)"),
+     ("skip", "2 (trec_eval -c: every qrels query with a relevant doc)")],
+)  # fmt: skip
+def test_the_setup_says_which_queries_are_averaged(empty_queries, counted) -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}
+    run = {"q1": {"a": 0.9, "c": 0.5}, "q2": {"c": 0.9, "b": 0.5}}
+    with pytest.warns(citeval_irm.EvalWarning):
+        report = citeval_irm.make_report({"plain": run}, qrels, "RR", empty_queries=empty_queries)
+    assert f"queries evaluated {counted}" in " ".join(
+        Page(report.to_html()).section_text("setup").split()
+    )

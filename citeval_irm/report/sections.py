@@ -62,6 +62,12 @@ class Formatter:
 
 # --------------------------------------------------------------------------- set-up
 
+# which queries the average is over, by the empty-queries policy (evaluate's population)
+_COUNTED = {
+    "zero": "trec_eval -c: every qrels query",
+    "skip": "trec_eval -c: every qrels query with a relevant doc",
+}
+
 
 def setup_section(
     runs: Sequence[RunFacts],
@@ -91,7 +97,7 @@ def setup_section(
             ("split", dataset.split or "all"),
         ]
     pairs += [
-        ("queries evaluated", f"{first.num_queries:,} (trec_eval -c: every qrels query)"),
+        ("queries evaluated", f"{first.num_queries:,} ({_COUNTED[options['empty_queries']]})"),
         ("engine", first.engine),
         ("tie policy", TIE_POLICY_TEXT.get(options["ties"], options["ties"])),
         ("duplicates in a run", options["duplicates"]),
