@@ -218,7 +218,7 @@ def test_the_help_lists_the_registries(capsys, monkeypatch) -> None:
     """The corpora (``citeval import`` / ``verify``), protocols and recipes the help offers
     are the registries' own: a corpus added to the catalogue or a paper module added to
     ``papers.MODULES`` shows up with nothing else to edit."""
-    from citeval_irm.cli import catalogue_corpora
+    from citeval_irm.cli.flags import catalogue_corpora
     from citeval_irm.datasets.catalogue import COLLECTIONS, names_index
     from citeval_irm.papers import PROTOCOLS, RECIPES
 

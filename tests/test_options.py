@@ -163,7 +163,8 @@ def test_make_report_takes_the_options_object(files):
 
 
 def test_the_command_line_defaults_are_the_options_defaults():
-    from citeval_irm.cli import build_parser, eval_options, statistics_options
+    from citeval_irm.cli import build_parser
+    from citeval_irm.cli.flags import eval_options, statistics_options
 
     args = build_parser().parse_args(["compare", "a.trec", "b.trec", "--qrels", "q", "-m", "RR"])
     assert dataclasses.replace(eval_options(args), progress=None) == EvalOptions()

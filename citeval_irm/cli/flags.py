@@ -1,0 +1,282 @@
+"""The command line's options, each declared once (:data:`FLAGS`, defaults read from
+``EvalOptions`` / ``StatisticsOptions``), the groups of them commands share, and the one
+building of the options objects from parsed arguments (:func:`eval_options`,
+:func:`statistics_options`)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections.abc import Sequence
+from importlib import resources
+
+from ..base.choices import (
+    CORRECTIONS,
+    DUPLICATE_POLICIES,
+    EMPTY_QUERY_POLICIES,
+    ENGINES,
+    PRIMARY_TESTS,
+    TESTS,
+    TIE_POLICIES,
+    UNKNOWN_YEAR_POLICIES,
+)
+from ..base.options import EvalOptions, StatisticsOptions
+from ..papers import PROTOCOLS, RECIPES
+
+EXIT_INPUT_ERROR = 2
+EXIT_STRICT_FAILURE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+DEMO_REPORT = "demo-report.html"
+
+
+def catalogue_corpora() -> list[dict]:
+    """The corpora of ``datasets.catalogue.COLLECTIONS`` as ``datasets/catalogue.json``
+    records them (generated from it, a test fails when stale): read as a file, so the
+    help that lists them imports neither ir_datasets nor the datasets package."""
+    index = resources.files("citeval_irm").joinpath("datasets", "catalogue.json")
+    return json.loads(index.read_text(encoding="utf-8"))["corpora"]
+
+
+def corpus_help(*, importable: bool) -> tuple[str, str]:
+    """The help of a corpus-name argument, and of the folder of its files."""
+    corpora = [c for c in catalogue_corpora() if c["importable"] or not importable]
+    names = ", ".join(c["name"] for c in corpora)
+    by_files: dict[tuple[str, ...], list[str]] = {}
+    for corpus in corpora:
+        by_files.setdefault(tuple(corpus["files"]), []).append(corpus["pretty_name"])
+    files = "; ".join(f"{', '.join(p)}: {', '.join(f)}" for f, p in by_files.items())
+    return f"a corpus: {names}", f"folder holding the corpus's files ({files})"
+
+
+class MeasuresAction(argparse.Action):
+    """``-m`` given several times (``-m P.5,10 -m recip_rank``, as trec_eval takes it): the
+    measures of every one, in order, as one list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{given} {values}" if given else values)
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
+    """The run, its qrels and the measures: shared by every command that scores a run."""
+    parser.add_argument(
+        "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
+    )
+    add_source_options(parser, measures_required=measures_required)
+
+
+def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
+    """The qrels (a file or a dataset) and the measures (a list or a protocol)."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
+    source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
+    which = parser.add_mutually_exclusive_group(required=measures_required)
+    which.add_argument(
+        "-m",
+        "--measures",
+        action=MeasuresAction,
+        help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or trec_eval\'s '
+        "(recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
+    )
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="a named protocol")
+
+
+def add_recipe_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--recipe",
+        choices=sorted(RECIPES),
+        help="the paper recipe to compare with (default: the protocol's own)",
+    )
+
+
+# --------------------------------------------------------------------------- the options
+# Every option of an evaluation or a comparison is declared here once (its spellings,
+# argparse settings, help; its default is the field default of EvalOptions or
+# StatisticsOptions, whose field it sets) and added by name to each command that takes
+# it; eval_options / statistics_options build the two objects from any command's
+# arguments.
+
+
+def _field_default(kind, name: str):
+    return next(f.default for f in dataclasses.fields(kind) if f.name == name)
+
+
+def _eval_flag(name: str, *spellings: str, **settings) -> tuple[tuple[str, ...], dict]:
+    return spellings, {"dest": name, "default": _field_default(EvalOptions, name), **settings}
+
+
+def _statistics_flag(name: str, **settings) -> tuple[tuple[str, ...], dict]:
+    spelling = f"--{name}"
+    return (spelling,), {"dest": name, "default": _field_default(StatisticsOptions, name),
+                         **settings}  # fmt: skip
+
+
+MEMORY_HELP = (
+    "memory reading the run may take, e.g. 2G or 500M (default: half of what is available); a "
+    "run file expected to need more is streamed in chunks of whole queries"
+)
+FLAGS: dict[str, tuple[tuple[str, ...], dict]] = {
+    "ties": _eval_flag(
+        "ties", "--ties", choices=TIE_POLICIES,
+        help="order of tied scores (default: trec_eval = doc id descending)",
+    ),
+    "duplicates": _eval_flag(
+        "duplicates", "--duplicates", choices=DUPLICATE_POLICIES,
+        help="a repeated (query, doc) in the run: error (default) or keep the best score",
+    ),
+    "empty_queries": _eval_flag(
+        "empty_queries", "--empty-queries", choices=EMPTY_QUERY_POLICIES,
+        help="qrels queries with no relevant doc: score 0 (default, trec_eval) or skip",
+    ),
+    "engine": _eval_flag(
+        "engine", "--engine", choices=ENGINES,
+        help="citeval (default: the columnar kernels; any measure they lack goes to "
+        "ir-measures), pytrec_eval (every measure through ir-measures) or dask (the "
+        "kernels on a Dask cluster's workers, see --scheduler)",
+    ),
+    "verify": _eval_flag(
+        "verify", "--verify", action="store_true",
+        help="compute with both engines and fail on any per-query difference above 1e-9",
+    ),
+    "max_docs": _eval_flag(
+        "max_docs", "-M", "--max-docs", type=int, metavar="N",
+        help="only the first N docs of each ranking count (after the tie policy's sort), "
+        "as trec_eval -M N",
+    ),
+    "memory": _eval_flag("memory", "--memory", help=MEMORY_HELP),
+    "scheduler": _eval_flag(
+        "scheduler", "--scheduler",
+        help="with --engine dask: the Dask scheduler's address (tcp://HOST:8786); default: a "
+        "local cluster",
+    ),
+    "percent": _eval_flag(
+        "percent", "--percent", action="store_const", const=True,
+        help="print values in percent (counts stay counts; default: the protocol's unit)",
+    ),
+    "decimals": _eval_flag(
+        "decimals", "--decimals", type=int, metavar="N",
+        help="decimals of printed values (default: the protocol's in its unit, else 2 in "
+        "percent, 4 for fractions)",
+    ),
+    "test": _statistics_flag(
+        "test", choices=PRIMARY_TESTS,
+        help="the paired test behind the significance marks (default: randomisation)",
+    ),
+    "correction": _statistics_flag(
+        "correction", choices=CORRECTIONS,
+        help="multiple-comparison correction over every test of the output (default: holm)",
+    ),
+    "alpha": _statistics_flag("alpha", type=float, help="significance level (default 0.05)"),
+    "permutations": _statistics_flag(
+        "permutations", type=int,
+        help=f"random permutations (default {_field_default(StatisticsOptions, 'permutations'):,})",
+    ),
+    "bootstrap": _statistics_flag(
+        "bootstrap", type=int,
+        help=f"bootstrap resamples (default {_field_default(StatisticsOptions, 'bootstrap'):,})",
+    ),
+    "seed": _statistics_flag(
+        "seed", type=int, help=f"default {_field_default(StatisticsOptions, 'seed')}"
+    ),
+}  # fmt: skip
+EVALUATION = ("ties", "duplicates", "empty_queries", "engine", "verify", "max_docs", "memory",
+              "scheduler")  # fmt: skip
+DISPLAY = ("percent", "decimals")
+STATISTICS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
+
+
+def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -> None:
+    """The options ``names`` of :data:`FLAGS` on ``parser``, each as declared there;
+    ``changes``: by option name, the settings a command words its own way (its help, a
+    narrower set of choices)."""
+    for name in names:
+        spellings, settings = FLAGS[name]
+        parser.add_argument(*spellings, **{**settings, **changes.get(name, {})})
+
+
+def _given(args: argparse.Namespace, kind) -> dict:
+    """The fields of ``kind`` the command has options for, as parsed."""
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(kind)
+            if f.name in FLAGS and hasattr(args, f.name)}  # fmt: skip
+
+
+def eval_options(args: argparse.Namespace) -> EvalOptions:
+    """The :class:`EvalOptions` of any command's arguments (``--quiet``: no progress bar):
+    the one object the command hands on."""
+    progress = False if getattr(args, "quiet", False) else None
+    return EvalOptions(**_given(args, EvalOptions), progress=progress)
+
+
+def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
+    """The :class:`StatisticsOptions` of any command's arguments."""
+    return StatisticsOptions(**_given(args, StatisticsOptions))
+
+
+def add_report_option(parser: argparse.ArgumentParser) -> None:
+    """``--report PATH``: the results, checks and plots as one self-contained file."""
+    parser.add_argument(
+        "--report",
+        metavar="PATH",
+        help="also write a self-contained report with the scores, checks and plots "
+        "(PATH.html, or PATH.md for Markdown; opens offline; an existing file is replaced "
+        "only with --force)",
+    )
+    add_force_option(parser)
+
+
+def add_force_option(parser: argparse.ArgumentParser) -> None:
+    """``--force``: the one overwrite rule of every command that writes (an existing output
+    is an error, checked before any work, unless ``--force``)."""
+    from ..base.outputs import FORCE_HELP
+
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
+
+
+def add_statistics_options(parser: argparse.ArgumentParser) -> None:
+    """The paired test (two runs), its correction and random draws, and how the runs are
+    ranked and read: ``citeval table`` and ``citeval breakdown``."""
+    add_options(parser, *STATISTICS, "ties", "memory", test={"choices": TESTS})
+
+
+def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
+    """The temporal protocol's explicit choices (see admissible_candidates)."""
+    parser.add_argument(
+        "--same-year",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="admit papers of the query paper's own year (default: yes)",
+    )
+    if unknown_year:
+        parser.add_argument(
+            "--unknown-year",
+            choices=UNKNOWN_YEAR_POLICIES,
+            default="admit",
+            help="docs without a year: admit (default) or exclude",
+        )
+
+
+def add_format_option(parser: argparse.ArgumentParser, formats: Sequence[str], **more) -> None:
+    """``--format``: one of what the command's result prints (default ``table``)."""
+    parser.add_argument("--format", choices=formats, default="table", **more)
+
+
+def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
+    """``--strict``: exit :data:`EXIT_STRICT_FAILURE` ``when``."""
+    parser.add_argument("--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}")
+
+
+def add_quiet_option(*groups) -> None:
+    """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
+    own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
+    messages."""
+    for group in groups:
+        for name, command in group.choices.items():
+            if name == "baseline":
+                continue
+            command.add_argument(
+                "-q",
+                "--quiet",
+                action="store_true",
+                help="no progress bars and no INFO messages (warnings and errors still show)",
+            )

@@ -1,0 +1,408 @@
+"""The ``citeval`` argument parser: one function per command, adding the options it takes
+from :mod:`.flags` and its handler from :mod:`.commands`."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ..base.choices import (
+    COMPARE_FORMATS,
+    COMPARE_QUERY_POLICIES,
+    FACETS,
+    LISTING_FORMATS,
+    PLAIN_FORMATS,
+    TABLE_ENGINES,
+    TABLE_FORMATS,
+    TIE_POLICIES,
+)
+from ..evaluation.results import FORMATS
+from ..papers import PROTOCOLS
+from .commands import (
+    DEMO_REPORT,
+    cmd_baseline_bm25,
+    cmd_breakdown,
+    cmd_compare,
+    cmd_convert,
+    cmd_crosscheck,
+    cmd_datasets,
+    cmd_demo,
+    cmd_eval,
+    cmd_import,
+    cmd_protocols,
+    cmd_published,
+    cmd_recipes,
+    cmd_table,
+    cmd_validate,
+    cmd_verify,
+)
+from .flags import (
+    DISPLAY,
+    EVALUATION,
+    STATISTICS,
+    MeasuresAction,
+    add_force_option,
+    add_format_option,
+    add_options,
+    add_quiet_option,
+    add_recipe_options,
+    add_report_option,
+    add_run_options,
+    add_source_options,
+    add_statistics_options,
+    add_strict_option,
+    add_year_options,
+    corpus_help,
+)
+
+
+def add_convert_command(commands) -> None:
+    """``citeval convert``: a TREC run (or qrels) as Parquet."""
+    cv = commands.add_parser(
+        "convert",
+        help="write a TREC run (or qrels) as Parquet: one file, or for a large run a folder "
+        "of files holding whole queries",
+        description="Reads a TREC run in chunks of whole queries (sorting it out of core "
+        "first if it is not grouped by query) and writes query_id, doc_id, score as Parquet. "
+        "An existing TARGET is an error unless --force; a folder is replaced only if it holds "
+        "nothing but the part-NNNNN.parquet files of an earlier conversion.",
+    )
+    cv.add_argument("source", help="TREC run or qrels file (.gz accepted), or Parquet")
+    cv.add_argument("target", help="Parquet file, or folder for a partitioned run")
+    cv.add_argument("--qrels", action="store_true", help="the source is qrels, not a run")
+    cv.add_argument(
+        "--partition-rows",
+        type=int,
+        help="write a folder of files of about this many rows each (whole queries); "
+        "default: a folder only when the run is larger than --memory allows",
+    )
+    add_options(cv, "memory", memory={"help": "memory the conversion may take, e.g. 2G"})
+    add_force_option(cv)
+    cv.set_defaults(handler=cmd_convert)
+
+
+def add_compare_commands(commands) -> None:
+    """``citeval compare`` and ``citeval published``."""
+    co = commands.add_parser(
+        "compare",
+        help="compare runs query by query: differences, intervals, effect sizes, paired tests",
+        description="Evaluates every run the same way and compares them on the same queries: "
+        "means, differences with a paired-bootstrap interval, effect size, win/tie/loss, "
+        "randomisation / t / Wilcoxon / sign tests, a correction for multiple comparisons and, "
+        "with three or more runs, Sakai's randomised Tukey HSD; --published puts the runs "
+        "beside the shipped published results.",
+    )
+    co.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
+    add_source_options(co)
+    co.add_argument("--baseline", help="the run every other is compared with (default: all pairs)")
+    add_options(co, *STATISTICS)
+    co.add_argument(
+        "--tukey",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="randomised Tukey HSD over all runs (default: with three or more runs)",
+    )
+    co.add_argument(
+        "--queries",
+        choices=COMPARE_QUERY_POLICIES,
+        default="common",
+        help="compare on the queries every run ranks (default), or all qrels queries with "
+        "unranked ones scored 0",
+    )
+    add_options(co, *EVALUATION, *DISPLAY)
+    add_format_option(co, COMPARE_FORMATS, help="output format")
+    co.add_argument(
+        "--published",
+        action="store_true",
+        help="also print the runs beside the published results for the dataset",
+    )
+    co.add_argument(
+        "--published-dataset",
+        help="compare with this table dataset instead (e.g. ACL-200); flagged not like for like "
+        "when it is not the run's",
+    )
+    co.add_argument("--paper", help="whose published results (default: the protocol's)")
+    co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
+    add_year_options(co, unknown_year=False)
+    add_report_option(co)
+    co.set_defaults(handler=cmd_compare)
+
+    pu = commands.add_parser("published", help="list the published results shipped, or show some")
+    pu.add_argument("--dataset", help="a dataset (ACL-200 or citeval/acl-200/test): its figures")
+    pu.add_argument("--paper", help="one paper's results (e.g. goyal2026)")
+    pu.add_argument("--setting", help="one setting (e.g. inductive)")
+    pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
+    add_format_option(pu, LISTING_FORMATS)
+    pu.set_defaults(handler=cmd_published)
+
+
+def add_table_commands(commands) -> None:
+    """``citeval table`` and ``citeval breakdown``."""
+    ta = commands.add_parser(
+        "table",
+        help="a paper's results table from a manifest of runs (systems x datasets x measures)",
+        description="Validates and evaluates every run a manifest lists (CSV or TSV: system, "
+        "dataset, run; run paths relative to the manifest) with its dataset's protocol, "
+        "compares each system with --baseline on each dataset (compare's tests, corrected "
+        "over the whole table) and prints the table: systems as rows, datasets as column "
+        "groups, measures as columns.",
+    )
+    ta.add_argument("manifest", help="CSV or TSV with columns system, dataset, run")
+    which = ta.add_mutually_exclusive_group()
+    which.add_argument("-m", "--measures", help="measures for every dataset (ir-measures syntax)")
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS),
+                       help="protocol for every dataset (default: each dataset's own)")  # fmt: skip
+    ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
+    ta.add_argument("--published", metavar="PAPER",
+                    help="interleave this paper's published rows (e.g. goyal2026)")  # fmt: skip
+    add_statistics_options(ta)
+    add_year_options(ta, unknown_year=False)
+    ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
+    engine = {
+        "choices": TABLE_ENGINES,
+        "help": "dask: evaluate the runs on a Dask cluster's workers",
+    }
+    add_options(ta, "engine", "scheduler", *DISPLAY, engine=engine)
+    add_format_option(ta, TABLE_FORMATS, help="output format")
+    add_report_option(ta)
+    ta.set_defaults(handler=cmd_table)
+
+    bd = commands.add_parser(
+        "breakdown",
+        help="a measure per group of queries (year, heading, gold count, venue, popularity)",
+        description="Groups the dataset's queries by a facet and gives each group's size and "
+        "each run's mean with a 95 %% bootstrap interval; with several runs, the difference "
+        "from the baseline per group with a paired test, corrected over all groups.",
+    )
+    bd.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
+    bd.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    bd.add_argument("--by", required=True, choices=FACETS, help="the facet to group by")
+    which = bd.add_mutually_exclusive_group()
+    which.add_argument("-m", "--measure", help="the measure (default: the protocol's first)")
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="default: the dataset's")
+    bd.add_argument(
+        "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
+    )
+    bd.add_argument("--min-queries", type=int, default=30,
+                    help="groups smaller than this are flagged (default 30)")  # fmt: skip
+    bd.add_argument("--baseline", help="the run the others are compared with (default the first)")
+    add_statistics_options(bd)
+    add_options(bd, *DISPLAY)
+    add_format_option(bd, LISTING_FORMATS)
+    add_report_option(bd)
+    bd.set_defaults(handler=cmd_breakdown)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citeval",
+        description="Trustworthy citation-recommendation evaluation (ir-measures, trec_eval).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    add_eval_command(commands)
+    add_crosscheck_command(commands)
+    add_listing_commands(commands)
+    add_dataset_commands(commands)
+    baselines = add_baseline_command(commands)
+    add_validate_command(commands)
+    add_demo_command(commands)
+    add_compare_commands(commands)
+    add_table_commands(commands)
+    add_convert_command(commands)
+    add_quiet_option(commands, baselines)
+    return parser
+
+
+def add_eval_command(commands) -> None:
+    """``citeval eval``: a run's scores (its validation above them, with ``--dataset``)."""
+    ev = commands.add_parser("eval", help="evaluate a run against qrels or a dataset")
+    add_run_options(ev)
+    add_options(ev, *EVALUATION)
+    ev.add_argument("--per-query", action="store_true", help="also print per-query values")
+    add_options(ev, *DISPLAY)
+    add_format_option(ev, FORMATS, help="output format")
+    ev.add_argument(
+        "--crosscheck",
+        action="store_true",
+        help="also recompute every measure with the paper's recipe and explain differences",
+    )
+    add_recipe_options(ev)
+    add_report_option(ev)
+    add_strict_option(
+        ev, "with --dataset: if the run breaks the protocol (the validation printed above the "
+        "scores)",
+    )  # fmt: skip
+    add_year_options(ev)
+    ev.set_defaults(handler=cmd_eval)
+
+
+def add_crosscheck_command(commands) -> None:
+    """``citeval crosscheck``: trec_eval's semantics beside a paper's recipe."""
+    cc = commands.add_parser(
+        "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
+    )
+    add_run_options(cc, measures_required=False)  # a --recipe alone brings its measures
+    add_recipe_options(cc)
+    cc.add_argument(
+        "--ties",
+        dest="recipe_ties",
+        choices=TIE_POLICIES,
+        default="run_order",
+        help="order in which the recipe sees tied scores (default: run_order, as a paper's "
+        "script reads its list); the trec_eval side always uses trec_eval's order",
+    )
+    add_format_option(cc, PLAIN_FORMATS)
+    add_options(cc, "memory", *DISPLAY)  # a run above the memory is cross-checked in chunks
+    cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
+    add_strict_option(
+        cc, "if any difference is unexplained (or, with --tolerance, if an aggregate differs "
+        "by more than it)",
+    )  # fmt: skip
+    cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
+    add_report_option(cc)
+    add_year_options(cc, unknown_year=False)  # the rule of the --report's validation
+    cc.set_defaults(handler=cmd_crosscheck)
+
+
+def add_listing_commands(commands) -> None:
+    """``citeval recipes`` and ``citeval protocols``."""
+    rc = commands.add_parser("recipes", help="list the paper recipes and their quirks")
+    rc.set_defaults(handler=cmd_recipes)
+    pr = commands.add_parser("protocols", help="list the named protocols and their measures")
+    pr.set_defaults(handler=cmd_protocols)
+
+
+def add_dataset_commands(commands) -> None:
+    """``citeval import``, ``citeval datasets`` and ``citeval verify``."""
+    im = commands.add_parser(
+        "import",
+        help="check a downloaded dataset folder and install it into the ir_datasets home",
+    )
+    name_help, folder_help = corpus_help(importable=True)
+    im.add_argument("name", help=name_help)
+    im.add_argument("folder", help=folder_help)
+    im.add_argument("--symlink", action="store_true", help="link the files instead of copying")
+    im.add_argument(
+        "--allow-count-mismatch",
+        action="store_true",
+        help="install even if the counts differ from the published ones (reported)",
+    )
+    im.set_defaults(handler=cmd_import)
+
+    ds = commands.add_parser(
+        "datasets",
+        help="the ir_datasets command line (export, lookup, ...) with the citeval datasets; "
+        "`citeval datasets list` lists ours with counts and how each is obtained",
+        description="Runs `ir_datasets ARGS` with the citeval/... datasets registered, e.g. "
+        "`citeval datasets export citeval/acl-200/test qrels`. `citeval datasets list` lists "
+        "the citeval datasets with their counts, how each is obtained and whether its files "
+        "are here; `citeval datasets list --all` is ir_datasets' own list of every id.",
+    )
+    ds.add_argument("args", nargs=argparse.REMAINDER, help="arguments for ir_datasets")
+    ds.set_defaults(handler=cmd_datasets)
+
+    ve = commands.add_parser(
+        "verify",
+        help="check a dataset's files in full (sha256 against their records or published "
+        "checksums) and its stores",
+    )
+    ve.add_argument("name", help=corpus_help(importable=False)[0])
+    ve.set_defaults(handler=cmd_verify)
+
+
+def add_baseline_command(commands):
+    """``citeval baseline bm25``; the group of baselines (each gets ``--quiet``)."""
+    bl = commands.add_parser("baseline", help="make a baseline run for a dataset")
+    baselines = bl.add_subparsers(dest="baseline", metavar="BASELINE", required=True)
+    bm = baselines.add_parser(
+        "bm25",
+        help="BM25 (bm25s) over title + abstract, the citing paper never ranked",
+        description="Ranks every doc of DATASET for each query with BM25 (bm25s, Snowball "
+        "stemming, English stopwords) and writes the top K as a TREC run.",
+    )
+    bm.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    bm.add_argument("-k", type=int, default=300, help="docs per query (default 300)")
+    bm.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
+    bm.add_argument(
+        "--temporal",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rank only admissible candidates, nothing published after the query paper "
+        "(default, the year rule of validate); --no-temporal ranks every paper",
+    )
+    add_year_options(bm)
+    bm.add_argument("--k1", type=float, default=1.5, help="BM25 k1 (default 1.5)")
+    bm.add_argument("--b", type=float, default=0.75, help="BM25 b (default 0.75)")
+    bm.add_argument(
+        "--stemmer", default="english", help="Snowball stemmer language, or none (default english)"
+    )
+    bm.add_argument(
+        "--fields",
+        help="doc fields to index, comma-separated, e.g. title (default: title + abstract)",
+    )
+    bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
+    add_force_option(bm)
+    bm.set_defaults(handler=cmd_baseline_bm25)
+    return baselines
+
+
+def add_validate_command(commands) -> None:
+    """``citeval validate``: a run against its dataset's protocol."""
+    va = commands.add_parser(
+        "validate",
+        help="check a run against a dataset's protocol (later papers, the query paper, ...)",
+    )
+    va.add_argument("run", help="TREC run file (6 columns; .gz accepted) or Parquet")
+    va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    depth = va.add_mutually_exclusive_group()
+    depth.add_argument(
+        "-m",
+        "--measures",
+        action=MeasuresAction,
+        help="the measures the run will be evaluated with: every ranking must reach their "
+        "deepest cut-off (default: the dataset's protocol's)",
+    )
+    depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
+    add_year_options(va)
+    max_docs_help = (
+        "the evaluation will count only the first N docs of each ranking (trec_eval -M): the "
+        "depth check reads the rankings so cut"
+    )
+    add_options(va, "memory", "max_docs", max_docs={"help": max_docs_help})
+    add_format_option(va, PLAIN_FORMATS)
+    add_strict_option(va, "if any check fails, gold_always_present included (otherwise a warning)")
+    va.set_defaults(handler=cmd_validate)
+
+
+def add_demo_command(commands) -> None:
+    """``citeval demo``: the whole job on the shipped demo benchmark."""
+    de = commands.add_parser(
+        "demo",
+        help="the whole job on the shipped demo benchmark: BM25, evaluation, validation, "
+        "cross-check, a comparison and an HTML report",
+        description="Runs the whole job on citeval/demo/test, a GENERATED benchmark shipped "
+        "inside the package (no download): a BM25 run, its goyal2026 evaluation, protocol "
+        "validation, the cross-check, a comparison with a weaker baseline (BM25 over titles "
+        "only) and a report with plots (demo-report.html).",
+    )
+    de.add_argument("--dataset", default="citeval/demo/test", help="default citeval/demo/test")
+    de.add_argument("-k", type=int, default=300, help="docs per query (default 300)")
+    de.add_argument(
+        "--temporal",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rank only admissible candidates (default); --no-temporal shows what "
+        "validation catches",
+    )
+    add_year_options(de, unknown_year=False)
+    de.add_argument("-o", "--output", help="also write the BM25 run to this file")
+    de.add_argument(
+        "--report",
+        metavar="PATH",
+        help=f"the report with the scores, checks and plots (default {DEMO_REPORT} in the "
+        f"current folder, the demo's own file, replaced on every run; .md for Markdown)",
+    )
+    de.add_argument("--no-report", action="store_true", help="write no report")
+    add_force_option(de)
+    de.set_defaults(handler=cmd_demo)
