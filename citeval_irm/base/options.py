@@ -113,11 +113,6 @@ class EvalOptions:
         ):
             raise InputError(None, f"decimals {self.decimals!r}: must be a whole number, 0 to 12")
 
-    @property
-    def memory_bytes(self) -> int | None:
-        """``memory`` in bytes, ``None`` for the default."""
-        return None if self.memory is None else parse_memory(self.memory)
-
     def shown_percent(self, protocol=None) -> bool:
         """Whether values print in percent: as asked, else in the protocol's unit."""
         if self.percent is not None:

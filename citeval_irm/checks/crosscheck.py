@@ -34,6 +34,7 @@ from ..evaluation.evaluate import (
     Settings,
     counted_queries,
     empty_run,
+    in_population_order,
     merge_parts,
     merge_warnings,
     resolve_measures,
@@ -663,20 +664,14 @@ def _tie_table(
     columns = ["query_id", "measure", "trec_eval", "worst", "expected", "best"]
     qrels, measures = check.qrels, check.measures
     counted = counted_queries(qrels, check.reference.empty_queries)
-    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
-    row_of[counted] = np.arange(len(counted))
-    ranges = [np.zeros((len(counted), len(measures))) for _ in range(3)]
-    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
-    for part in parts:
-        for matrix, piece in zip(ranges, part.tie_ranges):
-            matrix[row_of[part.reference.rows]] = piece
-        scored[part.reference.rows] = True
-    missing = counted[~scored[counted]]
-    if missing.size:
-        pieces = _tie_ranges(empty_run(source), qrels, missing, measures)
-        for matrix, piece in zip(ranges, pieces):
-            matrix[row_of[missing]] = piece
-    worst, expected, best = ranges
+    side_by_side = in_population_order(  # worst | expected | best, one block of columns each
+        counted,
+        qrels,
+        [(part.reference.rows, np.hstack(part.tie_ranges)) for part in parts],
+        3 * len(measures),
+        lambda missing: np.hstack(_tie_ranges(empty_run(source), qrels, missing, measures)),
+    )
+    worst, expected, best = np.hsplit(side_by_side, 3)
     means = np.vstack([worst.mean(axis=0), expected.mean(axis=0), best.mean(axis=0)])
     tied = reference.ties.query_ids if reference.ties else frozenset()
     rows = [i for i, q in enumerate(reference.query_ids) if q in tied]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -341,6 +341,30 @@ def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
     return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
 
 
+def in_population_order(
+    counted: np.ndarray,
+    qrels: Qrels,
+    pieces: Iterable[tuple[np.ndarray, np.ndarray]],
+    width: int,
+    unranked: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Per-query rows of the chunks (``pieces``: positions in ``qrels.all_query_ids`` and
+    their rows) in the order of the ``counted`` queries; those no chunk holds from
+    ``unranked(positions)``, as the empty ranking scores them. What every merge of a run
+    read in chunks (its values, the cross-check's tie ranges) puts together."""
+    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    row_of[counted] = np.arange(len(counted))
+    out = np.zeros((len(counted), width))
+    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    for rows, values in pieces:
+        out[row_of[rows]] = values
+        scored[rows] = True
+    missing = counted[~scored[counted]]
+    if missing.size:
+        out[row_of[missing]] = unranked(missing)
+    return out
+
+
 def merge_parts(
     parts: list[Part],
     qrels: Qrels,
@@ -355,16 +379,13 @@ def merge_parts(
     no part holds, merged with theirs)."""
     run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
     people = population_of(run_ids, source, qrels, settings.empty_queries)
-    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
-    row_of[people.counted] = np.arange(len(people.counted))
-    values = np.zeros((len(people.counted), len(settings.measures)))
-    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
-    for part in parts:
-        values[row_of[part.rows]] = part.values
-        scored[part.rows] = True
-    missing = people.counted[~scored[people.counted]]
-    if missing.size:
-        values[row_of[missing]] = unranked_values(settings, qrels, missing, source)
+    values = in_population_order(
+        people.counted,
+        qrels,
+        [(p.rows, p.values) for p in parts],
+        len(settings.measures),
+        lambda missing: unranked_values(settings, qrels, missing, source),
+    )
     report = TieReport(
         settings.ties,
         sum(p.tied_docs for p in parts),
