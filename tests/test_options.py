@@ -185,3 +185,19 @@ def test_a_result_prints_as_evaluate_was_asked(files):
         "  P@2  0.17",
     ]
     assert shown.to_frame().loc["all", "RR"] == pytest.approx(44.444, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["eval", "run.trec", "--qrels", "q"], ["crosscheck", "run.trec", "--qrels", "q"],
+     ["compare", "a.trec", "b.trec", "--qrels", "q"], ["table", "m.csv"],
+     ["validate", "run.trec", "--dataset", "citeval/demo/test"]],
+)  # fmt: skip
+def test_every_command_that_scores_takes_m_as_trec_eval_does(command):
+    """One declaration of ``-m`` / ``--protocol``: repeatable everywhere, one or the other."""
+    from citeval_irm.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args([*command, "-m", "RR", "-m", "R@10"]).measures == "RR R@10"
+    with pytest.raises(SystemExit):
+        parser.parse_args([*command, "-m", "RR", "--protocol", "goyal2026"])

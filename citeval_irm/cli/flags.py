@@ -71,15 +71,22 @@ def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bo
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
-    which = parser.add_mutually_exclusive_group(required=measures_required)
-    which.add_argument(
-        "-m",
-        "--measures",
-        action=MeasuresAction,
-        help='measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or trec_eval\'s '
-        "(recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
-    )
-    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="a named protocol")
+    add_measure_options(parser, required=measures_required)
+
+
+def add_measure_options(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    measures_help: str = 'measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or '
+    "trec_eval's (recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
+    protocol_help: str = "a named protocol",
+) -> None:
+    """``-m/--measures`` (repeatable, any spelling the measure parser takes) or
+    ``--protocol`` (its measures), one of the two: every command that scores runs."""
+    which = parser.add_mutually_exclusive_group(required=required)
+    which.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
+    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help=protocol_help)
 
 
 def add_recipe_options(parser: argparse.ArgumentParser) -> None:

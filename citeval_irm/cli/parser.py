@@ -40,9 +40,9 @@ from .flags import (
     DISPLAY,
     EVALUATION,
     STATISTICS,
-    MeasuresAction,
     add_force_option,
     add_format_option,
+    add_measure_options,
     add_options,
     add_quiet_option,
     add_recipe_options,
@@ -148,10 +148,11 @@ def add_table_commands(commands) -> None:
         "groups, measures as columns.",
     )
     ta.add_argument("manifest", help="CSV or TSV with columns system, dataset, run")
-    which = ta.add_mutually_exclusive_group()
-    which.add_argument("-m", "--measures", help="measures for every dataset (ir-measures syntax)")
-    which.add_argument("--protocol", choices=sorted(PROTOCOLS),
-                       help="protocol for every dataset (default: each dataset's own)")  # fmt: skip
+    add_measure_options(
+        ta,
+        measures_help="measures for every dataset (ir-measures syntax; repeatable)",
+        protocol_help="protocol for every dataset (default: each dataset's own)",
+    )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
     ta.add_argument("--published", metavar="PAPER",
                     help="interleave this paper's published rows (e.g. goyal2026)")  # fmt: skip
@@ -355,15 +356,12 @@ def add_validate_command(commands) -> None:
     )
     va.add_argument("run", help="TREC run file (6 columns; .gz accepted) or Parquet")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
-    depth = va.add_mutually_exclusive_group()
-    depth.add_argument(
-        "-m",
-        "--measures",
-        action=MeasuresAction,
-        help="the measures the run will be evaluated with: every ranking must reach their "
-        "deepest cut-off (default: the dataset's protocol's)",
+    add_measure_options(
+        va,
+        measures_help="the measures the run will be evaluated with: every ranking must reach "
+        "their deepest cut-off (default: the dataset's protocol's)",
+        protocol_help="or a named protocol's",
     )
-    depth.add_argument("--protocol", choices=sorted(PROTOCOLS), help="or a named protocol's")
     add_year_options(va)
     max_docs_help = (
         "the evaluation will count only the first N docs of each ranking (trec_eval -M): the "
