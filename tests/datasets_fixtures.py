@@ -460,17 +460,20 @@ def write_generated_corpus(folder: Path, papers: int = 3000, per_split: int = 20
 # --------------------------------------------------------------------------- runs
 
 
-def gold_inserted(run_frame, qrels_frame, depth: int):
-    """A run with the gold always inserted, as an oracle first stage does (DualLCR puts the
-    gold into BM25's top 2,000): each ranking cut to ``depth - 1`` docs, then every gold
-    paper not in it appended below the last (lowest score), so rankings stay short of the
-    pool. Returns a (query_id, doc_id, score) DataFrame."""
+def gold_inserted(run_frame, qrels_frame, depth: int, into=None):
+    """A run with the gold inserted, as an oracle first stage does (DualLCR puts the gold
+    into BM25's top 2,000): each ranking cut to ``depth - 1`` docs, then every gold paper not
+    in it appended below the last (lowest score), so rankings stay short of the pool.
+    ``into``: the query ids that get the insertion (default: every query); the others keep
+    their first ``depth`` docs as ranked. Returns a (query_id, doc_id, score) DataFrame."""
     import pandas as pd
 
-    kept = run_frame.groupby("query_id", sort=False).head(depth - 1)
+    chosen = run_frame["query_id"].isin(set(run_frame["query_id"] if into is None else into))
+    kept = run_frame[chosen].groupby("query_id", sort=False).head(depth - 1)
+    rest = run_frame[~chosen].groupby("query_id", sort=False).head(depth)
     gold = qrels_frame[qrels_frame["relevance"] > 0][["query_id", "doc_id"]]
     gold = gold[gold["query_id"].isin(kept["query_id"])].assign(score=kept["score"].min() - 1)
-    both = pd.concat([kept, gold], ignore_index=True)
+    both = pd.concat([kept, gold, rest], ignore_index=True)
     return both.drop_duplicates(["query_id", "doc_id"])[["query_id", "doc_id", "score"]]
 
 

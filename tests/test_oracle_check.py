@@ -1,29 +1,51 @@
-"""validate's gold_always_present check (oracle insertion of the gold paper), on the demo."""
+"""validate's gold_always_present check (oracle insertion of the gold paper), on the demo.
+
+The rule (``checks.protocol.oracle_verdict``) reads only rankings that cover at most half of
+their admissible pool and tolerates a few misses: the honest BM25 runs below, at every depth
+from 10 docs to the whole pool, are never flagged; runs with the gold inserted into all or
+all but one of their rankings are."""
 
 from __future__ import annotations
 
 import pytest
 from datasets_fixtures import gold_inserted
+from hypothesis import given
+from hypothesis import strategies as st
 
 import citeval_irm
-from citeval_irm.checks.protocol import ORACLE_MIN_QUERIES
+from citeval_irm.checks.protocol import (
+    ORACLE_HONEST_MISS,
+    ORACLE_MAX_COVERAGE,
+    ORACLE_MAX_MISSED,
+    oracle_verdict,
+)
 from citeval_irm.cli import EXIT_STRICT_FAILURE, main
 
 DEMO = "citeval/demo/test"
+POOL = 404  # every demo query's admissible pool (checked below)
+DEPTH = 100  # an oracle first stage's depth: a quarter of the pool
 
 
 @pytest.fixture(scope="module")
 def runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("oracle_runs")
-    bm25 = citeval_irm.bm25_run(DEMO, 300, show_progress=False)
+    whole = citeval_irm.bm25_run(DEMO, POOL, show_progress=False).frame
+    titles = citeval_irm.bm25_run(DEMO, POOL, fields=("title",), show_progress=False).frame
     qrels = citeval_irm.read_qrels(DEMO).frame
-    inserted = gold_inserted(bm25.frame, qrels, 300)
-    whole_pool = citeval_irm.bm25_run(DEMO, 10_000, show_progress=False)
+    top = whole.groupby("query_id", sort=False).head(DEPTH)
+    gold = qrels[qrels["relevance"] > 0][["query_id", "doc_id"]]
+    hit = set(top.merge(gold, on=["query_id", "doc_id"])["query_id"])
+    queries = list(whole["query_id"].drop_duplicates())
+    missing = next(q for q in queries if q not in hit)  # BM25's top 100 misses its gold
+    all_but_one = gold_inserted(whole, qrels, DEPTH, into=[q for q in queries if q != missing])
     return {
-        "bm25": citeval_irm.write_run(bm25, folder / "bm25.trec"),
-        "inserted": citeval_irm.write_run(inserted, folder / "inserted.trec"),
-        "pool": citeval_irm.write_run(whole_pool, folder / "pool.trec"),
+        "whole": whole,
+        "titles": titles,
         "qrels": qrels,
+        "inserted": citeval_irm.write_run(
+            gold_inserted(whole, qrels, DEPTH), folder / "inserted.trec"
+        ),
+        "all_but_one": all_but_one,
     }
 
 
@@ -31,33 +53,88 @@ def codes(report) -> list[str]:
     return [w.code for w in report.warnings]
 
 
-def test_a_first_stage_that_misses_gold_is_not_flagged(runs):
-    report = citeval_irm.validate(runs["bm25"], DEMO)
-    assert "gold_always_present" not in codes(report) and report.passed
+def holds_gold(run, qrels) -> int:
+    gold = qrels[qrels["relevance"] > 0][["query_id", "doc_id"]]
+    return run.merge(gold, on=["query_id", "doc_id"])["query_id"].nunique()
+
+
+def test_the_demo_pool_is_what_the_tests_assume(demo_home):
+    import ir_datasets
+
+    from citeval_irm.datasets import admissible_candidates
+
+    allowed = admissible_candidates(ir_datasets.load(DEMO), same_year=True, unknown_year="admit")
+    assert set(allowed.pool_sizes()) == {POOL}
+
+
+@pytest.mark.parametrize("fields", ["whole", "titles"])
+@pytest.mark.parametrize("depth", [10, 50, 100, 200, 300, 350, 400, POOL - 1, POOL])
+def test_honest_first_stages_of_every_depth_are_not_flagged(runs, fields, depth):
+    """BM25 over the whole text or titles alone, cut at every depth up to the whole pool:
+    never flagged (a ranking of POOL - 1 docs holds the gold for all 163 queries and was
+    flagged by the rule that read every ranking shorter than the pool)."""
+    run = runs[fields].groupby("query_id", sort=False).head(depth)
+    report = citeval_irm.validate(run, DEMO, strict=True)
+    assert "gold_always_present" not in codes(report)
+    assert report.count("gold_always_present") == 0
+    if fields == "whole" and depth == POOL - 1:
+        assert holds_gold(run, runs["qrels"]) == 163  # every ranking holds a gold paper
 
 
 def test_the_gold_inserted_run_is_a_warning_with_counts_and_strict_a_violation(runs):
     report = citeval_irm.validate(runs["inserted"], DEMO)
     warning = next(w for w in report.warnings if w.code == "gold_always_present")
     with_gold = runs["qrels"].loc[runs["qrels"]["relevance"] > 0, "query_id"].nunique()
-    assert warning.count == with_gold >= ORACLE_MIN_QUERIES
+    assert warning.count == with_gold == 163
+    assert "ranked for 163 of the 163 queries" in warning.message
     assert report.count("gold_always_present") == 0  # a warning, not a violation
     assert "warning: gold_always_present (163 queries)" in report.summary()
     strict = citeval_irm.validate(runs["inserted"], DEMO, strict=True)
     assert strict.count("gold_always_present") == warning.count and not strict.passed
 
 
-def test_rankings_of_the_whole_pool_hold_the_gold_by_construction(runs):
-    """A ranking of every admissible candidate cannot miss an admissible gold paper: not
-    evidence of insertion, so not counted."""
-    report = citeval_irm.validate(runs["pool"], DEMO)
-    assert "gold_always_present" not in codes(report)
+def test_gold_inserted_into_all_but_one_ranking_is_flagged(runs):
+    """A few misses are tolerated: the gold inserted into 162 of 163 rankings (the last keeps
+    BM25's own top 100, which misses its gold) is flagged; the rule that wanted every ranking
+    to hold the gold let it pass."""
+    run = runs["all_but_one"]
+    assert holds_gold(run, runs["qrels"]) == 162
+    warning = next(w for w in citeval_irm.validate(run, DEMO).warnings
+                   if w.code == "gold_always_present")  # fmt: skip
+    assert warning.count == 162 and "(1 missed;" in warning.message
 
 
 def test_the_check_through_the_cli(runs, capsys):
     assert main(["validate", str(runs["inserted"]), "--dataset", DEMO, "-q"]) == 0
-    out = capsys.readouterr().out
-    assert "warning: a gold paper is ranked for all 163 queries" in " ".join(out.split())
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: a gold paper is ranked for 163 of the 163 queries" in out
+    assert "covers at most 50% of their candidate pool" in out
     code = main(["validate", str(runs["inserted"]), "--dataset", DEMO, "--strict", "-q"])
     assert code == EXIT_STRICT_FAILURE
     assert "gold_always_present)\n" in capsys.readouterr().out.split("result: VIOLATIONS")[1]
+
+
+def test_the_rule_on_counts():
+    assert oracle_verdict(163, 1).flagged and not oracle_verdict(163, 2).flagged
+    assert not oracle_verdict(89, 0).flagged and oracle_verdict(90, 0).flagged
+    assert not oracle_verdict(0, 0).flagged
+    # at scale the share decides: 1 % missed is flagged, 1.1 % is not
+    assert oracle_verdict(10_000, 100).flagged and not oracle_verdict(10_000, 110).flagged
+
+
+@given(st.integers(1, 5_000), st.data())
+def test_the_rule_is_monotone_in_the_misses(rankings, data):
+    """Fewer misses never unflag a run; the flag needs at most ORACLE_MAX_MISSED missed and
+    a binomial p-value below the level for an honest miss rate of ORACLE_HONEST_MISS."""
+    from scipy.stats import binom
+
+    missed = data.draw(st.integers(0, rankings))
+    verdict = oracle_verdict(rankings, missed)
+    if verdict.flagged and missed:
+        assert oracle_verdict(rankings, missed - 1).flagged
+    expected = (
+        missed <= ORACLE_MAX_MISSED * rankings
+        and binom.cdf(missed, rankings, ORACLE_HONEST_MISS) < 0.01
+    )
+    assert verdict.flagged == expected
+    assert 0 < ORACLE_MAX_COVERAGE < 1

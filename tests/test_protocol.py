@@ -61,7 +61,7 @@ def test_each_check_counts_its_violation(first_query) -> None:
         "unknown_query": 1,
         "missing_query": 162,
         "short_ranking": 1,  # 6 docs, and the dataset's protocol (goyal2026) cuts at 300
-        "gold_always_present": 0,  # one query: too few to tell (ORACLE_MIN_QUERIES)
+        "gold_always_present": 0,  # one query: too few to tell (oracle_verdict)
     }
     pairs = report.violations.set_index("check")
     assert pairs.loc["later_paper", "doc_id"] == LATER
