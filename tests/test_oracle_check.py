@@ -138,3 +138,26 @@ def test_the_rule_is_monotone_in_the_misses(rankings, data):
     )
     assert verdict.flagged == expected
     assert 0 < ORACLE_MAX_COVERAGE < 1
+
+
+def test_the_readme_rates_script_on_a_small_configuration(runs):
+    """scripts/oracle_rates.py, whose figures the README quotes: its exact false-positive
+    rate is the binomial tail the rule flags, and its detection on the demo's BM25 finds
+    every full insertion and none where the gold is inserted nowhere."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+    from scipy.stats import binom
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "oracle_rates.py"
+    spec = importlib.util.spec_from_file_location("oracle_rates", path)
+    rates = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rates)
+    assert list(rates.flagged_counts(163)) == [0, 1]
+    assert rates.false_positive_rate(163, 0.05) == pytest.approx(binom.cdf(1, 163, 0.05))
+    best = rates.gold_ranks(runs["whole"], runs["qrels"])
+    assert int((best > DEPTH).sum()) == 16  # BM25's top 100 misses 16 of 163
+    rng = np.random.default_rng(0)
+    assert rates.detection_rate(best, DEPTH, 1.0, 20, rng) == 1.0
+    assert rates.detection_rate(best, DEPTH, 0.0, 20, rng) == 0.0
