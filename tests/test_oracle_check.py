@@ -161,3 +161,36 @@ def test_the_readme_rates_script_on_a_small_configuration(runs):
     rng = np.random.default_rng(0)
     assert rates.detection_rate(best, DEPTH, 1.0, 20, rng) == 1.0
     assert rates.detection_rate(best, DEPTH, 0.0, 20, rng) == 0.0
+
+
+def test_a_flagged_run_is_marked_in_the_table_and_never_bold(runs, tmp_path, capsys):
+    """The inserted run scores best, but a table marks it ‡ with the warning as a footnote
+    and bolds the best unflagged run instead (the oracle run was bold with no word); it is
+    still tested against the baseline."""
+    from datasets_fixtures import write_table_manifest
+
+    honest = {
+        (name, DEMO): runs[fields].groupby("query_id", sort=False).head(DEPTH)
+        for name, fields in (("bm25", "whole"), ("titles", "titles"))
+    }
+    oracle = citeval_irm.read_run(runs["inserted"])
+    manifest = write_table_manifest(tmp_path / "paper", {**honest, ("oracle", DEMO): oracle})
+    measures = ["RR", "R@10", "nDCG@10"]
+    table = citeval_irm.results_table(manifest, measures=measures, baseline="bm25",
+                                      permutations=200, bootstrap=100)  # fmt: skip
+    assert table.value("oracle", DEMO, "RR") > table.value("bm25", DEMO, "RR")
+    frame = table.values.set_index(["system", "measure"])
+    assert set(frame.loc["oracle", "status"]) == {"flagged"}
+    assert set(frame.loc["bm25", "status"]) == {"ok"}
+    markdown = table.format("markdown")
+    row = next(line for line in markdown.splitlines() if line.startswith("| oracle"))
+    assert "**" not in row and row.count("‡") == len(measures) and "▲" in row
+    bm25_row = next(line for line in markdown.splitlines() if line.startswith("| bm25"))
+    assert bm25_row.count("**") == 2 * len(measures)
+    assert "‡: the run holds the gold paper in nearly every ranking" in markdown
+    assert "‡ oracle on citeval/demo/test: a gold paper is ranked for 163 of the 163" in markdown
+    latex = table.format("latex")
+    assert r"$^{\ddagger}$" in latex and "‡" not in latex
+    assert main(["table", str(manifest), "-m", ",".join(measures), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "‡" in out and "oracle first stage?" in " ".join(out.split())

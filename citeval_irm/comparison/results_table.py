@@ -31,9 +31,15 @@ from ..printing.text_tables import blocks, number, render, wrap
 from . import stats
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
-OK, MISSING, VIOLATION = "ok", "missing", "violation"
-BETTER, WORSE, BROKEN = "▲", "▼", "†"  # significance against the baseline; protocol broken
-_LATEX_MARKS = {BETTER: r"$^{\uparrow}$", WORSE: r"$^{\downarrow}$", BROKEN: r"$^{\dagger}$"}
+OK, MISSING, VIOLATION, FLAGGED = "ok", "missing", "violation", "flagged"
+# significance against the baseline; protocol broken; gold possibly inserted (a warning)
+BETTER, WORSE, BROKEN, ORACLE = "▲", "▼", "†", "‡"
+_LATEX_MARKS = {
+    BETTER: r"$^{\uparrow}$",
+    WORSE: r"$^{\downarrow}$",
+    BROKEN: r"$^{\dagger}$",
+    ORACLE: r"$^{\ddagger}$",
+}
 
 
 @dataclass(frozen=True)
@@ -281,8 +287,7 @@ class ResultsTable(Printable):
             return "--" if latex else "-"
         text = number(cell["value"] * scale, self.decimals)
         marks = ""
-        if cell["status"] == VIOLATION:
-            marks += BROKEN
+        marks += {VIOLATION: BROKEN, FLAGGED: ORACLE}.get(cell["status"], "")
         significant = cell.get("significant")
         if not pd.isna(significant) and bool(significant):  # NaN: not tested
             marks += BETTER if cell["diff"] > 0 else WORSE
@@ -293,7 +298,8 @@ class ResultsTable(Printable):
         return Markup(f"**{text}**{marks}") if bold else text + marks  # marks: ▲ ▼ †
 
     def _best(self) -> dict[tuple[str, str], str]:
-        """The best own system per (dataset, measure): obeying the protocol, never a
+        """The best own system per (dataset, measure): obeying the protocol and not flagged
+        by ``gold_always_present``, never a
         published row; none where two tie."""
         ours = self.values[(self.values["status"] == OK) & self.values["value"].notna()]
         best = {}
@@ -318,6 +324,11 @@ class ResultsTable(Printable):
             )
         if (self.values["status"] == VIOLATION).any():
             lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
+        if (self.values["status"] == FLAGGED).any():
+            lines.append(
+                f"{ORACLE}: the run holds the gold paper in nearly every ranking that could miss "
+                "it (validate's gold_always_present: an oracle first stage?): compared, not bold"
+            )
         if (self.values["status"] == MISSING).any():
             lines.append("-: no run of that system on that dataset")
         return lines + self.notes
@@ -413,6 +424,18 @@ class ResultsTable(Printable):
         return command_report("citeval table", summary, [section, plots], command)
 
 
+
+def _status(result, validation) -> str:
+    """A cell's status: no run, a run that breaks the protocol, one that obeys it but is
+    flagged by ``gold_always_present`` (a warning: its values may come from an oracle first
+    stage), or one that obeys it."""
+    if result is None:
+        return MISSING
+    if not validation.passed:
+        return VIOLATION
+    return FLAGGED if any(w.code == "gold_always_present" for w in validation.warnings) else OK
+
+
 def results_table(
     manifest,
     *,
@@ -463,13 +486,16 @@ def results_table(
         for dataset in datasets:
             result = results.get((system, dataset))
             validation = facts[system, dataset].validation if result is not None else None
-            status = MISSING if result is None else OK if validation.passed else VIOLATION
+            status = _status(result, validation)
             for measure in names[dataset]:
                 value = float(result.aggregate[measure]) if result is not None else float("nan")
                 rows.append({"system": system, "dataset": dataset, "measure": measure,
                              "value": value, "status": status})  # fmt: skip
             if status == VIOLATION:
                 notes.append(f"{BROKEN} {system} on {dataset}: {validation.summary()}")
+            if status == FLAGGED:
+                oracle = next(w for w in validation.warnings if w.code == "gold_always_present")
+                notes.append(f"{ORACLE} {system} on {dataset}: {oracle.message}")
             if result is not None:
                 warnings += [
                     EvalWarning(w.code, f"{system} on {dataset}: {w.message}", w.count, w.examples)
