@@ -424,7 +424,6 @@ class ResultsTable(Printable):
         return command_report("citeval table", summary, [section, plots], command)
 
 
-
 def _status(result, validation) -> str:
     """A cell's status: no run, a run that breaks the protocol, one that obeys it but is
     flagged by ``gold_always_present`` (a warning: its values may come from an oracle first
