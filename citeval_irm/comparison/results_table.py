@@ -295,12 +295,11 @@ class ResultsTable(Printable):
             text = f"\\textbf{{{text}}}" if bold else text
             text = f"\\textit{{{text}}}" if cell["status"] == "published" else text
             return text + "".join(_LATEX_MARKS[m] for m in marks)
-        return Markup(f"**{text}**{marks}") if bold else text + marks  # marks: ▲ ▼ †
+        return Markup(f"**{text}**{marks}") if bold else text + marks  # marks: ▲ ▼ † ‡
 
     def _best(self) -> dict[tuple[str, str], str]:
         """The best own system per (dataset, measure): obeying the protocol and not flagged
-        by ``gold_always_present``, never a
-        published row; none where two tie."""
+        by ``gold_always_present``, never a published row; none where two tie."""
         ours = self.values[(self.values["status"] == OK) & self.values["value"].notna()]
         best = {}
         for (dataset, measure), group in ours.groupby(["dataset", "measure"], sort=False):
