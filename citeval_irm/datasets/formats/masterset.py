@@ -404,6 +404,33 @@ class MasterSetQueries(BaseQueries):
         return "en"
 
 
+LABEL_OF_TIER = {"baseline": LABELS[0], "core": LABELS[1], "frequent": LABELS[2]}
+
+
+class EmptyTierError(InputError):
+    """A tier in which no query paper of the split has any gold: every score would be 0 or
+    undefined, so loading it is an error naming the likely cause."""
+
+    def __init__(self, corpus: MasterSetCorpus, split: str, tier: str, queries: int):
+        labels = [LABEL_OF_TIER[t] for t in (TIERS if tier == MUST_CITE else (tier,))]
+        cause = (
+            f"no reference carries a {' / '.join(labels)} value meeting {TIER_RULES[tier]}; "
+            "the likely cause is labels left empty when the release was built"
+        )
+        if tier == "core":
+            cause += (
+                ": the published toolkit's preprocessing/dataframe_builder/3-add-three-labels.py "
+                '(NIU-Graph-Intelligence/masterset-toolkit, line 78) writes type_2_output = "" '
+                "for every reference, so a release built with it has no core gold"
+            )
+        super().__init__(
+            f"{corpus.dataset_id}/{split}/{tier}",
+            f"the {tier} tier is empty: none of the {queries:,} query papers of "
+            f"{SPLITS[split]} has a gold paper in it ({cause}). Use another tier, or files "
+            "whose labels are filled in.",
+        )
+
+
 class MustCiteQrels(BaseQrels):
     """The gold references of one tier, out-of-pool gold kept or dropped (``reading``)."""
 
@@ -418,7 +445,9 @@ class MustCiteQrels(BaseQrels):
     def qrels_iter(self) -> Iterator[MustCiteQrel]:
         notes = Notes(NOTES)
         pool = pool_ids(self._corpus, notes)
+        queries = 0
         for gold in iter_gold(self._corpus, self._split, notes):
+            queries += 1
             judged = tier_gold(gold, self._tier)
             if not judged:
                 notes.add("queries_without_gold", gold.query_id)
@@ -433,6 +462,8 @@ class MustCiteQrels(BaseQrels):
                     if dropped:
                         continue
                 yield MustCiteQrel(gold.query_id, doc_id, 1, "0", tier, int(in_pool))
+        if notes.counts["queries_without_gold"] == queries:
+            raise EmptyTierError(self._corpus, self._split, self._tier, queries)
         reading = "/in-pool" if self._reading == "in-pool" else ""
         _log(f"{self._corpus.dataset_id}/{self._split}/{self._tier}{reading} qrels", notes)
 
