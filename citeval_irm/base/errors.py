@@ -86,6 +86,22 @@ class EvalWarning(UserWarning):
         }
 
 
+QUOTE_LIMIT = 200  # characters of the user's text an error message quotes
+
+
+def quoted(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a value from the input (a string's as a plain ``str``, numpy's too), cut to
+    about ``limit`` characters with how long it was, so an error about a 2 MB line stays one
+    readable line."""
+    if isinstance(value, str):
+        value = str(value)  # numpy's str_ reprs as np.str_('...')
+        if len(value) > limit:
+            return f"{value[:limit]!r}... ({len(value):,} characters)"
+        return repr(value)
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def examples_of(ids, limit: int = 5) -> tuple[str, ...]:
     """The first ``limit`` ids, as strings, for a warning or error message."""
     out = []

@@ -26,7 +26,7 @@ from typing import TypeVar
 import numpy as np
 import pyarrow as pa
 
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError, quoted
 from .io import (
     _RUN_LAYOUT,
     LineCounts,
@@ -52,7 +52,7 @@ class NotGrouped(InputError):
         self.query_id = query_id
         super().__init__(
             source,
-            f"the run is not grouped by query: query {query_id!r} comes back at row {row:,} "
+            f"the run is not grouped by query: query {quoted(query_id)} comes back at row {row:,} "
             "(blank lines not counted), after rows of other queries",
         )
 
