@@ -19,6 +19,7 @@ import contextlib
 import gzip
 import math
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -68,12 +69,23 @@ def _input_stream(path: Path) -> pa.NativeFile:
     return pa.CompressedInputStream(stream, "gzip") if _is_gzip(path) else stream
 
 
+_HEAD = 1 << 20  # bytes of text looked at for the delimiter (and for binary data)
+
+
 def _first_line(path: Path) -> str:
+    """The first line with data among the first MB of text (``""`` when there is none
+    there). Text with a NUL byte there is an error naming its line: binary data (or
+    ``/dev/zero``'s) is not read on, as trec_eval refuses a file with a NUL."""
     opener = gzip.open if _is_gzip(path) else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
-                return line
+    with opener(path, "rb") as handle:
+        head = handle.read(_HEAD)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        line = head.count(b"\n", 0, nul) + 1
+        raise InputError(str(path), "holds a NUL byte: binary data, not a text file", line)
+    for line in head.decode("utf-8", errors="replace").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
+            return line
     return ""
 
 
@@ -457,6 +469,29 @@ PARQUET_BATCH_ROWS = 1 << 20
 PARQUET_WRITE = {"write_page_checksum": True}  # so a damaged page is found when read
 
 
+_NOT_FILES = {
+    stat.S_IFIFO: "a pipe (FIFO), which can be read only once, and a run or qrels file is "
+    "opened more than once (its size, its first bytes, then its rows): write it to a file "
+    "first (a .gz file is read as it is, no need to decompress it)",
+    stat.S_IFCHR: "a character device, not a file",
+    stat.S_IFBLK: "a block device, not a file",
+    stat.S_IFSOCK: "a socket, not a file",
+}
+
+
+def check_file_kind(path: Path) -> None:
+    """An :class:`InputError` for a path that is neither a regular file nor a folder (a
+    FIFO, ``/dev/zero``, a socket), found without opening it: reading one would hang or
+    never end. A path that does not exist is left to the reader to report."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    problem = _NOT_FILES.get(stat.S_IFMT(mode))
+    if problem is not None:
+        raise InputError(str(path), f"is {problem}")
+
+
 def is_parquet(source) -> bool:
     """Whether ``source`` names Parquet: a ``.parquet`` file, a folder (a dataset of Parquet
     files), a URL of either (``s3://...``), or a file that starts with Parquet's magic."""
@@ -464,6 +499,7 @@ def is_parquet(source) -> bool:
     if "://" in text:
         return True
     path = Path(text)
+    check_file_kind(path)
     if path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir():
         return True
     try:
