@@ -572,13 +572,19 @@ def _url_filesystem(text: str):
 
 
 def parquet_batches(
-    source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS, only: list[str] | None = None
+    source,
+    value_column: str,
+    batch_rows: int = PARQUET_BATCH_ROWS,
+    only: list[str] | None = None,
+    threads: bool = True,
 ):
     """Record batches ``query_id, doc_id, <value_column>`` of a Parquet file or dataset, in
     file and row order, under any accepted column name (PyTerrier's ``qid, docno`` too);
     ids become strings, values float scores or integer labels. A missing column, a null,
     an empty id or a value that is not a finite number (an integer label) is an error
-    naming the file and the row. ``only``: these of its files (a worker's share)."""
+    naming the file and the row. ``only``: these of its files (a worker's share);
+    ``threads=False``: columns decoded on this thread (a read within a memory limit:
+    pyarrow's decoding threads each keep memory of their own, 50-100 MB in all)."""
     filesystem, files = parquet_files(source)
     files = files if only is None else only
     wanted = ("query_id", "doc_id", value_column)
@@ -611,7 +617,7 @@ def parquet_batches(
         lines = ["line"] if "line" in columns and value_column == "score" else []
         first_row = 1
         names = [*(found[c] for c in wanted), *lines]
-        batches = handle.iter_batches(batch_size=batch_rows, columns=names)
+        batches = handle.iter_batches(batch_size=batch_rows, columns=names, use_threads=threads)
         while True:
             try:
                 batch = next(batches, None)
@@ -640,6 +646,7 @@ def _parquet_file(filesystem, name: str, shown: str, **options):
         return pq.ParquetFile(
             filesystem.open_input_file(name),
             buffer_size=1 << 20,
+            pre_buffer=False,  # pyarrow's default reads each column chunk whole, ahead
             page_checksum_verification=True,
             **options,
         )
@@ -648,9 +655,20 @@ def _parquet_file(filesystem, name: str, shown: str, **options):
 
 
 def _stored_as_dictionary(metadata, column: int) -> bool:
-    """Whether every row group stores ``column`` with a dictionary page."""
-    groups = range(metadata.num_row_groups)
-    return all(metadata.row_group(g).column(column).has_dictionary_page for g in groups)
+    """Whether every row group stores ``column`` with a dictionary page and its data pages
+    all as dictionary indices. A writer whose dictionary grew past its limit (pyarrow's
+    1 MB, DuckDB's) falls back to plain pages for the rest of the chunk; read as a
+    dictionary, that column's dictionary would grow with the file, in every batch (400 MB
+    for 3 M rows of 40-character ids under a 50 MB limit). Indices take at most 4 bytes a
+    value, so a chunk whose data pages are larger than that holds plain pages."""
+    for group in range(metadata.num_row_groups):
+        chunk = metadata.row_group(group).column(column)
+        if not chunk.has_dictionary_page:
+            return False
+        dictionary = max(chunk.data_page_offset - (chunk.dictionary_page_offset or 0), 0)
+        if chunk.total_uncompressed_size - dictionary > 4 * chunk.num_values + (2 << 20):
+            return False
+    return True
 
 
 def _first_true(mask) -> int | None:
