@@ -136,12 +136,12 @@ def test_a_duplicate_in_a_streamed_parquet_run_names_its_row(tmp_path, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    queries = [f"q{i // 50}" for i in range(20_000)]
-    docs = [f"d{i % 50}" for i in range(20_000)]
-    docs[10_007] = docs[10_006]
-    table = pa.table({"query_id": queries, "doc_id": docs, "score": [1.0] * 20_000})
-    pq.write_table(table, tmp_path / "run.parquet", row_group_size=20_000)
-    (tmp_path / "qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    queries = [f"q{i // 50}" for i in range(200_000)]
+    docs = [f"doc-{i:09d}" for i in range(200_000)]
+    docs[100_007] = docs[100_006]
+    table = pa.table({"query_id": queries, "doc_id": docs, "score": [1.0] * 200_000})
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=200_000)
+    (tmp_path / "qrels").write_text("q1 0 doc-000000051 1\n", encoding="utf-8")
     from citeval_irm.reading.streaming import plan_reading
 
     assert plan_reading(tmp_path / "run.parquet", "1M").stream
@@ -150,5 +150,5 @@ def test_a_duplicate_in_a_streamed_parquet_run_names_its_row(tmp_path, capsys):
         args = [str(tmp_path / "run.parquet"), "--qrels", str(tmp_path / "qrels"), "-m", "RR"]
         assert main(["eval", *args, *memory, "-q"]) == 2
         errors.append(capsys.readouterr().err)
-    assert errors[0].startswith(f"citeval: error: {tmp_path / 'run.parquet'}:10008: duplicate")
+    assert errors[0].startswith(f"citeval: error: {tmp_path / 'run.parquet'}:100008: duplicate")
     assert errors[1].split("(")[0] == errors[0].split("(")[0]
