@@ -36,6 +36,12 @@ class InputError(CitevalError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
+class ArgumentTypeError(InputError, TypeError):
+    """An argument of a public function of the wrong type (``evaluate(run, qrels, 123)``):
+    a :class:`TypeError` naming the argument, and an :class:`InputError` (the command line
+    says it as any bad input)."""
+
+
 class UnknownDatasetError(InputError, KeyError):
     """A dataset id that is not registered; the message lists the close matches. A
     ``KeyError`` too, as ir_datasets and PyTerrier raise for an unknown name."""

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from ..base.choices import DUPLICATE_POLICIES, KEEP_ALL, check_choice
-from ..base.errors import EvalWarning, InputError, quoted
+from ..base.errors import ArgumentTypeError, EvalWarning, InputError, quoted
 from .fields import Place, id_column, id_text, typed_values
 from .tables import (
     QRELS_COLUMNS,
@@ -932,7 +932,14 @@ def _coerce_columns(obj, value_column: str) -> tuple[dict[str, object], str]:
         return _columns_from_mapping(obj, value_column), "<dict>"
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
         return _columns_from_records(obj, value_column), "<records>"
-    raise InputError(None, f"cannot read a {value_column} table from {type(obj).__name__}")
+    kind = "run" if value_column == "score" else "qrels"
+    raise ArgumentTypeError(
+        None,
+        f"{kind}: cannot read {'a run' if kind == 'run' else kind} from "
+        f"{type(obj).__name__}: give a file path, a "
+        f"DataFrame, a {{query_id: {{doc_id: {value_column}}}}} dict or records"
+        + (", or an ir_datasets dataset or id" if kind == "qrels" else ""),
+    )
 
 
 def _table_from(obj, value_column: str, cls, **extra):
