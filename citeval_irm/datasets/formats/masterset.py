@@ -48,7 +48,8 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ...base.errors import InputError
+from ...base.errors import InputError, quoted
+from ...base.numbers import C_SPACE, decimal_number
 from ..jsonstream import Notes, kind
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from ..sources import CorpusSource, corpus_file
@@ -228,25 +229,28 @@ def _year(path: Path, row: int, values: dict, notes: Notes) -> int | None:
 
 
 def _label(path: Path, where: str, key: str, value: Any) -> float | None:
-    """A label as a number; ``None`` for a missing one ("", "nan", null)."""
+    """A label as a number; ``None`` for a missing one ("", "nan", null). A string is read
+    by the one rule for numbers in text (:func:`~citeval_irm.base.numbers.decimal_number`:
+    decimal digits, no ``0x10`` or ``1_0``); a JSON number too large for a float is an
+    error, as any other value that is no finite number."""
     if value is None:
         return None
     number = None
     if isinstance(value, str):
-        text = value.strip()
+        text = value.strip(C_SPACE)
         if text == "" or text.lower() == "nan":
             return None
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
+        number = decimal_number(text)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-        if math.isnan(number):
+        if isinstance(value, float) and math.isnan(value):
             return None
+        try:
+            number = float(value)
+        except OverflowError:  # a 400-digit JSON integer
+            number = None
     if number is None or not math.isfinite(number):
         raise InputError(
-            str(path), f"{where}: {key} {value!r} is not a number (nor 'nan' or empty)"
+            str(path), f"{where}: {key} {quoted(value)} is not a number (nor 'nan' or empty)"
         )
     return number
 
