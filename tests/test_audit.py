@@ -209,3 +209,53 @@ def test_the_recorded_demo_ceilings_are_its_audit(demo_home, same_year: bool) ->
     recorded = _recorded_ceilings("citeval/demo")[same_year]
     result = citeval_irm.audit("citeval/demo", same_year=same_year)
     assert {s.split: round(100 * s.ceiling["R@10"], 2) for s in result.splits} == recorded
+
+
+# --------------------------------------------------------------------------- beside the scores
+
+
+def test_validate_shows_the_audits_ceiling(generated, tmp_path, capsys) -> None:
+    """The generated test split: gold 1 of 3 reachable (itself, later): validate's ceiling
+    is the audit's, printed beside the result, the eval --dataset line, and the report."""
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"P15-1000_{d}_{n} Q0 A10-1000 1 1.0 x\n"
+                           for n, (_, d) in enumerate(TEST)), encoding="utf-8")  # fmt: skip
+    report = citeval_irm.validate(run, "citeval/acl-200/test", protocol="goyal2026")
+    audited = citeval_irm.audit("citeval/acl-200/test", "goyal2026")["test"].ceiling
+    assert report.ceiling == pytest.approx(audited)
+    line = "recall ceiling under this protocol (gold it makes unreachable): "
+    expected = line + "R@5, R@10, R@20, R@50, R@300 <= 33.33 %"
+    assert expected in str(report) and report.summary().endswith(expected)
+    assert json.loads(report.format("json"))["recall_ceiling"]["R@10"] == pytest.approx(1 / 3)
+    page = tmp_path / "report.md"
+    args = ["eval", str(run), "--dataset", "citeval/acl-200/test", "-m", "RR R@10"]
+    assert main([*args, "--report", str(page)]) == 0
+    out, err = capsys.readouterr()
+    assert line + "R@10 <= 33.33 %" in out + err
+    markdown = page.read_text(encoding="utf-8").replace("\\<", "<")  # Markdown's escape
+    assert f"run: {expected}" in markdown
+    assert main(["validate", str(run), "--dataset", "citeval/acl-200/test"]) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_no_ceiling_line_at_100_percent_and_one_note_per_dataset_in_table(
+    demo_home, tmp_path, capsys
+) -> None:
+    """The demo: every gold paper reachable with same-year papers admitted (no line); 94.48 %
+    of the test split's without (a footnote of the table, once for its dataset)."""
+    run = citeval_irm.write_run(
+        citeval_irm.bm25_run("citeval/demo/test", 20, show_progress=False), tmp_path / "a.trec"
+    )
+    admitted = citeval_irm.validate(run, "citeval/demo/test")
+    assert admitted.ceiling["R@20"] == 1.0 and admitted.ceiling_line() is None
+    assert "recall ceiling" not in str(admitted) + admitted.summary()
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(
+        f"system,dataset,run\na,citeval/demo/test,{run}\nb,citeval/demo/test,{run}\n",
+        encoding="utf-8",
+    )
+    args = ["table", str(manifest), "-m", "RR R@10", "--no-same-year", "-q"]
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    note = "citeval/demo/test: recall ceiling under this protocol (gold it makes unreachable): "
+    assert out.count(note + "R@10 <= 94.48 %") == 1

@@ -501,6 +501,10 @@ def results_table(
                     EvalWarning(w.code, f"{system} on {dataset}: {w.message}", w.count, w.examples)
                     for w in result.warnings
                 ]
+    for dataset in datasets:  # the same for every run of a dataset: its year policy, measures
+        checked = [facts[s, dataset].validation for s in systems if (s, dataset) in results]
+        line = checked[0].ceiling_line() if checked and checked[0] is not None else None
+        notes += [f"{dataset}: {line}"] if line else []
     values = pd.DataFrame(rows)
     tests = []
     if baseline is not None:
