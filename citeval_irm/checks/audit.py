@@ -102,20 +102,19 @@ class SplitAudit:
         )
 
 
+@dataclass(repr=False)
 class DatasetAudit(Printable):
     """The audit of a dataset: one :class:`SplitAudit` per split, and the duplicate papers
     of the corpus (``None`` when its papers were not read). Prints in one line;
     :meth:`to_frame` has one row per split, ``format("table")`` the full report."""
 
-    FORMATS = ("table", "json")
+    dataset: str
+    protocol: str | None
+    splits: list[SplitAudit]
+    duplicates: list[tuple[str, ...]] | None
+    same_year: bool
 
-    def __init__(self, dataset: str, protocol: str | None, splits: list[SplitAudit],
-                 duplicates: list[tuple[str, ...]] | None, same_year: bool):  # fmt: skip
-        self.dataset = dataset
-        self.protocol = protocol
-        self.splits = splits
-        self.duplicates = duplicates
-        self.same_year = same_year
+    FORMATS = ("table", "json")
 
     def __getitem__(self, split: str) -> SplitAudit:
         for audit in self.splits:
