@@ -385,6 +385,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     _check_max_docs(args)
     runs = _named_runs(args.runs)
+    if isinstance(args.published, str) and args.paper is not None:
+        raise InputError(None, "give your table with --published FILE or --paper, not both")
     if args.dataset is not None:
         check_dataset(args.dataset)
     with _quiet_ir_datasets():
@@ -396,8 +398,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             tukey=args.tukey,
             queries=args.queries,
-            published=args.published_dataset or args.published,
-            paper=args.paper,
+            published=args.published_dataset or bool(args.published),
+            paper=args.published if isinstance(args.published, str) else args.paper,
             stage=args.stage,
             same_year=args.same_year,
             options=eval_options(args),

@@ -114,23 +114,40 @@ def add_compare_commands(commands) -> None:
     add_format_option(co, COMPARE_FORMATS, help="output format")
     co.add_argument(
         "--published",
-        action="store_true",
-        help="also print the runs beside the published results for the dataset",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="FILE",
+        help="also print the runs beside the published results for the dataset: the shipped "
+        "ones (transcribed, not verified), or your own table FILE (a CSV with the shipped "
+        "columns; give it after the runs)",
     )
     co.add_argument(
         "--published-dataset",
         help="compare with this table dataset instead (e.g. ACL-200); flagged not like for like "
         "when it is not the run's",
     )
-    co.add_argument("--paper", help="whose published results (default: the protocol's)")
+    co.add_argument(
+        "--paper",
+        metavar="PAPER|FILE",
+        help="whose published results (default: the protocol's), or a CSV file",
+    )
     co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
     add_year_options(co, unknown_year=False)
     add_report_option(co)
     co.set_defaults(handler=cmd_compare)
 
-    pu = commands.add_parser("published", help="list the published results shipped, or show some")
+    pu = commands.add_parser(
+        "published",
+        help="list the published results shipped, or show some",
+        description="The shipped published tables (each labelled with where its figures come "
+        "from: goyal2026's are transcribed from arXiv:2603.17361, not verified by the "
+        "package), or a table of your own given with --paper FILE.",
+    )
     pu.add_argument("--dataset", help="a dataset (ACL-200 or citeval/acl-200/test): its figures")
-    pu.add_argument("--paper", help="one paper's results (e.g. goyal2026)")
+    pu.add_argument("--paper", metavar="PAPER|FILE",
+                    help="one paper's results (e.g. goyal2026), or your own table (a CSV with "
+                    "the shipped columns)")  # fmt: skip
     pu.add_argument("--setting", help="one setting (e.g. inductive)")
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
     add_format_option(pu, LISTING_FORMATS)
@@ -155,8 +172,9 @@ def add_table_commands(commands) -> None:
         protocol_help="protocol for every dataset (default: each dataset's own)",
     )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
-    ta.add_argument("--published", metavar="PAPER",
-                    help="interleave this paper's published rows (e.g. goyal2026)")  # fmt: skip
+    ta.add_argument("--published", metavar="PAPER|FILE",
+                    help="interleave this paper's published rows (e.g. goyal2026), or those of "
+                    "your own table (a CSV with the shipped columns)")  # fmt: skip
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
