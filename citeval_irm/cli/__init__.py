@@ -52,6 +52,11 @@ def _interrupt(signum, frame) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["trec_eval"]:  # trec_eval's own command line, not argparse's
+        from .trec_eval import main as trec_eval_main
+
+        return trec_eval_main(given[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])
