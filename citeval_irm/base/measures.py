@@ -19,7 +19,7 @@ from functools import lru_cache
 import ir_measures
 from ir_measures import measures as _im_measures
 
-from . import families  # noqa: F401 (registers trec_eval's families with ir-measures)
+from . import families as _families  # noqa: F401 (trec_eval's families, registered)
 from .errors import InputError
 
 if "HR" not in _im_measures.registry:

@@ -3,24 +3,16 @@ table, on the run as trec_eval 10.0 prepares it (see :mod:`.trec_eval`)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 
-from ..reading.tables import lookup, take
+from ..reading.tables import lookup
 from ..scoring.table import MEASURES, MeasureDef, TrecName, trec_name_of
-from .trec_eval import (
-    BOGUS_DOC,
-    Options,
-    TrecEvalExit,
-    c_atof,
-    c_atol,
-    check_labels,
-    format_value,
-    line,
-)
+from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
 
 _CLEARED = ("num_ret", "utility", "unj", "rbp_resid")  # trec_eval.c's cleanup of a bogus query
 
@@ -46,8 +38,8 @@ def _values(trec: TrecName, text: str | None):
             return list(trec.defaults)
         cuts = sorted(c_atol(v) for v in text.split(","))
         if cuts[0] <= 0:
-            raise TrecEvalExit(2, "trec_eval: Negative cutoff detected\n"
-                                  f"trec_eval: Cannot initialize measure '{trec.name}'")  # fmt: skip
+            cannot = f"trec_eval: Cannot initialize measure '{trec.name}'"
+            raise TrecEvalExit(2, f"trec_eval: Negative cutoff detected\n{cannot}")
     elif trec.kind == "double_cuts":
         cuts = sorted(c_atof(v) for v in text.split(",")) if text else list(trec.defaults)
     else:
@@ -102,6 +94,30 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
     return [(name, family(**base))]
 
 
+def format_value(value: float, shown: str) -> str:
+    """A value as trec_eval's printf prints it: ``%ld`` for a count, else ``%6.4f``."""
+    if shown == "long":
+        return str(int(value)) if math.isfinite(value) else "-9223372036854775808"
+    if math.isnan(value):
+        return "  -nan"
+    return f"{value:6.4f}"
+
+
+def line(name: str, query: str, text: str) -> str:
+    return f"{name:<22}\t{query}\t{text}\n"
+
+
+def check_labels(qrels, counted: np.ndarray) -> None:
+    """trec_eval 10.0 cannot evaluate a qrels query whose labels are all negative."""
+    top = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    np.maximum.at(top, qrels.query, qrels.relevance)
+    bad = [q for q in counted if top[q] < 0]
+    if bad:
+        query = qrels.all_query_ids[bad[0]].as_py()
+        raise TrecEvalExit(4, f"citeval: error: qrels query '{query}' has only negative labels: "
+                              "trec_eval 10.0 cannot evaluate it (it stops with \"Can't "
+                              "calculate measure\", exit 4, or crashes); give it a label >= 0 "
+                              "or remove it")  # fmt: skip
 
 
 class TrecEvaluation:
@@ -173,9 +189,14 @@ class TrecEvaluation:
                 doc_ids, bogus = pa.concat_arrays([doc_ids, pa.array([BOGUS_DOC])]), len(doc_ids)
             query_ids = pa.concat_arrays([run.query_ids, pa.array(missing)])
             new = np.arange(len(run.query_ids), len(query_ids))
-            run = replace(run, query=np.concatenate((run.query, new)), query_ids=query_ids,
-                          doc=np.concatenate((run.doc, np.full(len(new), bogus))),
-                          doc_ids=doc_ids, score=np.concatenate((run.score, np.ones(len(new)))))  # fmt: skip
+            run = replace(
+                run,
+                query=np.concatenate((run.query, new)),
+                query_ids=query_ids,
+                doc=np.concatenate((run.doc, np.full(len(new), bogus))),
+                doc_ids=doc_ids,
+                score=np.concatenate((run.score, np.ones(len(new)))),
+            )
         self.bogus = set(missing)
         if self.options.judged or self.options.max_docs is not None:
             ranked = rank_order(run, "trec_eval", self.options.max_docs)
@@ -278,17 +299,12 @@ class TrecEvaluation:
 def _judged(run, qrels) -> np.ndarray:
     """Per run row: whether the qrels judge its (query, doc) with a label >= 0."""
     keep = qrels.relevance >= 0
-    judged = set(
-        zip(
-            take(qrels.query_ids, qrels.query[keep]).to_pylist(),
-            take(qrels.doc_ids, qrels.doc[keep]).to_pylist(),
-            strict=True,
-        )
-    )
-    queries = run.query_ids.to_pylist()
-    docs = run.doc_ids.to_pylist()
-    return np.array([(queries[q], docs[d]) in judged for q, d in zip(run.query, run.doc,
-                                                                     strict=True)], dtype=bool)  # fmt: skip
+    query = lookup(qrels.query_ids, run.query_ids)[qrels.query[keep]]
+    doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[keep]]
+    both = (query >= 0) & (doc >= 0)
+    width = np.int64(len(run.doc_ids) + 1)
+    judged = np.unique(query[both] * width + doc[both])
+    return np.isin(run.query.astype(np.int64) * width + run.doc, judged)
 
 
 def _run_tag(path: str) -> str:
