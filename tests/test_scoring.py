@@ -53,10 +53,15 @@ def cases(draw):
     return run, qrels
 
 
+# values of the other parameters a family requires (trec_eval's own among them)
+REQUIRED = {"recall": (0.0, 0.1, 0.25, 0.5, 0.75, 1.0), "mult": (0.2, 1.0, 1.5)}
+
+
 def measures_for(rel: int, judged_only: bool) -> list:
     """Every family of the table with every parameter its row takes: each cut-off of
     ``CUTOFFS`` (and none, where it is optional), ``rel`` and ``judged_only`` as given
-    (and ``rel`` left out where that is another measure: ``NumRet``, every retrieved doc)."""
+    (and ``rel`` left out where that is another measure: ``NumRet``, every retrieved doc),
+    the ``REQUIRED`` values of a parameter the family cannot do without."""
     out = []
     for row in MEASURES.values():
         family = ir_measures.measures.registry[row.name]
@@ -64,15 +69,19 @@ def measures_for(rel: int, judged_only: bool) -> list:
         cutoffs = [] if cutoff is None else list(CUTOFFS)
         if cutoff is None or not cutoff.required:
             cutoffs.append(None)
+        required = [n for n, i in family.SUPPORTED_PARAMS.items() if i.required and n in REQUIRED]
         for k in cutoffs:
             rels = [rel, None] if row.trec_eval_rel else [rel]
             for given_rel in rels if "rel" in row.params else [None]:
-                params = {"cutoff": k, "rel": given_rel}
-                if "judged_only" in row.params and judged_only:
-                    params["judged_only"] = True
-                measure = family(**{n: v for n, v in params.items() if v is not None})
-                if measure not in out:
-                    out.append(measure)
+                for value in REQUIRED[required[0]] if required else [None]:
+                    params = {"cutoff": k, "rel": given_rel}
+                    if required:
+                        params[required[0]] = value
+                    if "judged_only" in row.params and judged_only:
+                        params["judged_only"] = True
+                    measure = family(**{n: v for n, v in params.items() if v is not None})
+                    if measure not in out:
+                        out.append(measure)
     return out
 
 

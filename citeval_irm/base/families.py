@@ -29,6 +29,7 @@ ir-measures            trec_eval                       parameters
 from __future__ import annotations
 
 import math
+import re
 
 from ir_measures import measures as _m
 from ir_measures.measures.base import Agg
@@ -117,3 +118,42 @@ FAMILIES = (
 for _family_measure in FAMILIES:
     if _family_measure.NAME not in _m.registry:
         _m.register(_family_measure, name=_family_measure.NAME)
+
+
+# trec_eval's names of these families, as ``parse_measures`` reads them (``-m rbp`` is
+# trec_eval's rbp, not ir-measures' RBP); a family with a cut-off takes ``name_k`` and
+# ``name.k1,k2``. tests/test_measure_table.py checks them against the measure table's rows.
+TREC_SPELLINGS = {
+    "gm_map": "GM_MAP",
+    "gm_bpref": "GM_Bpref",
+    "Rprec_mult": "Rprec_mult",
+    "utility": "Utility",
+    "11pt_avg": "IPrec_avg",
+    "binG": "binG",
+    "G": "G",
+    "ndcg_rel": "nDCG_rel",
+    "Rndcg": "RnDCG",
+    "relative_P": "relative_P",
+    "num_nonrel_judged_ret": "NumNonrelJudgedRet",
+    "rbp": "RBP_trec",
+    "rbp_resid": "RBP_resid",
+    "unj": "Unjudged",
+}
+_SPELLED = re.compile(r"(?P<name>.+?)(?:[._](?P<values>\d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)*))?")
+
+
+def parse_trec_name(token: str) -> list | None:
+    """The measures ``token`` names in trec_eval's spelling of one of these families
+    (``gm_map``, ``Rprec_mult_0.20``, ``unj.5,10``), else ``None``."""
+    found = _SPELLED.fullmatch(token)
+    if found is None or found["name"] not in TREC_SPELLINGS:
+        return None
+    family = _m.registry[TREC_SPELLINGS[found["name"]]]
+    at = family.AT_PARAM if family.AT_PARAM in family.SUPPORTED_PARAMS else None
+    if found["values"] is None:
+        required = at is not None and family.SUPPORTED_PARAMS[at].required
+        return None if required else [family]
+    if at is None:
+        return None
+    kind = family.SUPPORTED_PARAMS[at].dtype
+    return [family(**{at: kind(value)}) for value in found["values"].split(",")]

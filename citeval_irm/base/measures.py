@@ -19,7 +19,7 @@ from functools import lru_cache
 import ir_measures
 from ir_measures import measures as _im_measures
 
-from . import families as _families  # noqa: F401 (trec_eval's families, registered)
+from . import families as _families
 from .errors import InputError
 
 if "HR" not in _im_measures.registry:
@@ -102,6 +102,9 @@ def _trec_measures(token: str) -> list[Measure] | None:
                 f"{' '.join(str(m) for m in found[:6])} ...",
             )
         return found
+    own = _families.parse_trec_name(token)
+    if own is not None:
+        return own
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # it prints what it skips
             return ir_measures.parse_trec_measure(token)

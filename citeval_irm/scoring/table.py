@@ -20,6 +20,7 @@ from ..base import families  # noqa: F401 (the families the rows name)
 from ..base.errors import InputError
 from . import kernels as k
 from . import trec_kernels as tk
+from . import trec_reference as tr
 from .rankings import Rankings
 
 Kernel = Callable[[Rankings, k.Params], np.ndarray]
@@ -27,12 +28,16 @@ Kernel = Callable[[Rankings, k.Params], np.ndarray]
 
 @dataclass(frozen=True)
 class Derived:
-    """The reference value of a measure trec_eval does not print, per query: from the
+    """The reference value of a measure pytrec_eval cannot give, per query: from the
     trec_eval values it ``needs`` (computed under the measure's ``rel`` and ``judged_only``),
-    the query's ranking ``{doc: score}`` and its judgements ``{doc: label}``."""
+    the query's ranking ``{doc: score}`` and its judgements ``{doc: label}``. It serves
+    where trec_eval has no such measure, where pytrec_eval cannot be given the measure's
+    parameters (gains, negative coefficients) and, ``always``, where pytrec_eval (trec_eval
+    9.x's code) lacks the measure or computes it otherwise than 10.0."""
 
     needs: tuple[str, ...]
     value: Callable[[Any, Mapping[str, float], Mapping[str, float], Mapping[str, int]], float]
+    always: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,8 @@ MEASURES: dict[str, MeasureDef] = {
                    {}, "threshold", _NUMBER, (_t("map"), _cuts("map_cut"))),
         MeasureDef("nDCG", k.ndcg, k.expected_ndcg, ("cutoff", "judged_only", "dcg", "gains"),
                    {"dcg": ("log2",)}, "gains", _GAINS,
-                   (_t("ndcg", "pairs", "gains"), _cuts("ndcg_cut"))),
+                   (_t("ndcg", "pairs", "gains"), _cuts("ndcg_cut")),
+                   reference=Derived((), tr.ndcg)),
         MeasureDef("Rprec", k.r_precision, k.expected_r_precision, _RJ, {},
                    "threshold", _NUMBER, (_t("Rprec"),)),
         MeasureDef("NumRet", k.num_ret, None, ("rel",), {}, "threshold",
@@ -171,24 +177,29 @@ MEASURES: dict[str, MeasureDef] = {
         MeasureDef("Judged", k.judged, k.expected_judged, ("cutoff",), {}, "judged",
                    "which docs are judged", reference=Derived((), _judged_share)),
         MeasureDef("GM_MAP", tk.geometric_ap, None, _RJ, {}, "threshold", _NUMBER,
-                   (_t("gm_map", shown="summary"),), aggregate="geometric"),
+                   (_t("gm_map", shown="summary"),), aggregate="geometric",
+                   reference=Derived(("map",), tr.same_as("map"), always=True)),
         MeasureDef("Bpref", tk.bpref, None, ("rel",), {}, "threshold", _JUDGED,
                    (_t("bpref"),), negative_unjudged=True),
         MeasureDef("IPrec", tk.interpolated_precision, None, ("recall", *_RJ), {},
                    "threshold", _NUMBER,
-                   (_t("iprec_at_recall", "double_cuts", "recall", _LEVELS),)),
+                   (_t("iprec_at_recall", "double_cuts", "recall", _LEVELS),),
+                   reference=Derived((), tr.iprec_at_recall, always=True)),
         MeasureDef("infAP", tk.inferred_ap, None, ("rel",), {}, "threshold", _JUDGED,
                    (_t("infAP"),), negative_unjudged=True),
         MeasureDef("GM_Bpref", tk.bpref, None, ("rel",), {}, "threshold", _JUDGED,
                    (_t("gm_bpref", shown="summary"),), aggregate="geometric",
-                   negative_unjudged=True),
+                   negative_unjudged=True,
+                   reference=Derived(("bpref",), tr.same_as("bpref"), always=True)),
         MeasureDef("Rprec_mult", tk.r_precision_mult, None, ("mult", *_RJ), {}, "threshold",
                    _NUMBER, (_t("Rprec_mult", "double_cuts", "mult",
                                 (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),)),
         MeasureDef("Utility", tk.utility, None, ("coefficients", "docs", "rel"), {},
-                   "threshold", _NUMBER, (_t("utility", "doubles", "coefficients"),)),
+                   "threshold", _NUMBER, (_t("utility", "doubles", "coefficients"),),
+                   reference=Derived((), tr.utility)),
         MeasureDef("IPrec_avg", tk.interpolated_average, None, ("recalls", *_RJ), {},
-                   "threshold", _NUMBER, (_t("11pt_avg", "doubles", "recalls"),)),
+                   "threshold", _NUMBER, (_t("11pt_avg", "doubles", "recalls"),),
+                   reference=Derived((), tr.eleven_point_average, always=True)),
         MeasureDef("binG", tk.binary_g, None, _RJ, {}, "threshold", _NUMBER, (_t("binG"),)),
         MeasureDef("G", tk.g_measure, None, ("gains",), {}, "gains", _GAINS,
                    (_t("G", "pairs", "gains"),)),
@@ -211,11 +222,14 @@ MEASURES: dict[str, MeasureDef] = {
                    "threshold", _JUDGED, (_t("num_nonrel_judged_ret", shown="long"),),
                    aggregate="sum", negative_unjudged=True),
         MeasureDef("RBP_trec", tk.rbp, None, ("p", "gains"), {}, "gains", _GAINS,
-                   (_t("rbp", "pairs", "gains"),)),
+                   (_t("rbp", "pairs", "gains"),),
+                   reference=Derived((), tr.rbp, always=True)),
         MeasureDef("RBP_resid", tk.rbp_residual, None, ("p",), {}, "judged",
-                   "which docs are judged", (_t("rbp_resid", "pairs", "p"),)),
+                   "which docs are judged", (_t("rbp_resid", "pairs", "p"),),
+                   reference=Derived((), tr.rbp_residual, always=True)),
         MeasureDef("Unjudged", tk.unjudged, None, ("cutoff",), {}, "judged",
-                   "which docs are judged", (_cuts("unj", (5, 10, 20)),)),
+                   "which docs are judged", (_cuts("unj", (5, 10, 20)),),
+                   reference=Derived((), tr.unjudged, always=True)),
     )
 }  # fmt: skip
 
@@ -418,7 +432,7 @@ def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
 
 def is_integer_measure(trec_name: str) -> bool:
     """Whether trec_eval prints the measure as a whole number: the table's counts."""
-    return any(t.name == trec_name and t.shown == "long" for d in MEASURES.values() for t in d.trec)
+    return any(t.name == trec_name and d.summed for d in MEASURES.values() for t in d.trec)
 
 
 def sign_blind(measure) -> bool:
