@@ -139,6 +139,12 @@ TREC_SPELLINGS = {
     "rbp_resid": "RBP_resid",
     "unj": "Unjudged",
 }
+# trec_eval's own values of the families whose parameter is required (a bare ``-m unj``)
+TREC_DEFAULTS = {
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+    "relative_P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "unj": (5, 10, 20),
+}
 _SPELLED = re.compile(r"(?P<name>.+?)(?:[._](?P<values>\d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)*))?")
 
 
@@ -150,9 +156,10 @@ def parse_trec_name(token: str) -> list | None:
         return None
     family = _m.registry[TREC_SPELLINGS[found["name"]]]
     at = family.AT_PARAM if family.AT_PARAM in family.SUPPORTED_PARAMS else None
+    if found["values"] is None and found["name"] in TREC_DEFAULTS:
+        return [family(**{at: value}) for value in TREC_DEFAULTS[found["name"]]]
     if found["values"] is None:
-        required = at is not None and family.SUPPORTED_PARAMS[at].required
-        return None if required else [family]
+        return [family]
     if at is None:
         return None
     kind = family.SUPPORTED_PARAMS[at].dtype

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import families  # noqa: F401 (the families the rows name)
+from ..base import families  # the families the rows name, trec_eval's defaults
 from ..base.errors import InputError
 from . import kernels as k
 from . import trec_kernels as tk
@@ -193,7 +193,7 @@ MEASURES: dict[str, MeasureDef] = {
                    reference=Derived(("bpref",), tr.same_as("bpref"), always=True)),
         MeasureDef("Rprec_mult", tk.r_precision_mult, None, ("mult", *_RJ), {}, "threshold",
                    _NUMBER, (_t("Rprec_mult", "double_cuts", "mult",
-                                (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),)),
+                                families.TREC_DEFAULTS["Rprec_mult"]),)),
         MeasureDef("Utility", tk.utility, None, ("coefficients", "docs", "rel"), {},
                    "threshold", _NUMBER, (_t("utility", "doubles", "coefficients"),),
                    reference=Derived((), tr.utility)),
@@ -208,7 +208,7 @@ MEASURES: dict[str, MeasureDef] = {
         MeasureDef("RnDCG", tk.r_ndcg, None, ("gains", "rel"), {}, "gains", _GAINS,
                    (_t("Rndcg", "pairs", "gains"),)),
         MeasureDef("relative_P", tk.relative_precision, None, ("cutoff", *_RJ), {},
-                   "threshold", _NUMBER, (_cuts("relative_P"),)),
+                   "threshold", _NUMBER, (_cuts("relative_P", families.TREC_DEFAULTS["relative_P"]),)),
         MeasureDef("SetP", tk.set_precision, None, ("relative", *_RJ), {}, "threshold",
                    _NUMBER, (_t("set_P", fixed=(("relative", False),)),
                              _t("set_relative_P", fixed=(("relative", True),)))),
@@ -228,7 +228,7 @@ MEASURES: dict[str, MeasureDef] = {
                    "which docs are judged", (_t("rbp_resid", "pairs", "p"),),
                    reference=Derived((), tr.rbp_residual, always=True)),
         MeasureDef("Unjudged", tk.unjudged, None, ("cutoff",), {}, "judged",
-                   "which docs are judged", (_cuts("unj", (5, 10, 20)),),
+                   "which docs are judged", (_cuts("unj", families.TREC_DEFAULTS["unj"]),),
                    reference=Derived((), tr.unjudged, always=True)),
     )
 }  # fmt: skip
@@ -433,6 +433,14 @@ def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
 def is_integer_measure(trec_name: str) -> bool:
     """Whether trec_eval prints the measure as a whole number: the table's counts."""
     return any(t.name == trec_name and d.summed for d in MEASURES.values() for t in d.trec)
+
+
+def is_summary_only(trec_name: str) -> bool:
+    """Whether trec_eval prints the measure on its ``all`` row only (``num_q``, ``gm_map``,
+    ``gm_bpref``), never per query."""
+    return any(
+        t.name == trec_name and t.shown == "summary" for d in MEASURES.values() for t in d.trec
+    )
 
 
 def sign_blind(measure) -> bool:
