@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import citeval_irm
 from citeval_irm import InputError, evaluate, parse_measures
 from citeval_irm.scoring import MEASURES, definition, trec_eval_name
-from citeval_irm.scoring.table import aggregate
 from citeval_irm.scoring.reference import reference_values
+from citeval_irm.scoring.table import aggregate
 
 DOCS = ["9", "10", "d9", "d10", "D10", "é1", "ä", "x-1", "P15-1001", "P15-1001a", "z", "Z"]
 QUERIES = ["9", "10", "q1", "é", "Q15-1_P15-1001_0", "∑"]

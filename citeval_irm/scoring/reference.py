@@ -6,15 +6,15 @@ the table derives, with its ``rel`` and ``judged_only`` as trec_eval's ``-l`` an
 a measure trec_eval lacks (``RR@K``, ``Judged@K``), one pytrec_eval cannot be given
 (``ndcg`` with gains, ``utility`` with a negative coefficient) and one pytrec_eval (trec_eval
 9.x's code) lacks or computes otherwise than 10.0 (``rbp``, ``iprec_at_recall``: see
-:mod:`.trec_reference`) by its row's declared :class:`~.table.Derived` reference. ``engine="pytrec_eval"``, ``verify=True`` and the
-property test of the kernels all go through :func:`reference_values`.
+:mod:`.trec_reference`) by its row's declared :class:`~.table.Derived` reference.
+``engine="pytrec_eval"``, ``verify=True`` and the property test of the kernels all go
+through :func:`reference_values`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import re
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 

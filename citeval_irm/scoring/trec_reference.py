@@ -144,7 +144,8 @@ def utility(measure, trec, ranking, labels) -> float:
     ret, rel_ret = len(ranked), sum(v >= level for v in ranked)
     rel = sum(v >= level for v in labels.values())
     docs = measure.params.get("docs", 0)
-    return a * rel_ret + b * (ret - rel_ret) + c * (rel - rel_ret) + d * (docs + rel_ret - ret - rel)
+    nonrel_nonret = docs + rel_ret - ret - rel
+    return a * rel_ret + b * (ret - rel_ret) + c * (rel - rel_ret) + d * nonrel_nonret
 
 
 def same_as(name: str):
