@@ -99,3 +99,26 @@ def test_random_inputs_match_the_trec_eval_binary(capsys, tmp_path, flags):
             continue
         assert code == 0, err
         assert out.splitlines() == theirs.stdout.splitlines(), (case, flags)
+
+
+@pytest.mark.parametrize(
+    ("flags", "names"),
+    [
+        (["-c"], "every qrels query"),
+        (["-J"], "judged_only=True"),
+        (["-l2"], "rel=2"),
+        (["-q", "--format", "trec_eval"], "--per-query"),
+        (["--format=trec_eval", "-q"], "--per-query"),
+    ],
+)
+def test_eval_names_the_equivalent_of_trec_eval_flags(capsys, trec_eval_dir, flags, names):
+    """``citeval eval`` keeps its options; trec_eval's flags there are an error naming
+    what citeval takes instead (``-q`` is --quiet there: trec_eval's per-query would
+    otherwise be lost silently)."""
+    files = [str(trec_eval_dir / "results.test"), "--qrels", str(trec_eval_dir / "qrels.test")]
+    code = main(["eval", *files, *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("citeval: error: ") and names in err
+    assert "citeval trec_eval" in err
+    assert main(["eval", *files, "-q", "-m", "P@5"]) == 0  # -q alone: --quiet, as before
+    assert capsys.readouterr().out.count("P@5") == 1

@@ -57,6 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .trec_eval import main as trec_eval_main
 
         return trec_eval_main(given[1:])
+    if given[:1] == ["eval"]:  # trec_eval's flags there: name what citeval takes instead
+        from .trec_eval_options import eval_hint
+
+        hint = eval_hint(given[1:])
+        if hint is not None:
+            print(f"citeval: error: {hint}", file=sys.stderr)
+            return EXIT_INPUT_ERROR
     parser = build_parser()
     args = parser.parse_args(argv)
     args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])

@@ -127,3 +127,32 @@ class Options:
         if any(n not in TREC_EVAL_ORDER for n in names):
             raise TrecEvalExit(1, f"trec_eval: illegal measure '{value}'")
         self.marked += [n for n in names if n not in self.marked]
+
+
+def eval_hint(argv: list[str]) -> str | None:
+    """For ``citeval eval`` given trec_eval's flags (``-c``, ``-J``, ``-l2``, ``-q`` with
+    ``--format trec_eval``): what to write instead, or ``None``."""
+    tokens = list(argv)
+    trec_format = "--format=trec_eval" in tokens or any(
+        a == "--format" and b == "trec_eval" for a, b in zip(tokens, tokens[1:])
+    )
+    same = "or run `citeval trec_eval` with trec_eval's own command line"
+    for token in tokens:
+        if token == "--":
+            break
+        if token == "-c":
+            return ("-c is trec_eval's flag: citeval eval always scores every qrels query as "
+                    "trec_eval -c does (a query the run lacks on an empty ranking); drop it, "
+                    f"{same}")  # fmt: skip
+        if token == "-J":
+            return ("-J is trec_eval's flag: give the measures judged_only=True, e.g. -m "
+                    f"\"P(judged_only=True)@10 AP(judged_only=True)\", {same}")  # fmt: skip
+        if re.fullmatch(r"-l-?\d*", token):
+            level = token[2:] or "2"
+            return (f"{token} is trec_eval's flag: give the measures rel={level}, e.g. -m "
+                    f"\"P(rel={level})@10 AP(rel={level})\", {same}")  # fmt: skip
+        if token == "-q" and trec_format:
+            return ("-q means --quiet in citeval eval, not trec_eval's per-query output: "
+                    "use --per-query with --format trec_eval (--quiet for quiet), "
+                    f"{same}")  # fmt: skip
+    return None
