@@ -95,7 +95,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench_trec_eval_") as tmp:
         folder = Path(tmp)
         qrels, run = make_inputs(folder, args.queries, args.depth, args.judged, args.seed)
-        lines = sum(1 for _ in open(run, "rb"))
+        with open(run, "rb") as handle:
+            lines = sum(1 for _ in handle)
         for label, flags in COMMANDS.items():
             outputs = {}
             for tool, argv in (("trec_eval", [binary]), ("citeval trec_eval", citeval)):
