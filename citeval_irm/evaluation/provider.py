@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
 
+from ..base import families  # noqa: F401 (trec_eval's families, registered first)
 from ..scoring.table import MEASURES, MeasureDef, require
 
 
