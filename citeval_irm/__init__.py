@@ -140,6 +140,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .reading.convert import convert  # noqa: F401
     from .reading.io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .reading.tables import Qrels, Run  # noqa: F401
+    from .report import Report, make_report  # noqa: F401
     from .resolving.resolve import resolve  # noqa: F401
     from .resolving.result import Resolution  # noqa: F401
-    from .report import Report, make_report  # noqa: F401

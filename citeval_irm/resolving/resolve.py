@@ -35,6 +35,7 @@ from dataclasses import replace
 
 from ..base.errors import EvalWarning, InputError, examples_of, issue, silenced
 from ..base.options import EvalOptions, options_from
+from . import THRESHOLD
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
 from .index import Found, TitleIndex
 from .normalise import _plain, identifiers, title_key
@@ -46,11 +47,6 @@ from .result import (  # noqa: F401
     outside_population,
     resolution_measures,
 )
-
-THRESHOLD = 90.0
-"""The fuzzy match's threshold on ``fuzz.ratio`` (0-100) of normalised titles. On the
-labelled set of ``scripts/resolve_threshold.py`` (1,000 GENERATED references against the
-demo corpus) it gives the precision and recall in the README's table."""
 
 _QUOTED = re.compile(r"[\"\u201c\u00ab]([^\"\u201d\u00bb]{8,})[\"\u201d\u00bb]")
 _SENTENCE = re.compile(r"(?<=[^\s.A-Z])\.\s+|\s+[-\u2013\u2014]\s+")

@@ -25,6 +25,7 @@ from ..base.errors import EvalWarning, InputError, examples_of
 from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
+from . import REPORT_SUFFIXES
 
 KINDS = ("id", "exact", "fuzzy", "ambiguous", "unmatched")
 """How a reference was resolved, in the order tried (ambiguous: several papers remain)."""
@@ -33,9 +34,6 @@ CATALOGUE_KINDS = ("outside_pool", "nowhere")
 """What an unmatched reference is with a catalogue: a real paper outside the pool, or
 found nowhere."""
 RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
-REPORT_SUFFIXES = {".json": "json", ".csv": "decisions", ".md": "markdown", ".txt": "table"}
-"""What ``--report FILE`` writes, by suffix: everything (JSON), the decision for every
-reference (CSV), or the printed report."""
 
 
 def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation,
