@@ -533,7 +533,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     sys.stdout.write(result.format(args.format))
     if by is not None:
         sys.stdout.write("\n" + by.format(args.format if args.format != "markdown" else "table"))
-    for warning in [*result.warnings, *(by.warnings[len(result.warnings) :] if by else [])]:
+    own = [w for w in by.warnings if w.code == "queries_without_value"] if by else []
+    for warning in [*result.warnings, *own]:
         sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.resolution_report:
         path = result.write_report(args.resolution_report)

@@ -62,7 +62,7 @@ _ELLIPSIS = re.compile(r"(?:\.\.\.|\u2026)\s*$")
 _SPACES = re.compile(r"\s+")
 
 
-def _undo_latex(text: str) -> str:
+def undo_latex(text: str) -> str:
     """LaTeX markup as plain text: accents as combining marks, ``\\ss`` and the like as
     letters, other commands (``\\em``, ``\\emph``, ``\\textit``) dropped with their braces
     kept for the next step, ``--`` as a dash."""
@@ -118,7 +118,7 @@ class Key(NamedTuple):
 
 def title_key(title: str) -> Key:
     """The normalised form of a title, compared by the index (see the module docstring)."""
-    text = _undo_latex(title).replace("{", "").replace("}", "").replace("$", "")
+    text = undo_latex(title).replace("{", "").replace("}", "").replace("$", "")
     truncated = bool(_ELLIPSIS.search(text))
     if truncated:
         text = _ELLIPSIS.sub("", text)

@@ -38,7 +38,7 @@ from ..base.options import EvalOptions, options_from
 from . import THRESHOLD
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
 from .index import Found, TitleIndex
-from .normalise import _plain, identifiers, title_key
+from .normalise import _plain, identifiers, title_key, undo_latex
 from .result import (  # noqa: F401
     CATALOGUE_KINDS,
     KINDS,
@@ -59,11 +59,12 @@ def title_candidates(reference: Reference) -> list[str]:
     else the whole string and each of its sentences."""
     if not reference.citation:
         return [reference.title] if reference.title else []
-    quoted = _QUOTED.findall(reference.text)
+    text = undo_latex(reference.text)  # \\"u is no quote
+    quoted = _QUOTED.findall(text)
     if quoted:
         return quoted
-    parts = [p.strip() for p in _SENTENCE.split(reference.text) if p.strip()]
-    return [reference.text, *parts] if len(parts) > 1 else [reference.text]
+    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    return [text, *parts] if len(parts) > 1 else [text]
 
 
 def _names(text: str) -> frozenset[str]:
