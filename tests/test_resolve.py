@@ -6,6 +6,7 @@ resolved run, and the command line's errors."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pytest
@@ -257,3 +258,31 @@ def test_bad_csv_and_report_paths(corpus, tmp_path, capsys):
     assert cli("resolve", str(good), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
                "--report", str(tmp_path / "r.html")) == 2  # fmt: skip
     assert "written as .json, .csv" in capsys.readouterr().err
+
+
+def test_the_threshold_script_on_a_small_labelled_set(demo_home, capsys):
+    """scripts/resolve_threshold.py, whose table the README quotes: every reference is
+    counted once, a corruption leaves the paper findable, a stricter threshold never matches
+    more, and its table is printed."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "resolve_threshold.py"
+    spec = importlib.util.spec_from_file_location("resolve_threshold", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    import random
+
+    assert script.corrupt("A title: with a subtitle", "subtitle_dropped", random.Random(0)) == (
+        "with a subtitle"
+    )
+    assert script.corrupt("One two three four five six", "cut_with_ellipsis",
+                          random.Random(0)).endswith("...")  # fmt: skip
+    text = script.main(["--size", "150", "--thresholds", "80,90,99"])
+    assert text == capsys.readouterr().out
+    rows = [line.split("|") for line in text.splitlines()[2:]]
+    assert [r[1].strip() for r in rows] == ["80", "90", "99"]
+    counts = [[int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", r[5])] for r in rows]
+    matched = [c[1] for c in counts]  # right, matched, named, invented
+    assert matched == sorted(matched, reverse=True)
+    assert all(c[2] + c[3] == 150 and c[0] <= c[1] for c in counts)

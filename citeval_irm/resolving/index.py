@@ -4,9 +4,11 @@ Identifiers and normalised titles are hash look-ups (a dict each); the fuzzy sea
 only for what they leave, and never against every title: it is blocked by the reference's
 rarest words. Each word of a normalised title has a posting list (one CSR array over the
 whole corpus, built with numpy, 4 bytes a posting); a reference's candidates are the titles
-holding at least two of its four rarest known words (one, when it has at most two), words
-in more than :data:`COMMON` of the titles left out while rarer ones remain; titles whose
-length cannot reach the threshold are dropped before any string is compared (the Indel
+holding all but one of its four rarest known words (both, when it has two; the titles of
+the one, when it has one), words in more than :data:`COMMON` of the titles being no
+blocking key (a reference of common words only: the titles holding its rarest, then also
+the next, ... until at most :data:`COMMON` remain, or none beyond :data:`MAX_CANDIDATES`);
+titles whose length cannot reach the threshold are dropped before any string is compared (the Indel
 similarity of strings of lengths ``a`` and ``b`` is at most ``2 min(a, b) / (a + b)``); the
 rest are scored by RapidFuzz's ``fuzz.ratio`` (normalised Indel similarity, 0-100), in C.
 """
@@ -26,6 +28,9 @@ RARE_WORDS = 4
 """How many of a reference's rarest known words give its candidates."""
 COMMON = 0.02
 """A word in more than this share of the titles is no blocking key while a rarer one is."""
+MAX_CANDIDATES = 20_000
+"""A reference of common words only that leaves more candidates than this is not searched
+fuzzily (stop words and misspellings: too little to tell one title from thousands)."""
 MIN_TRUNCATED = 12
 """A title cut short (``...``) is compared with the start of each candidate only when it
 keeps at least this many characters."""
@@ -129,13 +134,23 @@ class TitleIndex:
         if not known:
             return np.zeros(0, np.int32)
         known.sort()
-        rare = [k for k in known if k[0] <= self._common] or known[:1]
-        rare = rare[:RARE_WORDS]
-        lists = [self._postings[self._offsets[n] : self._offsets[n + 1]] for _, n in rare]
-        if len(lists) == 1:
-            return lists[0]
-        papers, counts = np.unique(np.concatenate(lists), return_counts=True)
-        return papers[counts >= (1 if len(rare) <= 2 else 2)]
+        rare = [k for k in known if k[0] <= self._common][:RARE_WORDS]
+        if len(rare) == 1:  # its titles (at most COMMON of them)
+            return self._posting(rare[0][1])
+        if not rare:  # only common words: the titles holding the rarest, then the next ...
+            papers = self._posting(known[0][1]) if len(known) > 1 else np.zeros(0, np.int32)
+            for _, word in known[1:]:
+                if len(papers) <= self._common:
+                    break
+                papers = np.intersect1d(papers, self._posting(word), assume_unique=True)
+            return papers if len(papers) <= MAX_CANDIDATES else np.zeros(0, np.int32)
+        papers, counts = np.unique(
+            np.concatenate([self._posting(n) for _, n in rare]), return_counts=True
+        )
+        return papers[counts >= (len(rare) - 1 if len(rare) > 2 else len(rare))]
+
+    def _posting(self, word: int) -> np.ndarray:
+        return self._postings[self._offsets[word] : self._offsets[word + 1]]
 
     def fuzzy(self, key: str, threshold: float, *, truncated: bool = False) -> Found | None:
         """The best-scoring papers at or above ``threshold`` (every one at the best score),
@@ -155,12 +170,11 @@ class TitleIndex:
         if not len(papers):
             return None
         choices = self.keys[papers]
-        scores = process.cdist([key], choices, scorer=fuzz.ratio, dtype=np.float32)[0]
+        ratio = {"scorer": fuzz.ratio, "dtype": np.float32, "score_cutoff": threshold}
+        scores = process.cdist([key], choices, **ratio)[0]
         if prefix:
             starts = [c[:size] for c in choices]
-            scores = np.maximum(
-                scores, process.cdist([key], starts, scorer=fuzz.ratio, dtype=np.float32)[0]
-            )
+            scores = np.maximum(scores, process.cdist([key], starts, **ratio)[0])
         best = float(scores.max())
         if best < threshold:
             return None
