@@ -286,3 +286,29 @@ def test_the_threshold_script_on_a_small_labelled_set(demo_home, capsys):
     matched = [c[1] for c in counts]  # right, matched, named, invented
     assert matched == sorted(matched, reverse=True)
     assert all(c[2] + c[3] == 150 and c[0] <= c[1] for c in counts)
+
+
+def test_the_example_runs_end_to_end(demo_home, tmp_path, capsys):
+    """The README's example: resolve examples/generated.jsonl on the demo, evaluate the run,
+    break it down by popularity; the example's invented titles fall with popularity."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    run, demo = tmp_path / "generated.trec", "citeval/demo/test"
+    assert cli("resolve", str(examples / "generated.jsonl"), "--dataset", demo, "-o", str(run),
+               "--catalogue", str(examples / "catalogue.txt"), "--by", "popularity",
+               "--format", "json", "-q") == 0  # fmt: skip
+    out = capsys.readouterr().out
+    report = json.loads(out[: out.index("\n}\n") + 2])
+    assert report["counts"]["references"] == 1644 and report["counts"]["empty_lists"] == 1
+    assert cli("eval", str(run), "--dataset", demo, "--protocol", "goyal2026", "-q") == 0
+    assert "RR" in capsys.readouterr().out
+    assert cli("breakdown", str(run), "--dataset", demo, "--by", "popularity", "-q",
+               "--bootstrap", "200", "--permutations", "200") == 0  # fmt: skip
+    assert "tail" in capsys.readouterr().out
+    resolution = quiet_resolve(examples / "generated.jsonl", demo,
+                               catalogue=examples / "catalogue.txt")  # fmt: skip
+    found = citeval_irm.breakdown(resolution, demo, "popularity", "existence_rate",
+                                  bootstrap=200, permutations=200)  # fmt: skip
+    rates = list(found.groups[found.runs[0]])
+    assert rates == sorted(rates)  # fabrication falls with popularity
