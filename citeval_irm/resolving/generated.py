@@ -154,6 +154,16 @@ def _read_jsonl(path: Path) -> GeneratedLists:
     lists: dict[str, list[Reference]] = {}
     lines: dict[str, int | None] = {}
     ignored: dict[str, int] = {}
+    for number, record in _json_lines(path):
+        if "references" not in record:
+            raise InputError(source, "no 'references' list", number)
+        _add(lists, lines, record.get("query_id"), record["references"], source, number, ignored)
+    return GeneratedLists(source, lists, _ignored_warning(ignored, source))
+
+
+def _json_lines(path: Path):
+    """``(line number, object)`` of each non-blank line of a JSONL file."""
+    source = str(path)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(_lines(handle, source), 1):
             if not line.strip():
@@ -161,16 +171,11 @@ def _read_jsonl(path: Path) -> GeneratedLists:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(
-                    source, f"not JSON: {exc.msg} (column {exc.colno})", number
-                ) from None
+                problem = f"not JSON: {exc.msg} (column {exc.colno})"
+                raise InputError(source, problem, number) from None
             if not isinstance(record, dict):
                 raise InputError(source, "a line is a JSON object", number)
-            if "references" not in record:
-                raise InputError(source, "no 'references' list", number)
-            _add(lists, lines, record.get("query_id"), record["references"], source, number,
-                 ignored)  # fmt: skip
-    return GeneratedLists(source, lists, _ignored_warning(ignored, source))
+            yield number, record
 
 
 def _lines(handle, source: str):
@@ -252,18 +257,11 @@ def read_catalogue(path) -> Catalogue:
             titles.append(row["title"] or "")
             ids.append([row[c] for c in ID_FIELDS if row.get(c)])
     elif suffix in (".jsonl", ".ndjson", ".json"):
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(_lines(handle, source), 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(source, f"not JSON: {exc.msg}", number) from None
-                if not isinstance(record, dict) or not isinstance(record.get("title"), str):
-                    raise InputError(source, "a line is an object with a 'title' string", number)
-                titles.append(record["title"])
-                ids.append([str(record[c]) for c in ID_FIELDS if record.get(c)])
+        for number, record in _json_lines(path):
+            if not isinstance(record.get("title"), str):
+                raise InputError(source, "a line is an object with a 'title' string", number)
+            titles.append(record["title"])
+            ids.append([str(record[c]) for c in ID_FIELDS if record.get(c)])
     else:
         with open(path, encoding="utf-8") as handle:
             for line in _lines(handle, source):
