@@ -14,6 +14,7 @@ from resolve_fixtures import CITING, PAPERS, TRAPS, write_trap_corpus
 
 import citeval_irm
 from citeval_irm.cli import main
+from citeval_irm.comparison import facets
 from citeval_irm.resolving.normalise import identifiers, title_key
 
 ACL = "citeval/acl-200/test"
@@ -26,7 +27,10 @@ def corpus(tmp_path_factory):
         patch.setenv("IR_DATASETS_HOME", str(root / "home"))
         patch.setenv("CITEVAL_ACL_200_DIR", str(root / "acl-200"))
         written = write_trap_corpus(root / "acl-200")
+        # citation counts are cached by dataset id; this module's acl-200 is its own corpus
+        facets.citation_counts.cache_clear()
         yield {"root": root, **written}
+        facets.citation_counts.cache_clear()
 
 
 def quiet_resolve(*args, **kwargs):
