@@ -35,6 +35,7 @@ _EXPORTS = {
     "compare": "comparison.compare",
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
+    "resolve": "resolving.resolve",
     "published": "checks.published",
     "make_report": "report",
     "bm25_run": "papers.baseline",
@@ -53,6 +54,7 @@ _EXPORTS = {
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown",
     "ResultsTable": "comparison.results_table",
+    "Resolution": "resolving.result",
     "PublishedResults": "checks.published",
     "PublishedComparison": "checks.published",
     "Report": "report",
@@ -142,3 +144,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .reading.io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .reading.tables import Qrels, Run  # noqa: F401
     from .report import Report, make_report  # noqa: F401
+    from .resolving.resolve import resolve  # noqa: F401
+    from .resolving.result import Resolution  # noqa: F401

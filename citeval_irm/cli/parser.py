@@ -33,6 +33,7 @@ from .commands import (
     cmd_protocols,
     cmd_published,
     cmd_recipes,
+    cmd_resolve,
     cmd_table,
     cmd_validate,
     cmd_verify,
@@ -230,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_commands(commands)
     add_table_commands(commands)
     add_convert_command(commands)
+    add_resolve_command(commands)
     add_quiet_option(commands, baselines)
     return parser
 
@@ -434,3 +436,42 @@ def add_demo_command(commands) -> None:
     de.add_argument("--no-report", action="store_true", help="write no report")
     add_force_option(de)
     de.set_defaults(handler=cmd_demo)
+
+
+def add_resolve_command(commands) -> None:
+    """``citeval resolve``: generated reference lists (papers named) as a run of a dataset."""
+    from ..resolving import REPORT_SUFFIXES, THRESHOLD
+
+    rs = commands.add_parser(
+        "resolve",
+        help="match generated reference lists (titles, citations, ids) to a dataset's papers "
+        "and write the run, with a resolution report (exact, fuzzy, ambiguous, unmatched)",
+        description="Matches each generated reference to the dataset's papers by identifier "
+        "(arXiv, ACL Anthology, DOI), then by normalised title, then fuzzily (RapidFuzz), and "
+        "writes a TREC run in the generated order; prints how each was resolved, per query and "
+        'overall, and the run\'s measures. GENERATED: JSONL ({"query_id": ..., '
+        '"references": [...]}) or CSV (query_id, rank, reference).',
+    )
+    rs.add_argument("generated", help="the generated lists: JSONL or CSV")
+    rs.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    rs.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
+    rs.add_argument("--catalogue", metavar="FILE",
+                    help="known titles (one a line, or CSV / JSONL with a title column): tells "
+                    "an unmatched reference outside the pool from one found nowhere")  # fmt: skip
+    threshold = f"fuzzy match threshold, fuzz.ratio 0-100 (default {THRESHOLD:g})"
+    rs.add_argument("--threshold", type=float, default=THRESHOLD, help=threshold)
+    rs.add_argument("--report", dest="resolution_report", metavar="FILE",
+                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.csv: the "
+                    "decision for every reference)")  # fmt: skip
+    add_measure_options(rs, measures_help="measures the run is evaluated with (default: the "
+                        "dataset's protocol)")  # fmt: skip
+    rs.add_argument("--by", choices=FACETS,
+                    help="also break a rate down by this facet (popularity: fabrication by the "
+                    "cited paper's popularity)")  # fmt: skip
+    rs.add_argument("--by-measure", help="the rate or measure broken down (default: "
+                    "existence_rate with --catalogue, else in_pool_rate)")  # fmt: skip
+    rs.add_argument("--bins", type=int, default=3, help="popularity bins (default 3)")
+    rs.add_argument("--tag", default="resolved", help="run tag, 6th column (default resolved)")
+    add_format_option(rs, ("table", "markdown", "json", "csv"))
+    add_force_option(rs)
+    rs.set_defaults(handler=cmd_resolve)
