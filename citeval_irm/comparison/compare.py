@@ -88,6 +88,8 @@ def compare(
         "compare", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
     )
     settings = compare_settings(statistics, queries, options.ties)
+    if tukey is not None and not isinstance(tukey, (bool, np.bool_)):
+        raise TypeError(f"tukey must be True, False or None, not {tukey!r}")
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
