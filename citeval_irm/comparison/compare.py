@@ -38,7 +38,7 @@ from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
 from ..reading.tables import Qrels
-from . import stats
+from . import stats, tukey
 from .model import CompareSettings, Comparison
 
 """The paired tests every comparison computes."""
@@ -480,7 +480,7 @@ def paired_statistics(
     tukey_table = None
     single = len(values) < 2  # one query: nothing to infer, whatever the test
     if use_tukey and len(names) >= 2:
-        tukey_p, exact = stats.randomised_tukey_hsd(values, settings.permutations, streams[2])
+        tukey_p, exact = tukey.randomised_tukey_hsd(values, settings.permutations, streams[2])
         if single:
             tukey_p[:] = np.nan
         tukey_table = _tukey_table(values, names, measures, tukey_p, exact)
