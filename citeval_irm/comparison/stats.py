@@ -20,7 +20,8 @@ queries and 10,000 permutations need about 40 MB, not 10 GB.
 - :func:`bootstrap_ci`: BCa (default) or percentile interval of the mean difference.
 - :func:`effect_size`: the standardised mean difference of paired values, Cohen's d_z.
 - :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values;
-  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha.
+  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha;
+  :func:`p_floor`: the smallest p a test can give with m non-zero differences.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..base.errors import InputError
 
 BATCH_ELEMENTS = 1 << 22
 """Random numbers drawn per batch (4 M: a few tens of MB with the arrays built from them)."""
+
 
 def _tolerance(values: np.ndarray) -> np.ndarray:
     """How close a permuted statistic may come to the observed one and count as reaching it:
@@ -311,7 +313,27 @@ def _finite(diffs) -> np.ndarray:
     return diffs
 
 
-# --------------------------------------------------------------------------- B for a family
+# --------------------------------------------------------------------------- floors, B
+
+FEW_NONZERO = 30
+"""Non-zero differences (or values) below which a bootstrap interval is flagged: it
+under-covers there (README, "What n is needed")."""
+
+MONTE_CARLO_TESTS = ("randomisation", "tukey")
+
+
+def p_floor(
+    test: str, nonzero: int, *, exact: bool = True, permutations: int = 1, method: str = "exact"
+) -> float:
+    """The smallest two-sided p ``test`` can give on differences with ``nonzero`` non-zero
+    values: 2 / 2**m for the sign test and the exact randomisation and Wilcoxon tests (every
+    difference on one side), 1 / (B + 1) for a sampled Monte Carlo p, 0 for the t-test and
+    Wilcoxon's normal approximation."""
+    if test == "t" or (test == "wilcoxon" and method == "normal"):
+        return 0.0
+    if test in MONTE_CARLO_TESTS and not exact:
+        return 1.0 / (permutations + 1)
+    return min(1.0, 2.0 ** (1 - nonzero))
 
 
 def permutations_needed(family: int, alpha: float) -> int:
