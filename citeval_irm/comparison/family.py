@@ -149,7 +149,7 @@ def family_notes(pairs: pd.DataFrame, found: Family, test: str, label) -> list[s
     against = marked[np.sign(marked["diff"]) != marked["direction"]] if len(marked) else marked
     if len(against):
         cases = "; ".join(
-            f"{label(row)}: {row.wins} queries won, {row.losses} lost, mean difference "
+            f"{label(row)}: {int(row.wins)} queries won, {int(row.losses)} lost, mean difference "
             f"{row.diff:+.4g}"
             for row in against.itertuples()
         )
