@@ -301,3 +301,39 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
     cells = table.to_dataframe().dropna(subset=["diff"]).set_index(["system", "measure"])
     np.testing.assert_array_equal(cells["p"], alone.loc[cells.index, f"p_{test}"])
     np.testing.assert_array_equal(cells["direction"], alone.loc[cells.index, "direction"])
+
+
+# --------------------------------------------------------------------------- 6. provenance
+
+
+def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path):
+    """compare({"a": evaluate(run, "qa.txt"), "b": run}, "qb.txt"): the scores of a were
+    made against other judgements; an error names both. The same judgements in another
+    form and order (a dict) are the same."""
+    n = len(demo["queries"])
+    runs = {"a": placed(demo, [2] * n), "b": placed(demo, [1] * 60 + [3] * (n - 60))}
+    qrels = citeval_irm.read_qrels(DEMO).frame
+    qa, qb = tmp_path / "qa.txt", tmp_path / "qb.txt"
+    rows = [f"{q} 0 {d} {r}\n" for q, d, r in qrels[["query_id", "doc_id", "relevance"]].values]
+    qa.write_text("".join(rows), encoding="utf-8")
+    changed = rows[:-1] + [rows[-1].replace(" 1\n", " 2\n")]  # one label differs
+    qb.write_text("".join(changed), encoding="utf-8")
+    made = citeval_irm.evaluate(runs["a"], qa, "RR", progress=False)
+    with pytest.raises(citeval_irm.InputError, match=r"a was evaluated on other judgements "
+                       r"\(.*qa.txt\) than the comparison's qrels \(.*qb.txt\)"):  # fmt: skip
+        citeval_irm.compare({"a": made, "b": runs["b"]}, qb, "RR", **FAST)
+    both = {"a": made, "b": citeval_irm.evaluate(runs["b"], qb, "RR", progress=False)}
+    with pytest.raises(citeval_irm.InputError, match="b was evaluated on other judgements"):
+        citeval_irm.compare(both, measures="RR", **FAST)
+    as_dict = {}
+    for q, d, r in reversed(qrels[["query_id", "doc_id", "relevance"]].values.tolist()):
+        as_dict.setdefault(q, {})[d] = r
+    same = citeval_irm.compare({"a": made, "b": runs["b"]}, as_dict, "RR", **FAST)
+    assert same.pairs.iloc[0]["diff"] > 0
+    for option, value in (("max_docs", 1), ("ties", "run_order"), ("empty_queries", "skip")):
+        other = citeval_irm.evaluate(runs["a"], qa, "RR", progress=False, **{option: value})
+        with pytest.raises(citeval_irm.InputError, match=f"a was evaluated with {option}="):
+            citeval_irm.compare({"a": other, "b": runs["b"]}, qa, "RR", **FAST)
+    protocol = citeval_irm.evaluate(runs["a"], DEMO, protocol="goyal2026", progress=False)
+    with pytest.raises(citeval_irm.InputError, match="protocol goyal2026, the comparison uses"):
+        citeval_irm.compare({"a": protocol, "b": runs["b"]}, DEMO, protocol="masterset2026")

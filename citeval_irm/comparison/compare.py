@@ -92,7 +92,8 @@ def compare(
     evaluated_already = all(is_evaluated(item) for item in named.values())
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
-    qrels_table = None if evaluated_already else read_qrels(qrels)
+    qrels_table = None if qrels is None else read_qrels(qrels)
+    checked = check_evaluated(named, qrels_table, protocol, options)
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
     dataset = _dataset_id(qrels)
@@ -114,6 +115,7 @@ def compare(
     facts = {name: found for name, (_, found) in done.items()}
     names = _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
+    warnings += checked
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
     found = family.tested({None: (values, list(named), names)}, baseline, settings, use_tukey)
     warnings += found.warnings
@@ -292,6 +294,73 @@ def named_inputs(runs) -> dict[str, object]:
     return named
 
 
+SCORING_OPTIONS = ("ties", "max_docs", "empty_queries")
+"""The options that change a run's per-query values (besides the qrels and the protocol)."""
+
+
+def check_evaluated(
+    named: dict, qrels_table: Qrels | None, protocol, options: EvalOptions
+) -> list[EvalWarning]:
+    """Every run given evaluated already must have been made as the comparison makes the
+    others: on the same judgements (its qrels fingerprint against ``qrels_table``'s, or
+    against the other evaluated runs' when no qrels are given), with the same protocol and
+    the same :data:`SCORING_OPTIONS`; an error names both otherwise. A result that keeps
+    no record of them (one built by hand) cannot be checked: a warning says so."""
+    from ..evaluation.fingerprint import qrels_fingerprint
+
+    wanted = protocol if protocol is None or isinstance(protocol, str) else protocol.name
+    reference = (qrels_fingerprint(qrels_table), qrels_table.source) if qrels_table else None
+    first: tuple[str, str, str] | None = None
+    unchecked = []
+    for name, item in (pair for pair in named.items() if is_evaluated(pair[1])):
+        made = getattr(item, "options", None)
+        for option in SCORING_OPTIONS:
+            theirs = getattr(made, option) if made is not None else None
+            if option == "ties":
+                theirs = getattr(getattr(item, "ties", None), "policy", None) or theirs
+            if (made is not None or option == "ties") and theirs is not None:
+                ours = getattr(options, option)
+                if theirs != ours:
+                    raise InputError(
+                        None,
+                        f"{name} was evaluated with {option}={theirs!r}, the comparison uses "
+                        f"{option}={ours!r}: every run must be evaluated the same way",
+                    )
+        own = getattr(getattr(item, "protocol", None), "name", None)
+        if wanted is not None and own is not None and own != wanted:
+            raise InputError(
+                None,
+                f"{name} was evaluated with protocol {own}, the comparison uses {wanted}: "
+                "every run must be evaluated the same way",
+            )
+        print_ = getattr(item, "qrels_fingerprint", None)
+        source = getattr(item, "qrels_source", "<qrels>")
+        if print_ is None:
+            unchecked.append(name)
+        elif reference is not None and print_ != reference[0]:
+            raise InputError(
+                None,
+                f"{name} was evaluated on other judgements ({source}) than the comparison's "
+                f"qrels ({reference[1]}): evaluate every run on the same qrels",
+            )
+        elif reference is None and first is not None and print_ != first[1]:
+            raise InputError(
+                None,
+                f"{name} was evaluated on other judgements ({source}) than {first[0]} "
+                f"({first[2]}): evaluate every run on the same qrels",
+            )
+        if print_ is not None and first is None:
+            first = (name, print_, source)
+    if not unchecked or (reference is None and first is None):  # nothing to check against
+        return []
+    against = f"against {reference[1]}" if reference else "against the others"
+    message = (
+        f"given evaluated without a record of their qrels (built by hand?): not checked "
+        f"{against}: {', '.join(unchecked)}"
+    )
+    return [EvalWarning("unchecked_qrels", message, len(unchecked))]
+
+
 def evaluate_run(
     name: str,
     item,
@@ -305,14 +374,7 @@ def evaluate_run(
 ) -> tuple[EvalResult, RunFacts | None]:
     """One run's evaluation and facts (none when it came evaluated already): in this
     process, or as a task on a Dask worker."""
-    if is_evaluated(item):
-        policy = getattr(getattr(item, "ties", None), "policy", None)
-        if policy is not None and policy != options.ties:
-            raise InputError(
-                None,
-                f"{name} was evaluated with ties={policy!r}, the comparison uses "
-                f"ties={options.ties!r}: every run must be evaluated the same way",
-            )
+    if is_evaluated(item):  # checked by check_evaluated
         return item, None
     with silenced():  # the comparison issues its warnings once, in the caller's process
         result = evaluate(item, qrels_table, measures, protocol=protocol, options=options)
