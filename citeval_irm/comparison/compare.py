@@ -92,7 +92,10 @@ def compare(
     evaluated_already = all(is_evaluated(item) for item in named.values())
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
-    qrels_table = None if qrels is None else read_qrels(qrels)
+    # qrels are read to evaluate the runs, and to check the runs given evaluated against;
+    # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
+    named_only = qrels is None or (evaluated_already and _dataset_id(qrels) is not None)
+    qrels_table = None if named_only else read_qrels(qrels)
     checked = check_evaluated(named, qrels_table, protocol, options)
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
