@@ -33,7 +33,6 @@ from .family import (
     family_notes,
     few_line,
     is_unreachable,
-    raised_note,
 )
 from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
 
@@ -167,9 +166,8 @@ class Breakdown(Printable):
                 f"tests{self.family.left_note()}; *: significant, in the direction of the "
                 f"{TEST_LABELS[self.test]}'s own statistic ({TEST_DIRECTIONS[self.test]})"
             )
-            raised = raised_note(self.settings)
-            lines += [raised] if raised else []
-            lines += family_notes(self.pairs, self.family, TEST_LABELS[self.test], _pair_label)
+            label = TEST_LABELS[self.test]
+            lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
         return lines
 
     def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):

@@ -136,12 +136,14 @@ def is_unreachable(row) -> bool:
     return bool(row["p_adj"] == row["p_adj"] and not row["reachable"])
 
 
-def family_notes(pairs: pd.DataFrame, found: Family, test: str, label) -> list[str]:
-    """The legend's lines every output of a family shares: the tests that cannot reach
-    significance (marked :data:`UNREACHABLE_MARK`), and the significant tests whose own
-    direction (``test``'s statistic: wins against losses for the sign test, the signed-rank
-    sum for Wilcoxon's) is not the mean difference's, named by ``label(row)``."""
-    lines = []
+def family_notes(pairs: pd.DataFrame, found: Family, test: str, label, settings=None) -> list[str]:
+    """The legend's lines every output of a family shares: B raised for the family (when
+    ``settings`` are given), the tests that cannot reach significance (marked
+    :data:`UNREACHABLE_MARK`), and the significant tests whose own direction (``test``'s
+    statistic: wins against losses for the sign test, the signed-rank sum for Wilcoxon's)
+    is not the mean difference's, named by ``label(row)``."""
+    raised = raised_note(settings) if settings is not None else None
+    lines = [raised] if raised else []
     line = found.unreachable_line(unreachable_labels(pairs, label))
     if line:
         lines.append(f"{UNREACHABLE_MARK}: {line}")

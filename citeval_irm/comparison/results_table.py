@@ -29,7 +29,7 @@ from ..printing.escaping import Markup, csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
 from . import family
-from .family import Family, family_notes, raised_note
+from .family import Family, family_notes
 from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
@@ -326,11 +326,9 @@ class ResultsTable(Printable):
                 f"{self.correction} correction over all {self.family.size} tests of the "
                 f"table{self.family.left_note()})"
             )
-            raised = raised_note(self.settings)
-            lines += [raised] if raised else []
             tested = self.values[self.values["p"].notna()] if "p" in self.values else None
             if tested is not None:
-                lines += family_notes(tested, self.family, label, _cell_label)
+                lines += family_notes(tested, self.family, label, _cell_label, self.settings)
         if (self.values["status"] == VIOLATION).any():
             lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
         if (self.values["status"] == MISSING).any():
