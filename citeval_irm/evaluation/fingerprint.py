@@ -18,33 +18,47 @@ _MULTIPLIER = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the weight of a by
 
 def qrels_fingerprint(qrels) -> str:
     """``"<rows>-<16 hex digits>"`` for a :class:`~citeval_irm.reading.tables.Qrels`."""
-    queries, docs = _text_hashes(qrels.query_ids), _text_hashes(qrels.doc_ids)
+    queries, docs = (
+        _text_hashes(*_arrow_texts(qrels.query_ids)),
+        _text_hashes(*_arrow_texts(qrels.doc_ids)),
+    )
+    encoded = [query.encode("utf-8") for query in qrels.unjudged_queries]
+    lengths = np.array([len(text) for text in encoded], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    unjudged = _text_hashes(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8))
     with np.errstate(over="ignore"):
         rows = _mix(
             _mix(queries[np.asarray(qrels.query)] ^ np.uint64(1))
             + _mix(docs[np.asarray(qrels.doc)] ^ np.uint64(2)) * np.uint64(0x9E3779B97F4A7C15)
             + np.asarray(qrels.relevance).astype(np.uint64)
         )
-        empty = _mix(_text_hashes(pa.array(list(qrels.unjudged_queries), pa.string())) ^ 3)
+        empty = _mix(unjudged ^ np.uint64(3))
         total = (rows.sum(dtype=np.uint64) + empty.sum(dtype=np.uint64)).item()
     return f"{len(rows) + len(empty)}-{total:016x}"
 
 
-def _text_hashes(texts: pa.Array) -> np.ndarray:
-    """One 64-bit hash per string: the sum of its bytes weighted by powers of
-    :data:`_MULTIPLIER` by position, mixed with its length."""
-    texts = texts.cast(pa.large_binary())
+def _arrow_texts(texts) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (count + 1, from 0) and the bytes of an Arrow string array, read from its
+    buffers (pyarrow's own conversions import pandas)."""
     count = len(texts)
     if count == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    wide = texts.type in (pa.large_string(), pa.large_binary())
     _, offsets_buffer, data_buffer = texts.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[texts.offset : texts.offset + count + 1]
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
+    offsets = offsets[texts.offset : texts.offset + count + 1].astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+    if data is None:
+        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
+    return offsets - offsets[0], data[offsets[0] : offsets[-1]]
+
+
+def _text_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per string (``offsets`` into ``data``, from 0): the sum of its bytes
+    weighted by powers of :data:`_MULTIPLIER` by position, mixed with its length."""
     lengths = np.diff(offsets)
-    data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]] if len(
-        data_buffer or b""
-    ) else np.zeros(0, dtype=np.uint8)  # fmt: skip
-    starts = offsets[:-1] - offsets[0]
-    hashes = np.zeros(count, dtype=np.uint64)
+    starts = offsets[:-1]
+    hashes = np.zeros(len(lengths), dtype=np.uint64)
     filled = lengths > 0
     if filled.any():
         with np.errstate(over="ignore"):
