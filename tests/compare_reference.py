@@ -128,3 +128,31 @@ def enumerated_signed_rank_p(d) -> float:
         for signs in itertools.product((True, False), repeat=len(ranks))
     )
     return hits / 2 ** len(ranks)
+
+
+def drawn_tukey_p(values: np.ndarray, permutations: int, seed: int) -> np.ndarray:
+    """The randomised Tukey HSD with the draws ``citeval_irm.comparison.tukey`` documents,
+    written with plain loops (one shuffling, one query at a time): the same seed gives the
+    same p-values (queries x systems x measures in, systems x systems x measures out)."""
+    n, k, measures = values.shape
+    head = min(k, 8)
+    table = list(itertools.permutations(range(head)))
+    varying = [q for q in range(n) if (values[q] != values[q, :1]).any()]
+    uniform = np.random.default_rng(seed).random((permutations, len(varying), k - head + 1))
+    means = values.mean(0)
+    observed = np.abs(means[:, None, :] - means[None, :, :])
+    hits = np.zeros((k, k, measures))
+    for b in range(permutations):
+        shuffled = values.copy()
+        for position, q in enumerate(varying):
+            u = uniform[b, position]
+            slots = list(table[min(int(u[0] * len(table)), len(table) - 1)])
+            slots += list(range(head, k))
+            for i in range(head, k):
+                j = min(int(u[i - head + 1] * (i + 1)), i)
+                slots[i], slots[j] = slots[j], slots[i]
+            shuffled[q] = values[q, slots]
+        shuffled_means = shuffled.mean(0)
+        spread = shuffled_means.max(0) - shuffled_means.min(0)
+        hits += spread[None, None, :] >= observed - 1e-12
+    return (hits + 1) / (permutations + 1)

@@ -4,7 +4,6 @@ family larger than B can resolve, and tables that say what they claim."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 
@@ -14,11 +13,11 @@ import pytest
 from compare_reference import flat
 
 import citeval_irm
+from citeval_irm.base import choices
 from citeval_irm.base.measures import parse_measures
 from citeval_irm.cli import main
 
 DEMO = "citeval/demo/test"
-compare_module = importlib.import_module("citeval_irm.comparison.compare")
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
@@ -195,7 +194,7 @@ def test_b_is_raised_to_what_the_family_needs():
 
 
 def test_b_beyond_the_bound_warns_with_the_number_needed(monkeypatch):
-    monkeypatch.setattr(compare_module, "MAX_AUTO_PERMUTATIONS", 1_100)
+    monkeypatch.setattr(choices, "MAX_AUTO_PERMUTATIONS", 1_100)  # read by family.py
     comparison = citeval_irm.compare(clearly_different(6), permutations=1_000, tukey=False)
     assert comparison.settings.permutations == 1_000  # 30 tests need 1,199
     warning = next(w for w in comparison.warnings if w.code == "permutations_too_few")

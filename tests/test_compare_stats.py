@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from compare_reference import (
     direct_tukey_p,
+    drawn_tukey_p,
     enumerated_sign_flip_p,
     enumerated_signed_rank_p,
     enumerated_tukey_p,
@@ -19,7 +20,7 @@ from compare_reference import (
 from scipy import stats as scipy_stats
 
 from citeval_irm.base import choices
-from citeval_irm.comparison import stats
+from citeval_irm.comparison import stats, tukey
 
 statsmodels_multitest = pytest.importorskip("statsmodels.stats.multitest")
 
@@ -75,7 +76,7 @@ def test_randomisation_large_is_bounded_in_memory():
 
 def test_tukey_exact_equals_direct_enumeration():
     values = np.array([[0.1, 0.5, 0.3], [0.2, 0.9, 0.4], [0.0, 1.0, 0.5], [0.3, 0.3, 0.3]])
-    p, exact = stats.randomised_tukey_hsd(values, 10_000, np.random.default_rng(0))
+    p, exact = tukey.randomised_tukey_hsd(values, 10_000, np.random.default_rng(0))
     assert exact  # 3 varying rows: 6**3 = 216 shufflings; the constant row is left out
     np.testing.assert_allclose(p[:, :, 0], enumerated_tukey_p(values), atol=1e-15)
 
@@ -83,30 +84,49 @@ def test_tukey_exact_equals_direct_enumeration():
 def test_tukey_sampled_against_direct_implementation():
     values = np.random.default_rng(4).random((8, 3))
     values[:, 2] += 0.25
-    p, exact = stats.randomised_tukey_hsd(values, 20_000, np.random.default_rng(1), exact=False)
+    p, exact = tukey.randomised_tukey_hsd(values, 20_000, np.random.default_rng(1), exact=False)
     direct = direct_tukey_p(values, 20_000, seed=2)
     assert not exact
     np.testing.assert_allclose(p[:, :, 0], direct, atol=0.015)
 
 
-def test_tukey_many_systems_sorted_keys_path():
-    """Nine systems (9! orders: too many to tabulate) use sorted random keys."""
+def test_tukey_many_systems_against_direct_implementation():
+    """Nine systems (9! orders: too many to tabulate): Fisher-Yates above the eighth slot."""
     values = np.random.default_rng(6).random((40, 9))
     values[:, 8] += 0.5
-    p, exact = stats.randomised_tukey_hsd(values, 2_000, np.random.default_rng(2))
+    p, exact = tukey.randomised_tukey_hsd(values, 2_000, np.random.default_rng(2))
     direct = direct_tukey_p(values, 2_000, seed=3)
     assert not exact
     np.testing.assert_allclose(p[:, :, 0], direct, atol=0.05)
     assert p[0, 8, 0] < 0.01 and p[0, 1, 0] > 0.2
 
 
-def test_tukey_is_the_stricter_test():
-    """Over all pairs at once, Tukey's p is at least the pair's own randomisation p."""
-    values = np.random.default_rng(8).random((60, 4))
-    values[:, 3] += 0.08
-    tukey, _ = stats.randomised_tukey_hsd(values, 5_000, np.random.default_rng(0))
-    pair, _ = stats.randomisation_test(values[:, 3] - values[:, 0], 5_000, np.random.default_rng(0))
-    assert tukey[0, 3, 0] >= pair[0]
+@pytest.mark.parametrize("systems", [2, 3, 5, 8, 9, 12])
+def test_tukey_equals_its_draws_redone_with_plain_loops(systems, monkeypatch):
+    """The vectorised HSD (every measure, every shuffling of a batch at once) gives exactly
+    the p-values of the same documented draws applied one query and one shuffling at a
+    time, whatever the batch size; queries where every system scores the same (here 4 of
+    15) are left out of the draws, as documented."""
+    rng = np.random.default_rng(systems)
+    values = np.round(rng.random((15, systems, 3)), 1)
+    values[:4] = 0.5
+    values[:, -1] += 0.1
+    expected = drawn_tukey_p(values, 300, seed=5)
+    p, exact = tukey.randomised_tukey_hsd(values, 300, np.random.default_rng(5), exact=False)
+    assert not exact
+    np.testing.assert_array_equal(p, expected)
+    monkeypatch.setattr(tukey, "BATCH_ELEMENTS", 7 * systems)  # batches of a few shufflings
+    again, _ = tukey.randomised_tukey_hsd(values, 300, np.random.default_rng(5), exact=False)
+    np.testing.assert_array_equal(again, expected)
+
+
+def test_tukey_shufflings_are_uniform_over_the_orders():
+    """Every order of 10 systems' slots equally likely: each system lands in each slot a
+    tenth of the time, within 4 standard errors."""
+    slots = tukey._random_slots(np.random.default_rng(0), 10, 2_000, 50)  # 100,000 rows
+    counts = np.stack([(slots == system).mean(axis=(1, 2)) for system in range(10)])
+    assert np.abs(counts - 0.1).max() < 4 * np.sqrt(0.1 * 0.9 / 100_000)
+    assert (np.sort(slots, axis=0) == np.arange(10)[:, None, None]).all()  # permutations
 
 
 # --------------------------------------------------------------------------- scipy's tests

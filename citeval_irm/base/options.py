@@ -140,18 +140,49 @@ class StatisticsOptions:
     seed: int = DEFAULT_SEED
 
     def __post_init__(self) -> None:
+        for name in ("test", "correction"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(_wrong_type(name, getattr(self, name), "a name"))
         check_choice("test", self.test, PRIMARY_TESTS)
         object.__setattr__(self, "correction", correction_name(self.correction))
-        if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
-            raise InputError(None, "alpha and confidence must be between 0 and 1")
-        if self.permutations < 1 or self.bootstrap < 1:
-            raise InputError(None, "permutations and bootstrap resamples must be at least 1")
-        seed = self.seed
-        if isinstance(seed, bool) or int(seed) != seed or seed < 0:  # numpy: 0 ... 2**128-1
-            raise InputError(None, f"the seed must be a whole number, 0 or more, not {seed!r}")
-        object.__setattr__(self, "permutations", int(self.permutations))
-        object.__setattr__(self, "bootstrap", int(self.bootstrap))
-        object.__setattr__(self, "seed", int(seed))
+        for name in ("alpha", "confidence"):
+            object.__setattr__(self, name, fraction(name, getattr(self, name)))
+        for name in ("permutations", "bootstrap"):
+            object.__setattr__(self, name, whole_number(name, getattr(self, name), 1))
+        object.__setattr__(self, "seed", whole_number("the seed", self.seed, 0))
+
+
+def _wrong_type(name: str, value, expected: str) -> str:
+    return f"{name} must be {expected}, not {value!r} ({type(value).__name__})"
+
+
+def _is_number(value) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def fraction(name: str, value) -> float:
+    """``value`` as a float strictly between 0 and 1 (a significance level, a confidence):
+    a ``TypeError`` for what is not a number (``"0.05"``), an error naming ``name`` for a
+    number outside (0, 1), NaN included."""
+    if not _is_number(value):
+        raise TypeError(_wrong_type(name, value, "a number between 0 and 1"))
+    if not 0 < value < 1:  # NaN fails too
+        raise InputError(None, f"{name} must be between 0 and 1 (exclusive), not {value!r}")
+    return float(value)
+
+
+def whole_number(name: str, value, minimum: int) -> int:
+    """``value`` as an int of at least ``minimum``: a whole float (``1e4``) is taken, a
+    fraction (``2.5``), an infinity or NaN is an error naming ``name`` (never rounded), what
+    is not a number a ``TypeError``."""
+    if not _is_number(value):
+        raise TypeError(_wrong_type(name, value, f"a whole number, {minimum} or more"))
+    finite = value == value and value not in (float("inf"), float("-inf"))
+    if not finite or int(value) != value or value < minimum:
+        raise InputError(None, f"{name} must be a whole number, {minimum} or more, not {value!r}")
+    return int(value)
 
 
 def _names(kind) -> set[str]:

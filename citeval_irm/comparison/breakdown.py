@@ -13,20 +13,33 @@ not rank scores 0), so the group means weighted by the group sizes give the over
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from ..base.choices import LISTING_FORMATS, TESTS, check_choice
-from ..base.errors import EvalWarning, InputError, examples_of
+from ..base.errors import EvalWarning, InputError, examples_of, issue
 from ..base.measures import one_measure
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
-from . import stats
+from . import family, stats
 from .facets import FACETS, query_groups
+from .family import (
+    FEW_MARK,
+    UNREACHABLE_MARK,
+    Family,
+    family_notes,
+    few_line,
+    is_unreachable,
+)
+from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
+
+PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
+                "reachable")  # fmt: skip
+"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_dataframe`."""
 
 MIN_QUERIES = 30
 """Groups smaller than this are flagged: their intervals are wide and their tests weak."""
@@ -54,6 +67,8 @@ class Breakdown(Printable):
     correction: str
     confidence: float
     warnings: list[EvalWarning] = field(default_factory=list)
+    settings: CompareSettings | None = None  # as used: B raised for the family, if it was
+    family: Family | None = None  # the (group, run) tests corrected together
 
     FORMATS = LISTING_FORMATS
 
@@ -62,7 +77,7 @@ class Breakdown(Printable):
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
             rows = self.pairs[self.pairs["system"] == system].set_index("group")
-            for column in ("diff", "ci_low", "ci_high", f"p_{self.test}", "p_adj", "significant"):
+            for column in PAIR_COLUMNS + (f"p_{self.test}",):
                 frame[f"{system} {column}"] = frame["group"].map(rows[column])
         return frame
 
@@ -79,6 +94,9 @@ class Breakdown(Printable):
             "test": self.test,
             "correction": self.correction,
             "confidence": self.confidence,
+            "settings": asdict(self.settings) if self.settings else None,
+            "family": asdict(self.family) if self.family else None,
+            "legend": self.legend(),
             "groups": self.groups.to_dict(orient="records"),
             "pairs": self.pairs.to_dict(orient="records"),
             "warnings": [w.to_dict() for w in self.warnings],
@@ -116,12 +134,14 @@ class Breakdown(Printable):
             cells = [str(row["group"]), size]
             for run in self.runs:
                 low, high = value(row[f"{run} low"]), value(row[f"{run} high"])
-                cells.append(f"{value(row[run])} [{low}, {high}]")
+                few = FEW_MARK if row[f"{run} few"] else ""
+                cells.append(f"{value(row[run])} {few}[{low}, {high}]")
             for run in others:
                 pair = pairs.loc[(row["group"], run)]
                 mark = "*" if pair["significant"] else ""
                 diff = number(pair["diff"] * scale, self.decimals, sign=True)
-                cells.append(f"{diff}{mark} (p={_p(pair['p_adj'])})")
+                blocked = f" {UNREACHABLE_MARK}" if is_unreachable(pair) else ""
+                cells.append(f"{diff}{mark} (p={_p(pair['p_adj'])}){blocked}")
             rows.append(cells)
         return headers, rows
 
@@ -137,12 +157,18 @@ class Breakdown(Printable):
             )
             + " (the group means weighted by their sizes)",
         ]
+        few = sum(int(self.groups[f"{run} few"].sum()) for run in self.runs)
+        if few:
+            lines.append(few_line(few, len(self.groups) * len(self.runs), "values"))
         if len(self.pairs):
             lines.append(
                 f"difference: run minus {self.baseline}; p: {self.test} test, "
-                f"{self.correction} correction over all {len(self.pairs)} (group, run) tests; "
-                "*: significant"
+                f"{self.correction} correction over all {self.family.size} (group, run) "
+                f"tests{self.family.left_note()}; *: significant, in the direction of the "
+                f"{TEST_LABELS[self.test]}'s own statistic ({TEST_DIRECTIONS[self.test]})"
             )
+            label = TEST_LABELS[self.test]
+            lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
         return lines
 
     def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):
@@ -219,6 +245,10 @@ def _valued(groups, values: np.ndarray, measure: str):
     return groups[~missing], values[~missing], [warning]
 
 
+def _pair_label(row) -> str:
+    return f"{row.system} on {row.group}"
+
+
 def _p(p: float) -> str:
     from .model import format_p
 
@@ -254,7 +284,7 @@ def breakdown(
     from ..checks.protocol import dataset_protocol
     from ..evaluation.evaluate import evaluate
     from ..reading.io import as_dataset, read_qrels
-    from .compare import compare_settings, is_evaluated, named_inputs, paired_statistics
+    from .compare import compare_settings, is_evaluated, named_inputs
     from .compare import run_warnings as warnings_of
 
     options, statistics = options_from(
@@ -298,10 +328,8 @@ def breakdown(
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
     groups, values, unvalued = _valued(groups, values, measure)
     names = list(named)
-    rows, pair_tables = [], []
-    bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[
-        1
-    ]  # compare's bootstrap stream
+    rows, blocks = [], {}
+    bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[1]  # compare's stream
     for group in groups.cat.categories:
         inside = (groups == group).to_numpy()
         if not inside.any():
@@ -314,16 +342,12 @@ def breakdown(
         for position, run in enumerate(names):
             row[run] = chunk[:, position].mean()
             row[f"{run} low"], row[f"{run} high"] = low[position], high[position]
+            nonzero = int((chunk[:, position] != 0).sum())
+            row[f"{run} few"] = bool(nonzero < stats.FEW_NONZERO and not np.isnan(low[position]))
         rows.append(row)
-        if len(names) > 1:
-            pairs, _ = paired_statistics(
-                chunk[:, :, None], names, [measure], baseline, settings, False
-            )
-            pair_tables.append(pairs.assign(group=group))
-    pairs = pd.concat(pair_tables, ignore_index=True) if pair_tables else pd.DataFrame()
-    if len(pairs):
-        pairs["p_adj"] = stats.adjust(pairs[f"p_{settings.test}"].to_numpy(), settings.correction)
-        pairs["significant"] = pairs["p_adj"] < settings.alpha
+        blocks[group] = (chunk[:, :, None], names, [measure])
+    found = family.tested(blocks, baseline, settings, column="group") if len(names) > 1 else None
+    issue(found.warnings if found else [])  # B raised for the family, as compare says
     percent = options.shown_percent(first.protocol)
     return Breakdown(
         dataset=name,
@@ -332,7 +356,7 @@ def breakdown(
         runs=names,
         baseline=baseline if len(names) > 1 else None,
         groups=pd.DataFrame(rows),
-        pairs=pairs,
+        pairs=found.pairs if found else pd.DataFrame(),
         overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
         percent=percent,
         decimals=options.shown_decimals(first.protocol, percent),
@@ -340,5 +364,7 @@ def breakdown(
         test=settings.test,
         correction=settings.correction,
         confidence=settings.confidence,
-        warnings=warnings_of(results) + unvalued,
+        warnings=warnings_of(results) + unvalued + (found.warnings if found else []),
+        settings=found.settings if found else settings,
+        family=found.family if found else None,
     )

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..base.choices import COMPARE_QUERY_POLICIES, MAX_AUTO_PERMUTATIONS, check_choice
+from ..base.choices import COMPARE_QUERY_POLICIES, check_choice
 from ..base.errors import CitevalError, EvalWarning, InputError, examples_of, issue, silenced
 from ..base.measures import parse_measures
 from ..base.options import EvalOptions, StatisticsOptions, options_from
@@ -38,12 +38,8 @@ from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
 from ..reading.tables import Qrels
-from . import stats
+from . import family
 from .model import CompareSettings, Comparison
-
-"""The paired tests every comparison computes."""
-
-_TEST_FUNCTIONS = {"t": stats.paired_t, "wilcoxon": stats.wilcoxon, "sign": stats.sign_test}
 
 
 def compare(
@@ -90,13 +86,19 @@ def compare(
         "compare", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
     )
     settings = compare_settings(statistics, queries, options.ties)
+    if tukey is not None and not isinstance(tukey, (bool, np.bool_)):
+        raise TypeError(f"tukey must be True, False or None, not {tukey!r}")
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     evaluated_already = all(is_evaluated(item) for item in named.values())
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
-    qrels_table = None if evaluated_already else read_qrels(qrels)
+    # qrels are read to evaluate the runs, and to check the runs given evaluated against;
+    # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
+    named_only = qrels is None or (evaluated_already and _dataset_id(qrels) is not None)
+    qrels_table = None if named_only else read_qrels(qrels)
+    checked = check_evaluated(named, qrels_table, protocol, options)
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
     dataset = _dataset_id(qrels)
@@ -121,17 +123,11 @@ def compare(
     results = {name: result for name, (result, _) in done.items()}
     facts = {name: found for name, (_, found) in done.items()}
     names = _measure_names(results, measures, protocol)
-    population, coverage, warnings = _population(results, facts, queries)
-    values = np.stack(
-        [results[name].per_query.loc[population, names].to_numpy() for name in named], axis=1
-    )  # queries x runs x measures
-    _check_values(values, list(named), names, population)
-    settings, raised = _permutations_for(values, _pairs(list(named), baseline), settings)
-    warnings += raised
+    values, population, coverage, warnings = compared_values(results, facts, names, queries)
+    warnings += checked
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
-    pairs, tukey_table = paired_statistics(
-        values, list(named), names, baseline, settings, use_tukey
-    )
+    found = family.tested({None: (values, list(named), names)}, baseline, settings, use_tukey)
+    warnings += found.warnings
     first = next(iter(results.values()))
     comparison = Comparison(
         names=list(named),
@@ -142,9 +138,10 @@ def compare(
             index=pd.Index(population, name="query_id"),
             columns=pd.MultiIndex.from_product([names, list(named)], names=["measure", "run"]),
         ),
-        pairs=pairs,
-        tukey=tukey_table,
-        settings=settings,
+        pairs=found.pairs,
+        tukey=found.tukey[None],
+        settings=found.settings,
+        family=found.family,
         coverage=coverage,
         warnings=warnings + run_warnings(results),
         protocol=first.protocol,
@@ -306,6 +303,73 @@ def named_inputs(runs) -> dict[str, object]:
     return named
 
 
+SCORING_OPTIONS = ("ties", "max_docs", "empty_queries")
+"""The options that change a run's per-query values (besides the qrels and the protocol)."""
+
+
+def check_evaluated(
+    named: dict, qrels_table: Qrels | None, protocol, options: EvalOptions
+) -> list[EvalWarning]:
+    """Every run given evaluated already must have been made as the comparison makes the
+    others: on the same judgements (its qrels fingerprint against ``qrels_table``'s, or
+    against the other evaluated runs' when no qrels are given), with the same protocol and
+    the same :data:`SCORING_OPTIONS`; an error names both otherwise. A result that keeps
+    no record of them (one built by hand) cannot be checked: a warning says so."""
+    from ..evaluation.fingerprint import qrels_fingerprint
+
+    wanted = protocol if protocol is None or isinstance(protocol, str) else protocol.name
+    reference = (qrels_fingerprint(qrels_table), qrels_table.source) if qrels_table else None
+    first: tuple[str, str, str] | None = None
+    unchecked = []
+    for name, item in (pair for pair in named.items() if is_evaluated(pair[1])):
+        made = getattr(item, "options", None)
+        for option in SCORING_OPTIONS:
+            theirs = getattr(made, option) if made is not None else None
+            if option == "ties":
+                theirs = getattr(getattr(item, "ties", None), "policy", None) or theirs
+            if (made is not None or option == "ties") and theirs is not None:
+                ours = getattr(options, option)
+                if theirs != ours:
+                    raise InputError(
+                        None,
+                        f"{name} was evaluated with {option}={theirs!r}, the comparison uses "
+                        f"{option}={ours!r}: every run must be evaluated the same way",
+                    )
+        own = getattr(getattr(item, "protocol", None), "name", None)
+        if wanted is not None and own is not None and own != wanted:
+            raise InputError(
+                None,
+                f"{name} was evaluated with protocol {own}, the comparison uses {wanted}: "
+                "every run must be evaluated the same way",
+            )
+        print_ = getattr(item, "qrels_fingerprint", None)
+        source = getattr(item, "qrels_source", "<qrels>")
+        if print_ is None:
+            unchecked.append(name)
+        elif reference is not None and print_ != reference[0]:
+            raise InputError(
+                None,
+                f"{name} was evaluated on other judgements ({source}) than the comparison's "
+                f"qrels ({reference[1]}): evaluate every run on the same qrels",
+            )
+        elif reference is None and first is not None and print_ != first[1]:
+            raise InputError(
+                None,
+                f"{name} was evaluated on other judgements ({source}) than {first[0]} "
+                f"({first[2]}): evaluate every run on the same qrels",
+            )
+        if print_ is not None and first is None:
+            first = (name, print_, source)
+    if not unchecked or (reference is None and first is None):  # nothing to check against
+        return []
+    against = f"against {reference[1]}" if reference else "against the others"
+    message = (
+        f"given evaluated without a record of their qrels (built by hand?): not checked "
+        f"{against}: {', '.join(unchecked)}"
+    )
+    return [EvalWarning("unchecked_qrels", message, len(unchecked))]
+
+
 def evaluate_run(
     name: str,
     item,
@@ -319,14 +383,7 @@ def evaluate_run(
 ) -> tuple[EvalResult, RunFacts | None]:
     """One run's evaluation and facts (none when it came evaluated already): in this
     process, or as a task on a Dask worker."""
-    if is_evaluated(item):
-        policy = getattr(getattr(item, "ties", None), "policy", None)
-        if policy is not None and policy != options.ties:
-            raise InputError(
-                None,
-                f"{name} was evaluated with ties={policy!r}, the comparison uses "
-                f"ties={options.ties!r}: every run must be evaluated the same way",
-            )
+    if is_evaluated(item):  # checked by check_evaluated
         return item, None
     with silenced():  # the comparison issues its warnings once, in the caller's process
         result = evaluate(item, qrels_table, measures, protocol=protocol, options=options)
@@ -366,6 +423,24 @@ def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[s
         if missing:
             raise InputError(None, f"{name} has no values for {', '.join(missing)}")
     return names
+
+
+def compared_values(
+    results: dict[str, EvalResult],
+    facts: dict[str, RunFacts | None],
+    measures: list[str],
+    policy: str,
+) -> tuple[np.ndarray, list[str], pd.DataFrame, list[EvalWarning]]:
+    """The values compared (queries x runs x measures, runs in ``results``' order, every
+    one a number), the queries (``policy``: ``common`` or ``all``), each run's coverage and
+    the warnings: what ``compare`` and a results table test."""
+    population, coverage, warnings = _population(results, facts, policy)
+    values = np.stack(
+        [result.per_query.loc[population, measures].to_numpy() for result in results.values()],
+        axis=1,
+    )
+    _check_values(values, list(results), measures, population)
+    return values, population, coverage, warnings
 
 
 def _population(
@@ -458,177 +533,6 @@ def run_warnings(results: dict[str, EvalResult]) -> list[EvalWarning]:
         for w in result.warnings
         if w.code != "missing_queries"
     ]
-
-
-def _pairs(names: list[str], baseline: str | None) -> list[tuple[int, int]]:
-    """(reference, system) positions: each run against the baseline, else every pair."""
-    if baseline is not None:
-        base = names.index(baseline)
-        return [(base, other) for other in range(len(names)) if other != base]
-    return [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
-
-
-def paired_statistics(
-    values: np.ndarray,
-    names: list[str],
-    measures: list[str],
-    baseline: str | None,
-    settings: CompareSettings,
-    use_tukey: bool,
-) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """The pairs table (one row per measure and pair) and the Tukey HSD table."""
-    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(settings.seed).spawn(3)]
-    pairs = _pairs(names, baseline)
-    keys = [(m, a, b) for m in range(len(measures)) for a, b in pairs]
-    tukey_p = None
-    tukey_table = None
-    single = len(values) < 2  # one query: nothing to infer, whatever the test
-    if use_tukey and len(names) >= 2:
-        tukey_p, exact = stats.randomised_tukey_hsd(values, settings.permutations, streams[2])
-        if single:
-            tukey_p[:] = np.nan
-        tukey_table = _tukey_table(values, names, measures, tukey_p, exact)
-    if not keys:
-        return pd.DataFrame(columns=_PAIR_COLUMNS), tukey_table
-    diffs = np.stack([values[:, b, m] - values[:, a, m] for m, a, b in keys], axis=1)
-    p_rand, exact = stats.randomisation_test(diffs, settings.permutations, streams[0])
-    low, high = stats.bootstrap_ci(diffs, settings.bootstrap, streams[1], settings.confidence)
-    rows = []
-    for column, (m, a, b) in enumerate(keys):
-        d = diffs[:, column]
-        reason = stats.degenerate(d)
-        mean = d.mean()
-        row = {
-            "measure": measures[m],
-            "baseline": names[a],
-            "system": names[b],
-            "baseline_mean": values[:, a, m].mean(),
-            "system_mean": values[:, b, m].mean(),
-            "diff": mean,
-            "ci_low": low[column],
-            "ci_high": high[column],
-            "effect_size": stats.effect_size(d),
-            "wins": int((d > 0).sum()),
-            "ties": int((d == 0).sum()),
-            "losses": int((d < 0).sum()),
-            "p_randomisation": np.nan if single else p_rand[column],
-            "randomisation_exact": bool(exact[column]),
-        }
-        directions = {"randomisation": _sign(mean), "tukey": _sign(mean)}
-        for name, function in _TEST_FUNCTIONS.items():
-            outcome = function(d)
-            row[f"p_{name}"] = outcome.p
-            directions[name] = outcome.direction
-            if name == "wilcoxon":
-                row["wilcoxon_method"] = outcome.method
-        if tukey_p is not None:
-            row["p_tukey"] = tukey_p[a, b, m]
-        row["direction"] = directions[settings.test]
-        row["unavailable"] = _unavailable(row, reason, settings.test)
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    primary = table[f"p_{settings.test}"].to_numpy(dtype=np.float64)
-    table["p_adj"] = _adjusted(primary, settings.correction)
-    table["significant"] = (table["p_adj"] < settings.alpha) & (table["direction"] != 0)
-    return table, tukey_table
-
-
-def _sign(value: float) -> int:
-    return int(np.sign(value))
-
-
-def _unavailable(row: dict, reason: str | None, test: str) -> str | None:
-    """What the row cannot show and why (``None``: everything is there)."""
-    missing = [label for label, column in _INFERENCE_COLUMNS if np.isnan(row.get(column, 0.0))]
-    if not missing:
-        return None
-    if reason is None:
-        reason = "the bootstrap gives no interval (zero width, or BCa undefined)"
-    return f"{', '.join(missing)}: {reason}"
-
-
-_INFERENCE_COLUMNS = [
-    ("p(rand)", "p_randomisation"), ("p(t)", "p_t"), ("p(wsr)", "p_wilcoxon"),
-    ("p(sign)", "p_sign"), ("p(tukey)", "p_tukey"), ("d_z", "effect_size"), ("CI", "ci_low"),
-]  # fmt: skip
-
-
-def _adjusted(p: np.ndarray, correction: str) -> np.ndarray:
-    """The corrected p-values of a family; a test without a p (NaN) is not in the family
-    and has no adjusted p."""
-    out = np.full(len(p), np.nan)
-    available = ~np.isnan(p)
-    out[available] = stats.adjust(p[available], correction)
-    return out
-
-
-def _permutations_for(
-    values: np.ndarray, pairs: list[tuple[int, int]], settings: CompareSettings
-) -> tuple[CompareSettings, list[EvalWarning]]:
-    """B raised to what the family needs (:func:`stats.permutations_needed`), within
-    :data:`MAX_AUTO_PERMUTATIONS`; above that bound B stays and a warning gives the
-    number needed. Only a Monte Carlo primary test has the floor: the randomisation test
-    sampled for at least one pair (an enumerated one is exact), or the Tukey HSD."""
-    if settings.test not in ("randomisation", "tukey") or len(values) < 2 or not pairs:
-        return settings, []
-    family = 1
-    if settings.test == "randomisation":
-        first, second = (np.array(side) for side in zip(*pairs))
-        nonzero = (values[:, first, :] != values[:, second, :]).sum(axis=0).max()
-        if 2 ** int(nonzero) <= settings.permutations:  # every pair enumerated: exact
-            return settings, []
-        family = len(pairs) * values.shape[2] if settings.correction != "none" else 1
-    needed = stats.permutations_needed(family, settings.alpha)
-    if needed <= settings.permutations:
-        return settings, []
-    floor = family / (settings.permutations + 1)
-    if settings.test == "tukey":
-        why = f"{settings.permutations:,} permutations put the smallest Tukey HSD p at {floor:.3g}"
-    else:
-        why = (
-            f"{settings.permutations:,} permutations put the smallest {settings.correction}-"
-            f"adjusted p of {family:,} tests at {family:,} / (B + 1) = {floor:.3g}"
-        )
-    if needed > MAX_AUTO_PERMUTATIONS:
-        message = (
-            f"{why}, above alpha / 2: no clear difference can come out significant; "
-            f"B = {needed:,} is needed (more than the {MAX_AUTO_PERMUTATIONS:,} citeval "
-            "raises B to by itself: pass permutations=, or compare fewer pairs or measures)"
-        )
-        return settings, [EvalWarning("permutations_too_few", message, needed)]
-    message = f"{why}, above alpha / 2: raised to B = {needed:,}"
-    raised = dataclasses.replace(
-        settings, permutations=needed, permutations_requested=settings.permutations
-    )
-    return raised, [EvalWarning("permutations_raised", message, needed)]
-
-
-_PAIR_COLUMNS = [
-    "measure", "baseline", "system", "baseline_mean", "system_mean", "diff", "ci_low", "ci_high",
-    "effect_size", "wins", "ties", "losses", "p_randomisation", "randomisation_exact", "p_t",
-    "p_wilcoxon", "p_sign", "wilcoxon_method", "direction", "unavailable", "p_adj", "significant",
-]  # fmt: skip
-
-
-def _tukey_table(
-    values: np.ndarray, names: list[str], measures: list[str], p: np.ndarray, exact: bool
-) -> pd.DataFrame:
-    """One row per measure and pair of runs (b minus a, for every a before b)."""
-    means = values.mean(axis=0)
-    rows = [
-        {
-            "measure": measure,
-            "system_a": names[a],
-            "system_b": names[b],
-            "diff": means[b, m] - means[a, m],
-            "p_tukey": p[a, b, m],
-            "exact": exact,
-        }
-        for m, measure in enumerate(measures)
-        for a in range(len(names))
-        for b in range(a + 1, len(names))
-    ]
-    return pd.DataFrame(rows)
 
 
 def _qrels_source(qrels_table, qrels, first: EvalResult) -> str:

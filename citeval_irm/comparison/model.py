@@ -29,6 +29,14 @@ from ..printing.escaping import (
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..scoring import percent_scale
+from .family import (
+    CORRECTION_LABELS,
+    FEW_MARK,
+    UNREACHABLE_MARK,
+    Family,
+    family_notes,
+    few_line,
+)
 
 FORMATS = COMPARE_FORMATS
 TEST_LABELS = {
@@ -45,18 +53,12 @@ _P_COLUMNS = {
     "sign": "p(sign)",
     "tukey": "p(tukey)",
 }
-_DIRECTIONS = {
+TEST_DIRECTIONS = {
     "randomisation": "the mean difference",
     "t": "the mean difference",
     "wilcoxon": "the signed-rank sum",
     "sign": "wins against losses",
     "tukey": "the mean difference",
-}
-_CORRECTION_LABELS = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no correction",
 }
 
 
@@ -102,6 +104,7 @@ class Comparison(Printable):
     published: object | None = None
     popularity: pd.DataFrame | None = None
     display: EvalOptions | None = None  # how compare() was asked to print (percent, decimals)
+    family: Family | None = None  # the tests corrected together (None: no pairs)
 
     # ------------------------------------------------------------------ access
     @property
@@ -179,6 +182,7 @@ class Comparison(Printable):
             "means": {m: dict(row) for m, row in self.means.iterrows()},
             "pairs": self.pairs.to_dict(orient="records"),
             "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+            "family": asdict(self.family) if self.family is not None else None,
             "warnings": [w.to_dict() for w in self.warnings],
             "published": self.published.to_dict() if self.published is not None else None,
             "popularity": (
@@ -288,7 +292,7 @@ class Comparison(Printable):
                 ci = "n/a"
             else:
                 low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
-                ci = f"[{low}, {high}]"
+                ci = (FEW_MARK if row.ci_few else "") + f"[{low}, {high}]"
             cells = [
                 row.measure,
                 f"{row.system} - {row.baseline}",
@@ -298,7 +302,10 @@ class Comparison(Printable):
                 f"{row.wins}/{row.ties}/{row.losses}",
             ]
             cells += [format_p(getattr(row, f"p_{t}")) for t in tests]
-            cells += [format_p(row.p_adj), "*" if row.significant else ""]
+            mark = "*" if row.significant else ""
+            if not row.significant and not math.isnan(row.p_adj) and not row.reachable:
+                mark = UNREACHABLE_MARK
+            cells += [format_p(row.p_adj), mark]
             rows.append(cells)
         return headers, rows
 
@@ -351,9 +358,6 @@ class Comparison(Printable):
                 "p(t): paired t-test (scipy); p(sign): sign test, exact binomial of wins against "
                 "losses (ties dropped); " + self._wilcoxon_line(),
             ]
-            family = int(self.pairs["p_adj"].notna().sum())
-            left_out = len(self.pairs) - family
-            left = f" ({left_out} without a p left out)" if left_out else ""
             if s.test == "tukey":
                 lines.append(
                     "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
@@ -361,13 +365,14 @@ class Comparison(Printable):
                 )
             else:
                 lines.append(
-                    f"p_adj: {test} p-values, {_CORRECTION_LABELS[s.correction]}-"
-                    f"corrected over the {family} tests shown{left}"
+                    f"p_adj: {test} p-values, {CORRECTION_LABELS[s.correction]}-"
+                    f"corrected over the {self.family.size} tests shown{self.family.left_note()}"
                 )
             lines.append(
                 f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that "
-                f"run, in the direction of the {test}'s own statistic ({_DIRECTIONS[s.test]})"
+                f"run, in the direction of the {test}'s own statistic ({TEST_DIRECTIONS[s.test]})"
             )
+            lines += self._caveats()
             for reason, count in self.pairs["unavailable"].dropna().value_counts().items():
                 tests = "test" if count == 1 else "tests"
                 lines.append(f"n/a ({count} {tests}): {reason}")
@@ -389,6 +394,18 @@ class Comparison(Printable):
                 f"beside diff, the CI and d_z (the more queries, here {self.num_queries:,}, the "
                 "smaller the differences that come out significant)"
             )
+        return lines
+
+    def _caveats(self) -> list[str]:
+        """The legend's lines on tests that cannot come out significant, on marks whose
+        direction is not the mean's, and on intervals resting on few non-zero differences."""
+        lines = family_notes(
+            self.pairs, self.family, TEST_LABELS[self.settings.test],
+            lambda row: f"{row.measure} {row.system} - {row.baseline}",
+        )  # fmt: skip
+        few = int(self.pairs["ci_few"].sum())
+        if few:
+            lines.append(few_line(few, len(self.pairs), "differences (W + L)"))
         return lines
 
     def _wilcoxon_line(self) -> str:
@@ -505,7 +522,7 @@ class Comparison(Printable):
                 )
             else:
                 family = (
-                    f"{_CORRECTION_LABELS[s.correction]}-corrected over the "
+                    f"{CORRECTION_LABELS[s.correction]}-corrected over the "
                     f"{int(self.pairs['p_adj'].notna().sum())} tests of the table"
                 )
             caption += (
@@ -513,6 +530,12 @@ class Comparison(Printable):
                 f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
                 f"{s.permutations:,} permutations, seed {s.seed})."
             )
+            if self.family.unreachable:
+                caption += (
+                    f" {self.family.unreachable} of the {self.family.size} tests cannot reach "
+                    f"significance on these data (too few non-zero differences; smallest "
+                    f"possible corrected p {self.family.lowest_floor:.4g})."
+                )
         if self.published is not None:
             caption += f" Published figures {latex_text(self.published.paper.provenance)}."
         return caption

@@ -17,19 +17,21 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
-from ..base.errors import CitevalError, EvalWarning, InputError
+from ..base.errors import CitevalError, EvalWarning, InputError, issue
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..base.texts import read_utf8
 from ..printing.escaping import Markup, csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
-from . import stats
+from . import family
+from .family import Family, family_notes
+from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
 OK, MISSING, VIOLATION, FLAGGED = "ok", "missing", "violation", "flagged"
@@ -216,6 +218,8 @@ class ResultsTable(Printable):
     warnings: list[EvalWarning] = field(default_factory=list)
     results: dict = field(default_factory=dict, repr=False)
     validations: dict = field(default_factory=dict, repr=False)
+    settings: CompareSettings | None = None  # the tests' settings, B as used (None: no tests)
+    family: Family | None = None  # the tests corrected together
 
     FORMATS = TABLE_FORMATS
 
@@ -253,6 +257,9 @@ class ResultsTable(Printable):
             "test": self.test,
             "correction": self.correction,
             "alpha": self.alpha,
+            "settings": asdict(self.settings) if self.settings else None,
+            "family": asdict(self.family) if self.family else None,
+            "legend": self.legend(),
             "unit": "percent" if self.percent else "fraction",
             "cells": [
                 {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
@@ -291,7 +298,7 @@ class ResultsTable(Printable):
         marks += {VIOLATION: BROKEN, FLAGGED: ORACLE}.get(cell["status"], "")
         significant = cell.get("significant")
         if not pd.isna(significant) and bool(significant):  # NaN: not tested
-            marks += BETTER if cell["diff"] > 0 else WORSE
+            marks += BETTER if cell["direction"] > 0 else WORSE  # the test's own direction
         if latex:
             text = f"\\textbf{{{text}}}" if bold else text
             text = f"\\textit{{{text}}}" if cell["status"] == "published" else text
@@ -315,13 +322,19 @@ class ResultsTable(Printable):
             f"values: {scale}, trec_eval semantics; best own system per column in bold "
             "(Markdown, LaTeX)"
         ]
-        if self.baseline is not None:
-            tests = int(self.values["p"].notna().sum()) if "p" in self.values else 0
+        tests = self.family is not None and self.family.size + self.family.left_out > 0
+        if self.baseline is not None and tests:
+            label = TEST_LABELS[self.test]
             lines.append(
                 f"{BETTER} / {WORSE}: significantly better / worse than {self.baseline} on that "
-                f"dataset ({self.test} test over every qrels query, p < {self.alpha} after "
-                f"{self.correction} correction over all {tests} tests of the table)"
+                f"dataset ({label} over every qrels query, in the direction of its own "
+                f"statistic: {TEST_DIRECTIONS[self.test]}; p < {self.alpha} after "
+                f"{self.correction} correction over all {self.family.size} tests of the "
+                f"table{self.family.left_note()})"
             )
+            tested = self.values[self.values["p"].notna()] if "p" in self.values else None
+            if tested is not None:
+                lines += family_notes(tested, self.family, label, _cell_label, self.settings)
         if (self.values["status"] == VIOLATION).any():
             lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
         if (self.values["status"] == FLAGGED).any():
@@ -462,13 +475,13 @@ def results_table(
     printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
     cluster at ``scheduler``.
     """
-    from .compare import compare
+    from .compare import compare_settings
 
     options, statistics = options_from(
         "results_table", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
     )
     test, correction, alpha = statistics.test, statistics.correction, statistics.alpha
-    check_choice("test", test, TESTS)
+    check_choice("test", test, TESTS)  # a paired test: the Tukey HSD marks no baseline
     entries = read_manifest(manifest)
     systems = list(dict.fromkeys(e.system for e in entries))
     datasets = list(dict.fromkeys(e.dataset for e in entries))
@@ -507,32 +520,15 @@ def results_table(
         line = checked[0].ceiling_line() if checked and checked[0] is not None else None
         notes += [f"{dataset}: {line}"] if line else []
     values = pd.DataFrame(rows)
-    tests = []
+    found = None
     if baseline is not None:
-        for dataset in datasets:
-            compared = {
-                s: results[s, dataset]
-                for s in systems
-                if (s, dataset) in results and facts[s, dataset].validation.passed
-            }
-            if baseline not in compared:
-                why = "has no run" if (baseline, dataset) not in results else "breaks the protocol"
-                notes.append(f"{dataset}: no test: the baseline {baseline} {why} there")
-                continue
-            if len(compared) < 2:
-                continue
-            comparison = compare(
-                compared, measures=names[dataset], baseline=baseline, tukey=False,
-                queries="all", statistics=replace(statistics, correction="none"),
-                ties=options.ties,
-            )  # fmt: skip
-            pairs = comparison.pairs.assign(dataset=dataset)
-            tests.append(pairs[["dataset", "measure", "system", "diff", f"p_{test}"]])
-        if tests:
-            found = pd.concat(tests, ignore_index=True).rename(columns={f"p_{test}": "p"})
-            found["p_adj"] = stats.adjust(found["p"].to_numpy(), correction)
-            found["significant"] = found["p_adj"] < alpha
-            values = values.merge(found, on=["system", "dataset", "measure"], how="left")
+        found = _baseline_tests(results, facts, systems, datasets, names, baseline, notes,
+                                compare_settings(statistics, "all", options.ties))  # fmt: skip
+        warnings += found.warnings
+        issue(found.warnings)  # B raised for the family, as compare says
+        if len(found.pairs):
+            tested = found.pairs.rename(columns={f"p_{test}": "p"})[_TESTED_COLUMNS]
+            values = values.merge(tested, on=["system", "dataset", "measure"], how="left")
     published_systems: list[str] = []
     if published is not None:
         extra, published_systems, verdicts = _published_rows(
@@ -556,7 +552,47 @@ def results_table(
         warnings=warnings,
         results=results,
         validations={k: f.validation for k, f in facts.items()},
+        settings=found.settings if found else None,
+        family=found.family if found else None,
     )
+
+
+def _cell_label(row) -> str:
+    return f"{row.system} on {row.dataset} {row.measure}"
+
+
+_TESTED_COLUMNS = [
+    "dataset", "measure", "system", "diff", "p", "wins", "losses", "direction", "p_adj",
+    "significant", "p_adj_floor", "reachable", "unavailable",
+]  # fmt: skip
+"""What a tested cell carries of compare's pair: the difference and the test (``p``: the
+chosen test's, ``direction``: its own statistic's), corrected over the table."""
+
+
+def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, settings):
+    """Every system that obeys the protocol against ``baseline`` on each dataset, by
+    compare's statistics over every qrels query (a query a run does not rank scores 0),
+    with one B and one correction for the whole table
+    (:func:`citeval_irm.comparison.family.tested`); a dataset without a usable baseline
+    gets a note."""
+    from .compare import compared_values
+
+    blocks = {}
+    for dataset in datasets:
+        compared = {
+            s: results[s, dataset]
+            for s in systems
+            if (s, dataset) in results and facts[s, dataset].validation.passed
+        }
+        if baseline not in compared:
+            why = "has no run" if (baseline, dataset) not in results else "breaks the protocol"
+            notes.append(f"{dataset}: no test: the baseline {baseline} {why} there")
+            continue
+        if len(compared) < 2:
+            continue
+        values, *_ = compared_values(compared, dict.fromkeys(compared), names[dataset], "all")
+        blocks[dataset] = (values, list(compared), names[dataset])
+    return family.tested(blocks, baseline, settings, column="dataset")
 
 
 def _published_rows(paper, datasets, names, results, facts, systems, protocol):

@@ -11,11 +11,6 @@ queries and 10,000 permutations need about 40 MB, not 10 GB.
   the observed labelling counts as one of the permutations, so the test never reports 0 and
   keeps its level (Phipson and Smyth 2010). When the ``m`` non-zero differences allow at most
   ``B`` sign vectors (``2**m <= B``) all of them are enumerated and the p-value is exact.
-- :func:`randomised_tukey_hsd`: Sakai's randomised Tukey HSD (after Carterette 2012): the
-  values of the systems are shuffled within each query, the statistic is the range (largest
-  minus smallest system mean); a pair's p-value is the share of shufflings (the observed one
-  counted, as above) whose range reaches the pair's observed difference, which controls the
-  family-wise error over all pairs of systems.
 - :func:`paired_t`, :func:`wilcoxon`, :func:`sign_test`: each a :class:`TestResult` (p, the
   direction of the test's own statistic, how p was found, why there is none). Wilcoxon's
   exact distribution is computed here over the non-zero differences (scipy's counts the
@@ -25,18 +20,17 @@ queries and 10,000 permutations need about 40 MB, not 10 GB.
 - :func:`bootstrap_ci`: BCa (default) or percentile interval of the mean difference.
 - :func:`effect_size`: the standardised mean difference of paired values, Cohen's d_z.
 - :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values;
-  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha.
+  :func:`permutations_needed`: the B at which a family's corrected floor is below alpha;
+  :func:`p_floor`: the smallest p a test can give with m non-zero differences.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 from scipy import special as scipy_special
 from scipy import stats as scipy_stats
 
@@ -45,8 +39,6 @@ from ..base.errors import InputError
 
 BATCH_ELEMENTS = 1 << 22
 """Random numbers drawn per batch (4 M: a few tens of MB with the arrays built from them)."""
-
-_MAX_TABLE_SYSTEMS = 8  # 8! = 40,320 orders: beyond that, shuffle by sorting random keys
 
 
 def _tolerance(values: np.ndarray) -> np.ndarray:
@@ -125,92 +117,6 @@ def _sampled_sign_flip(
         statistic = np.abs(total - 2.0 * (flipped @ diffs))
         reached += (statistic >= observed - gamma).sum(axis=0)
     return (reached + 1) / (permutations + 1)
-
-
-# --------------------------------------------------------------------------- Tukey HSD
-
-
-def randomised_tukey_hsd(
-    values: np.ndarray, permutations: int, rng: np.random.Generator, *, exact: bool | None = None
-) -> tuple[np.ndarray, bool]:
-    """Sakai's randomised Tukey HSD over ``values`` (queries x systems x measures).
-
-    Returns p-values (systems x systems x measures, symmetric, diagonal 1) and whether they
-    are exact: ``exact=None`` enumerates every within-query shuffling when there are at most
-    ``permutations`` of them (queries whose systems all score the same are left out: any
-    shuffling leaves them as they are).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim == 2:
-        values = values[:, :, None]
-    n, k, measures = values.shape
-    if k < 2:
-        raise InputError(None, "the randomised Tukey HSD needs at least two systems")
-    means = values.mean(axis=0)  # systems x measures
-    observed = np.abs(means[:, None, :] - means[None, :, :])  # k x k x measures
-    varying = values[(values != values[:, :1, :]).any(axis=(1, 2))]
-    orders = math.factorial(k)
-    shufflings = orders ** len(varying)
-    if exact is None:
-        exact = k <= _MAX_TABLE_SYSTEMS and shufflings <= permutations
-    if exact and k > _MAX_TABLE_SYSTEMS:
-        raise InputError(None, f"exact Tukey HSD needs at most {_MAX_TABLE_SYSTEMS} systems")
-    gamma = 1e-11 * np.maximum(np.abs(values).sum(axis=(0, 1)), 1.0) / n
-    fixed = (values.sum(axis=0) - varying.sum(axis=0)) if exact else None
-    reached = np.zeros_like(observed)
-    draws = shufflings if exact else permutations
-    for sums in _shuffled_sums(varying if exact else values, draws, rng, exact):
-        if fixed is not None:
-            sums = sums + fixed
-        spread = (sums.max(axis=1) - sums.min(axis=1)) / n  # batch x measures
-        reached += (spread[:, None, None, :] >= observed[None] - gamma).sum(axis=0)
-    p = reached / shufflings if exact else (reached + 1) / (permutations + 1)
-    p[np.arange(k), np.arange(k)] = 1.0
-    return p, bool(exact)
-
-
-def _shuffled_sums(
-    values: np.ndarray, draws: int, rng: np.random.Generator, exact: bool
-) -> Iterator[np.ndarray]:
-    """Column sums (batch x systems x measures) after shuffling the systems within each row:
-    ``draws`` random shufflings, or with ``exact`` every combination of row orders."""
-    n, k, measures = values.shape
-    if k > _MAX_TABLE_SYSTEMS:
-        yield from _sorted_key_sums(values, draws, rng)
-        return
-    table = np.array(list(itertools.permutations(range(k))), dtype=np.intp)  # orders x k
-    orders = len(table)
-    flat = values.transpose(0, 2, 1).reshape(n, measures * k)
-    per_draw = max(n, orders * measures * k)
-    done = 0
-    for count in _batches(draws, per_draw):
-        if exact:
-            codes = np.arange(done, done + count, dtype=np.int64)
-            choice = (codes[None, :] // orders ** np.arange(n, dtype=np.int64)[:, None]) % orders
-        else:
-            choice = rng.integers(0, orders, size=(n, count))
-        done += count
-        # Sum the rows that got the same order (one sparse product for all draws), then
-        # put each order's sums in the systems' places.
-        rows = choice + (np.arange(count) * orders)[None, :]
-        onehot = sparse.csc_matrix(
-            (np.ones(n * count), rows.ravel(), np.arange(0, n * count + 1, count)),
-            shape=(count * orders, n),
-        )
-        grouped = (onehot @ flat).reshape(count, orders, measures, k)
-        sums = np.take_along_axis(grouped, table[None, :, None, :], axis=3).sum(axis=1)
-        yield sums.transpose(0, 2, 1)
-
-
-def _sorted_key_sums(
-    values: np.ndarray, draws: int, rng: np.random.Generator
-) -> Iterator[np.ndarray]:
-    """As :func:`_shuffled_sums` for many systems: each row's order from sorted random keys."""
-    n, k, measures = values.shape
-    for count in _batches(draws, n * k * measures):
-        order = np.argsort(rng.random((count, n, k)), axis=2)
-        shuffled = np.take_along_axis(values[None], order[..., None], axis=2)
-        yield shuffled.sum(axis=1)
 
 
 # --------------------------------------------------------------------------- classic tests
@@ -407,7 +313,27 @@ def _finite(diffs) -> np.ndarray:
     return diffs
 
 
-# --------------------------------------------------------------------------- B for a family
+# --------------------------------------------------------------------------- floors, B
+
+FEW_NONZERO = 30
+"""Non-zero differences (or values) below which a bootstrap interval is flagged: it
+under-covers there (README, "What n is needed")."""
+
+MONTE_CARLO_TESTS = ("randomisation", "tukey")
+
+
+def p_floor(
+    test: str, nonzero: int, *, exact: bool = True, permutations: int = 1, method: str = "exact"
+) -> float:
+    """The smallest two-sided p ``test`` can give on differences with ``nonzero`` non-zero
+    values: 2 / 2**m for the sign test and the exact randomisation and Wilcoxon tests (every
+    difference on one side), 1 / (B + 1) for a sampled Monte Carlo p, 0 for the t-test and
+    Wilcoxon's normal approximation."""
+    if test == "t" or (test == "wilcoxon" and method == "normal"):
+        return 0.0
+    if test in MONTE_CARLO_TESTS and not exact:
+        return 1.0 / (permutations + 1)
+    return min(1.0, 2.0 ** (1 - nonzero))
 
 
 def permutations_needed(family: int, alpha: float) -> int:

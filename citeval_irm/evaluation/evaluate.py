@@ -47,6 +47,7 @@ from ..scoring import (
 )
 from ..scoring.reference import reference_values
 from .depth import short_ranking_warnings
+from .fingerprint import qrels_fingerprint
 from .results import EvalResult, RankedQueries
 
 VERIFY_TOLERANCE = 1e-9
@@ -401,9 +402,11 @@ def merge_parts(
     )
     sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     ranked = RankedQueries(run_ids.to_pylist(), sizes)
-    return make_result(
+    result = make_result(
         settings, people, values, warnings, report, protocol, source, qrels.source, ranked
     )
+    result.qrels_fingerprint = qrels_fingerprint(qrels)  # what a comparison checks it against
+    return result
 
 
 def make_result(

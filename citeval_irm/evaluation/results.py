@@ -81,6 +81,7 @@ class EvalResult(Printable):
     engine: str = "citeval"
     ranked: RankedQueries | None = field(default=None, repr=False)
     options: EvalOptions | None = field(default=None, repr=False)  # what it was made with
+    qrels_fingerprint: str | None = field(default=None, repr=False)  # which judgements
 
     # ------------------------------------------------------------------ access
     @property
