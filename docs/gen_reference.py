@@ -80,7 +80,8 @@ def api_page() -> str:
                 continue
             if name in {"PROTOCOLS", "RECIPES"}:
                 continue  # registries: see the protocols and recipes pages
-            lines += [f"::: citeval_irm.{module}.{name}", "    options:", "      heading_level: 3", ""]
+            directive = f"::: citeval_irm.{module}.{name}"
+            lines += [directive, "    options:", "      heading_level: 3", ""]
     return "\n".join(lines)
 
 

@@ -79,9 +79,7 @@ BLOCKS = {str(p.relative_to(REPO)): blocks_of(p) for p in PAGES}
 def test_every_fence_says_what_it_holds():
     """A fence without a language, or with one we neither run nor list as not run, is a
     reader's guess: say `text` for a synopsis or an output, `bash` / `python` for code."""
-    unnamed = [
-        b.where for page in BLOCKS.values() for b in page if b.language not in RUN | NOT_RUN
-    ]
+    unnamed = [b.where for page in BLOCKS.values() for b in page if b.language not in RUN | NOT_RUN]
     assert not unnamed, f"fences without a known language: {unnamed}"
 
 
@@ -148,7 +146,10 @@ def _group_alive(group: int, grace: float) -> bool:
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize("page", [p for p, b in BLOCKS.items() if any(x.language in RUN for x in b)])
+RUNNABLE_PAGES = [p for p, found in BLOCKS.items() if any(b.language in RUN for b in found)]
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PAGES)
 def test_every_example_of_the_page_runs_in_order_twice(page, corpora, tmp_path):
     folder = tmp_path / "reader"
     folder.mkdir()
