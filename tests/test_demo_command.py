@@ -82,7 +82,7 @@ def test_the_footer_and_warnings_are_those_of_the_steps(
         "--no-same-year --baseline run --report demo-report.html",
     ]
     shown = _warnings(out.split("3. protocol validation")[0])
-    assert any("tied scores, broken by score" in w for w in shown)
+    assert any("tied scores broken by doc id" in w for w in shown)
     assert any("shorter than the cut-off 300" in w for w in shown)
     rerun = tmp_path / "rerun.trec"
     assert main(steps[0].split()[1:-1] + [str(rerun)]) == 0

@@ -20,6 +20,7 @@ from ..base.choices import (
     TESTS,
     TIE_POLICIES,
     UNKNOWN_YEAR_POLICIES,
+    WARNING_CODES,
 )
 from ..base.options import EvalOptions, StatisticsOptions
 from ..papers import PROTOCOLS, RECIPES
@@ -273,6 +274,19 @@ def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
     parser.add_argument("--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}")
 
 
+def warning_code(text: str) -> str:
+    """A warning code for ``--quiet-warning``: one the package can warn with, or an error
+    naming the close ones."""
+    import difflib
+
+    if text in WARNING_CODES:
+        return text
+    close = difflib.get_close_matches(text, WARNING_CODES, n=3, cutoff=0.5)
+    codes = close or WARNING_CODES
+    hint = f"did you mean {', '.join(codes)}?" if close else f"codes: {', '.join(codes)}"
+    raise argparse.ArgumentTypeError(f"unknown warning code {text!r}; {hint}")
+
+
 def add_quiet_option(*groups) -> None:
     """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
     own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
@@ -286,4 +300,12 @@ def add_quiet_option(*groups) -> None:
                 "--quiet",
                 action="store_true",
                 help="no progress bars and no INFO messages (warnings and errors still show)",
+            )
+            command.add_argument(
+                "--quiet-warning",
+                action="append",
+                type=warning_code,
+                metavar="CODE",
+                help="do not print the warnings of this code, the one in [brackets] at the end "
+                "of a warning line (e.g. tied_scores); may be repeated",
             )
