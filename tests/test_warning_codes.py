@@ -88,3 +88,25 @@ def test_an_unknown_code_names_the_close_one(demo_run, capsys):
               "--quiet-warning", "tied_score"])  # fmt: skip
     assert exit_.value.code == 2
     assert "unknown warning code 'tied_score'; did you mean tied_scores" in capsys.readouterr().err
+
+
+def test_an_unknown_citeval_id_names_the_close_ones_from_ir_datasets_itself():
+    import ir_datasets
+
+    with pytest.raises(KeyError) as found:  # ir_datasets' own error type for an unknown id
+        ir_datasets.load("citeval/acl200/test")
+    assert "did you mean citeval/acl-200/test" in str(found.value)
+    assert found.value.__cause__ is None and found.value.__context__ is None
+
+
+def test_a_missing_corpus_says_what_to_do_on_one_line(tmp_path, monkeypatch, capsys):
+    """The first error a user meets without the files: real words, no literal backslash-n,
+    the command to run in backticks."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CITEVAL_REFSEER_DIR", raising=False)
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 1.0 x\n", encoding="utf-8")
+    assert main(["eval", str(run), "--dataset", "citeval/refseer/test", "-m", "RR", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("citeval: error: ") and err.count("\n") == 1 and "\\n" not in err
+    assert "`citeval import refseer DIR`" in err

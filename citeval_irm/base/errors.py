@@ -44,6 +44,12 @@ class UnknownDatasetError(InputError, KeyError):
         return str(self.args[0])
 
 
+class DatasetNameError(InputError, LookupError):
+    """An unknown name given to PyTerrier's ``pt.get_dataset("citeval:...")``; the message
+    lists the close matches. A ``LookupError`` but not a ``KeyError``: PyTerrier's loader
+    replaces a provider's ``KeyError`` with its own, which does not name them."""
+
+
 @dataclass(eq=True, unsafe_hash=True)
 class EvalWarning(UserWarning):
     """Something the evaluation ignored or altered, counted.
