@@ -31,6 +31,7 @@ _EXPORTS = {
     "evaluate": "evaluation.evaluate",
     "crosscheck": "checks.crosscheck",
     "validate": "checks.protocol",
+    "audit": "checks.audit",
     "compare": "comparison.compare",
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
@@ -48,6 +49,7 @@ _EXPORTS = {
     "EvalResult": "evaluation.results",
     "CrosscheckReport": "checks.crosscheck",
     "ValidationReport": "checks.protocol",
+    "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown",
     "ResultsTable": "comparison.results_table",
@@ -123,6 +125,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .base.measures import Protocol, parse_measures  # noqa: F401
+    from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
     from .checks.protocol import ValidationReport, validate  # noqa: F401
     from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401

@@ -254,9 +254,7 @@ def write_hatten_folder(folder: Path, per_split: int = 20) -> dict:
 
 # --------------------------------------------------------------------------- ArSyTa
 
-ARSYTA_FILES = ("contexts_new_head.json", "papers_cat.json") + tuple(
-    f"{split}_data.json" for split in SPLITS
-)
+ARSYTA_FILES = ("contexts.json", "papers.json") + tuple(f"{split}_data.json" for split in SPLITS)
 
 # SYNTHETIC papers with arXiv ids (new style, and one old style); year-month in the id.
 ARSYTA_PAPERS = {
@@ -287,29 +285,37 @@ def arsyta_context_id(citing: str, cited: str, k: int = 0) -> str:
     return f"{citing}_{cited}_{k}"
 
 
-def write_arsyta_folder(folder: Path) -> dict:
-    """Write ArSyTa's five files (SYNTHETIC text) into ``folder``; return what was written."""
+def write_arsyta_folder(
+    folder: Path, *, hosted: bool = False, heading: bool = True, categories: bool = True
+) -> dict:
+    """Write ArSyTa's five files (SYNTHETIC text) into ``folder``: under the SymTax code's
+    names (``contexts_new_head.json``, ``papers_cat.json``), or with ``hosted`` under the
+    Hub's (``contexts.json``, ``papers.json``); ``heading`` / ``categories`` False leave
+    those fields out of every record. Returns what was written."""
     folder.mkdir(parents=True, exist_ok=True)
     papers = {
         pid: {
             "title": f"Synthetic title {pid}",
             "abstract": f"Synthetic abstract of {pid}.",
-            "categories": list(categories),
+            **({"categories": list(cats)} if categories else {}),
         }
-        for pid, categories in ARSYTA_PAPERS.items()
+        for pid, cats in ARSYTA_PAPERS.items()
     }
     contexts, splits = {}, {split: [] for split in SPLITS}
-    for n, (split, citing, cited, heading) in enumerate(ARSYTA_CONTEXTS):
+    for n, (split, citing, cited, section) in enumerate(ARSYTA_CONTEXTS):
         context_id = arsyta_context_id(citing, cited)
         contexts[context_id] = {
             "citing_id": citing,
             "ref_id": cited,
             "masked_text": f"synthetic context {n} cites TARGETCIT here",
-            "heading": heading,
+            **({"heading": section} if heading else {}),
         }
         splits[split].append({"context_id": context_id, "positive_ids": [cited]})
-    (folder / "papers_cat.json").write_text(json.dumps(papers), encoding="utf-8")
-    (folder / "contexts_new_head.json").write_text(json.dumps(contexts), encoding="utf-8")
+    names = ("papers_cat.json", "contexts_new_head.json")
+    if hosted:
+        names = ("papers.json", "contexts.json")
+    (folder / names[0]).write_text(json.dumps(papers), encoding="utf-8")
+    (folder / names[1]).write_text(json.dumps(contexts), encoding="utf-8")
     for split, entries in splits.items():
         (folder / f"{split}_data.json").write_text(json.dumps(entries), encoding="utf-8")
     return {"papers": papers, "contexts": contexts, "splits": splits}

@@ -175,3 +175,22 @@ def test_values_print_in_the_protocol_unit_or_as_asked(corpus):
     assert (asked.percent, asked.decimals) == (True, 1)
     mean = asked.groups[asked.runs[0]].iloc[0]
     assert f"{mean * 100:.1f}" in asked.format("table")
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [("MRR", "RR"), ("recip_rank", "RR"), ("HR@10", "Success@10"), ("ndcg_cut_10", "nDCG@10"),
+     ("r@10", "R@10")],
+)  # fmt: skip
+def test_breakdown_takes_every_measure_spelling_eval_takes(corpus, capsys, spelling, name):
+    """One measure parser: the spelling is read as ``eval`` reads it, and the breakdown is
+    the one of the measure's own name."""
+    run = str(corpus["runs"]["bm25"])
+    args = ["breakdown", run, "--dataset", ACL, "--by", "popularity", "-q", "--format", "json"]
+    args += ["--permutations", "200", "--bootstrap", "100"]
+    assert main([*args, "-m", spelling]) == 0, capsys.readouterr().err
+    spelled = json.loads(capsys.readouterr().out)
+    assert main([*args, "-m", name]) == 0
+    assert spelled == json.loads(capsys.readouterr().out) and spelled["measure"] == name
+    assert main([*args, "-m", "P@5 P@10"]) == 2
+    assert "expected one measure" in capsys.readouterr().err

@@ -1,5 +1,5 @@
-"""ArSyTa through the full loader: its own file names and fields, month-precision dates, the
-licence notice, downloads against a loopback server (record, missing file), import."""
+"""ArSyTa through the full loader: both layouts (the Hub's file names and the SymTax code's),
+its fields, month-precision dates, facets a release lacks, import."""
 
 from __future__ import annotations
 
@@ -19,14 +19,13 @@ from datasets_fixtures import (
 )
 
 import citeval_irm
-from citeval_irm.base.downloads import ChecksumError, file_checksum, read_record
+from citeval_irm.base.downloads import read_record
 from citeval_irm.base.errors import InputError
 from citeval_irm.cli import main
 from citeval_irm.datasets import (
     CORPORA,
     ArsytaDoc,
     ArsytaQuery,
-    DataNotFoundError,
     PublishedCounts,
     admissible_candidates,
     import_dataset,
@@ -169,94 +168,12 @@ def test_evaluate_and_documentation(arsyta_folder) -> None:
     assert "heading" in doc["queries"] and doc["split"].startswith("Test split")
 
 
-# --------------------------------------------------------------------------- downloads
+# --------------------------------------------------------------------------- hosting
+# (the downloads themselves: tests/test_datasets_hub.py, against a loopback Hub)
 
 
-def _serve(http_files, folder: Path, monkeypatch, skip: tuple[str, ...] = ()) -> None:
-    for name in ARSYTA_FILES:
-        if name not in skip:
-            http_files.files[f"hf/{name}"] = (folder / name).read_bytes()
-    monkeypatch.setenv("CITEVAL_ARSYTA_BASE_URL", http_files.base_url + "hf")
-
-
-def test_download_shows_licence_first_and_records_files(
-    http_files,
-    tmp_path: Path,
-    ir_home: Path,
-    monkeypatch,
-    capfd,
-    fresh_notices,
-) -> None:
-    write_arsyta_folder(tmp_path / "served")
-    _serve(http_files, tmp_path / "served", monkeypatch)
-    real_download, notice_first = sources_module.download, []
-
-    def download(*args, **kwargs):  # was the notice shown before this download started?
-        notice_first.append("arsyta" in sources_module._NOTICES_SHOWN)
-        return real_download(*args, **kwargs)
-
-    monkeypatch.setattr(sources_module, "download", download)
-    dataset = ir_datasets.load(f"{ARSYTA}/test")
-    assert len(list(dataset.qrels_iter())) == 3
-    assert notice_first == [True]
-    err = capfd.readouterr().err
-    assert "citeval/arsyta: ArSyTa" in err and "CC BY-NC-ND 4.0" in err
-    assert "test_data.json: no checksum is published; recorded its size" in err
-    assert http_files.requests == ["hf/test_data.json"]
-    installed = ir_home / "citeval" / "arsyta"
-    record = read_record(installed / "test_data.json")
-    assert record["sha256"] == file_checksum(installed / "test_data.json", "sha256")
-    assert record["origin"] == http_files.base_url + "hf/test_data.json"
-    assert record["size"] == (installed / "test_data.json").stat().st_size
-
-    # the notice is shown once per process; files already here are not fetched again
-    assert [q.doc_id for q in dataset.qrels_iter()] and len(list(dataset.queries_iter())) == 3
-    assert "CC BY-NC-ND" not in capfd.readouterr().err
-    assert sorted(http_files.requests) == sorted(["hf/test_data.json", "hf/contexts_new_head.json"])
-
-    # a file that changes after its download is detected on the next load
-    (installed / "test_data.json").write_text("[]", encoding="utf-8")
-    with pytest.raises(ChecksumError) as info:
-        list(dataset.qrels_iter())
-    message = str(info.value)
-    assert "test_data.json" in message and record["sha256"] in message
-    assert "changed since it was recorded" in message
-
-
-def test_missing_hosted_file_says_which_and_how_to_import(
-    http_files,
-    tmp_path: Path,
-    ir_home: Path,
-    monkeypatch,
-    capsys,
-    fresh_notices,
-) -> None:
-    write_arsyta_folder(tmp_path / "served")
-    _serve(http_files, tmp_path / "served", monkeypatch, skip=("contexts_new_head.json",))
-    with pytest.raises(DataNotFoundError) as info:
-        list(ir_datasets.load(f"{ARSYTA}/test").queries_iter())
-    message = str(info.value)
-    url = http_files.base_url + "hf/contexts_new_head.json"
-    for needle in (
-        "could not download contexts_new_head.json from",
-        url,
-        "HTTP 404",
-        "huggingface.co/datasets/goyalkaraniit/ArSyTa",
-        "Only test_data.json is confirmed",
-        "citeval import arsyta DIR",
-        "CITEVAL_ARSYTA_DIR",
-    ):
-        assert needle in message
-    installed = ir_home / "citeval" / "arsyta"
-    assert sorted(p.name for p in installed.iterdir() if not p.name.endswith(".lock")) == [
-        "test_data.json",
-        "test_data.json.download.json",
-    ]  # nothing half-written for the missing file
-    assert "CC BY-NC-ND 4.0" in capsys.readouterr().err  # shown before the first download
-    assert main(["eval", "--dataset", f"{ARSYTA}/test", "-m", "RR", str(tmp_path / "x")]) == 2
-
-
-def test_default_urls_are_the_pinned_revision() -> None:
+def test_default_urls_are_the_pinned_revision(monkeypatch) -> None:
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
     corpus = CORPORA["arsyta"]
     assert corpus.url("test_data.json") == (
         f"https://huggingface.co/datasets/goyalkaraniit/ArSyTa/resolve/{REVISION}/test_data.json"
@@ -285,7 +202,7 @@ def test_import_folder_shows_licence_and_loads(
     assert "papers: 8 (published 8)" in out and "licence: ArSyTa" in out
     installed = ir_home / "citeval" / "arsyta"
     assert all((installed / name).is_file() for name in ARSYTA_FILES)
-    assert read_record(installed / "papers_cat.json")["origin"] == str(
+    assert read_record(installed / "papers.json")["origin"] == str(
         (folder / "papers_cat.json").resolve()
     )
     dataset = ir_datasets.load(f"{ARSYTA}/val")
@@ -311,3 +228,34 @@ def test_import_rejects_bad_categories_and_counts_missing_heading(
     (folder / "papers_cat.json").write_text(json.dumps(papers), encoding="utf-8")
     with pytest.raises(InputError, match=r"paper '1503\.01234'\): 'categories' must be a list"):
         import_dataset("arsyta", folder, allow_count_mismatch=True)
+
+
+def test_hosted_names_without_heading_or_categories_say_the_facets_are_unavailable(
+    tmp_path: Path, ir_home: Path, monkeypatch, capfd
+) -> None:
+    folder = tmp_path / "hosted"
+    write_arsyta_folder(folder, hosted=True, heading=False, categories=False)
+    monkeypatch.setenv("CITEVAL_ARSYTA_DIR", str(folder))
+    queries = list(ir_datasets.load(f"{ARSYTA}/test").queries_iter())
+    docs = list(ir_datasets.load(ARSYTA).docs_iter())
+    assert {q.heading for q in queries} == {""} and {d.categories for d in docs} == {()}
+    err = capfd.readouterr().err
+    assert "contexts.json carries no 'heading' field in any of its 8 records" in err
+    assert "the heading facet is unavailable" in err
+    assert "papers.json carries no 'categories' field in any of its 8 records" in err
+    monkeypatch.delenv("CITEVAL_ARSYTA_DIR")
+    report = import_dataset("arsyta", folder, allow_count_mismatch=True)
+    warnings = {w.code: w for w in report.warnings}
+    assert warnings["facet_unavailable"].examples == ("heading", "categories")
+
+
+def test_both_layouts_read_the_same(tmp_path: Path, ir_home: Path, monkeypatch) -> None:
+    hosted, symtax = tmp_path / "hosted", tmp_path / "symtax"
+    write_arsyta_folder(hosted, hosted=True)
+    write_arsyta_folder(symtax)
+    read = {}
+    for folder in (hosted, symtax):
+        monkeypatch.setenv("CITEVAL_ARSYTA_DIR", str(folder))
+        dataset = ir_datasets.load(f"{ARSYTA}/test")
+        read[folder.name] = (list(dataset.queries_iter()), list(dataset.qrels_iter()))
+    assert read["hosted"] == read["symtax"] and len(read["hosted"][0]) == 3

@@ -19,6 +19,7 @@ from datasets_fixtures import (
     write_masterset_folder,
     write_parquet,
 )
+from hub_server import hub  # noqa: F401 (the loopback Hub fixture)
 
 import citeval_irm
 from citeval_irm.base.downloads import read_record
@@ -35,6 +36,7 @@ from citeval_irm.datasets import (
     out_of_pool_gold,
     query_papers,
 )
+from citeval_irm.datasets import hub as hub_module
 
 MS = "citeval/masterset-coreml-v1"
 Q1, Q2, Q3 = ms_id("Q1"), ms_id("Q2"), ms_id("Q3")
@@ -279,35 +281,65 @@ def test_bad_pool_rows(ms_folder) -> None:
 
 
 def test_download_and_missing_file(
-    http_files,
+    hub,  # noqa: F811 (the loopback Hub)
     tmp_path: Path,
     ir_home: Path,
-    monkeypatch,
 ) -> None:
     served = tmp_path / "served"
     write_masterset_folder(served)
-    http_files.files["ms/train.parquet"] = (served / "train.parquet").read_bytes()
-    monkeypatch.setenv("CITEVAL_MASTERSET_COREML_V1_BASE_URL", http_files.base_url + "ms")
+    folder = "data/train_eval_set/v1.0"
+    hub.revision = "main"
+    hub.repos["trratul/MasterSet"] = {
+        f"{folder}/train.parquet": (served / "train.parquet").read_bytes()
+    }
     dataset = ir_datasets.load(f"{MS}/test/core")
     with pytest.raises(DataNotFoundError) as info:
         list(dataset.queries_iter())
     message = str(info.value)
     for needle in (
-        "could not download eval.parquet from",
-        http_files.base_url + "ms/eval.parquet",
-        "HTTP 404",
-        "huggingface.co/datasets/trratul/MasterSet",
+        "eval.parquet not found in",
+        f"{hub.endpoint}/datasets/trratul/MasterSet/tree/main/{folder}",
+        "(host not verified)",
+        f"the repository holds: {folder}/train.parquet",
         "citeval import masterset-coreml-v1 DIR",
         "CITEVAL_MASTERSET_COREML_V1_DIR",
     ):
         assert needle in message
-    http_files.files["ms/eval.parquet"] = (served / "eval.parquet").read_bytes()
+    assert hub.gets() == []
+    hub.repos["trratul/MasterSet"][f"{folder}/eval.parquet"] = (
+        served / "eval.parquet"
+    ).read_bytes()
+    hub_module._LISTINGS.clear()
     assert len(list(dataset.qrels_iter())) == 3
     installed = ir_home / "citeval" / "masterset-coreml-v1"
     for name in ("train.parquet", "eval.parquet"):
-        assert read_record(installed / name)["origin"] == http_files.base_url + f"ms/{name}"
-    requests = list(http_files.requests)
-    assert len(list(dataset.queries_iter())) == 3 and http_files.requests == requests
+        origin = f"{hub.endpoint}/datasets/trratul/MasterSet/resolve/main/{folder}/{name}"
+        assert read_record(installed / name)["origin"] == origin
+        assert read_record(installed / name)["published"].startswith("sha256:")
+    transfers = list(hub.gets())
+    assert len(list(dataset.queries_iter())) == 3 and hub.gets() == transfers
+
+
+def test_an_empty_tier_is_an_error_naming_the_likely_cause(tmp_path: Path, ir_home, monkeypatch):
+    """A release built with the toolkit's 3-add-three-labels.py has type_2_output "" in
+    every reference: its core tier is empty, an error at load (not an INFO line)."""
+
+    def blank_core(papers):
+        return [
+            (name, year, [{**ref, "type_2_output": ""} for ref in refs])
+            for name, year, refs in papers
+        ]
+
+    folder = tmp_path / "no-core"
+    write_masterset_folder(folder, blank_core(MASTERSET_POOL), blank_core(MASTERSET_QUERIES))
+    monkeypatch.setenv("CITEVAL_MASTERSET_COREML_V1_DIR", str(folder))
+    with pytest.raises(InputError) as info:
+        list(ir_datasets.load(f"{MS}/test/core").qrels_iter())
+    message = str(info.value)
+    assert message.startswith(f"{MS}/test/core: the core tier is empty: none of the 3 query")
+    assert "3-add-three-labels.py" in message and "line 78" in message
+    assert len(list(ir_datasets.load(f"{MS}/test/baseline").qrels_iter())) == 3
+    assert main(["eval", "--dataset", f"{MS}/test/core", "-m", "R@10", str(folder / "x")]) == 2
 
 
 def test_import_folder(tmp_path: Path, ir_home: Path, capsys) -> None:

@@ -36,6 +36,12 @@ class InputError(CitevalError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
+class ArgumentTypeError(InputError, TypeError):
+    """An argument of a public function of the wrong type (``evaluate(run, qrels, 123)``):
+    a :class:`TypeError` naming the argument, and an :class:`InputError` (the command line
+    says it as any bad input)."""
+
+
 class UnknownDatasetError(InputError, KeyError):
     """A dataset id that is not registered; the message lists the close matches. A
     ``KeyError`` too, as ir_datasets and PyTerrier raise for an unknown name."""
@@ -152,6 +158,22 @@ class TiedScoresWarning(EvalWarning):
 
 
 _WARNING_CLASSES["tied_scores"] = TiedScoresWarning
+
+
+QUOTE_LIMIT = 200  # characters of the user's text an error message quotes
+
+
+def quoted(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a value from the input (a string's as a plain ``str``, numpy's too), cut to
+    about ``limit`` characters with how long it was, so an error about a 2 MB line stays one
+    readable line."""
+    if isinstance(value, str):
+        value = str(value)  # numpy's str_ reprs as np.str_('...')
+        if len(value) > limit:
+            return f"{value[:limit]!r}... ({len(value):,} characters)"
+        return repr(value)
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def examples_of(ids, limit: int = 5) -> tuple[str, ...]:

@@ -12,14 +12,14 @@ import contextlib
 import difflib
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import ir_measures
 from ir_measures import measures as _im_measures
 
-from .errors import InputError
+from .errors import ArgumentTypeError, InputError, quoted
 
 if "HR" not in _im_measures.registry:
     _im_measures.register(_im_measures.Success, name="HR")
@@ -154,8 +154,14 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
     Duplicates are dropped, order is kept."""
     if isinstance(spec, (Measure, str)):
         items: list[str | Measure] = [spec]
-    else:
+    elif isinstance(spec, Iterable) and not isinstance(spec, (bytes, Mapping)):
         items = list(spec)
+    else:
+        raise ArgumentTypeError(
+            None,
+            "measures: expected ir-measures syntax such as 'RR R@10 nDCG@10', a measure "
+            f"object or a list of them, not {type(spec).__name__} {quoted(spec)}",
+        )
     out: list[Measure] = []
     for item in items:
         if isinstance(item, Measure):
@@ -163,8 +169,10 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
         elif isinstance(item, str):
             found = [m for token in _TOKEN.findall(item) for m in _parse_one(token)]
         else:
-            raise InputError(
-                None, f"a measure must be a string or an ir-measures object, not {item!r}"
+            raise ArgumentTypeError(
+                None,
+                "measures: a measure must be a string or an ir-measures object, not "
+                f"{type(item).__name__} {quoted(item)}",
             )
         for measure in found:
             if measure not in out:
@@ -172,6 +180,19 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
     if not out:
         raise InputError(None, f"no measure given in {spec!r}")
     return out
+
+
+def one_measure(spec: str | Measure) -> Measure:
+    """The one measure ``spec`` names, by :func:`parse_measures` (any spelling ``eval``
+    takes: ``MRR``, ``recip_rank``, ``HR@10``, ``ndcg_cut_10``, ``r@10``); an error when it
+    names none or several."""
+    found = parse_measures(spec)
+    if len(found) != 1:
+        names = ", ".join(str(m) for m in found)
+        raise InputError(
+            None, f"measure: expected one measure, {spec!r} names {len(found)}: {names}"
+        )
+    return found[0]
 
 
 # --------------------------------------------------------------------------- protocols

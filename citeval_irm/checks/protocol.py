@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..base.errors import EvalWarning
+from ..base.errors import ArgumentTypeError, EvalWarning, InputError
 from ..base.options import EvalOptions, options_from
 from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
@@ -181,6 +181,17 @@ class ValidationReport(Printable):
         )
 
 
+def _not_a_dataset(dataset) -> None:
+    """The error for a ``dataset`` argument that names no ir_datasets dataset."""
+    if isinstance(dataset, str):
+        raise InputError(dataset, "is not an ir_datasets dataset id (such as 'citeval/demo/test')")
+    raise ArgumentTypeError(
+        None,
+        "dataset: expected an ir_datasets dataset or its id (such as 'citeval/demo/test'), "
+        f"not {type(dataset).__name__}",
+    )
+
+
 def validate(
     run,
     dataset,
@@ -224,8 +235,9 @@ def validate(
     (options,) = options_from("validate", keywords, (options, EvalOptions))
     max_docs = options.max_docs
     found = as_dataset(dataset)
-    name = found[0] if found is not None else str(dataset)
-    data = found[1] if found is not None else dataset
+    if found is None:
+        _not_a_dataset(dataset)
+    name, data = found
     allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
     gold = _gold_pairs(data)
     read = read_in_chunks(

@@ -51,7 +51,32 @@ def _interrupt(signum, frame) -> None:
     raise Interrupted
 
 
+@contextlib.contextmanager
+def _utf8_stdout():
+    """Standard output written as UTF-8 whatever the locale (``LC_ALL=C`` makes it ASCII
+    when Python's UTF-8 mode is off), so a query id is printed as the bytes it was read
+    from, as trec_eval (C, no encoding) prints it, and never fails to encode; errors go to
+    standard error, which escapes what it cannot encode (Python's ``backslashreplace``)."""
+    stdout = sys.stdout
+    reconfigure = getattr(stdout, "reconfigure", None)
+    encoding = (getattr(stdout, "encoding", None) or "utf-8").lower().replace("_", "-")
+    if reconfigure is None or encoding in ("utf-8", "utf8"):
+        yield
+        return
+    reconfigure(encoding="utf-8")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stdout.reconfigure(encoding=encoding)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _utf8_stdout():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])

@@ -510,3 +510,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     sys.stdout.write(verify_corpus(args.name))
     return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ..checks.audit import audit
+
+    result = audit(args.dataset, args.protocol, same_year=args.same_year)
+    sys.stdout.write(result.format(args.format))
+    return 0

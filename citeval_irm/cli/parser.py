@@ -20,6 +20,7 @@ from ..evaluation.results import FORMATS
 from ..papers import PROTOCOLS
 from .commands import (
     DEMO_REPORT,
+    cmd_audit,
     cmd_baseline_bm25,
     cmd_breakdown,
     cmd_compare,
@@ -310,6 +311,17 @@ def add_dataset_commands(commands) -> None:
     )
     ve.add_argument("name", help=corpus_help(importable=False)[0])
     ve.set_defaults(handler=cmd_verify)
+
+    au = commands.add_parser(
+        "audit",
+        help="what a dataset allows before any run: unreachable gold, the recall ceiling at "
+        "each cut-off of the protocol, duplicate papers",
+    )
+    au.add_argument("dataset", help="a citeval dataset id: a split, or a corpus (every split)")
+    au.add_argument("--protocol", default="goyal2026", help="whose cut-offs (default goyal2026)")
+    add_year_options(au, unknown_year=False)
+    add_format_option(au, PLAIN_FORMATS)
+    au.set_defaults(handler=cmd_audit)
 
 
 def add_baseline_command(commands):

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..base.choices import LISTING_FORMATS, TESTS, check_choice
 from ..base.errors import EvalWarning, InputError
+from ..base.measures import one_measure
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
@@ -259,6 +260,8 @@ def breakdown(
     baseline = baseline or next(iter(named))
     if measure is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
+    if measure is not None:  # any spelling eval takes, named as its values are
+        measure = str(one_measure(measure))
     evaluated_with = replace(options, progress=False)
     results = {
         run: item

@@ -25,6 +25,7 @@ import pandas as pd
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
 from ..base.errors import CitevalError, EvalWarning, InputError
 from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..base.texts import read_utf8
 from ..printing.escaping import Markup, csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
@@ -62,7 +63,7 @@ def read_manifest(manifest) -> list[Entry]:
         path = Path(manifest)
         if not path.is_file():
             raise InputError(str(path), "no such manifest file")
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_utf8(path)
         source, folder = str(path), path.parent
         delimiter = "\t" if "\t" in text.split("\n", 1)[0] else ","
         lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)]

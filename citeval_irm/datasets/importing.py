@@ -168,7 +168,7 @@ def install(corpus: CorpusSource, folder: Path, *, symlink: bool = False) -> Pat
     file to itself would destroy it)."""
     home = corpus.home()
     installs = _installs(corpus)
-    sources = {name: folder / name for name in corpus.file_names()}
+    sources = {name: corpus.in_folder(folder, name) for name in corpus.file_names()}
     with exclusive(home.with_name(f".{corpus.name}.lock"), f"installing {corpus.dataset_id}"):
         current = _check_replaceable(corpus, home)
         if symlink:

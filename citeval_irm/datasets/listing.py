@@ -27,9 +27,17 @@ def how_obtained(source: CorpusSource) -> list[str]:
     offline = f"`citeval import {source.name} DIR` (or {source.env_var}=DIR)"
     if source.packaged is not None:
         return ["shipped inside the package (GENERATED, not real data): nothing to do"]
+    notice = " after its licence notice" if source.licence_notice else ""
+    if source.hub is not None:
+        checked = "each file checked against the sha256 (LFS) or git blob id the Hub lists"
+        return [
+            f"downloaded on first use{notice} with huggingface_hub from {source.hub.label()}",
+            f"{checked} at {'that revision' if source.hub.verified else 'the branch read'}; "
+            f"offline: {offline}",
+        ]
     if source.base_url is not None:
-        notice = " after its licence notice" if source.licence_notice else ""
-        return [f"downloaded on first use{notice}, checksums checked; offline: {offline}"]
+        pinned = "pinned checksums checked" if source.checksums else "recorded at first download"
+        return [f"downloaded on first use{notice}, {pinned}; offline: {offline}"]
     manual = source.manual_download.format(pretty_name=source.pretty_name)
     return [f"by hand, then {offline}", *textwrap.wrap(manual, 96)]
 

@@ -6,9 +6,11 @@ Every citeval corpus (the HAtten-format ones, ArSyTa, MasterSet) finds its files
 2. for a corpus shipped inside this package (the generated demo), the package itself;
 3. the ir_datasets home, ``$IR_DATASETS_HOME/citeval/<name>/`` (where ``citeval import``
    installs a folder and where downloads go);
-4. a download from ``base_url`` (replaceable with ``CITEVAL_<NAME>_BASE_URL``), verified
-   against a published checksum, or, where none is published, recorded (size and sha256)
-   so that a later change to the file is detected.
+4. a download: from the Hugging Face Hub for a corpus hosted there (``hub``, through
+   ``huggingface_hub``: see :mod:`.hub`, checked against the sha256 or git blob id the Hub
+   publishes), else from ``base_url`` (GitHub raw files; replaceable with
+   ``CITEVAL_<NAME>_BASE_URL``) against a published checksum. Either way a record of the
+   file (size and sha256) is kept beside it, so that a later change to it is detected.
 
 A corpus whose licence restricts use shows its notice once per process, before its first
 download, as ir_datasets does for data usage agreements. A file that cannot be had is a
@@ -44,6 +46,7 @@ from ..base.downloads import (
 )
 from ..base.errors import CitevalError
 from ..base.outputs import write_atomically
+from .hub import HubError, HubRepo, fetch_from_hub
 from .validation import validate_corpus_folder
 
 NAMESPACE = "citeval"
@@ -61,8 +64,9 @@ class DataNotFoundError(CitevalError, FileNotFoundError):
 class CorpusSource:
     """Where one corpus's files come from, and what to tell a user who lacks them.
 
-    ``base_url`` is set when the files can be downloaded (``base_url/<file name>``);
-    ``checksums`` pins the published ones; files without one are recorded on download
+    ``hub`` is the Hugging Face repository (pinned) of a corpus hosted there; ``base_url``
+    is set when the files are downloaded over plain HTTP (``base_url/<file name>``);
+    ``checksums`` pins the published ones; every download is recorded
     (see :func:`citeval_irm.base.downloads.write_record`). ``licence_notice`` is shown before the
     first download. ``manual_download`` says where to get the files by hand
     (``{pretty_name}`` is filled in). ``packaged`` names the folder of this package that
@@ -73,12 +77,14 @@ class CorpusSource:
     name: str
     pretty_name: str
     _: KW_ONLY
+    hub: HubRepo | None = None
     base_url: str | None = None
     checksums: dict[str, Checksum] = field(default_factory=dict)
     licence_notice: str | None = None
     manual_download: str = "Get the {pretty_name} files by hand."
     packaged: str | None = None
     documentation: str = "hatten.yaml"
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def dataset_id(self) -> str:
@@ -101,6 +107,15 @@ class CorpusSource:
     def file_names(self) -> tuple[str, ...]:
         """The files that make up the corpus."""
         raise NotImplementedError
+
+    def in_folder(self, folder: Path, name: str) -> Path:
+        """The path of the corpus file ``name`` in a user's ``folder``: under its own name,
+        else under its alias if that is there (the own name when neither is)."""
+        path = folder / name
+        alias = self.aliases.get(name)
+        if not path.is_file() and alias is not None and (folder / alias).is_file():
+            return folder / alias
+        return path
 
     def components(self) -> dict[str, tuple]:
         """The ir_datasets components of every dataset of the corpus, by dataset id (the
@@ -126,6 +141,8 @@ class CorpusSource:
 
     def url(self, file_name: str) -> str | None:
         """Where ``file_name`` is downloaded from, or ``None`` for a hand-installed corpus."""
+        if self.hub is not None:
+            return self.hub.url(file_name)
         base = os.environ.get(self.base_url_env) or self.base_url
         return None if base is None else f"{base.rstrip('/')}/{file_name}"
 
@@ -161,7 +178,7 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
     """
     folder = os.environ.get(source.env_var)
     if folder:
-        path = Path(folder).expanduser() / name
+        path = source.in_folder(Path(folder).expanduser(), name)
         if path.is_file():
             if fetch:
                 check_folder(source, path.parent)
@@ -185,6 +202,11 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
     if url is None:
         raise DataNotFoundError(source.instructions(path))
     show_licence_notice(source)
+    if source.hub is not None:
+        try:
+            return fetch_from_hub(source.dataset_id, source.file_names(), source.hub, name, path)
+        except HubError as exc:
+            raise DataNotFoundError(source.instructions(path, str(exc))) from None
     checksum = source.checksums.get(name)
     try:
         download(url, path, checksum, desc=f"{source.dataset_id} {name}", record=True)
@@ -258,7 +280,7 @@ def _folder_stamps(source: CorpusSource, folder: Path) -> dict[str, dict]:
     """Size, modification time and fingerprint of each of the corpus's files in ``folder``."""
     stamps = {}
     for name in source.file_names():
-        path = folder / name
+        path = source.in_folder(folder, name)
         if not path.is_file():
             raise DataNotFoundError(
                 f"{path}: no such file ({source.env_var} names {folder}, which must hold "

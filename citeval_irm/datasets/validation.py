@@ -82,11 +82,12 @@ def check_files(corpus: Corpus, folder: Path, *, in_place: bool = False) -> list
     if not folder.is_dir():
         raise InputError(str(folder), "no such folder")
     files = corpus.file_names()
-    missing = [name for name in files if not (folder / name).is_file()]
+    missing = [name for name in files if not corpus.in_folder(folder, name).is_file()]
     if missing:
+        named = [f"{n} (or {corpus.aliases[n]})" if n in corpus.aliases else n for n in files]
         raise InputError(
             str(folder),
-            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(files)}",
+            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(named)}",
         )
     unpinned = []
     for name, checksum in corpus.checksums.items():

@@ -26,7 +26,7 @@ from typing import TypeVar
 import numpy as np
 import pyarrow as pa
 
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError, quoted
 from .io import (
     _RUN_LAYOUT,
     LineCounts,
@@ -52,7 +52,7 @@ class NotGrouped(InputError):
         self.query_id = query_id
         super().__init__(
             source,
-            f"the run is not grouped by query: query {query_id!r} comes back at row {row:,} "
+            f"the run is not grouped by query: query {quoted(query_id)} comes back at row {row:,} "
             "(blank lines not counted), after rows of other queries",
         )
 
@@ -107,7 +107,8 @@ class _Source:
     def batches(self, skip: int) -> Iterator[tuple[pa.RecordBatch, LineCounts]]:
         """Record batches (and their :class:`LineCounts`) after the first ``skip`` rows."""
         if self.parquet:
-            produced = parquet_batches(self.path, "score", max(self.block_size // 64, 1024))
+            rows = max(self.block_size // 64, 1024)
+            produced = parquet_batches(self.path, "score", rows, threads=False)
             raw = None
         else:
             raw = pa.OSFile(os.fspath(self.path), "rb")
@@ -169,13 +170,18 @@ def iter_run_chunks(
                 index, row = cut
                 head = [*pending[:index], pending[index].slice(0, row)]
                 tail = [pending[index].slice(row), *pending[index + 1 :]]
-                chunk = _chunk(head, name, handed_out, seen, duplicates, counts)
+                chunk = _chunk(head, name, handed_out, seen, duplicates, counts, reader.parquet)
                 handed_out += chunk.rows
+                del head
+                # the batches of this chunk are freed: give their memory back now, not
+                # when the allocator gets to it (mimalloc keeps freed pages a while, which
+                # overshot a 50 MB limit by 60 MB)
+                pa.default_memory_pool().release_unused()
                 yield chunk.run
                 pending, pending_rows = tail, sum(b.num_rows for b in tail)
                 counts = LineCounts()
             if pending_rows:
-                chunk = _chunk(pending, name, handed_out, seen, duplicates, counts)
+                chunk = _chunk(pending, name, handed_out, seen, duplicates, counts, reader.parquet)
                 handed_out += chunk.rows
                 yield chunk.run
             if not handed_out:
@@ -199,6 +205,7 @@ def _chunk(
     seen: set[str],
     duplicates: str,
     counts: LineCounts,
+    parquet: bool = False,
 ) -> _Chunk:
     """One chunk's Run: grouping checked (against the queries of earlier chunks too), the
     duplicate policy applied, comment lines and lines with extra text counted."""
@@ -211,9 +218,11 @@ def _chunk(
     ids = _check_grouped(run, source, first_row, seen)
 
     def locate():
-        if lines is None:
-            raise _NeedLineNumbers  # re-read this chunk line-aware, for the line number
-        return lines
+        if lines is not None:
+            return lines
+        if parquet:  # rows are numbered as the whole-file read numbers them
+            return np.arange(first_row + 1, first_row + 1 + len(run))
+        raise _NeedLineNumbers  # re-read this chunk line-aware, for the line number
 
     run, warnings = _check_duplicates(run, duplicates, "score", locate)
     run.warnings = list(run.warnings) + warnings + counts.warnings("run")

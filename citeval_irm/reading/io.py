@@ -19,7 +19,7 @@ import contextlib
 import gzip
 import math
 import os
-import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from ..base.choices import DUPLICATE_POLICIES, KEEP_ALL, check_choice
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import ArgumentTypeError, EvalWarning, InputError, quoted
+from .fields import Place, id_column, id_text, typed_values
 from .tables import (
     QRELS_COLUMNS,
     RUN_COLUMNS,
@@ -46,8 +47,6 @@ from .tables import (
 
 _RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 _QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
-_FLOAT_PATTERN = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_LABEL_PATTERN = r"^[+-]?[0-9]+(\.0*)?$"
 _BLOCK_SIZE = 1 << 22  # 4 MB: both cores busy, few per-block dictionaries to unify
 
 PathLike = str | os.PathLike
@@ -70,17 +69,29 @@ def _input_stream(path: Path) -> pa.NativeFile:
     return pa.CompressedInputStream(stream, "gzip") if _is_gzip(path) else stream
 
 
+_HEAD = 1 << 20  # bytes of text looked at for the delimiter (and for binary data)
+
+
 def _first_line(path: Path) -> str:
+    """The first line with data among the first MB of text (``""`` when there is none
+    there). Text with a NUL byte there is an error naming its line: binary data (or
+    ``/dev/zero``'s) is not read on, as trec_eval refuses a file with a NUL."""
     opener = gzip.open if _is_gzip(path) else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
-                return line
+    with opener(path, "rb") as handle:
+        head = handle.read(_HEAD)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        line = head.count(b"\n", 0, nul) + 1
+        raise InputError(str(path), "holds a NUL byte: binary data, not a text file", line)
+    for line in head.decode("utf-8", errors="replace").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
+            return line
     return ""
 
 
 _ID_TYPE = pa.dictionary(pa.int32(), pa.string())
-_VALUE_TYPES = {"score": pa.float64(), "relevance": pa.int64()}
+# labels are read as text, by the one label rule (Arrow's integer parser takes "0x10")
+_VALUE_TYPES = {"score": pa.float64(), "relevance": pa.string()}
 # trec_eval splits a line at runs of C ``isspace`` characters: these six, nothing else (a
 # non-breaking space is part of an id).
 _ASCII_SPACE = "[ \t\n\v\f\r]"
@@ -230,23 +241,20 @@ def _read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], val
     columns: dict[str, object] = {
         name: table[name].unify_dictionaries().combine_chunks() for name in ("query_id", "doc_id")
     }
-    values = numpy_of(table[value_column])
-    _check_fast_values(values, value_column)
-    columns[value_column] = values
+    columns[value_column] = _fast_values(table[value_column], value_column)
     del table
     # the parser's blocks are freed now; hand their memory back before scoring allocates
     pa.default_memory_pool().release_unused()
     return columns, None, LineCounts()
 
 
-def _check_fast_values(values: np.ndarray, value_column: str) -> None:
-    """:class:`_NeedLineNumbers` for a value the line-aware path must report (a score that
-    is not finite, a label out of range)."""
-    if value_column == "score":
-        if not np.isfinite(values).all():
-            raise _NeedLineNumbers
-    elif len(values) and (values.min() < LABEL_RANGE[0] or values.max() > LABEL_RANGE[1]):
-        raise _NeedLineNumbers
+def _fast_values(values, value_column: str) -> np.ndarray:
+    """Scores or labels of a fast parse, by the one rule; :class:`_NeedLineNumbers` for a
+    value the line-aware path must report (with its line)."""
+    try:
+        return typed_values(values, value_column, Place("<fast>"))
+    except InputError:
+        raise _NeedLineNumbers from None
 
 
 def fast_batches(
@@ -267,7 +275,7 @@ def fast_batches(
         for batch in reader:
             if screen.odd:  # in this block or one read ahead: line-aware from here
                 raise _NeedLineNumbers
-            _check_fast_values(numpy_of(batch.column(value_column)), value_column)
+            _fast_values(batch.column(value_column), value_column)
             yield batch, LineCounts()
         if screen.odd:
             raise _NeedLineNumbers
@@ -385,7 +393,7 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found {found}: {lines[row].as_py()!r}{_shape_hint(width, found)}",
+            f"found {found}: {quoted(lines[row].as_py())}{_shape_hint(width, found)}",
             int(line_numbers[row]),
         )
     extra = np.flatnonzero(counts > width)
@@ -394,7 +402,7 @@ def _split_fields(path: Path, lines: pa.Array, line_numbers, layout, wanted, all
         raise InputError(
             str(path),
             f"expected {width} whitespace-separated columns ({' '.join(layout)}), "
-            f"found more: {lines[row].as_py()!r}{_shape_hint(width, int(counts[row]))}",
+            f"found more: {quoted(lines[row].as_py())}{_shape_hint(width, int(counts[row]))}",
             int(line_numbers[row]),
         )
     values = parts.values
@@ -413,34 +421,19 @@ def _shape_hint(width: int, found: int) -> str:
     return ""
 
 
-def _value_hint(value: str, first_row: bool) -> str:
-    """The likely mistake behind a value that is not a number: a header line (a word on
-    the first row), a decimal comma (``30,5``)."""
-    if first_row and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
-        return ": this looks like a header line: remove it (TREC files have none)"
-    if re.fullmatch(r"[+-]?[0-9]*,[0-9]+", value):
-        return f": a decimal comma? write {value.replace(',', '.')!r}"
-    return ""
-
-
 def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column, allow_extra):
     """:func:`_split_fields`, then the value column typed (or an error naming the line)."""
     columns, line_numbers, extra = _split_fields(
         path, lines, line_numbers, layout, wanted, allow_extra
     )
-    columns[value_column] = _typed_values(path, columns[value_column], line_numbers, value_column)
+    place = Place(str(path), line_numbers)
+    columns[value_column] = typed_values(columns[value_column], value_column, place)
     return columns, line_numbers, extra
 
 
 def _lengths(strings: pa.Array) -> np.ndarray:
     """Length in bytes of each string of an Arrow string array."""
     return numpy_of(pc.binary_length(strings))
-
-
-def _first_invalid(column: pa.Array, pattern: str) -> int | None:
-    ok = numpy_of(pc.match_substring_regex(column, pattern))
-    bad = np.flatnonzero(~ok)
-    return int(bad[0]) if bad.size else None
 
 
 def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: bool):
@@ -458,9 +451,8 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
             columns, line_numbers, counts = _read_fast(path, layout, wanted, value_column)
         except _NeedLineNumbers:
             columns, line_numbers, counts = _read_lines(path, layout, wanted, allow_extra)
-            columns[value_column] = _typed_values(
-                path, columns[value_column], line_numbers, value_column
-            )
+            place = Place(str(path), line_numbers)
+            columns[value_column] = typed_values(columns[value_column], value_column, place)
     except (OSError, EOFError, gzip.BadGzipFile, pa.ArrowInvalid) as exc:
         if isinstance(exc, InputError):
             raise
@@ -470,62 +462,34 @@ def _parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: 
     return columns, line_numbers, counts
 
 
-def _typed_values(path: Path, raw: pa.Array, line_numbers, value_column: str) -> np.ndarray:
-    """The score (finite float) or relevance (whole number) column, or an error naming the
-    line."""
-    is_score = value_column == "score"
-    bad = _first_invalid(raw, _FLOAT_PATTERN if is_score else _LABEL_PATTERN)
-    if bad is not None:
-        value = raw[bad].as_py()
-        kind = "score" if is_score else "relevance label"
-        expected = "a finite number" if is_score else "a whole number"
-        hint = _value_hint(value, bad == 0)
-        raise InputError(
-            str(path), f"{kind} {value!r} is not {expected}{hint}", int(line_numbers[bad])
-        )
-    if is_score:
-        values = numpy_of(pc.cast(raw, pa.float64()))
-        nonfinite = np.flatnonzero(~np.isfinite(values))
-        if nonfinite.size:
-            row = nonfinite[0]
-            raise InputError(
-                str(path), f"score {raw[row].as_py()!r} is not finite", int(line_numbers[row])
-            )
-        return values
-    # the pattern allows one leading "+" and a zero fraction ("1.0")
-    digits = pc.replace_substring_regex(pc.utf8_ltrim(raw, "+"), r"\.0*$", "")
-    try:
-        labels = numpy_of(pc.cast(digits, pa.int64()))
-    except pa.ArrowInvalid:  # more digits than 64 bits hold
-        labels = np.array([max(min(int(v), LABEL_RANGE[1] + 1), LABEL_RANGE[0] - 1)
-                           for v in digits.to_pylist()], dtype=np.int64)  # fmt: skip
-    check_labels(labels, raw.to_pylist, str(path), line_numbers)
-    return labels
-
-
-LABEL_RANGE = (-(2**31), 2**31 - 1)  # a C int, as trec_eval and pytrec_eval store labels
-
-
-def check_labels(labels: np.ndarray, originals, source: str, line_numbers=None) -> None:
-    """Labels outside :data:`LABEL_RANGE` are an error naming the (first) row; ``originals``
-    gives the values as written, for the message, only when one is wrong."""
-    bad = np.flatnonzero((labels < LABEL_RANGE[0]) | (labels > LABEL_RANGE[1]))
-    if bad.size:
-        row = int(bad[0])
-        line = int(line_numbers[row]) if line_numbers is not None else row + 1
-        raise InputError(
-            source,
-            f"relevance label {originals()[row]!r} is out of range: labels are whole numbers "
-            f"from {LABEL_RANGE[0]:,} to {LABEL_RANGE[1]:,}",
-            line,
-        )
-
-
 # --------------------------------------------------------------------------- Parquet
 
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 PARQUET_BATCH_ROWS = 1 << 20
 PARQUET_WRITE = {"write_page_checksum": True}  # so a damaged page is found when read
+
+
+_NOT_FILES = {
+    stat.S_IFIFO: "a pipe (FIFO), which can be read only once, and a run or qrels file is "
+    "opened more than once (its size, its first bytes, then its rows): write it to a file "
+    "first (a .gz file is read as it is, no need to decompress it)",
+    stat.S_IFCHR: "a character device, not a file",
+    stat.S_IFBLK: "a block device, not a file",
+    stat.S_IFSOCK: "a socket, not a file",
+}
+
+
+def check_file_kind(path: Path) -> None:
+    """An :class:`InputError` for a path that is neither a regular file nor a folder (a
+    FIFO, ``/dev/zero``, a socket), found without opening it: reading one would hang or
+    never end. A path that does not exist is left to the reader to report."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    problem = _NOT_FILES.get(stat.S_IFMT(mode))
+    if problem is not None:
+        raise InputError(str(path), f"is {problem}")
 
 
 def is_parquet(source) -> bool:
@@ -535,6 +499,7 @@ def is_parquet(source) -> bool:
     if "://" in text:
         return True
     path = Path(text)
+    check_file_kind(path)
     if path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir():
         return True
     try:
@@ -607,13 +572,19 @@ def _url_filesystem(text: str):
 
 
 def parquet_batches(
-    source, value_column: str, batch_rows: int = PARQUET_BATCH_ROWS, only: list[str] | None = None
+    source,
+    value_column: str,
+    batch_rows: int = PARQUET_BATCH_ROWS,
+    only: list[str] | None = None,
+    threads: bool = True,
 ):
     """Record batches ``query_id, doc_id, <value_column>`` of a Parquet file or dataset, in
     file and row order, under any accepted column name (PyTerrier's ``qid, docno`` too);
     ids become strings, values float scores or integer labels. A missing column, a null,
     an empty id or a value that is not a finite number (an integer label) is an error
-    naming the file and the row. ``only``: these of its files (a worker's share)."""
+    naming the file and the row. ``only``: these of its files (a worker's share);
+    ``threads=False``: columns decoded on this thread (a read within a memory limit:
+    pyarrow's decoding threads each keep memory of their own, 50-100 MB in all)."""
     filesystem, files = parquet_files(source)
     files = files if only is None else only
     wanted = ("query_id", "doc_id", value_column)
@@ -646,7 +617,7 @@ def parquet_batches(
         lines = ["line"] if "line" in columns and value_column == "score" else []
         first_row = 1
         names = [*(found[c] for c in wanted), *lines]
-        batches = handle.iter_batches(batch_size=batch_rows, columns=names)
+        batches = handle.iter_batches(batch_size=batch_rows, columns=names, use_threads=threads)
         while True:
             try:
                 batch = next(batches, None)
@@ -675,6 +646,7 @@ def _parquet_file(filesystem, name: str, shown: str, **options):
         return pq.ParquetFile(
             filesystem.open_input_file(name),
             buffer_size=1 << 20,
+            pre_buffer=False,  # pyarrow's default reads each column chunk whole, ahead
             page_checksum_verification=True,
             **options,
         )
@@ -683,9 +655,20 @@ def _parquet_file(filesystem, name: str, shown: str, **options):
 
 
 def _stored_as_dictionary(metadata, column: int) -> bool:
-    """Whether every row group stores ``column`` with a dictionary page."""
-    groups = range(metadata.num_row_groups)
-    return all(metadata.row_group(g).column(column).has_dictionary_page for g in groups)
+    """Whether every row group stores ``column`` with a dictionary page and its data pages
+    all as dictionary indices. A writer whose dictionary grew past its limit (pyarrow's
+    1 MB, DuckDB's) falls back to plain pages for the rest of the chunk; read as a
+    dictionary, that column's dictionary would grow with the file, in every batch (400 MB
+    for 3 M rows of 40-character ids under a 50 MB limit). Indices take at most 4 bytes a
+    value, so a chunk whose data pages are larger than that holds plain pages."""
+    for group in range(metadata.num_row_groups):
+        chunk = metadata.row_group(group).column(column)
+        if not chunk.has_dictionary_page:
+            return False
+        dictionary = max(chunk.data_page_offset - (chunk.dictionary_page_offset or 0), 0)
+        if chunk.total_uncompressed_size - dictionary > 4 * chunk.num_values + (2 << 20):
+            return False
+    return True
 
 
 def _first_true(mask) -> int | None:
@@ -733,27 +716,9 @@ def _parquet_ids(values: pa.Array, source: str, first_row: int, name: str) -> pa
 
 
 def _parquet_values(values: pa.Array, source: str, first_row: int, value_column: str):
-    is_score = value_column == "score"
-    kind = "score" if is_score else "relevance label"
-    bad = _first_true(pc.is_null(values))
-    if bad is not None:
-        raise InputError(source, f"row {first_row + bad}: missing {kind}")
-    if pa.types.is_boolean(values.type):  # as in memory: a boolean is not a number
-        raise InputError(source, f"row {first_row}: {kind} {values[0].as_py()!r} is not a number")
-    try:
-        typed = values.cast(pa.float64() if is_score else pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        raise InputError(source, f"column {value_column} ({values.type}): {exc}") from None
-    if is_score:
-        bad = _first_true(pc.invert(pc.is_finite(typed)))
-        if bad is not None:
-            raise InputError(
-                source, f"row {first_row + bad}: score {values[bad].as_py()!r} is not finite"
-            )
-    else:
-        rows = np.arange(first_row, first_row + len(typed))
-        check_labels(numpy_of(typed), values.to_pylist, source, rows)
-    return typed
+    """A batch's scores or labels by the one rule of every form; errors name the row."""
+    place = Place(source, first=first_row, rows=True)
+    return arrow_array(typed_values(values, value_column, place))
 
 
 def _read_parquet(source, value_column: str, duplicates: str, only: list[str] | None = None):
@@ -809,7 +774,7 @@ def _check_duplicates(table, policy: str, kind: str, locate=None):
         )
         raise InputError(
             table.source,
-            f"duplicate {kind} for query {queries[0]!r} and doc {docs[0]!r} "
+            f"duplicate {kind} for query {quoted(queries[0])} and doc {quoted(docs[0])} "
             f"({len(rows)} repeated rows in all){hint}",
             line,
         )
@@ -906,7 +871,7 @@ def _columns_from_mapping(data: Mapping, value_column: str) -> dict[str, list]:
     for query_id, ranking in data.items():
         if not isinstance(ranking, Mapping):
             raise InputError(
-                "<dict>", f"query {query_id!r}: expected a {{doc_id: {value_column}}} mapping"
+                "<dict>", f"query {quoted(query_id)}: expected a {{doc_id: {value_column}}} mapping"
             )
         queries.extend([query_id] * len(ranking))
         docs.extend(ranking)
@@ -922,7 +887,7 @@ def _columns_from_records(records: Iterable, value_column: str) -> dict[str, lis
         except AttributeError:
             raise InputError(
                 "<records>",
-                f"expected records with query_id, doc_id and {value_column}, got {record!r}",
+                f"expected records with query_id, doc_id and {value_column}, got {quoted(record)}",
             ) from None
         queries.append(query)
         docs.append(doc)
@@ -945,77 +910,11 @@ def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, obje
             f"missing column(s) {missing} (accepted names: {accepted}); "
             f"found {[str(c) for c in frame.columns]}",
         )
-    return {c: frame[found[c]].to_numpy(dtype=object) for c in wanted}
-
-
-def id_text(value, source: str, name: str, row: int) -> str:
-    """One id as the text a TREC file would hold, the same for every input form: a string
-    as it is, an integer as its digits, a float that is a whole number as one too (``2.0``
-    is ``'2'``, as a qrels file writes query 2), any other float as Python prints it. A
-    boolean is not an id: an error naming the row, as a missing or empty id is."""
-    if isinstance(value, str):
-        if value:
-            return value
-    elif isinstance(value, (bool, np.bool_)):
-        raise InputError(source, f"{name} {value!r} is a boolean, not an id", row)
-    elif isinstance(value, (float, np.floating)):
-        if math.isfinite(value):
-            whole = float(value).is_integer() and abs(value) < 2**63
-            return str(int(value)) if whole else repr(float(value))
-    elif value is not None:
-        return str(value)
-    raise InputError(source, f"missing or empty {name}: {value!r}", row)
-
-
-def _id_column(values, source: str, name: str) -> pa.Array:
-    """Ids as strings, by :func:`id_text`; a missing or empty id is an error."""
-    values = values.tolist() if isinstance(values, np.ndarray) else list(values)
-    try:  # the usual case, in one pass: all non-empty strings
-        strings = pa.array(values, pa.string())
-        if not strings.null_count and (not len(strings) or _lengths(strings).min() > 0):
-            return strings
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
-        pass
-    return pa.array([id_text(v, source, name, i + 1) for i, v in enumerate(values)], pa.string())
-
-
-def _number(value) -> float:
-    """A score or label as a float, NaN when it is not a number (a bool is not)."""
-    if isinstance(value, (bool, np.bool_, bytes)) or value is None:
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def _value_column(values, source: str, value_column: str) -> np.ndarray:
-    """Finite float scores, or integer labels, from an in-memory column; else an error
-    naming the row."""
-    array = np.asarray(values)
-    if array.dtype.kind in "iuf":
-        numbers = array.astype(np.float64)
-    else:
-        numbers = np.array([_number(v) for v in array.tolist()], dtype=np.float64)
-    if value_column == "score":
-        bad = np.flatnonzero(~np.isfinite(numbers))
-        if bad.size:
-            row = int(bad[0])
-            value = array.tolist()[row]
-            raise InputError(source, f"score {value!r} is not a finite number", row + 1)
-        return numbers
-    if array.dtype.kind in "iu":
-        labels = array.astype(np.int64)
-    else:
-        bad = np.flatnonzero(~np.isfinite(numbers) | (numbers != np.round(numbers)))
-        if bad.size:
-            row = int(bad[0])
-            raise InputError(
-                source, f"relevance label {array[row]!r} is not a whole number", row + 1
-            )
-        labels = np.clip(numbers, LABEL_RANGE[0] - 1, LABEL_RANGE[1] + 1).astype(np.int64)
-    check_labels(labels, array.tolist, source)
-    return labels
+    columns = {c: frame[found[c]].to_numpy(dtype=object) for c in wanted[:2]}
+    values = frame[found[value_column]]  # numbers of a numpy dtype as they are; others as objects
+    numeric = isinstance(values.dtype, np.dtype) and values.dtype.kind in "iuf"
+    columns[value_column] = values.to_numpy() if numeric else values.to_numpy(dtype=object)
+    return columns
 
 
 def _is_frame(obj) -> bool:
@@ -1033,7 +932,14 @@ def _coerce_columns(obj, value_column: str) -> tuple[dict[str, object], str]:
         return _columns_from_mapping(obj, value_column), "<dict>"
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
         return _columns_from_records(obj, value_column), "<records>"
-    raise InputError(None, f"cannot read a {value_column} table from {type(obj).__name__}")
+    kind = "run" if value_column == "score" else "qrels"
+    raise ArgumentTypeError(
+        None,
+        f"{kind}: cannot read {'a run' if kind == 'run' else kind} from "
+        f"{type(obj).__name__}: give a file path, a "
+        f"DataFrame, a {{query_id: {{doc_id: {value_column}}}}} dict or records"
+        + (", or an ir_datasets dataset or id" if kind == "qrels" else ""),
+    )
 
 
 def _table_from(obj, value_column: str, cls, **extra):
@@ -1041,9 +947,9 @@ def _table_from(obj, value_column: str, cls, **extra):
     if not len(columns["query_id"]) and not extra.get("unjudged"):
         raise InputError(source, "is empty: no rows")
     return cls.from_columns(
-        _id_column(columns["query_id"], source, "query_id"),
-        _id_column(columns["doc_id"], source, "doc_id"),
-        _value_column(columns[value_column], source, value_column),
+        id_column(columns["query_id"], source, "query_id"),
+        id_column(columns["doc_id"], source, "doc_id"),
+        typed_values(columns[value_column], value_column, Place(source)),
         source,
         **extra,
     )
@@ -1124,9 +1030,9 @@ def _qrels_from_dataset(name: str, dataset) -> Qrels:
         raise InputError(f"ir_datasets:{name}", "is empty: no rows")
     source = f"ir_datasets:{name}"
     qrels = Qrels.from_columns(
-        _id_column(columns["query_id"], source, "query_id"),
-        _id_column(columns["doc_id"], source, "doc_id"),
-        _value_column(columns["relevance"], source, "relevance"),
+        id_column(columns["query_id"], source, "query_id"),
+        id_column(columns["doc_id"], source, "doc_id"),
+        typed_values(columns["relevance"], "relevance", Place(source)),
         source,
     )
     return _checked_qrels(qrels)
@@ -1177,7 +1083,7 @@ def _check_writable_ids(run: Run, tag: str) -> None:
         if where is not None:
             raise InputError(
                 run.source,
-                f"{name} {ids[where].as_py()!r} cannot be written to a TREC file: it holds "
+                f"{name} {quoted(ids[where].as_py())} cannot be written to a TREC file: it holds "
                 "whitespace or starts with '#', so it would be read back as other fields "
                 "(write the run as Parquet instead)",
             )

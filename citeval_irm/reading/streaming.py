@@ -160,7 +160,10 @@ def plan_reading(
     large = False
     if is_parquet(run):
         rows, data = _parquet_sizes(run)
-        estimate, per_row = int(data * IN_MEMORY_PER_TEXT_BYTE * 2), data / max(rows, 1) * 2
+        estimate = int(data * IN_MEMORY_PER_TEXT_BYTE * 2)
+        # a row of a chunk takes what a line of text would: its uncompressed bytes are about
+        # its text (twice that overshot a 50 MB limit by 40 MB, 3 M rows of one row group)
+        per_row = data / max(rows, 1) * CHUNK_PER_TEXT_BYTE
         size = data
     elif path.is_dir():
         return ReadingPlan(False)

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries, TrecQrel
 
-from ...base.errors import InputError
+from ...base.errors import EvalWarning, InputError
 from ..jsonstream import Notes, iter_array, iter_object, kind
 from ..records import (
     TARGET_MARKER,
@@ -314,9 +314,26 @@ class JsonObjectRecords(StoredRecords):
         counted, once the file has been read: at INFO, as facts of the data rather than
         problems, so ``--quiet`` drops them."""
         notes = Notes(NOTE_MESSAGES)
-        yield from parse_object_file(source, self._parse_record, self.corpus.id_scheme, notes)
+        records = 0
+        for record in parse_object_file(source, self._parse_record, self.corpus.id_scheme, notes):
+            records += 1
+            yield record
         for warning in notes.warnings():
             _logger.info(f"{self.corpus.dataset_id}: {source.name}: {warning}")
+        for facet in unavailable_facets(notes, records):
+            _logger.warn(
+                f"{self.corpus.dataset_id}: {source.name} carries no {facet!r} field in any of "
+                f"its {records:,} records: the {facet} facet is unavailable (read as empty)"
+            )
+
+
+FACET_NOTES = {"context_no_heading": "heading", "paper_no_categories": "categories"}
+
+
+def unavailable_facets(notes: Notes, records: int) -> list[str]:
+    """The optional fields (``heading``, ``categories``) that none of ``records`` records
+    carried: facets a file of this release cannot give."""
+    return [f for code, f in FACET_NOTES.items() if records and notes.counts[code] == records]
 
 
 # --------------------------------------------------------------------------- components
@@ -455,7 +472,7 @@ def _check_splits(
 ) -> dict[str, int]:
     counts = {}
     for split in SPLITS:
-        path = folder / corpus.layout.split(split)
+        path = corpus.in_folder(folder, corpus.layout.split(split))
         seen: set[str] = set()
         for entry in iter_split(path):
             where = f"record {entry.record} (context {entry.context_id!r})"
@@ -484,9 +501,15 @@ def validate_hatten_folder(corpus: HattenCorpus, folder: Path) -> ImportReport:
     layout, scheme = corpus.layout, corpus.id_scheme
     parse_doc = partial(parse_paper, doc_cls=corpus.doc_cls)
     parse_ctx = partial(parse_context, context_cls=corpus.context_cls)
-    paper_ids = _ids(folder / layout.papers, parse_doc, scheme, notes)
-    context_ids = _ids(folder / layout.contexts, parse_ctx, scheme, notes)
+    paper_ids = _ids(corpus.in_folder(folder, layout.papers), parse_doc, scheme, notes)
+    context_ids = _ids(corpus.in_folder(folder, layout.contexts), parse_ctx, scheme, notes)
     counts = {"papers": len(paper_ids), "contexts": len(context_ids)}
     counts.update(_check_splits(corpus, folder, paper_ids, context_ids, notes))
     published = {"papers": corpus.counts.docs, **{s: corpus.counts.split(s) for s in SPLITS}}
-    return ImportReport(corpus, folder, counts, published, notes.warnings())
+    warnings = notes.warnings()
+    sizes = {"heading": len(context_ids), "categories": len(paper_ids)}
+    gone = [f for code, f in FACET_NOTES.items() if sizes[f] and notes.counts[code] == sizes[f]]
+    if gone:
+        message = "facets no record of the files carries (read as empty; unavailable)"
+        warnings.append(EvalWarning("facet_unavailable", message, len(gone), tuple(gone)))
+    return ImportReport(corpus, folder, counts, published, warnings)

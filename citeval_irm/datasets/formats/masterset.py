@@ -48,7 +48,8 @@ from typing import Any, NamedTuple
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ...base.errors import InputError
+from ...base.errors import InputError, quoted
+from ...base.numbers import C_SPACE, decimal_number
 from ..jsonstream import Notes, kind
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from ..sources import CorpusSource, corpus_file
@@ -228,25 +229,28 @@ def _year(path: Path, row: int, values: dict, notes: Notes) -> int | None:
 
 
 def _label(path: Path, where: str, key: str, value: Any) -> float | None:
-    """A label as a number; ``None`` for a missing one ("", "nan", null)."""
+    """A label as a number; ``None`` for a missing one ("", "nan", null). A string is read
+    by the one rule for numbers in text (:func:`~citeval_irm.base.numbers.decimal_number`:
+    decimal digits, no ``0x10`` or ``1_0``); a JSON number too large for a float is an
+    error, as any other value that is no finite number."""
     if value is None:
         return None
     number = None
     if isinstance(value, str):
-        text = value.strip()
+        text = value.strip(C_SPACE)
         if text == "" or text.lower() == "nan":
             return None
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
+        number = decimal_number(text)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-        if math.isnan(number):
+        if isinstance(value, float) and math.isnan(value):
             return None
+        try:
+            number = float(value)
+        except OverflowError:  # a 400-digit JSON integer
+            number = None
     if number is None or not math.isfinite(number):
         raise InputError(
-            str(path), f"{where}: {key} {value!r} is not a number (nor 'nan' or empty)"
+            str(path), f"{where}: {key} {quoted(value)} is not a number (nor 'nan' or empty)"
         )
     return number
 
@@ -404,6 +408,33 @@ class MasterSetQueries(BaseQueries):
         return "en"
 
 
+LABEL_OF_TIER = {"baseline": LABELS[0], "core": LABELS[1], "frequent": LABELS[2]}
+
+
+class EmptyTierError(InputError):
+    """A tier in which no query paper of the split has any gold: every score would be 0 or
+    undefined, so loading it is an error naming the likely cause."""
+
+    def __init__(self, corpus: MasterSetCorpus, split: str, tier: str, queries: int):
+        labels = [LABEL_OF_TIER[t] for t in (TIERS if tier == MUST_CITE else (tier,))]
+        cause = (
+            f"no reference carries a {' / '.join(labels)} value meeting {TIER_RULES[tier]}; "
+            "the likely cause is labels left empty when the release was built"
+        )
+        if tier == "core":
+            cause += (
+                ": the published toolkit's preprocessing/dataframe_builder/3-add-three-labels.py "
+                '(NIU-Graph-Intelligence/masterset-toolkit, line 78) writes type_2_output = "" '
+                "for every reference, so a release built with it has no core gold"
+            )
+        super().__init__(
+            f"{corpus.dataset_id}/{split}/{tier}",
+            f"the {tier} tier is empty: none of the {queries:,} query papers of "
+            f"{SPLITS[split]} has a gold paper in it ({cause}). Use another tier, or files "
+            "whose labels are filled in.",
+        )
+
+
 class MustCiteQrels(BaseQrels):
     """The gold references of one tier, out-of-pool gold kept or dropped (``reading``)."""
 
@@ -418,7 +449,9 @@ class MustCiteQrels(BaseQrels):
     def qrels_iter(self) -> Iterator[MustCiteQrel]:
         notes = Notes(NOTES)
         pool = pool_ids(self._corpus, notes)
+        queries = 0
         for gold in iter_gold(self._corpus, self._split, notes):
+            queries += 1
             judged = tier_gold(gold, self._tier)
             if not judged:
                 notes.add("queries_without_gold", gold.query_id)
@@ -433,6 +466,8 @@ class MustCiteQrels(BaseQrels):
                     if dropped:
                         continue
                 yield MustCiteQrel(gold.query_id, doc_id, 1, "0", tier, int(in_pool))
+        if notes.counts["queries_without_gold"] == queries:
+            raise EmptyTierError(self._corpus, self._split, self._tier, queries)
         reading = "/in-pool" if self._reading == "in-pool" else ""
         _log(f"{self._corpus.dataset_id}/{self._split}/{self._tier}{reading} qrels", notes)
 

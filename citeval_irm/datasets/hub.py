@@ -1,0 +1,257 @@
+"""Corpora hosted on the Hugging Face Hub (ArSyTa, MasterSet), fetched with ``huggingface_hub``.
+
+The Hub's own client does the transfer: ``HF_TOKEN`` (or a ``hf auth login``) for gated
+or private datasets, ``HF_ENDPOINT`` for a mirror, its cache (``HF_HUB_CACHE``, default
+``~/.cache/huggingface/hub``) and its retries, which resume an interrupted transfer with an
+HTTP ``Range`` request. What this module adds:
+
+1. the repository is listed at the pinned revision first (``list_repo_tree``), and a file
+   the corpus needs that is not there is an error naming what *is* there, before anything
+   large is transferred;
+2. every file is checked against what the Hub publishes for it in that listing: the sha256
+   of an LFS file, the git blob id of a small one; a mismatch is a
+   :class:`~citeval_irm.base.downloads.ChecksumError` and the bad copy is removed from the
+   cache when this call put it there;
+3. the checked file is linked into the corpus's folder of the ir_datasets home (a hard
+   link, or a symbolic link across file systems: never a second copy) with a record of
+   where it came from and the checksum it passed, which later loads check it against.
+
+Hosts whose repository the authors' own pages or code do not name are marked
+``verified=False``: every listing and error says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from ..base.downloads import Checksum, ChecksumError, file_checksum, write_record
+from ..base.errors import CitevalError
+from ..base.outputs import work_path
+
+
+class HubError(CitevalError):
+    """The Hub could not give a corpus's files (gated, missing, offline); says what to do."""
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    """A dataset repository of the Hub at a pinned ``revision`` (a commit id), the corpus's
+    files under ``folder`` in it. ``verified`` is ``False`` when no page or code of the
+    authors names this repository (said wherever it is shown); ``evidence`` says what does."""
+
+    repo_id: str
+    revision: str
+    folder: str = ""
+    verified: bool = True
+    evidence: str = ""
+
+    def path_of(self, name: str) -> str:
+        """The file's path in the repository."""
+        return f"{self.folder.strip('/')}/{name}" if self.folder else name
+
+    def page(self) -> str:
+        """The repository's page at the pinned revision (under ``HF_ENDPOINT`` if set)."""
+        where = f"/tree/{self.revision}/{self.folder}" if self.folder else f"/tree/{self.revision}"
+        return f"{endpoint()}/datasets/{self.repo_id}{where}"
+
+    def url(self, name: str) -> str:
+        """Where the Hub serves ``name`` at the pinned revision."""
+        return f"{endpoint()}/datasets/{self.repo_id}/resolve/{self.revision}/{self.path_of(name)}"
+
+    def label(self) -> str:
+        """``repo@revision``, with ``(host not verified)`` when it is not."""
+        mark = "" if self.verified else " (host not verified)"
+        return f"{HUB}/datasets/{self.repo_id}@{self.revision[:12]}{mark}"
+
+
+class RemoteFile(NamedTuple):
+    """One file of a listing: its path, size and the checksum the Hub publishes for it."""
+
+    path: str
+    size: int
+    checksum: Checksum
+    lfs: bool
+
+
+HUB = "https://huggingface.co"
+
+
+def endpoint() -> str:
+    """The Hub's address: ``HF_ENDPOINT`` read now (huggingface_hub reads it once, at its
+    import), else the Hub itself."""
+    return (os.environ.get("HF_ENDPOINT") or HUB).rstrip("/")
+
+
+def _cache_dir() -> str | None:
+    """``HF_HUB_CACHE`` (or ``HF_HOME/hub``) read now; ``None``: huggingface_hub's default."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.environ["HF_HUB_CACHE"]
+    if os.environ.get("HF_HOME"):
+        return os.path.join(os.environ["HF_HOME"], "hub")
+    return None
+
+
+def _hub_problem(repo: HubRepo, exc: Exception, doing: str) -> HubError:
+    """A clear :class:`HubError` for what huggingface_hub raised while ``doing``."""
+    from huggingface_hub import errors
+
+    where = f"{repo.page()}{'' if repo.verified else ' (host not verified)'}"
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(exc, errors.GatedRepoError) or status in (401, 403):
+        token = "HF_TOKEN is set but was refused" if os.environ.get("HF_TOKEN") else "no HF_TOKEN"
+        return HubError(
+            f"{where}: the dataset is gated or private (HTTP {status}; {token}) while {doing}. "
+            "Accept its terms on its page with your Hugging Face account, then set HF_TOKEN "
+            "to an access token of that account (or run `hf auth login`)."
+        )
+    if isinstance(exc, errors.RevisionNotFoundError):
+        return HubError(f"{where}: revision {repo.revision} not found while {doing}")
+    if isinstance(exc, errors.RepositoryNotFoundError):
+        return HubError(
+            f"{where}: repository {repo.repo_id} not found while {doing} (or private: set "
+            "HF_TOKEN if you have access)"
+        )
+    return HubError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}")
+
+
+_LISTINGS: dict[tuple[str, str, str, str], dict[str, RemoteFile]] = {}
+
+
+def list_repository(repo: HubRepo) -> dict[str, RemoteFile]:
+    """The files of ``repo.folder`` at the pinned revision, by path, with the checksum the
+    Hub publishes for each (kept for the process)."""
+    key = (endpoint(), repo.repo_id, repo.revision, repo.folder)
+    if key in _LISTINGS:
+        return _LISTINGS[key]
+    import httpx2
+    from huggingface_hub import HfApi, errors
+    from huggingface_hub.hf_api import RepoFile
+
+    api = HfApi(endpoint=endpoint())
+    try:
+        entries = list(
+            api.list_repo_tree(
+                repo.repo_id,
+                repo.folder or None,
+                revision=repo.revision,
+                repo_type="dataset",
+            )
+        )
+    except (errors.HfHubHTTPError, httpx2.HTTPError, OSError) as exc:
+        raise _hub_problem(repo, exc, "listing the repository") from None
+    files = {}
+    for entry in entries:
+        if not isinstance(entry, RepoFile):
+            continue
+        if entry.lfs is not None:
+            checksum, lfs = Checksum("sha256", entry.lfs.sha256), True
+        else:
+            checksum, lfs = Checksum("git-blob-sha1", entry.blob_id), False
+        files[entry.path] = RemoteFile(entry.path, entry.size, checksum, lfs)
+    _LISTINGS[key] = files
+    return files
+
+
+def _size(size: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:,} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1000
+    return str(size)
+
+
+def expected_files(dataset_id: str, names: tuple[str, ...], repo: HubRepo) -> dict[str, RemoteFile]:
+    """Every file of a corpus (``names``) in the listing, by its name in the corpus; one
+    that is missing is a :class:`HubError` naming it and listing what is there (before any
+    file is transferred)."""
+    listing = list_repository(repo)
+    missing = [n for n in names if repo.path_of(n) not in listing]
+    if missing:
+        there = ", ".join(f"{p} ({_size(f.size)})" for p, f in sorted(listing.items())) or "nothing"
+        host = "" if repo.verified else " (host not verified)"
+        raise HubError(
+            f"{dataset_id}: {', '.join(missing)} not found in {repo.page()}{host}; "
+            f"the repository holds: {there}"
+        )
+    return {n: listing[repo.path_of(n)] for n in names}
+
+
+def _link(blob: Path, dest: Path) -> None:
+    """Put ``blob`` at ``dest`` without copying it: a hard link, else a symbolic link."""
+    work = work_path(dest)
+    try:
+        os.link(blob, work)
+    except OSError:
+        os.symlink(blob.resolve(), work)
+    try:
+        os.replace(work, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(work)
+
+
+def fetch_from_hub(
+    dataset_id: str, names: tuple[str, ...], repo: HubRepo, name: str, dest: Path
+) -> Path:
+    """Download ``name`` (one of the corpus's ``names``, all checked to be listed first)
+    from ``repo`` with huggingface_hub, check it against the published checksum, link it to
+    ``dest`` and record it; return ``dest``."""
+    import httpx2
+    from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
+
+    remote = expected_files(dataset_id, names, repo)[name]
+    cached = try_to_load_from_cache(
+        repo.repo_id, repo.path_of(name), _cache_dir(), repo.revision, repo_type="dataset"
+    )
+    had_it = isinstance(cached, str)
+    try:
+        got = hf_hub_download(
+            repo.repo_id,
+            repo.path_of(name),
+            repo_type="dataset",
+            revision=repo.revision,
+            endpoint=endpoint(),
+            cache_dir=_cache_dir(),
+        )
+    except (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, httpx2.HTTPError) as exc:
+        raise _hub_problem(repo, exc, f"downloading {repo.path_of(name)}") from None
+    got = Path(got)
+    actual = file_checksum(got, remote.checksum.algorithm)
+    if actual != remote.checksum.value:
+        note = "; the downloaded copy was removed from the Hugging Face cache"
+        if had_it:
+            note = f"; the copy in the Hugging Face cache ({got}) is damaged: delete it"
+        else:
+            blob = got.resolve()
+            got.unlink(missing_ok=True)
+            blob.unlink(missing_ok=True)
+        raise ChecksumError(
+            f"{dataset_id}: {name} (from {repo.url(name)})",
+            remote.checksum.algorithm,
+            remote.checksum.value,
+            actual,
+            note,
+        )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _link(got.resolve(), dest)
+    try:
+        write_record(dest, repo.url(name), remote.checksum)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+    return dest
+
+
+__all__ = [
+    "HubError",
+    "HubRepo",
+    "RemoteFile",
+    "endpoint",
+    "expected_files",
+    "fetch_from_hub",
+    "list_repository",
+]

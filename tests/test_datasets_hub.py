@@ -1,0 +1,136 @@
+"""Corpora hosted on the Hugging Face Hub, downloaded through huggingface_hub from a loopback
+server speaking the Hub's protocol (tests/hub_server.py), selected with HF_ENDPOINT: a good
+download, a gated repository (HF_TOKEN), a missing file named before any transfer, a
+corrupted file caught by its sha256, an interrupted transfer resumed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import ir_datasets
+import pytest
+from datasets_fixtures import ARSYTA_FILES, write_arsyta_folder
+from hub_server import hub  # noqa: F401 (the fixture, used by `served`)
+
+from citeval_irm.base.downloads import ChecksumError, file_checksum, read_record
+from citeval_irm.cli import main
+from citeval_irm.datasets import DataNotFoundError
+from citeval_irm.datasets import sources as sources_module
+from citeval_irm.datasets.arsyta import ARSYTA_HUB
+
+REPO = ARSYTA_HUB.repo_id
+
+
+@pytest.fixture
+def served(hub, tmp_path: Path, ir_home: Path, monkeypatch):  # noqa: F811
+    """ArSyTa's five files, generated under the Hub's names, in the loopback Hub at the
+    pinned revision; the licence notice not yet shown."""
+    written = write_arsyta_folder(tmp_path / "served", hosted=True)
+    hub.revision = ARSYTA_HUB.revision
+    hub.repos[REPO] = {n: (tmp_path / "served" / n).read_bytes() for n in ARSYTA_FILES}
+    hub.repos[REPO]["README.md"] = b"# a dataset card\n"
+    monkeypatch.setattr(sources_module, "_NOTICES_SHOWN", set())
+    return hub, written
+
+
+def test_good_download_is_listed_checked_linked_and_recorded(served, ir_home: Path, capfd):
+    state, written = served
+    dataset = ir_datasets.load("citeval/arsyta/test")
+    queries = list(dataset.queries_iter())
+    assert [q.heading for q in queries] == ["Related Work", "Introduction", "Background"]
+    assert "CC BY-NC-ND 4.0" in capfd.readouterr().err
+    # the repository is listed at the pinned revision before any file is transferred
+    first_transfer = next(i for i, (m, p, _) in enumerate(state.log) if "/resolve/" in p)
+    listing = f"/api/datasets/{REPO}/tree/{ARSYTA_HUB.revision}"
+    assert any(p == listing for _, p, _ in state.log[:first_transfer])
+    installed = ir_home / "citeval" / "arsyta"
+    for name in ("test_data.json", "contexts.json"):
+        path = installed / name
+        assert path.read_bytes() == state.repos[REPO][name]
+        record = read_record(path)
+        resolve = f"{state.endpoint}/datasets/{REPO}/resolve/{state.revision}"
+        assert record["origin"] == f"{resolve}/{name}"
+        body = state.repos[REPO][name]
+        algorithm = "sha256" if len(body) >= state.lfs_above else "git-blob-sha1"
+        assert record["published"] == f"{algorithm}:{file_checksum(path, algorithm)}"
+        assert path.stat().st_nlink == 2 or path.is_symlink()  # linked to the cache, not copied
+    cache = Path(os.environ["HF_HUB_CACHE"])
+    assert (cache / f"datasets--{REPO.replace('/', '--')}").is_dir()
+    # a second load transfers nothing
+    before = len(state.gets())
+    assert len(list(dataset.qrels_iter())) == 3
+    assert len(state.gets()) == before
+
+
+def test_gated_repository_names_hf_token(served, monkeypatch, capsys):
+    state, _ = served
+    state.gated.add(REPO)
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
+    message = str(info.value)
+    assert "gated or private" in message and "HTTP 401" in message
+    assert "no HF_TOKEN" in message and "set HF_TOKEN" in message
+    assert state.gets() == []
+    assert main(["datasets", "export", "citeval/arsyta/test", "qrels"]) == 2
+    assert "HF_TOKEN" in capsys.readouterr().err
+    monkeypatch.setenv("HF_TOKEN", "hf_wrong")
+    with pytest.raises(DataNotFoundError, match="HF_TOKEN is set but was refused"):
+        list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
+    monkeypatch.setenv("HF_TOKEN", state.token)
+    assert len(list(ir_datasets.load("citeval/arsyta/test").qrels_iter())) == 3
+
+
+def test_missing_file_is_named_before_any_transfer(served, ir_home: Path):
+    state, _ = served
+    del state.repos[REPO]["contexts.json"]
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
+    message = str(info.value)
+    assert "contexts.json not found in" in message
+    assert f"/datasets/{REPO}/tree/{ARSYTA_HUB.revision}" in message
+    assert "the repository holds: README.md (17 bytes), papers.json" in message
+    assert "citeval import arsyta DIR" in message
+    assert state.gets() == []  # not even the small split file was fetched
+    assert not (ir_home / "citeval" / "arsyta" / "test_data.json").exists()
+
+
+def test_corrupted_file_is_caught_by_its_sha256(served, ir_home: Path):
+    state, _ = served
+    state.corrupt.add("contexts.json")
+    dataset = ir_datasets.load("citeval/arsyta/test")
+    with pytest.raises(ChecksumError) as info:
+        list(dataset.queries_iter())
+    message = str(info.value)
+    true_sha = file_checksum_of(state.repos[REPO]["contexts.json"])
+    assert "contexts.json" in message and f"expected sha256 {true_sha}" in message
+    assert "removed from the Hugging Face cache" in message
+    assert not (ir_home / "citeval" / "arsyta" / "contexts.json").exists()
+    cache = Path(os.environ["HF_HUB_CACHE"])
+    blobs = cache / f"datasets--{REPO.replace('/', '--')}" / "blobs"
+    assert true_sha not in {p.name for p in blobs.iterdir()}
+    state.corrupt.clear()  # the host fixed: the next load downloads and checks again
+    assert len(list(dataset.queries_iter())) == 3
+
+
+def file_checksum_of(body: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(body).hexdigest()
+
+
+def test_interrupted_transfer_is_resumed(served, ir_home: Path, monkeypatch):
+    state, written = served
+    # huggingface_hub writes what it received in chunks of DOWNLOAD_CHUNK_SIZE (10 MiB) and
+    # resumes after the last whole one: a smaller chunk makes a small file behave so
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "DOWNLOAD_CHUNK_SIZE", 128)
+    state.cut_once.add("papers.json")
+    docs = list(ir_datasets.load("citeval/arsyta").docs_iter())
+    assert len(docs) == len(written["papers"])
+    transfers = [r for m, p, r in state.log if m == "GET" and p.endswith("/papers.json")]
+    body = state.repos[REPO]["papers.json"]
+    resumed_at = (len(body) // 2) // 128 * 128
+    assert resumed_at > 0 and transfers == ["", f"bytes={resumed_at}-"]
+    assert (ir_home / "citeval" / "arsyta" / "papers.json").read_bytes() == body
