@@ -22,8 +22,9 @@ from ..base.choices import (
     UNKNOWN_YEAR_POLICIES,
     WARNING_CODES,
 )
+from ..base.errors import InputError
 from ..base.options import EvalOptions, StatisticsOptions
-from ..papers import PROTOCOLS, RECIPES
+from ..papers import PROTOCOLS, RECIPES, named
 
 EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
@@ -87,14 +88,36 @@ def add_measure_options(
     ``--protocol`` (its measures), one of the two: every command that scores runs."""
     which = parser.add_mutually_exclusive_group(required=required)
     which.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
-    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help=protocol_help)
+    add_protocol_option(which, protocol_help)
+
+
+def add_protocol_option(parser, help: str) -> None:
+    """``--protocol NAME`` (any case) on a parser or a group of exclusive options."""
+    parser.add_argument(
+        "--protocol", type=_name_of("protocol", PROTOCOLS), choices=sorted(PROTOCOLS), help=help
+    )
+
+
+def _name_of(kind: str, registry: dict):
+    """An argparse type: a protocol's or recipe's name in any case, as its registry spells
+    it; an unknown one is an error naming the close ones."""
+
+    def spelled(text: str) -> str:
+        try:
+            return named(kind, text, registry)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    spelled.__name__ = kind  # what argparse calls the value in its messages
+    return spelled
 
 
 def add_recipe_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--recipe",
+        type=_name_of("recipe", RECIPES),
         choices=sorted(RECIPES),
-        help="the paper recipe to compare with (default: the protocol's own)",
+        help="the paper recipe to compare with (default: the protocol's own; any case)",
     )
 
 
