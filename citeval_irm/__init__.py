@@ -35,6 +35,7 @@ _EXPORTS = {
     "compare": "comparison.compare",
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
+    "resolve": "resolving.resolve",
     "published": "checks.published",
     "make_report": "report",
     "bm25_run": "papers.baseline",
@@ -53,6 +54,7 @@ _EXPORTS = {
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown",
     "ResultsTable": "comparison.results_table",
+    "Resolution": "resolving.result",
     "PublishedResults": "checks.published",
     "PublishedComparison": "checks.published",
     "Report": "report",
@@ -114,7 +116,10 @@ def _register_datasets() -> None:
 
 
 def _register_provider() -> None:
-    importlib.import_module(".evaluation.provider", __name__).register()
+    # importing the provider registers it, at the end of its module: when ir-measures is
+    # imported by one of our own modules half-way through its import (the provider's, the
+    # measure table's), the provider is registered once that import completes
+    importlib.import_module(".evaluation.provider", __name__)
 
 
 after_import("ir_datasets", _register_datasets)
@@ -142,3 +147,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .reading.io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .reading.tables import Qrels, Run  # noqa: F401
     from .report import Report, make_report  # noqa: F401
+    from .resolving.resolve import resolve  # noqa: F401
+    from .resolving.result import Resolution  # noqa: F401

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import random
@@ -133,22 +134,32 @@ def _handler(server_state: FileServer):
 MISBEHAVIOURS = ("cut", "html", "gzip", "trickle", "silent")
 
 
+@contextlib.contextmanager
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 at a free port, in a thread, until the block ends;
+    yields its address (``http://127.0.0.1:PORT``)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
 @pytest.fixture
 def http_files() -> Iterator[FileServer]:
     """A loopback HTTP server on a free port, stopped after the test."""
     state = FileServer(base_url="")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.stopping = True
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with loopback_server(_handler(state)) as address:
+        state.base_url = f"{address}/"
+        try:
+            yield state
+        finally:
+            state.stopping = True
 
 
 @pytest.fixture

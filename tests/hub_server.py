@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from datasets_fixtures import loopback_server
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -104,12 +104,21 @@ def _handler(state: HubState):
                     return repo, revision, tail
             return None, "", ""
 
-        def _tree(self, rest: str) -> None:
-            repo, revision, folder = self._repo_of(rest, "tree")
+        def _open_repo(self, rest: str, marker: str) -> tuple[str | None, str, str]:
+            """The repository, revision and path of a request, or ``None`` for the repository
+            once the Hub's error (not found, gated) is sent."""
+            repo, revision, tail = self._repo_of(rest, marker)
             if repo is None:
-                return self._error(404, "RepoNotFound", "Repository not found")
-            if not self._allowed(repo):
-                return self._error(401, "GatedRepo", "Access to this dataset is restricted")
+                self._error(404, "RepoNotFound", "Repository not found")
+            elif not self._allowed(repo):
+                self._error(401, "GatedRepo", "Access to this dataset is restricted")
+                repo = None
+            return repo, revision, tail
+
+        def _tree(self, rest: str) -> None:
+            repo, revision, folder = self._open_repo(rest, "tree")
+            if repo is None:
+                return None
             if revision not in (state.revision, "main"):
                 return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
             entries = []
@@ -127,11 +136,9 @@ def _handler(state: HubState):
             self._send(200, headers, body)
 
         def _resolve(self, rest: str) -> None:
-            repo, revision, name = self._repo_of(rest, "resolve")
+            repo, revision, name = self._open_repo(rest, "resolve")
             if repo is None:
-                return self._error(404, "RepoNotFound", "Repository not found")
-            if not self._allowed(repo):
-                return self._error(401, "GatedRepo", "Access to this dataset is restricted")
+                return None
             body = state.repos[repo].get(name)
             if body is None:
                 return self._error(404, "EntryNotFound", f"{name} does not exist")
@@ -172,11 +179,12 @@ def hub(tmp_path, monkeypatch) -> Iterator[HubState]:
     """A loopback Hub on a free port, selected with ``HF_ENDPOINT``; its cache in a
     temporary folder (``HF_HUB_CACHE``), no token, progress bars off."""
     state = HubState()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    state.endpoint = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    with loopback_server(_handler(state)) as state.endpoint:
+        yield from _hub_environment(state, tmp_path, monkeypatch)
+
+
+def _hub_environment(state: HubState, tmp_path, monkeypatch) -> Iterator[HubState]:
+    """The Hub client pointed at the loopback server, with nothing of the user's."""
     monkeypatch.setenv("HF_ENDPOINT", state.endpoint)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf_cache"))
     monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -191,6 +199,3 @@ def hub(tmp_path, monkeypatch) -> Iterator[HubState]:
         yield state
     finally:
         hub_module._LISTINGS.clear()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
 from datasets_fixtures import citing_id_of, write_hatten_files, write_masterset_folder
-from reference_data import acl200_split_file
+from reference_data import acl200_split_facts, acl200_split_file
 
 import citeval_irm
 from citeval_irm.checks.audit import audit_split, normalised_title
@@ -141,3 +142,120 @@ def test_real_acl200_split_files(split: str, own: int, later: int) -> None:
     expected = 1 - (own + later) / len(entries)
     assert result.ceiling["R@5"] == pytest.approx(expected) == result.ceiling["R"]
     assert result.queries_without_reachable_gold == own + later
+
+
+def _recorded(dataset_id: str, key: str) -> str:
+    from citeval_irm.datasets.catalogue import COLLECTIONS
+    from citeval_irm.datasets.registry import documentation_file
+
+    source = next(c for c in COLLECTIONS if c.dataset_id == dataset_id)
+    return " ".join(documentation_file(source.documentation).get_key(dataset_id)[key].split())
+
+
+def _recorded_ceilings(dataset_id: str) -> dict[bool, dict[str, float]]:
+    """The YAML's audit_ceiling figures: {same_year: {split: percent}}."""
+    text = _recorded(dataset_id, "audit_ceiling")
+    found = {}
+    for policy, train, val, test in re.findall(
+        r"(admitted|not admitted) train ([\d.]+) %, val ([\d.]+) %, test ([\d.]+) %", text
+    ):
+        found[policy == "admitted"] = {
+            "train": float(train),
+            "val": float(val),
+            "test": float(test),
+        }
+    assert set(found) == {True, False}, text
+    return found
+
+
+def _acl200_from_year_pairs(split: str, same_year: bool):
+    """The audit of an ACL-200 split rebuilt from the vendored record of its split file's
+    (citing year, cited year, self-citation) counts (tests/data/acl-200/split-files.json,
+    checked against the real files by tests/test_datasets_splits.py)."""
+    queries, qrels, dates = [], [], {}
+    for citing_year, cited_year, own, positives, contexts in acl200_split_facts()["year_pairs"][
+        split
+    ]:
+        assert positives == 1
+        for n in range(contexts):
+            query = f"{split}-{citing_year}-{cited_year}-{own}-{n}"
+            citing, cited = f"C{query}", f"C{query}" if own else f"D{query}"
+            queries.append((query, citing, (citing_year, 0)))
+            qrels.append((query, cited, 1))
+            dates[cited] = (cited_year, 0)
+    return audit_split(split, queries, qrels, paper_dates=dates, cutoffs=(5, 10, 20, 50, 300),
+                       same_year=same_year)  # fmt: skip
+
+
+@pytest.mark.parametrize("same_year", [True, False])
+def test_the_recorded_acl200_ceilings_are_the_split_files(same_year: bool) -> None:
+    """hatten.yaml's audit figures for ACL-200 (shown by `citeval datasets list`), measured
+    again on the real split files' record under both year policies, and its split sizes."""
+    recorded = _recorded_ceilings("citeval/acl-200")[same_year]
+    files = acl200_split_facts()["files"]
+    for split, percent in recorded.items():
+        result = _acl200_from_year_pairs(split, same_year)
+        assert result.queries == files[f"{split}.json"]["contexts"]
+        assert len(set(result.ceiling.values())) == 1  # one gold per context
+        assert round(100 * result.ceiling["R@10"], 2) == percent, (split, result)
+    text = _recorded("citeval/acl-200", "download_size")
+    for name, facts in files.items():
+        assert f"{name} {facts['size']:,}" in text
+    assert f"{sum(f['size'] for f in files.values()) / 1e6:.1f} MB" in text
+
+
+@pytest.mark.parametrize("same_year", [True, False])
+def test_the_recorded_demo_ceilings_are_its_audit(demo_home, same_year: bool) -> None:
+    recorded = _recorded_ceilings("citeval/demo")[same_year]
+    result = citeval_irm.audit("citeval/demo", same_year=same_year)
+    assert {s.split: round(100 * s.ceiling["R@10"], 2) for s in result.splits} == recorded
+
+
+# --------------------------------------------------------------------------- beside the scores
+
+
+def test_validate_shows_the_audits_ceiling(generated, tmp_path, capsys) -> None:
+    """The generated test split: gold 1 of 3 reachable (itself, later): validate's ceiling
+    is the audit's, printed beside the result, the eval --dataset line, and the report."""
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"P15-1000_{d}_{n} Q0 A10-1000 1 1.0 x\n"
+                           for n, (_, d) in enumerate(TEST)), encoding="utf-8")  # fmt: skip
+    report = citeval_irm.validate(run, "citeval/acl-200/test", protocol="goyal2026")
+    audited = citeval_irm.audit("citeval/acl-200/test", "goyal2026")["test"].ceiling
+    assert report.ceiling == pytest.approx(audited)
+    line = "recall ceiling under this protocol (gold it makes unreachable): "
+    expected = line + "R@5, R@10, R@20, R@50, R@300 <= 33.33 %"
+    assert expected in str(report) and report.summary().endswith(expected)
+    assert json.loads(report.format("json"))["recall_ceiling"]["R@10"] == pytest.approx(1 / 3)
+    page = tmp_path / "report.md"
+    args = ["eval", str(run), "--dataset", "citeval/acl-200/test", "-m", "RR R@10"]
+    assert main([*args, "--report", str(page)]) == 0
+    out, err = capsys.readouterr()
+    assert line + "R@10 <= 33.33 %" in out + err
+    markdown = page.read_text(encoding="utf-8").replace("\\<", "<")  # Markdown's escape
+    assert f"run: {expected}" in markdown
+    assert main(["validate", str(run), "--dataset", "citeval/acl-200/test"]) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_no_ceiling_line_at_100_percent_and_one_note_per_dataset_in_table(
+    demo_home, tmp_path, capsys
+) -> None:
+    """The demo: every gold paper reachable with same-year papers admitted (no line); 94.48 %
+    of the test split's without (a footnote of the table, once for its dataset)."""
+    run = citeval_irm.write_run(
+        citeval_irm.bm25_run("citeval/demo/test", 20, show_progress=False), tmp_path / "a.trec"
+    )
+    admitted = citeval_irm.validate(run, "citeval/demo/test")
+    assert admitted.ceiling["R@20"] == 1.0 and admitted.ceiling_line() is None
+    assert "recall ceiling" not in str(admitted) + admitted.summary()
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(
+        f"system,dataset,run\na,citeval/demo/test,{run}\nb,citeval/demo/test,{run}\n",
+        encoding="utf-8",
+    )
+    args = ["table", str(manifest), "-m", "RR R@10", "--no-same-year", "-q"]
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    note = "citeval/demo/test: recall ceiling under this protocol (gold it makes unreachable): "
+    assert out.count(note + "R@10 <= 94.48 %") == 1

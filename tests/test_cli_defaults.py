@@ -167,7 +167,7 @@ def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:
     assert code == 0 and out.startswith(f"citeval datasets ({len(DATASET_IDS)} ir_datasets ids;")
     for dataset_id in DATASET_IDS:  # every dataset of the catalogue, on a line of its own
         assert any(line.split()[:1] == [dataset_id] for line in out.splitlines()), dataset_id
-    assert "ACL-200: downloaded on first use, checksums checked; offline: `citeval import " in out
+    assert "ACL-200: downloaded on first use, pinned checksums checked; offline: `citeval " in out
     assert "RefSeer: by hand, then `citeval import refseer DIR`" in out
     assert "citeval demo (generated): shipped inside the package" in out
     for dataset_id, counts in (
@@ -178,6 +178,19 @@ def test_datasets_list_shows_ours_with_counts_and_how(ir_home, capsys) -> None:
         line = next(line for line in out.splitlines() if line.split()[:1] == [dataset_id])
         assert line.endswith(counts), line
     assert "files: not on this machine yet" in out and "files: in the package" in out
+    # host, licence, download size and recall ceiling of every corpus, "unknown" where so
+    blocks = out.split("\n\n")[1:]
+    assert len(blocks) == 7
+    for block in blocks:
+        facts = [line.split(":")[0].strip() for line in block.splitlines()[1:]]
+        for what in ("host", "licence", "download size", "recall ceiling (citeval audit)"):
+            assert what in facts, (what, block)
+    flat = " ".join(out.split())
+    hub = "host: https://huggingface.co/datasets/"
+    assert f"{hub}trratul/MasterSet@main (host not verified)" in flat
+    assert f"{hub}goyalkaraniit/ArSyTa@a7bdfcadf220 licence: CC BY-NC-ND 4.0" in flat
+    assert "download size: unknown (not published by the host; not measured here)" in flat
+    assert "not admitted train 96.01 %, val 94.17 %, test 96.42 %" in flat
     code, out, _ = run_cli(capsys, "datasets", "list", "--all")  # ir_datasets' own list
     assert code == 0 and "msmarco-passage" in out and "citeval/demo/test" in out
 

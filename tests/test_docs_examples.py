@@ -10,7 +10,9 @@ outputs. Each block runs in a process group of its own, and no process of it may
 (a Dask cluster left running fails the test). Synopses, transcripts and outputs sit in
 ``text`` / ``console`` fences and are not run; a block that cannot run here is marked
 ``<!-- docs:skip REASON -->`` on the line above it, with its reason (the README's CI
-install and test steps: they are the CI itself).
+install and test steps: they are the CI itself). A page whose examples read files of the
+repository (``examples/generated.jsonl``) says so, ``<!-- docs:files PATH ... -->``, and
+those files are copied into the folder first, as a reader who has the repository has them.
 
 Blocks on the real corpora (ACL-200, ArSyTa, MasterSet) read small SYNTHETIC folders in
 their layouts through ``CITEVAL_<NAME>_DIR``, as a reader's would read the downloaded files;
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,6 +40,7 @@ RUN = {"python", "bash"}
 NOT_RUN = {"text", "console", "bibtex", "latex", "csv", "json", "yaml", "toml", "html"}
 _FENCE = re.compile(r"^```(\S*)\n(.*?)^```\n", flags=re.S | re.M)
 _SKIP = re.compile(r"<!-- (?:docs:skip (?P<why>[^>]+?)|ci:\w+) -->\n$")
+_FILES = re.compile(r"<!-- docs:files ([^>]+?) -->")
 
 pytestmark = pytest.mark.slow
 
@@ -161,6 +165,10 @@ def test_every_example_of_the_page_runs_in_order_twice(page, corpora, tmp_path):
         "MPLBACKEND": "Agg",
     }
     env.pop("CITEVAL_DEMO_DIR", None)
+    text = (REPO / page).read_text(encoding="utf-8")
+    for name in (n for found in _FILES.findall(text) for n in found.split()):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, folder / name)
     runnable = [b for b in BLOCKS[page] if b.language in RUN and not b.skipped]
     for attempt in ("first", "second"):
         for block in runnable:

@@ -53,8 +53,11 @@ def test_bad_cut_offs_in_a_list_are_errors_not_truncated():
 
 
 def test_trec_eval_nicknames_name_what_cannot_be_computed():
-    with pytest.raises(InputError, match="'official' includes gm_map"):
-        parse_measures("official")
+    """Every measure of trec_eval 10.0's nicknames is in the table; relstring is not a
+    measure, and says where it is printed."""
+    assert "GM_MAP" in [str(m) for m in parse_measures("official")]
+    with pytest.raises(InputError, match="'all_trec' includes relstring.*citeval trec_eval"):
+        parse_measures("all_trec")
 
 
 def test_repeated_m_as_trec_eval_takes_it_gives_its_lines(capsys, trec_eval_dir):
@@ -63,7 +66,8 @@ def test_repeated_m_as_trec_eval_takes_it_gives_its_lines(capsys, trec_eval_dir)
     want = [
         line
         for line in expected_lines(trec_eval_dir / "out.test.meas_params")
-        if not line.startswith("ndcg_cut_23")
+        if line.startswith(("P_", "recall_", "ndcg_cut_1", "ndcg_cut_2", "success_"))
+        and not line.startswith("ndcg_cut_23")
     ]
     args = ["eval", str(trec_eval_dir / "results.test"), "--qrels"]
     args += [str(trec_eval_dir / "qrels.test"), "--format", "trec_eval", "--per-query"]

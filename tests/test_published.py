@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -198,3 +199,110 @@ def test_the_readme_shows_what_compare_prints(capsys, demo_runs, tmp_path, monke
     shown = readme_output("$ citeval " + command)
     published = shown[shown.index("beside the published results") :]
     assert code == 0 and out.endswith(published)
+
+
+# --------------------------------------------------------------------------- provenance
+
+TRANSCRIBED = (
+    "transcribed from arXiv:2603.17361 (version not recorded), not verified by the package"
+)
+MINE = (
+    "dataset,setting,stage,system,measure,value,source\n"
+    "citeval/demo/test,inductive,end-to-end,Mine,RR,0.3003,my run\n"
+    "citeval/demo/test,inductive,end-to-end,Mine,R@10,0.5215,my run\n"
+    "citeval/demo/test,inductive,end-to-end,Other,RR,0.1000,their paper\n"
+)
+
+
+def test_every_shipped_table_says_where_its_figures_come_from(tmp_path):
+    """No number from outside the package is presented as verified: a sidecar may say
+    verified only naming the test that checks it, and that test must exist."""
+    from citeval_irm.checks.published.tables import _read_paper, shipped_tables
+
+    papers, _ = shipped_tables()
+    tests = Path(__file__).parent
+    for paper in papers.values():
+        if "checked against it by" in paper.provenance:
+            test_file = paper.provenance.rsplit(" by ", 1)[1].split("::")[0]
+            assert (tests.parent / test_file).is_file(), paper.provenance
+        else:
+            assert paper.provenance.endswith("not verified by the package")
+    assert papers["goyal2026"].provenance == TRANSCRIBED
+    sidecar = json.loads((_data_dir() / "goyal2026.json").read_text(encoding="utf-8"))
+    sidecar["provenance"]["verified"] = True
+    claimed = tmp_path / "claimed.json"
+    claimed.write_text(json.dumps(sidecar), encoding="utf-8")
+    with pytest.raises(citeval_irm.InputError, match="without naming the test"):
+        _read_paper(claimed)
+
+
+def test_the_shipped_figures_are_labelled_in_every_output(capsys, demo_runs, tmp_path):
+    listing = citeval_irm.published()
+    assert TRANSCRIBED in str(listing)
+    assert TRANSCRIBED in flat(str(citeval_irm.published("ACL-200")))
+    frame = pd.read_csv(io.StringIO(listing.format("csv")))
+    assert set(frame["provenance"]) == {TRANSCRIBED}
+    assert json.loads(listing.format("json"))["papers"]["goyal2026"]["provenance"] == TRANSCRIBED
+    comparison = citeval_irm.compare(
+        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", published="ACL-200"
+    )
+    assert TRANSCRIBED in flat(str(comparison))
+    assert json.loads(comparison.format("json"))["published"]["provenance"] == TRANSCRIBED
+    assert TRANSCRIBED in flat(comparison.format("latex"))
+    report = tmp_path / "report.md"
+    args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "--protocol", "goyal2026"]
+    code, out, _ = run_cli(capsys, *args, "--published-dataset", "ACL-200", "--report", report)
+    assert code == 0 and TRANSCRIBED in flat(out)
+    assert TRANSCRIBED in flat(report.read_text(encoding="utf-8"))
+
+
+def test_a_users_table_from_a_file_or_a_frame(capsys, demo_runs, write):
+    path = write("mine.csv", MINE)
+    own = f"from {path} (given by the user)"
+    shown = citeval_irm.published(paper=str(path))
+    assert own in str(shown) and "transcribed" not in str(shown)
+    assert set(shown.frame["paper"]) == {str(path)} and shown.papers[str(path)].split == "test"
+    assert shown.figures(str(path), "citeval/demo/test", "end-to-end").at["Mine", "RR"] == 0.3003
+    assert "values read as fractions" in str(shown)
+    comparison = citeval_irm.compare(
+        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", published=path
+    )
+    side = comparison.published
+    assert side.paper.provenance == own and list(side.figures.columns) == ["Mine", "Other"]
+    checks = checks_of(comparison)
+    assert checks[("dataset", None)] == checks[("split", None)] == "same"
+    assert checks[("scoring", "bm25")] == "unchecked"  # no script is known for a user's table
+    ours = comparison.results["bm25"]["RR"]
+    assert side.differences().at[("RR", "bm25"), "Mine"] == pytest.approx(ours - 0.3003)
+    frame = pd.read_csv(path)
+    by_frame = citeval_irm.compare(
+        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", paper=frame, published=True
+    )
+    assert by_frame.published.paper.provenance == "from a DataFrame (given by the user)"
+    assert by_frame.published.figures.equals(side.figures)
+    args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "--protocol", "goyal2026"]
+    code, out, _ = run_cli(capsys, *args, "--published", path)
+    assert code == 0 and own in flat(out) and "transcribed" not in out
+    code, out, _ = run_cli(capsys, "published", "--paper", path, "--format", "csv")
+    assert code == 0 and set(pd.read_csv(io.StringIO(out))["provenance"]) == {own}
+    code, _, err = run_cli(capsys, *args, "--published", path, "--paper", "goyal2026")
+    assert code == 2 and "not both" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (MINE.replace("0.3003", "high"), ":2: value 'high' is not a number"),
+        (MINE.replace(",source", ",where"), "columns must be"),
+        (MINE + MINE.splitlines()[1] + "\n", ":5: repeats a"),
+    ],
+)
+def test_a_bad_users_table_is_an_error_naming_the_file(capsys, demo_runs, write, text, problem):
+    path = write("mine.csv", text)
+    args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "-m", "RR", "--published", path]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and err.startswith(f"citeval: error: {path}") and problem in err
+    assert out == ""
+    absent = path.parent / "absent.csv"
+    code, _, err = run_cli(capsys, "published", "--paper", absent)
+    assert code == 2 and f"{absent}: no such file" in err

@@ -22,6 +22,7 @@ import citeval_irm
 from citeval_irm import InputError, evaluate, parse_measures
 from citeval_irm.scoring import MEASURES, definition, trec_eval_name
 from citeval_irm.scoring.reference import reference_values
+from citeval_irm.scoring.table import aggregate
 
 DOCS = ["9", "10", "d9", "d10", "D10", "é1", "ä", "x-1", "P15-1001", "P15-1001a", "z", "Z"]
 QUERIES = ["9", "10", "q1", "é", "Q15-1_P15-1001_0", "∑"]
@@ -53,10 +54,15 @@ def cases(draw):
     return run, qrels
 
 
+# values of the other parameters a family requires (trec_eval's own among them)
+REQUIRED = {"recall": (0.0, 0.1, 0.25, 0.5, 0.75, 1.0), "mult": (0.2, 1.0, 1.5)}
+
+
 def measures_for(rel: int, judged_only: bool) -> list:
     """Every family of the table with every parameter its row takes: each cut-off of
     ``CUTOFFS`` (and none, where it is optional), ``rel`` and ``judged_only`` as given
-    (and ``rel`` left out where that is another measure: ``NumRet``, every retrieved doc)."""
+    (and ``rel`` left out where that is another measure: ``NumRet``, every retrieved doc),
+    the ``REQUIRED`` values of a parameter the family cannot do without."""
     out = []
     for row in MEASURES.values():
         family = ir_measures.measures.registry[row.name]
@@ -64,15 +70,19 @@ def measures_for(rel: int, judged_only: bool) -> list:
         cutoffs = [] if cutoff is None else list(CUTOFFS)
         if cutoff is None or not cutoff.required:
             cutoffs.append(None)
+        required = [n for n, i in family.SUPPORTED_PARAMS.items() if i.required and n in REQUIRED]
         for k in cutoffs:
             rels = [rel, None] if row.trec_eval_rel else [rel]
             for given_rel in rels if "rel" in row.params else [None]:
-                params = {"cutoff": k, "rel": given_rel}
-                if "judged_only" in row.params and judged_only:
-                    params["judged_only"] = True
-                measure = family(**{n: v for n, v in params.items() if v is not None})
-                if measure not in out:
-                    out.append(measure)
+                for value in REQUIRED[required[0]] if required else [None]:
+                    params = {"cutoff": k, "rel": given_rel}
+                    if required:
+                        params[required[0]] = value
+                    if "judged_only" in row.params and judged_only:
+                        params["judged_only"] = True
+                    measure = family(**{n: v for n, v in params.items() if v is not None})
+                    if measure not in out:
+                        out.append(measure)
     return out
 
 
@@ -94,8 +104,7 @@ def test_every_measure_equals_pytrec_eval_per_query(case, rel, judged_only):
         for row, want in enumerate(per_query):
             got = result.values[row, column]
             assert abs(got - want) <= 1e-12, (result.query_ids[row], str(measure), got, want)
-        summed = MEASURES[measure.NAME].summed
-        want = sum(per_query) if summed else sum(per_query) / len(per_query)
+        want = aggregate(measure, reference[:, column])  # mean, sum or geometric mean
         assert abs(result.aggregates[str(measure)] - want) <= 1e-12, str(measure)
 
 
@@ -121,14 +130,14 @@ def test_queries_whose_labels_are_all_negative():
 
 
 def test_a_measure_outside_the_table_goes_to_ir_measures():
-    """Bpref is not in the table: the default engine hands it to ir-measures, whose value
+    """Compat is not in the table: the default engine hands it to ir-measures, whose value
     for it is the one ir-measures gives itself."""
     run = {"q": {"a": 2.0, "b": 1.0, "c": 0.5}}
     qrels = {"q": {"b": 2, "c": 0}}
-    bpref = ir_measures.parse_measure("Bpref")
-    assert definition(bpref) is None
-    result = evaluate(run, qrels, [bpref, ir_measures.parse_measure("RR")])
-    assert result.values[0, 0] == ir_measures.calc_aggregate([bpref], qrels, run)[bpref]
+    compat = ir_measures.parse_measure("Compat(p=0.8)")
+    assert definition(compat) is None
+    result = evaluate(run, qrels, [compat, ir_measures.parse_measure("RR")])
+    assert result.values[0, 0] == ir_measures.calc_aggregate([compat], qrels, run)[compat]
     assert result.values[0, 1] == 0.5
 
 

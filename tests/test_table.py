@@ -136,6 +136,7 @@ def test_published_rows_are_marked_with_a_verdict_per_dataset(table):
     assert "published (goyal2026): no table for citeval/demo/test" in notes
     assert "published rows on citeval/acl-200/test:" in notes
     assert "like for like: yes, every aspect checked" in notes
+    assert "transcribed from arXiv:2603.17361 (version not recorded), not verified" in notes
     latex = table.format("latex")
     ppm = next(line for line in latex.splitlines() if line.startswith("PPM (published)"))
     assert "\\textit{50.31}" in ppm and "\\textbf" not in ppm
@@ -262,3 +263,21 @@ def test_the_readme_shows_what_table_and_breakdown_print(manifest, capsys, tmp_p
     named = [f"{name}={run}" for name, run in runs.items()]
     assert main(["breakdown", *named, "--dataset", DEMO, "--by", "popularity", "-q"]) == 0
     assert capsys.readouterr().out == readme_output(command)
+
+
+def test_a_users_own_published_table(manifest, capsys, tmp_path):
+    rows = pd.read_csv(manifest)
+    demo = rows[(rows["dataset"] == DEMO) & (rows["system"] == "bm25")].copy()
+    demo["run"] = [str(manifest.parent / r) for r in demo["run"]]
+    path = tmp_path / "manifest.csv"
+    demo.to_csv(path, index=False)
+    mine = tmp_path / "mine.csv"
+    mine.write_text(
+        "dataset,setting,stage,system,measure,value,source\n"
+        f"{DEMO},inductive,end-to-end,Theirs,RR,25.00,their Table 1\n",
+        encoding="utf-8",
+    )
+    assert main(["table", str(path), "-m", "RR", "--published", str(mine), "-q"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Theirs (published)" in out and "25.00" in out
+    assert f"figures from {mine} (given by the user)" in out and "transcribed" not in out

@@ -9,25 +9,19 @@ from __future__ import annotations
 import ir_measures
 import pytest
 
+from citeval_irm import InputError, parse_measures
 from citeval_irm.cli import main
 from citeval_irm.scoring import MEASURES, trec_eval_name
 
 
 def _to_measure(trec_name: str) -> str | None:
     """The measure the table prints as ``trec_name`` (``P_10`` -> ``P@10``), or ``None``."""
-    for row in MEASURES.values():
-        family = ir_measures.measures.registry[row.name]
-        candidates = [family]
-        if row.trec_eval_rel is not None:
-            candidates.append(family(rel=1))
-        if row.trec_eval_at is not None:
-            prefix = row.trec_eval_at.split("{k}")[0]
-            cutoff = trec_name[len(prefix) :]
-            if trec_name.startswith(prefix) and cutoff.isdigit():
-                candidates.append(family @ int(cutoff))
-        for measure in candidates:
-            if trec_eval_name(measure) == trec_name:
-                return str(measure)
+    try:
+        found = parse_measures(trec_name)
+    except InputError:  # runid, relstring: not measures
+        return None
+    if len(found) == 1 and trec_eval_name(found[0]) == trec_name:
+        return str(found[0])
     return None
 
 
@@ -65,7 +59,7 @@ def test_all_trec_per_query_lines_match(capsys, trec_eval_dir, expected, results
     names = list(dict.fromkeys(line.split("\t")[0].strip() for line in want))
     # every family of the table that trec_eval prints is among them
     families = {ir_measures.parse_measure(_to_measure(n)).NAME for n in names}
-    assert families == {r.name for r in MEASURES.values() if r.trec_eval or r.trec_eval_at}
+    assert families == {r.name for r in MEASURES.values() if r.trec}
     got = citeval_trec_eval(
         capsys,
         trec_eval_dir / results,
@@ -80,17 +74,10 @@ def test_measure_parameters_file_matches(capsys, trec_eval_dir):
     want = expected_lines(trec_eval_dir / "out.test.meas_params")
     names = list(dict.fromkeys(line.split("\t")[0].strip() for line in want))
     assert set(names) == {
-        "P_3",
-        "P_5",
-        "P_7",
-        "recall_20",
-        "recall_2000",
-        "ndcg_cut_10",
-        "ndcg_cut_20",
-        "ndcg_cut_23",
-        "success_2",
-        "success_5",
-        "success_20",
+        *(f"iprec_at_recall_{r}" for r in ("0.10", "0.20", "0.25", "0.50", "0.75")),
+        *("P_3", "P_5", "P_7", "recall_20", "recall_2000"),
+        *("Rprec_mult_0.20", "Rprec_mult_0.35", "Rprec_mult_5.00"),
+        *("ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23", "success_2", "success_5", "success_20"),
     }
     got = citeval_trec_eval(
         capsys,
@@ -102,39 +89,12 @@ def test_measure_parameters_file_matches(capsys, trec_eval_dir):
 
 
 def test_aggregate_lines_of_default_output(capsys, trec_eval_dir):
+    """trec_eval's default measures (``-m official``), every line but ``runid``."""
     want = expected_lines(trec_eval_dir / "out.test")
-    assert [line.split("\t")[0].strip() for line in want] == [
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "Rprec",
-        "recip_rank",
-        "P_5",
-        "P_10",
-        "P_15",
-        "P_20",
-        "P_30",
-        "P_100",
-        "P_200",
-        "P_500",
-        "P_1000",
-    ]
-    code = main(
-        [
-            "eval",
-            str(trec_eval_dir / "results.test"),
-            "--qrels",
-            str(trec_eval_dir / "qrels.test"),
-            "-m",
-            "NumQ NumRet NumRel NumRet(rel=1) AP Rprec RR "
-            + " ".join(f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-            "--format",
-            "trec_eval",
-        ]
-    )
-    assert code == 0
+    lines = (trec_eval_dir / "out.test").read_text().splitlines()
+    assert [line for line in lines if not line.startswith("runid ")] == want
+    args = [str(trec_eval_dir / "results.test"), "--qrels", str(trec_eval_dir / "qrels.test")]
+    assert main(["eval", *args, "-m", "official", "--format", "trec_eval"]) == 0
     assert capsys.readouterr().out.splitlines() == want
 
 

@@ -1,17 +1,18 @@
-"""Downloading data files: progress, atomic writes, checksums.
+"""Downloading data files over plain HTTP: progress, atomic writes, checksums, records.
 
-A dataset file is only useful if it is the file the benchmark was published with, so every
-download can be checked against an md5, a sha256 or a git blob id (what GitHub shows for a
-file, ``sha1("blob <size>\\0" + content)``). Bytes go to a temporary file beside the target
-and are renamed into place only once complete and verified: a failed, truncated or
-mismatching transfer never leaves a file that a later run would trust.
+Corpora on the Hugging Face Hub are fetched by ``huggingface_hub``
+(:mod:`citeval_irm.datasets.hub`); :func:`download` serves what no library does, the GitHub
+raw files of ACL-200. A dataset file is only useful if it is the file the benchmark was
+published with, so a download is checked against an md5, a sha256 or a git blob id (what
+GitHub shows for a file, ``sha1("blob <size>\\0" + content)``). Bytes go to a temporary file
+beside the target and are renamed into place only once complete and verified: a failed,
+truncated or mismatching transfer never leaves a file that a later run would trust.
 
-Some corpora publish no checksum at all (ArSyTa and MasterSet on Hugging Face). For those,
-``download(..., record=True)`` writes a small record beside the file (``NAME.download.json``:
-where it came from, its size and sha256), and later loads check the file against it: a
-file that changed after it was fetched is an error, not a silently different benchmark.
-
-Generic on purpose: the HAtten loaders and the Hugging Face loaders use the same function.
+Every file a corpus reads from the ir_datasets home has a record beside it
+(``NAME.download.json``: where it came from, its size, sha256 and a fingerprint, and the
+published checksum it passed), written here after a download, by the Hub module or by
+``citeval import``; later loads check the file against it (:func:`verify_record`): a file
+that changed after it was fetched is an error, not a silently different benchmark.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import time
 import urllib.error
 import urllib.request
 import zlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -276,15 +276,6 @@ def content_problem(path: str | os.PathLike, name: str | None = None) -> str | N
     return None
 
 
-def _progress_bar(total: int | None, desc: str, enabled: bool | None):
-    from .progress import bar
-
-    # enabled=None lets tqdm hide the bar when stderr is not a terminal (logs, CI).
-    return bar(
-        desc=desc, unit="B", enabled=enabled, total=total, unit_scale=True, unit_divisor=1024
-    )
-
-
 class _Retryable(DownloadError):
     """A failure worth another try: server error, dropped connection, truncation, stall."""
 
@@ -328,13 +319,16 @@ def _decoder(response, url: str):
 
 
 def _fetch_once(
-    url: str, handle, desc: str, progress: bool | None, limits: Limits, ends: float, headers
+    url: str, handle, desc: str, progress: bool | None, limits: Limits, ends: float
 ) -> int:
-    """Stream ``url`` into ``handle`` (truncated first); return the byte count."""
+    """Stream ``url`` into ``handle`` (truncated first); return the byte count. The bar
+    (``progress=None``: only on a terminal) counts bytes."""
+    from .progress import bar as progress_bar
+
     handle.seek(0)
     handle.truncate()
     request = urllib.request.Request(
-        url, headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity", **headers}
+        url, headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity"}
     )
     try:
         with urllib.request.urlopen(request, timeout=limits.stall_timeout) as response:
@@ -345,7 +339,8 @@ def _fetch_once(
             total = int(length) if length is not None and length.isdigit() else None
             received = 0
             window_start, window_bytes = time.monotonic(), 0
-            with _progress_bar(total, desc, progress) as bar:
+            bytes_bar = {"unit": "B", "unit_scale": True, "unit_divisor": 1024}
+            with progress_bar(desc=desc, enabled=progress, total=total, **bytes_bar) as bar:
                 while chunk := response.read1(_CHUNK):
                     handle.write(decode(chunk))
                     received += len(chunk)
@@ -407,7 +402,6 @@ def download(
     retry_wait: float = 2.0,
     stall_timeout: float = 10.0,
     deadline: float = 6 * 3600.0,
-    headers: Mapping[str, str] | None = None,
     record: bool = False,
 ) -> Path:
     """Fetch ``url`` to ``dest`` atomically and verify it; return ``dest``.
@@ -436,7 +430,7 @@ def download(
         if _existing(dest, checksum, record):  # another process fetched it meanwhile
             return dest
         limits = Limits(stall_timeout, deadline)
-        _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits, headers)
+        _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits)
         if record:
             try:
                 write_record(dest, url, checksum)
@@ -446,7 +440,7 @@ def download(
     return dest
 
 
-def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait, limits, headers):
+def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait, limits):
     """Fetch into a ``.part`` file beside ``dest`` and rename it into place once it passed
     the content check and the checksum; remove it on any failure."""
     ends = time.monotonic() + limits.deadline
@@ -456,7 +450,7 @@ def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait
             wait = retry_wait
             for attempt in range(1, max(tries, 1) + 1):
                 try:
-                    _fetch_once(url, handle, name, progress, limits, ends, headers or {})
+                    _fetch_once(url, handle, name, progress, limits, ends)
                     break
                 except _Retryable as exc:
                     if attempt >= tries or time.monotonic() + wait > ends:

@@ -19,6 +19,7 @@ from functools import lru_cache
 import ir_measures
 from ir_measures import measures as _im_measures
 
+from . import families as _families
 from .errors import ArgumentTypeError, InputError, quoted
 
 for _alias in ("HR", "Hits"):  # hit rate, as recommendation papers name Success@K
@@ -39,9 +40,20 @@ _AT_LIST = re.compile(r"([A-Za-z_][^\s,@()]*(?:\([^)]*\))?)@(\d+(?:,\d+)+)(?![\d
 # a family and a cut-off joined by "_" or ".": ``R_10``, ``nDCG.10``
 _JOINED = re.compile(r"^([A-Za-z]+)[_.](\d+)$")
 
-# trec_eval's nicknames for lists of measures (``-m official``, ``-m all_trec``), read from
-# trec_eval 10.0's measures.c; "runid" is a label, not a measure.
-TREC_NICKNAMES = ("official", "all_trec", "set")
+# trec_eval 10.0's nicknames for lists of measures (``-m official``, ``-m all_trec``), from
+# its measures.c; "runid" is a label and "relstring" a string, not measures.
+TREC_NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+                 "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+                 "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+}  # fmt: skip
 
 
 def check_params(measure: Measure, source: str | None = None) -> Measure:
@@ -85,27 +97,29 @@ def _trec_measures(token: str) -> list[Measure] | None:
     """``token`` in trec_eval's spelling (``recip_rank``, ``P_10``, ``ndcg_cut.5,10``, a
     bare ``P`` for its default cut-offs, ``official``): its measures, else ``None``.
 
-    A nickname's measures that no ir-measures engine computes (``gm_map``, ``relstring``)
-    are an error naming them, not left out without a word."""
-    import pytrec_eval
-
+    A nickname's members that are not measures (``relstring``, a string per query) are an
+    error naming them, not left out without a word."""
     if token in TREC_NICKNAMES:
-        members = sorted(set(pytrec_eval.supported_nicknames[token]) - {"runid"})
+        members = [m for m in TREC_NICKNAMES[token] if m != "runid"]
         found: list[Measure] = []
         missing = []
         for member in members:
+            own = _families.parse_trec_name(member)
             try:
-                found += ir_measures.parse_trec_measure(member)
+                found += own if own is not None else ir_measures.parse_trec_measure(member)
             except ValueError:
                 missing.append(member)
         if missing:
             raise InputError(
                 None,
-                f"trec_eval's {token!r} includes {', '.join(missing)}, which no ir-measures "
-                f"engine computes; name the measures you want instead, e.g. "
-                f"{' '.join(str(m) for m in found[:6])} ...",
+                f"trec_eval's {token!r} includes {', '.join(missing)}, which is not a measure "
+                f"(`citeval trec_eval -m {token}` prints it as trec_eval does); name the "
+                f"measures you want instead, e.g. {' '.join(str(m) for m in found[:6])} ...",
             )
         return found
+    own = _families.parse_trec_name(token)
+    if own is not None:
+        return own
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # it prints what it skips
             return ir_measures.parse_trec_measure(token)

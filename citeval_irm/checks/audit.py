@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..base.errors import InputError
@@ -40,11 +40,42 @@ def normalised_title(title: str) -> str:
 
 def protocol_cutoffs(protocol: Protocol | None) -> tuple[int, ...]:
     """The cut-offs of a protocol's recall measures (of all its measures if it has none)."""
-    if protocol is None:
-        return ()
-    params = [(str(m).split("@")[0], m.params.get("cutoff")) for m in protocol.measures]
+    return () if protocol is None else measure_cutoffs(protocol.measures)
+
+
+def measure_cutoffs(measures) -> tuple[int, ...]:
+    """The cut-offs of the recall measures among ``measures`` (of all of them if none is a
+    recall measure)."""
+    params = [(str(m).split("@")[0], m.params.get("cutoff")) for m in measures]
     recall = sorted({k for name, k in params if k and name in ("R", "Recall", "recall")})
     return tuple(recall or sorted({k for _, k in params if k}))
+
+
+def recall_ceiling(
+    reachable: Mapping[str, int], gold: Mapping[str, int], cutoffs: tuple[int, ...]
+) -> dict[str, float]:
+    """The best mean recall any run can score: over the queries with gold (``gold``: their
+    number of gold papers), the mean of ``min(reachable, K) / gold`` at each cut-off K
+    (``R@K``) and without one (``R``); ``reachable``: the gold papers of each query the
+    protocol lets a run rank (missing: none). NaN without any query with gold."""
+    ceiling = {}
+    for k in (*cutoffs, None):
+        values = [min(reachable.get(q, 0), k or n) / n for q, n in gold.items()]
+        ceiling[f"R@{k}" if k else "R"] = sum(values) / len(values) if values else float("nan")
+    return ceiling
+
+
+def ceiling_line(ceiling: Mapping[str, float]) -> str | None:
+    """``recall ceiling under this protocol: R@10 <= 96.42 %`` (cut-offs of equal ceilings
+    joined), or ``None`` when every ceiling is 100 % (or none is known)."""
+    shown = {k: v for k, v in ceiling.items() if k != "R" or len(ceiling) == 1}
+    if not shown or all(not v < 1 for v in shown.values()):  # NaN: nothing to say
+        return None
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name, value in shown.items():
+        groups[f"{100 * value:.2f} %"].append(name)
+    parts = ", ".join(f"{', '.join(names)} <= {value}" for value, names in groups.items())
+    return f"recall ceiling under this protocol (gold it makes unreachable): {parts}"
 
 
 @dataclass
@@ -71,20 +102,19 @@ class SplitAudit:
         )
 
 
+@dataclass(repr=False)
 class DatasetAudit(Printable):
     """The audit of a dataset: one :class:`SplitAudit` per split, and the duplicate papers
     of the corpus (``None`` when its papers were not read). Prints in one line;
     :meth:`to_frame` has one row per split, ``format("table")`` the full report."""
 
-    FORMATS = ("table", "json")
+    dataset: str
+    protocol: str | None
+    splits: list[SplitAudit]
+    duplicates: list[tuple[str, ...]] | None
+    same_year: bool
 
-    def __init__(self, dataset: str, protocol: str | None, splits: list[SplitAudit],
-                 duplicates: list[tuple[str, ...]] | None, same_year: bool):  # fmt: skip
-        self.dataset = dataset
-        self.protocol = protocol
-        self.splits = splits
-        self.duplicates = duplicates
-        self.same_year = same_year
+    FORMATS = ("table", "json")
 
     def __getitem__(self, split: str) -> SplitAudit:
         for audit in self.splits:
@@ -216,10 +246,7 @@ def audit_split(
                 if len(examples[reason]) < _EXAMPLES:
                     examples[reason].append(f"{query_id} -> {doc}")
         reachable[query_id] = ok
-    ceiling = {}
-    for k in (*cutoffs, None):
-        values = [min(reachable[q], k or len(d)) / len(d) for q, d in gold.items()]
-        ceiling[f"R@{k}" if k else "R"] = sum(values) / len(values) if values else float("nan")
+    ceiling = recall_ceiling(reachable, {q: len(d) for q, d in gold.items()}, cutoffs)
     unreachable: dict[str, int | None] = dict(lost)
     if pool is None:
         unreachable["outside_pool"] = None

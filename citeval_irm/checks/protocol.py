@@ -76,6 +76,9 @@ class ValidationReport(Printable):
     (``query_id``, ``doc_id``, ``score``, ``check``); query-level checks have an empty
     ``doc_id``. ``warnings``: what could not be checked (queries or docs without a year).
     ``depth``: the deepest cut-off every ranking must reach (``None``: none was checked).
+    ``ceiling``: the recall ceiling under these rules (:func:`citeval_irm.checks.audit.
+    recall_ceiling`: the best mean R@K any run can score, at the cut-offs of the recall
+    measures evaluated), printed beside the result when below 100 %.
     """
 
     dataset: str
@@ -88,6 +91,14 @@ class ValidationReport(Printable):
     violations: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
     depth: int | None = None
+    ceiling: dict[str, float] = field(default_factory=dict)
+
+    def ceiling_line(self) -> str | None:
+        """``recall ceiling under this protocol (...): R@10 <= 96.42 %``, or ``None`` at
+        100 %."""
+        from .audit import ceiling_line
+
+        return ceiling_line(self.ceiling)
 
     @property
     def passed(self) -> bool:
@@ -115,6 +126,7 @@ class ValidationReport(Printable):
             "dataset_docs": self.num_docs,
             "run_rows": self.run_rows,
             "depth": self.depth,
+            "recall_ceiling": self.ceiling,
             "passed": self.passed,
             "checks": [
                 {**row, "examples": [list(e) for e in row["examples"]]}
@@ -146,6 +158,8 @@ class ValidationReport(Printable):
         for row in self.checks[self.checks["queries"] > 0].itertuples():
             lines.append(f"  {row.check}: {row.description}")
         lines.extend(f"  warning: {plain_text(str(w))}" for w in self.warnings)
+        if self.ceiling_line():
+            lines.append(f"  {self.ceiling_line()}")
         if self.passed:
             lines.append("result: the run obeys the protocol")
         else:
@@ -161,7 +175,7 @@ class ValidationReport(Printable):
             f"; warning: {w.code} ({w.count:,} queries)"
             for w in self.warnings
             if w.code in WARNING_CHECKS
-        )
+        ) + (f"; {self.ceiling_line()}" if self.ceiling_line() else "")
         if self.passed:
             return (
                 f"validation against {self.dataset}: passed ({len(CHECKS)} checks, same-year "
@@ -297,6 +311,23 @@ def validate(
         violations=violations,
         warnings=warnings,
         depth=depth,
+        ceiling=_ceiling(allowed, gold, depth_measures),
+    )
+
+
+def _ceiling(allowed, gold: pd.MultiIndex, measures) -> dict[str, float]:
+    """The recall ceiling (:func:`citeval_irm.checks.audit.recall_ceiling`) under the rules
+    this validation checks: a gold paper is reachable when a run may rank it for its query
+    (the year rule, not the citing paper, in the dataset)."""
+    from .audit import measure_cutoffs, recall_ceiling
+
+    queries = gold.get_level_values(0)
+    known = queries.isin(allowed.queries.index)
+    reachable = allowed.mask(queries[known], gold.get_level_values(1)[known])
+    counts = pd.DataFrame({"query": queries[known], "ok": reachable})
+    counts = counts.groupby("query", sort=False)["ok"].agg(["sum", "size"])
+    return recall_ceiling(
+        counts["sum"].to_dict(), counts["size"].to_dict(), measure_cutoffs(measures)
     )
 
 

@@ -77,6 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["trec_eval"]:  # trec_eval's own command line, not argparse's
+        from .trec_eval import main as trec_eval_main
+
+        return trec_eval_main(given[1:])
+    if given[:1] == ["eval"]:  # trec_eval's flags there: name what citeval takes instead
+        from .trec_eval_options import eval_hint
+
+        hint = eval_hint(given[1:])
+        if hint is not None:
+            print(f"citeval: error: {hint}", file=sys.stderr)
+            return EXIT_INPUT_ERROR
     parser = build_parser()
     args = parser.parse_args(argv)
     args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])

@@ -396,6 +396,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     _check_max_docs(args)
     runs = _named_runs(args.runs)
+    if isinstance(args.published, str) and args.paper is not None:
+        raise InputError(None, "give your table with --published FILE or --paper, not both")
     if args.dataset is not None:
         check_dataset(args.dataset)
     with _quiet_ir_datasets():
@@ -407,8 +409,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             tukey=args.tukey,
             queries=args.queries,
-            published=args.published_dataset or args.published,
-            paper=args.paper,
+            published=args.published_dataset or bool(args.published),
+            paper=args.published if isinstance(args.published, str) else args.paper,
             stage=args.stage,
             same_year=args.same_year,
             options=eval_options(args),
@@ -518,3 +520,51 @@ def cmd_audit(args: argparse.Namespace) -> int:
     result = audit(args.dataset, args.protocol, same_year=args.same_year)
     sys.stdout.write(result.format(args.format))
     return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    from ..base.outputs import check_output
+    from ..reading.io import write_run
+    from ..resolving.resolve import resolve
+    from ..resolving.result import report_kind
+
+    check_output(args.output, force=args.force)  # before the work, not after it
+    if args.resolution_report:
+        report_kind(args.resolution_report, force=args.force)
+    check_dataset(args.dataset)
+    with _quiet_ir_datasets():
+        result = resolve(
+            args.generated,
+            args.dataset,
+            catalogue=args.catalogue,
+            threshold=args.threshold,
+            measures=args.measures,
+            protocol=args.protocol,
+            options=eval_options(args),
+        )
+        by = _resolution_breakdown(args, result) if args.by else None
+    if result.run is not None:
+        write_run(result.run, args.output, tag=args.tag)
+        print(f"citeval: wrote {len(result.run):,} lines for {result.run.num_queries:,} queries "
+              f"to {args.output}", file=sys.stderr)  # fmt: skip
+    else:
+        print("citeval: no run written: no reference resolved to a paper", file=sys.stderr)
+    sys.stdout.write(result.format(args.format))
+    if by is not None:
+        sys.stdout.write("\n" + by.format(args.format if args.format != "markdown" else "table"))
+    own = [w for w in by.warnings if w.code == "queries_without_value"] if by else []
+    for warning in [*result.warnings, *own]:
+        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
+    if args.resolution_report:
+        path = result.write_report(args.resolution_report)
+        print(f"citeval: report written to {path}", file=sys.stderr)
+    return 0
+
+
+def _resolution_breakdown(args: argparse.Namespace, result):
+    """``citeval resolve --by FACET``: a rate of the resolution per group of queries."""
+    from ..comparison.breakdown import breakdown
+
+    measure = args.by_measure or ("existence_rate" if args.catalogue else "in_pool_rate")
+    return breakdown(result, args.dataset, args.by, measure, bins=args.bins,
+                     options=eval_options(args))  # fmt: skip

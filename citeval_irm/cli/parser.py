@@ -32,6 +32,7 @@ from .commands import (
     cmd_protocols,
     cmd_published,
     cmd_recipes,
+    cmd_resolve,
     cmd_table,
     cmd_validate,
     cmd_verify,
@@ -114,23 +115,40 @@ def add_compare_commands(commands) -> None:
     add_format_option(co, COMPARE_FORMATS, help="output format")
     co.add_argument(
         "--published",
-        action="store_true",
-        help="also print the runs beside the published results for the dataset",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="FILE",
+        help="also print the runs beside the published results for the dataset: the shipped "
+        "ones (transcribed, not verified), or your own table FILE (a CSV with the shipped "
+        "columns; give it after the runs)",
     )
     co.add_argument(
         "--published-dataset",
         help="compare with this table dataset instead (e.g. ACL-200); flagged not like for like "
         "when it is not the run's",
     )
-    co.add_argument("--paper", help="whose published results (default: the protocol's)")
+    co.add_argument(
+        "--paper",
+        metavar="PAPER|FILE",
+        help="whose published results (default: the protocol's), or a CSV file",
+    )
     co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
     add_year_options(co, unknown_year=False)
     add_report_option(co)
     co.set_defaults(handler=cmd_compare)
 
-    pu = commands.add_parser("published", help="list the published results shipped, or show some")
+    pu = commands.add_parser(
+        "published",
+        help="list the published results shipped, or show some",
+        description="The shipped published tables (each labelled with where its figures come "
+        "from: goyal2026's are transcribed from arXiv:2603.17361, not verified by the "
+        "package), or a table of your own given with --paper FILE.",
+    )
     pu.add_argument("--dataset", help="a dataset (ACL-200 or citeval/acl-200/test): its figures")
-    pu.add_argument("--paper", help="one paper's results (e.g. goyal2026)")
+    pu.add_argument("--paper", metavar="PAPER|FILE",
+                    help="one paper's results (e.g. goyal2026), or your own table (a CSV with "
+                    "the shipped columns)")  # fmt: skip
     pu.add_argument("--setting", help="one setting (e.g. inductive)")
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
     add_format_option(pu, LISTING_FORMATS)
@@ -155,8 +173,9 @@ def add_table_commands(commands) -> None:
         protocol_help="protocol for every dataset (default: each dataset's own)",
     )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
-    ta.add_argument("--published", metavar="PAPER",
-                    help="interleave this paper's published rows (e.g. goyal2026)")  # fmt: skip
+    ta.add_argument("--published", metavar="PAPER|FILE",
+                    help="interleave this paper's published rows (e.g. goyal2026), or those of "
+                    "your own table (a CSV with the shipped columns)")  # fmt: skip
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
@@ -212,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_commands(commands)
     add_table_commands(commands)
     add_convert_command(commands)
+    add_resolve_command(commands)
     add_quiet_option(commands, baselines)
     return parser
 
@@ -416,3 +436,42 @@ def add_demo_command(commands) -> None:
     de.add_argument("--no-report", action="store_true", help="write no report")
     add_force_option(de)
     de.set_defaults(handler=cmd_demo)
+
+
+def add_resolve_command(commands) -> None:
+    """``citeval resolve``: generated reference lists (papers named) as a run of a dataset."""
+    from ..resolving import REPORT_SUFFIXES, THRESHOLD
+
+    rs = commands.add_parser(
+        "resolve",
+        help="match generated reference lists (titles, citations, ids) to a dataset's papers "
+        "and write the run, with a resolution report (exact, fuzzy, ambiguous, unmatched)",
+        description="Matches each generated reference to the dataset's papers by identifier "
+        "(arXiv, ACL Anthology, DOI), then by normalised title, then fuzzily (RapidFuzz), and "
+        "writes a TREC run in the generated order; prints how each was resolved, per query and "
+        'overall, and the run\'s measures. GENERATED: JSONL ({"query_id": ..., '
+        '"references": [...]}) or CSV (query_id, rank, reference).',
+    )
+    rs.add_argument("generated", help="the generated lists: JSONL or CSV")
+    rs.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
+    rs.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
+    rs.add_argument("--catalogue", metavar="FILE",
+                    help="known titles (one a line, or CSV / JSONL with a title column): tells "
+                    "an unmatched reference outside the pool from one found nowhere")  # fmt: skip
+    threshold = f"fuzzy match threshold, fuzz.ratio 0-100 (default {THRESHOLD:g})"
+    rs.add_argument("--threshold", type=float, default=THRESHOLD, help=threshold)
+    rs.add_argument("--report", dest="resolution_report", metavar="FILE",
+                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.csv: the "
+                    "decision for every reference)")  # fmt: skip
+    add_measure_options(rs, measures_help="measures the run is evaluated with (default: the "
+                        "dataset's protocol)")  # fmt: skip
+    rs.add_argument("--by", choices=FACETS,
+                    help="also break a rate down by this facet (popularity: fabrication by the "
+                    "cited paper's popularity)")  # fmt: skip
+    rs.add_argument("--by-measure", help="the rate or measure broken down (default: "
+                    "existence_rate with --catalogue, else in_pool_rate)")  # fmt: skip
+    rs.add_argument("--bins", type=int, default=3, help="popularity bins (default 3)")
+    rs.add_argument("--tag", default="resolved", help="run tag, 6th column (default resolved)")
+    add_format_option(rs, ("table", "markdown", "json", "csv"))
+    add_force_option(rs)
+    rs.set_defaults(handler=cmd_resolve)

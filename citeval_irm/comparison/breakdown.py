@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.choices import LISTING_FORMATS, TESTS, check_choice
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError, examples_of
 from ..base.measures import one_measure
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..printing.escaping import csv_frame
@@ -204,6 +204,21 @@ def popularity_section(comparison, dataset: str, display: EvalOptions | None = N
     return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
 
 
+def _valued(groups, values: np.ndarray, measure: str):
+    """The queries every run has a value of ``measure`` for (a resolution's rates have none
+    for a query without references), and the others counted in a warning."""
+    missing = np.isnan(values).any(axis=1)
+    if not missing.any():
+        return groups, values, []
+    left = groups.index[missing]
+    warning = EvalWarning(
+        "queries_without_value",
+        f"queries with no value of {measure} (e.g. no references): left out of the breakdown",
+        len(left), examples_of(left), "queries",
+    )  # fmt: skip
+    return groups[~missing], values[~missing], [warning]
+
+
 def _p(p: float) -> str:
     from .model import format_p
 
@@ -281,6 +296,7 @@ def breakdown(
             )
     groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(per_query.index)
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
+    groups, values, unvalued = _valued(groups, values, measure)
     names = list(named)
     rows, pair_tables = [], []
     bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[
@@ -324,5 +340,5 @@ def breakdown(
         test=settings.test,
         correction=settings.correction,
         confidence=settings.confidence,
-        warnings=warnings_of(results),
+        warnings=warnings_of(results) + unvalued,
     )

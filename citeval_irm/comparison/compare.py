@@ -55,8 +55,8 @@ def compare(
     baseline: str | None = None,
     tukey: bool | None = None,
     queries: str = "common",
-    published: bool | str = False,
-    paper: str | None = None,
+    published=False,
+    paper=None,
     stage: str = "end-to-end",
     same_year: bool = True,
     options: EvalOptions | None = None,
@@ -77,7 +77,9 @@ def compare(
     ``published``: also put the runs beside the shipped published results of ``paper``
     (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
     given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
-    with :func:`citeval_irm.validate`, ``same_year`` as there). ``options``
+    with :func:`citeval_irm.validate`, ``same_year`` as there); a table of your own, a CSV
+    path or a DataFrame with the shipped columns, as ``published`` or ``paper`` (labelled
+    "given by the user"; the shipped figures are labelled as transcribed, not verified). ``options``
     (:class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords): how every run
     is evaluated, as in :func:`citeval_irm.evaluate`; with ``engine="dask"`` each run is
     evaluated (and validated) on a worker of the cluster at ``scheduler`` (an address or a
@@ -98,6 +100,10 @@ def compare(
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
     dataset = _dataset_id(qrels)
+    from ..checks.published import is_table_source
+
+    if is_table_source(published):  # a table of the user's own
+        paper, published = published, True
     validate_on = dataset if published else None
     recipe = None
     if validate_on is not None:

@@ -514,9 +514,7 @@ class Comparison(Printable):
                 f"{s.permutations:,} permutations, seed {s.seed})."
             )
         if self.published is not None:
-            caption += (
-                f" Published figures as printed in {latex_text(self.published.paper.reference)}."
-            )
+            caption += f" Published figures {latex_text(self.published.paper.provenance)}."
         return caption
 
     def _published_verdict(self) -> str:

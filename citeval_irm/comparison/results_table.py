@@ -441,7 +441,7 @@ def results_table(
     measures=None,
     protocol=None,
     baseline: str | None = None,
-    published: str | None = None,
+    published=None,
     same_year: bool = True,
     jobs: int = 1,
     options: EvalOptions | None = None,
@@ -456,9 +456,11 @@ def results_table(
     (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
     every test of the table; ``statistics`` or its fields as keywords). ``published``: a
     paper (``goyal2026``) whose published rows are interleaved where it has a table for the
-    dataset. ``jobs``: processes evaluating runs at once; ``options`` (or its fields as
-    keywords): how runs are evaluated and values printed, as in :func:`citeval_irm.evaluate`;
-    ``engine="dask"``: on the workers of the cluster at ``scheduler``.
+    dataset, or a table of your own (a CSV path or DataFrame with the shipped columns);
+    the footnote says where the figures come from. ``jobs``: processes evaluating runs at
+    once; ``options`` (or its fields as keywords): how runs are evaluated and values
+    printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
+    cluster at ``scheduler``.
     """
     from .compare import compare
 
@@ -500,6 +502,10 @@ def results_table(
                     EvalWarning(w.code, f"{system} on {dataset}: {w.message}", w.count, w.examples)
                     for w in result.warnings
                 ]
+    for dataset in datasets:  # the same for every run of a dataset: its year policy, measures
+        checked = [facts[s, dataset].validation for s in systems if (s, dataset) in results]
+        line = checked[0].ceiling_line() if checked and checked[0] is not None else None
+        notes += [f"{dataset}: {line}"] if line else []
     values = pd.DataFrame(rows)
     tests = []
     if baseline is not None:
@@ -556,12 +562,11 @@ def results_table(
 def _published_rows(paper, datasets, names, results, facts, systems, protocol):
     """The paper's published rows (fractions), their systems, and a like-for-like verdict
     per dataset (reusing :func:`citeval_irm.checks.published.beside_published`)."""
-    from ..checks.published import beside_published, scoring_recipe, shipped_tables
+    from ..checks.published import beside_published, scoring_recipe, table_source
     from ..papers import PROTOCOLS
 
-    papers, _ = shipped_tables()
-    if paper not in papers:
-        raise InputError(None, f"no published results of {paper!r}; shipped: {', '.join(papers)}")
+    given = paper  # a shipped paper's name, or the user's table (a CSV path or a DataFrame)
+    paper, papers, _ = table_source(given)
     rows, published_systems, verdicts = [], [], []
     for dataset in datasets:
         if papers[paper].table_dataset(dataset) is None:
@@ -570,12 +575,12 @@ def _published_rows(paper, datasets, names, results, facts, systems, protocol):
         ours = {s: results[s, dataset] for s in systems if (s, dataset) in results}
         chosen = PROTOCOLS.get(protocol) if isinstance(protocol, str) else protocol
         chosen = chosen or next(iter(ours.values())).protocol
-        recipe = scoring_recipe(paper, chosen)
+        recipe = scoring_recipe(given, chosen)
         kept = {s: _with_scoring(facts[s, dataset], results[s, dataset], dataset, recipe)
                 for s in ours}  # fmt: skip
         try:
             side = beside_published(
-                ours, kept, dataset, protocol=chosen, paper=paper, measures=names[dataset]
+                ours, kept, dataset, protocol=chosen, paper=given, measures=names[dataset]
             )
         except InputError as exc:
             verdicts.append(f"published ({paper}) on {dataset}: none shown: {exc}")

@@ -3,8 +3,10 @@
 ir_datasets cannot discover extension packages (its registry is filled by imports), and its
 own ``list`` prints every one of its hundreds of ids without counts. This lists the citeval
 ids grouped by corpus, with the published counts of ``metadata.json``, how the corpus is
-obtained (shipped, downloaded on first use, or installed by hand with ``citeval import``)
-and whether its files are on this machine.
+obtained (shipped, downloaded on first use, or installed by hand with ``citeval import``),
+whether its files are on this machine, and what its YAML documentation records: the host
+(the pinned repository for a downloaded corpus), the licence, the download size and the
+recall ceiling ``citeval audit`` measured (each "unknown" / "not recorded" where it is).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import textwrap
 
 from .catalogue import COLLECTIONS
-from .registry import METADATA, dataset_ids
+from .registry import METADATA, dataset_ids, documentation_file
 from .sources import CorpusSource, corpus_file
 
 
@@ -40,6 +42,41 @@ def how_obtained(source: CorpusSource) -> list[str]:
         return [f"downloaded on first use{notice}, {pinned}; offline: {offline}"]
     manual = source.manual_download.format(pretty_name=source.pretty_name)
     return [f"by hand, then {offline}", *textwrap.wrap(manual, 96)]
+
+
+def recorded(source: CorpusSource) -> list[tuple[str, str]]:
+    """``(what, text)`` of the corpus's host, licence, download size and recall ceiling:
+    the host from where it is downloaded (else its YAML's ``host``), the rest from its YAML
+    (``licence_name``, ``download_size``, ``audit_ceiling``); "unknown" where none is."""
+    entry = documentation_file(source.documentation).get_key(source.dataset_id) or {}
+    if source.packaged is not None:
+        host = "none: shipped inside the package"
+    elif source.hub is not None:
+        host = source.hub.label()
+    elif source.base_url is not None:
+        host = source.base_url
+    else:
+        host = entry.get("host", "unknown")
+    return [
+        ("host", host),
+        ("licence", entry.get("licence_name", "unknown")),
+        ("download size", entry.get("download_size", "unknown")),
+        ("recall ceiling (citeval audit)", entry.get("audit_ceiling", "not recorded")),
+    ]
+
+
+def _wrapped(what: str, text: str) -> list[str]:
+    """``what: text`` wrapped for a terminal, never inside a URL, a hyphenated name or
+    between a number and its ``%``."""
+    lines = textwrap.wrap(
+        " ".join(text.split()).replace(" %", "\0%"),
+        98,
+        initial_indent=f"  {what}: ",
+        subsequent_indent="    ",
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+    return [line.replace("\0", " ") for line in lines]
 
 
 def where(source: CorpusSource) -> str:
@@ -70,6 +107,7 @@ def format_dataset_list() -> str:
             "",
             f"{source.pretty_name}: {first}",
             *(f"  {line}" for line in more),
+            *(line for what, text in recorded(source) for line in _wrapped(what, text)),
             f"  files: {where(source)}",
             f"  {'id':<{width}}  {'docs':>9}  {'queries':>9}  {'qrels':>9}",
         ]

@@ -21,7 +21,13 @@ from ..base.options import EvalOptions, display_decimals
 from ..printing.escaping import csv_text, plain_text, trec_field
 from ..printing.printable import Printable
 from ..reading.ties import TieReport
-from ..scoring import is_integer_measure, percent_scale, trec_eval_name, trec_eval_sort_key
+from ..scoring import (
+    is_integer_measure,
+    is_summary_only,
+    percent_scale,
+    trec_eval_name,
+    trec_eval_sort_key,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -283,7 +289,7 @@ class EvalResult(Printable):
                 lines += [
                     line(order[i], query, values[row][c])
                     for i, c in enumerate(columns)
-                    if names[order[i]] != "num_q"  # trec_eval prints num_q for "all" only
+                    if not is_summary_only(names[order[i]])  # num_q, gm_map: "all" only
                 ]
         lines += [line(m, AGGREGATE, self.aggregates[m]) for m in order]
         return "".join(lines)

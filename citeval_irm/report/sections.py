@@ -339,6 +339,8 @@ def validation_section(runs: Sequence[RunFacts]) -> Section | None:
         failed = report.checks[report.checks["queries"] > 0]["check"].tolist()
         verdict = f"VIOLATIONS ({', '.join(failed)})" if failed else "the run obeys the protocol"
         section.add(Text(f"{r.name}: {verdict}"))
+        if report.ceiling_line():
+            section.add(Text(f"{r.name}: {report.ceiling_line()}"))
         if report.warnings:
             section.add(Items(tuple(f"{r.name}: {w}" for w in report.warnings)))
     return section

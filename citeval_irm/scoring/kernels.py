@@ -33,6 +33,11 @@ class Params:
     binary_gains: bool = False  # nDCG gain 1 for every doc labelled >= rel
     first_listed_gold: bool = False  # RR from the first listed relevant doc only
     rr_cutoff: int | None = None  # RR counts only at rank <= rr_cutoff
+    other: tuple = ()  # the family's other parameters, (name, value) pairs
+
+    def get(self, name: str, default=None):
+        """The family's parameter ``name`` (a dict given as its (key, value) pairs)."""
+        return dict(self.other).get(name, default)
 
 
 def _view(rk: Rankings, p: Params) -> Rankings:
@@ -122,9 +127,14 @@ def average_precision(rk: Rankings, p: Params) -> np.ndarray:
 
 
 def gains(label: np.ndarray, p: Params) -> np.ndarray:
+    """The gain of each label: the label itself (negative: 0), or the family's ``gains``
+    (level: gain; trec_eval's ``ndcg.1=3,2=9``) for the levels it names."""
     if p.binary_gains:
         return (label >= p.rel).astype(np.float64)
-    return np.maximum(label, 0).astype(np.float64)
+    out = np.maximum(label, 0).astype(np.float64)
+    for level, gain in p.get("gains") or ():
+        out[label == level] = gain
+    return out
 
 
 def ideal_dcg(rk: Rankings, p: Params) -> np.ndarray:

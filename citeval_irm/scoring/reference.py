@@ -3,19 +3,27 @@ without them, on the dict-of-dicts form.
 
 A measure trec_eval has is computed by trec_eval's own C code (pytrec_eval), by the name
 the table derives, with its ``rel`` and ``judged_only`` as trec_eval's ``-l`` and ``-J``;
-a measure trec_eval lacks (``RR@K``, ``Judged@K``) by its row's declared
-:class:`~.table.Derived` reference. ``engine="pytrec_eval"``, ``verify=True`` and the
-property test of the kernels all go through :func:`reference_values`.
+a measure trec_eval lacks (``RR@K``, ``Judged@K``), one pytrec_eval cannot be given
+(``ndcg`` with gains, ``utility`` with a negative coefficient) and one pytrec_eval (trec_eval
+9.x's code) lacks or computes otherwise than 10.0 (``rbp``, ``iprec_at_recall``: see
+:mod:`.trec_reference`) by its row's declared :class:`~.table.Derived` reference.
+``engine="pytrec_eval"``, ``verify=True`` and the property test of the kernels all go
+through :func:`reference_values`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from ..base.errors import InputError
-from .table import require, trec_eval_base_name
+from .table import require, trec_eval_base_name, trec_eval_family
+
+# the parameters pytrec_eval reads from a measure's name (its _combine_measures): numbers
+# >= 0, comma separated; it would read ``ndcg_1=3`` as ``ndcg.1``, so that name is not given
+_PYTREC_EVAL_PARAMS = re.compile(r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*")
 
 
 def trec_eval_settings(measure) -> tuple[int, bool]:
@@ -23,15 +31,28 @@ def trec_eval_settings(measure) -> tuple[int, bool]:
     return int(measure.params.get("rel", 1)), bool(measure.params.get("judged_only", False))
 
 
-def reference_names(measure) -> tuple[str, ...]:
-    """The trec_eval measures whose values give ``measure``'s reference."""
+def pytrec_eval_name(measure) -> str | None:
+    """The name pytrec_eval computes ``measure``'s reference by, or ``None`` where the
+    row's :class:`~.table.Derived` reference gives it."""
+    row = require(measure)
+    if row.reference is not None and row.reference.always:
+        return None
     name = trec_eval_base_name(measure)
     if name is not None:
-        return (name,)
-    row = require(measure)
+        family = trec_eval_family(name)
+        given = name[len(family) + 1 :]
+        if not given or _PYTREC_EVAL_PARAMS.fullmatch(given):
+            return name
     if row.reference is None:
-        raise InputError(None, f"{measure}: trec_eval has no such measure, and no reference")
-    return row.reference.needs
+        has = "pytrec_eval cannot be given it" if name else "trec_eval has no such measure"
+        raise InputError(None, f"{measure}: {has}, and it has no other reference")
+    return None
+
+
+def reference_names(measure) -> tuple[str, ...]:
+    """The trec_eval measures whose values give ``measure``'s reference."""
+    name = pytrec_eval_name(measure)
+    return (name,) if name is not None else require(measure).reference.needs
 
 
 def reference_values(
@@ -63,7 +84,7 @@ def reference_values(
             trec = evaluator.evaluate(dict(run))
         for column in columns:
             measure = measures[column]
-            name = trec_eval_base_name(measure)
+            name = pytrec_eval_name(measure)
             derived = require(measure).reference
             for row, query in enumerate(query_ids):
                 values = trec.get(query, {})

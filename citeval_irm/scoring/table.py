@@ -16,8 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ..base import families  # the families the rows name, trec_eval's defaults
 from ..base.errors import InputError
 from . import kernels as k
+from . import trec_kernels as tk
+from . import trec_reference as tr
 from .rankings import Rankings
 
 Kernel = Callable[[Rankings, k.Params], np.ndarray]
@@ -25,25 +28,50 @@ Kernel = Callable[[Rankings, k.Params], np.ndarray]
 
 @dataclass(frozen=True)
 class Derived:
-    """The reference value of a measure trec_eval does not print, per query: from the
+    """The reference value of a measure pytrec_eval cannot give, per query: from the
     trec_eval values it ``needs`` (computed under the measure's ``rel`` and ``judged_only``),
-    the query's ranking ``{doc: score}`` and its judgements ``{doc: label}``."""
+    the query's ranking ``{doc: score}`` and its judgements ``{doc: label}``. It serves
+    where trec_eval has no such measure, where pytrec_eval cannot be given the measure's
+    parameters (gains, negative coefficients) and, ``always``, where pytrec_eval (trec_eval
+    9.x's code) lacks the measure or computes it otherwise than 10.0."""
 
     needs: tuple[str, ...]
     value: Callable[[Any, Mapping[str, float], Mapping[str, float], Mapping[str, int]], float]
+    always: bool = False
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """One measure of trec_eval's table as a row gives it: its name as ``-m`` takes it;
+    ``kind``, how ``-m name.values`` reads its values (``"plain"``: none; ``"long_cuts"``,
+    ``"double_cuts"``: one measure per value, printed ``name_10`` / ``name_0.20``;
+    ``"doubles"``, ``"pairs"``: one measure, printed ``name_<values as given>``); ``param``,
+    the row's parameter those values set (``"pairs"``: a dict level: gain), ``defaults``
+    trec_eval's own values; ``fixed`` the parameters the measure always has
+    (``set_relative_P`` is ``SetP(relative=True)``), ``rel_given`` that it has ``rel``
+    (``num_rel_ret`` is ``NumRet(rel=...)``); ``shown``: ``"long"`` (a count), ``"double"``,
+    or ``"summary"`` (printed on the ``all`` row only)."""
+
+    name: str
+    kind: str = "plain"
+    param: str | None = None
+    defaults: tuple = ()
+    fixed: tuple = ()
+    rel_given: bool = False
+    shown: str = "double"
 
 
 @dataclass(frozen=True)
 class MeasureDef:
     """One measure family (``RR``, ``R``, ``nDCG``, ...) and how it is computed.
 
-    ``trec_eval`` / ``trec_eval_at`` are trec_eval's names for it without and with a
-    cut-off (``{k}`` stands for it; ``None``: trec_eval has none), ``trec_eval_rel`` its
-    name when ``rel`` is given (``NumRet(rel=1)`` is ``num_rel_ret``); the reference the
-    kernels are checked against (:mod:`.reference`, ``verify``) is trec_eval's value by
+    ``trec`` names trec_eval's measures the row computes (:class:`TrecName`); the reference
+    the kernels are checked against (:mod:`.reference`, ``verify``) is trec_eval's value by
     that name, or ``reference`` where trec_eval has none. ``labels`` says how the family
     reads a label: ``"threshold"`` (relevant when >= ``rel``), ``"gains"`` (the label
-    itself), ``"judged"`` (judged when >= 0, as trec_eval reads it) or ``"none"``.
+    itself), ``"judged"`` (judged when >= 0, as trec_eval reads it) or ``"none"``;
+    ``negative_unjudged``: a negative label is "in the pool, unjudged", not 0 (bpref,
+    infAP). ``aggregate``: ``"mean"``, ``"sum"`` (trec_eval's counts) or ``"geometric"``.
     """
 
     name: str
@@ -53,11 +81,36 @@ class MeasureDef:
     choices: dict[str, tuple]  # the values it accepts of those that are a closed set
     labels: str
     needs: str  # what it reads from the qrels, for people
-    trec_eval: str | None
-    trec_eval_at: str | None
-    trec_eval_rel: str | None = None
+    trec: tuple[TrecName, ...] = ()
     reference: Derived | None = None
-    summed: bool = False  # aggregated by sum over queries (trec_eval's counts), not mean
+    aggregate: str = "mean"
+    negative_unjudged: bool = False
+
+    @property
+    def summed(self) -> bool:
+        """Aggregated by sum over queries (trec_eval's counts), not by a mean."""
+        return self.aggregate == "sum"
+
+    def _trec(self, kind: str, rel_given: bool = False) -> TrecName | None:
+        return next((t for t in self.trec if t.kind == kind and t.rel_given == rel_given), None)
+
+    @property
+    def trec_eval(self) -> str | None:
+        """trec_eval's name for the family without parameters (``None``: it has none)."""
+        found = self._trec("plain")
+        return None if found is None or found.fixed else found.name
+
+    @property
+    def trec_eval_at(self) -> str | None:
+        """trec_eval's name with a cut-off, ``{k}`` standing for it."""
+        found = next((t for t in self.trec if t.param == "cutoff"), None)
+        return None if found is None else found.name + "_{k}"
+
+    @property
+    def trec_eval_rel(self) -> str | None:
+        """trec_eval's name when ``rel`` is given (``NumRet(rel=1)``: ``num_rel_ret``)."""
+        found = self._trec("plain", rel_given=True)
+        return None if found is None else found.name
 
 
 def _rr_at_cutoff(measure, trec: Mapping[str, float], ranking, labels) -> float:
@@ -79,66 +132,167 @@ def _judged_share(measure, trec, ranking: Mapping[str, float], labels) -> float:
 _RJ = ("rel", "judged_only")
 _REL = "relevant docs"
 _NUMBER = "relevant docs and their number"
+_JUDGED = "relevant and judged non-relevant docs, and their number"
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cut-offs
+_LEVELS = tuple(i / 10 for i in range(11))
+_GAINS = "labels (gain = label, or the gains given) of all docs"
+
+
+def _t(name: str, kind: str = "plain", param=None, defaults=(), **more) -> TrecName:
+    return TrecName(name, kind, param, defaults, **more)
+
+
+def _cuts(name: str, defaults=_CUTS) -> TrecName:
+    return TrecName(name, "long_cuts", "cutoff", defaults)
+
 
 MEASURES: dict[str, MeasureDef] = {
     d.name: d
     for d in (
         MeasureDef("RR", k.reciprocal_rank, k.expected_reciprocal_rank, ("cutoff", *_RJ), {},
-                   "threshold", _REL, "recip_rank", None,
+                   "threshold", _REL, (_t("recip_rank"),),
                    reference=Derived(("recip_rank",), _rr_at_cutoff)),
         MeasureDef("P", k.precision, k.expected_precision, ("cutoff", *_RJ), {},
-                   "threshold", _REL, None, "P_{k}"),
+                   "threshold", _REL, (_cuts("P"),)),
         MeasureDef("R", k.recall, k.expected_recall, ("cutoff", *_RJ), {},
-                   "threshold", _NUMBER, None, "recall_{k}"),
+                   "threshold", _NUMBER, (_cuts("recall"),)),
         MeasureDef("Success", k.success, k.expected_success, ("cutoff", *_RJ), {},
-                   "threshold", _REL, None, "success_{k}"),
+                   "threshold", _REL, (_cuts("success", (1, 5, 10)),)),
         MeasureDef("AP", k.average_precision, k.expected_average_precision, ("cutoff", *_RJ),
-                   {}, "threshold", _NUMBER, "map", "map_cut_{k}"),
-        MeasureDef("nDCG", k.ndcg, k.expected_ndcg, ("cutoff", "judged_only", "dcg"),
-                   {"dcg": ("log2",)}, "gains", "labels (gain = label) of all docs",
-                   "ndcg", "ndcg_cut_{k}"),
+                   {}, "threshold", _NUMBER, (_t("map"), _cuts("map_cut"))),
+        MeasureDef("nDCG", k.ndcg, k.expected_ndcg, ("cutoff", "judged_only", "dcg", "gains"),
+                   {"dcg": ("log2",)}, "gains", _GAINS,
+                   (_t("ndcg", "pairs", "gains"), _cuts("ndcg_cut")),
+                   reference=Derived((), tr.ndcg)),
         MeasureDef("Rprec", k.r_precision, k.expected_r_precision, _RJ, {},
-                   "threshold", _NUMBER, "Rprec", None),
+                   "threshold", _NUMBER, (_t("Rprec"),)),
         MeasureDef("NumRet", k.num_ret, None, ("rel",), {}, "threshold",
-                   "nothing (with rel: relevant docs)", "num_ret", None,
-                   trec_eval_rel="num_rel_ret", summed=True),
+                   "nothing (with rel: relevant docs)",
+                   (_t("num_rel_ret", rel_given=True, shown="long"),
+                    _t("num_ret", shown="long")), aggregate="sum"),
         MeasureDef("NumRel", k.num_rel, None, ("rel",), {}, "threshold", _REL,
-                   "num_rel", None, summed=True),
-        MeasureDef("NumQ", k.num_q, None, (), {}, "none", "nothing", "num_q", None,
-                   summed=True),
+                   (_t("num_rel", shown="long"),), aggregate="sum"),
+        MeasureDef("NumQ", k.num_q, None, (), {}, "none", "nothing",
+                   (_t("num_q", shown="summary"),), aggregate="sum"),
         MeasureDef("Judged", k.judged, k.expected_judged, ("cutoff",), {}, "judged",
-                   "which docs are judged", None, None,
-                   reference=Derived((), _judged_share)),
+                   "which docs are judged", reference=Derived((), _judged_share)),
+        MeasureDef("GM_MAP", tk.geometric_ap, None, _RJ, {}, "threshold", _NUMBER,
+                   (_t("gm_map", shown="summary"),), aggregate="geometric",
+                   reference=Derived(("map",), tr.same_as("map"), always=True)),
+        MeasureDef("Bpref", tk.bpref, None, ("rel",), {}, "threshold", _JUDGED,
+                   (_t("bpref"),), negative_unjudged=True),
+        MeasureDef("IPrec", tk.interpolated_precision, None, ("recall", *_RJ), {},
+                   "threshold", _NUMBER,
+                   (_t("iprec_at_recall", "double_cuts", "recall", _LEVELS),),
+                   reference=Derived((), tr.iprec_at_recall, always=True)),
+        MeasureDef("infAP", tk.inferred_ap, None, ("rel",), {}, "threshold", _JUDGED,
+                   (_t("infAP"),), negative_unjudged=True),
+        MeasureDef("GM_Bpref", tk.bpref, None, ("rel",), {}, "threshold", _JUDGED,
+                   (_t("gm_bpref", shown="summary"),), aggregate="geometric",
+                   negative_unjudged=True,
+                   reference=Derived(("bpref",), tr.same_as("bpref"), always=True)),
+        MeasureDef("Rprec_mult", tk.r_precision_mult, None, ("mult", *_RJ), {}, "threshold",
+                   _NUMBER, (_t("Rprec_mult", "double_cuts", "mult",
+                                families.TREC_DEFAULTS["Rprec_mult"]),)),
+        MeasureDef("Utility", tk.utility, None, ("coefficients", "docs", "rel"), {},
+                   "threshold", _NUMBER, (_t("utility", "doubles", "coefficients"),),
+                   reference=Derived((), tr.utility)),
+        MeasureDef("IPrec_avg", tk.interpolated_average, None, ("recalls", *_RJ), {},
+                   "threshold", _NUMBER, (_t("11pt_avg", "doubles", "recalls"),),
+                   reference=Derived((), tr.eleven_point_average, always=True)),
+        MeasureDef("binG", tk.binary_g, None, _RJ, {}, "threshold", _NUMBER, (_t("binG"),)),
+        MeasureDef("G", tk.g_measure, None, ("gains",), {}, "gains", _GAINS,
+                   (_t("G", "pairs", "gains"),)),
+        MeasureDef("nDCG_rel", tk.ndcg_rel, None, ("gains",), {}, "gains", _GAINS,
+                   (_t("ndcg_rel", "pairs", "gains"),)),
+        MeasureDef("RnDCG", tk.r_ndcg, None, ("gains", "rel"), {}, "gains", _GAINS,
+                   (_t("Rndcg", "pairs", "gains"),)),
+        MeasureDef("relative_P", tk.relative_precision, None, ("cutoff", *_RJ), {},
+                   "threshold", _NUMBER,
+                   (_cuts("relative_P", families.TREC_DEFAULTS["relative_P"]),)),
+        MeasureDef("SetP", tk.set_precision, None, ("relative", *_RJ), {}, "threshold",
+                   _NUMBER, (_t("set_P", fixed=(("relative", False),)),
+                             _t("set_relative_P", fixed=(("relative", True),)))),
+        MeasureDef("SetR", tk.set_recall, None, ("rel",), {}, "threshold", _NUMBER,
+                   (_t("set_recall"),)),
+        MeasureDef("SetAP", tk.set_ap, None, _RJ, {}, "threshold", _NUMBER,
+                   (_t("set_map"),)),
+        MeasureDef("SetF", tk.set_f, None, ("beta", *_RJ), {}, "threshold", _NUMBER,
+                   (_t("set_F", "doubles", "beta"),)),
+        MeasureDef("NumNonrelJudgedRet", tk.num_nonrel_judged_ret, None, ("rel",), {},
+                   "threshold", _JUDGED, (_t("num_nonrel_judged_ret", shown="long"),),
+                   aggregate="sum", negative_unjudged=True),
+        MeasureDef("RBP_trec", tk.rbp, None, ("p", "gains"), {}, "gains", _GAINS,
+                   (_t("rbp", "pairs", "gains"),),
+                   reference=Derived((), tr.rbp, always=True)),
+        MeasureDef("RBP_resid", tk.rbp_residual, None, ("p",), {}, "judged",
+                   "which docs are judged", (_t("rbp_resid", "pairs", "p"),),
+                   reference=Derived((), tr.rbp_residual, always=True)),
+        MeasureDef("Unjudged", tk.unjudged, None, ("cutoff",), {}, "judged",
+                   "which docs are judged", (_cuts("unj", families.TREC_DEFAULTS["unj"]),),
+                   reference=Derived((), tr.unjudged, always=True)),
     )
 }  # fmt: skip
 
-# trec_eval's own order of its measures in its output, for the names the table derives
+# trec_eval 10.0's own order of its measures (measures.c), the order it prints them in;
+# runid and relstring are printed by ``citeval trec_eval`` (a label and a string)
 TREC_EVAL_ORDER = (
+    "runid",
     "num_q",
     "num_ret",
     "num_rel",
     "num_rel_ret",
     "map",
+    "gm_map",
     "Rprec",
+    "bpref",
     "recip_rank",
+    "iprec_at_recall",
     "P",
+    "relstring",
     "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
     "ndcg",
+    "ndcg_rel",
+    "Rndcg",
     "ndcg_cut",
     "map_cut",
+    "relative_P",
     "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "rbp",
+    "rbp_resid",
+    "unj",
 )
 
 
 def definition(measure) -> MeasureDef | None:
     """The table's row for ``measure`` (an ir-measures object), or ``None`` when the table
-    cannot compute it with these parameters (e.g. ``nDCG(dcg='exp-log2')``, ``ERR@10``)."""
+    cannot compute it with these parameters (e.g. ``nDCG(dcg='exp-log2')``, ``ERR@10``,
+    gains for a negative level)."""
     found = MEASURES.get(measure.NAME)
     if found is None:
         return None
     for name, value in measure.params.items():
         if name not in found.params or value not in found.choices.get(name, (value,)):
             return None
+    gains_given = measure.params.get("gains")
+    if gains_given is not None and not all(
+        isinstance(level, int) and level >= 0 and isinstance(gain, (int, float))
+        for level, gain in gains_given.items()
+    ):
+        return None
     return found
 
 
@@ -158,17 +312,78 @@ def require(measure) -> MeasureDef:
     return found
 
 
+_KERNEL_FIELDS = ("cutoff", "rel", "judged_only")
+
+
 def params_of(measure, **recipe) -> k.Params:
     """The kernel parameters of an ir-measures measure, with a recipe's in ``recipe``
-    replacing or adding to them (e.g. ``rel=2, binary_gains=True``)."""
+    replacing or adding to them (e.g. ``rel=2, binary_gains=True``); the family's other
+    parameters go in ``other`` (a dict as its sorted items)."""
     params = measure.params
+    other = tuple(
+        (name, tuple(sorted(value.items())) if isinstance(value, dict) else value)
+        for name, value in sorted(params.items())
+        if name not in _KERNEL_FIELDS
+    )
     found = k.Params(
         cutoff=params.get("cutoff"),
         rel=params.get("rel", 1),
         judged_only=bool(params.get("judged_only", False)),
         rel_given="rel" in params,
+        other=other,
     )
     return replace(found, **recipe) if recipe else found
+
+
+def _number(value) -> str:
+    """A parameter value as trec_eval's ``-m`` would take it back (``%g``)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def printable(value) -> str:
+    """A parameter's values in trec_eval's ``name_<values>`` form: ``2,-1,0,0``,
+    ``1=3,2=9``."""
+    if isinstance(value, dict):
+        return ",".join(f"{_number(a)}={_number(b)}" for a, b in value.items())
+    if isinstance(value, (tuple, list)):
+        return ",".join(_number(v) for v in value)
+    return _number(value)
+
+
+def trec_name_of(trec: TrecName, value) -> str:
+    """The name trec_eval prints for ``trec`` given one value of its parameter (a cut-off,
+    a recall level) or all of them (``"doubles"``, ``"pairs"``: a tuple, a dict)."""
+    if trec.kind == "long_cuts":
+        return f"{trec.name}_{int(value)}"
+    if trec.kind == "double_cuts":
+        return f"{trec.name}_{value:3.2f}"
+    return f"{trec.name}_{printable(value)}"
+
+
+def _matching_trec(found: MeasureDef, measure) -> tuple[TrecName, object] | None:
+    """The row's trec_eval measure that ``measure`` is, and its parameter's value."""
+    family = measure.SUPPORTED_PARAMS
+    params = measure.params
+    for trec in found.trec:
+        if trec.rel_given != ("rel" in params) and any(t.rel_given for t in found.trec):
+            continue
+        if any(params.get(n, family[n].default) != v for n, v in trec.fixed):
+            continue
+        rest = set(params) - {"rel", "judged_only"} - {n for n, _ in trec.fixed}
+        if trec.param is not None and trec.param in params:
+            if rest - {trec.param}:
+                continue
+            value = params[trec.param]
+            default = family[trec.param].default
+            if trec.kind in ("doubles", "pairs") and value == default:
+                return trec, None
+            if trec.kind == "pairs" and trec.param == "p":
+                value = {"p": value}
+            return trec, value
+        if rest or trec.kind in ("long_cuts", "double_cuts"):
+            continue
+        return trec, None
+    return None
 
 
 def trec_eval_base_name(measure) -> str | None:
@@ -178,12 +393,11 @@ def trec_eval_base_name(measure) -> str | None:
     found = definition(measure)
     if found is None:
         return None
-    cutoff = measure.params.get("cutoff")
-    if cutoff is not None:
-        return None if found.trec_eval_at is None else found.trec_eval_at.format(k=cutoff)
-    if "rel" in measure.params and found.trec_eval_rel is not None:
-        return found.trec_eval_rel
-    return found.trec_eval
+    matched = _matching_trec(found, measure)
+    if matched is None:
+        return None
+    trec, value = matched
+    return trec.name if value is None else trec_name_of(trec, value)
 
 
 def trec_eval_name(measure) -> str | None:
@@ -195,19 +409,39 @@ def trec_eval_name(measure) -> str | None:
     return trec_eval_base_name(measure)
 
 
+def trec_eval_family(trec_name: str) -> str | None:
+    """The measure of trec_eval's table a printed name belongs to (``P_10`` -> ``P``,
+    ``utility_2,-1,0,0`` -> ``utility``), or ``None``."""
+    if trec_name in TREC_EVAL_ORDER:
+        return trec_name
+    bases = [b for b in TREC_EVAL_ORDER if trec_name.startswith(b + "_")]
+    return max(bases, key=len) if bases else None
+
+
 def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
     """Sort key giving trec_eval's output order: its measure table, then cutoffs ascending."""
-    base, _, cutoff = trec_name.rpartition("_")
-    if base in TREC_EVAL_ORDER and cutoff.replace(".", "", 1).isdigit():
-        return TREC_EVAL_ORDER.index(base), float(cutoff)
-    known = trec_name in TREC_EVAL_ORDER
-    return (TREC_EVAL_ORDER.index(trec_name) if known else len(TREC_EVAL_ORDER)), 0.0
+    base = trec_eval_family(trec_name)
+    if base is None:
+        return len(TREC_EVAL_ORDER), 0.0
+    rest = trec_name[len(base) + 1 :]
+    try:
+        cutoff = float(rest) if rest else 0.0
+    except ValueError:
+        cutoff = 0.0
+    return TREC_EVAL_ORDER.index(base), cutoff
 
 
 def is_integer_measure(trec_name: str) -> bool:
     """Whether trec_eval prints the measure as a whole number: the table's counts."""
-    counts = {n for d in MEASURES.values() if d.summed for n in (d.trec_eval, d.trec_eval_rel)}
-    return trec_name in counts
+    return any(t.name == trec_name and d.summed for d in MEASURES.values() for t in d.trec)
+
+
+def is_summary_only(trec_name: str) -> bool:
+    """Whether trec_eval prints the measure on its ``all`` row only (``num_q``, ``gm_map``,
+    ``gm_bpref``), never per query."""
+    return any(
+        t.name == trec_name and t.shown == "summary" for d in MEASURES.values() for t in d.trec
+    )
 
 
 def sign_blind(measure) -> bool:
@@ -216,6 +450,8 @@ def sign_blind(measure) -> bool:
     ones (``judged_only``, ``Judged``: trec_eval reads a negative label as unjudged)."""
     found = definition(measure)
     if found is None or found.labels == "judged" or measure.params.get("judged_only"):
+        return False
+    if found.negative_unjudged:
         return False
     return found.labels != "threshold" or measure.params.get("rel", 1) >= 1
 
@@ -251,12 +487,17 @@ def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
 
 
 def aggregate(measure, values: np.ndarray) -> float:
-    """The measure's aggregate over queries: the mean, or the sum for trec_eval's counts."""
+    """The measure's aggregate over queries: the mean, the sum for trec_eval's counts, the
+    geometric mean of trec_eval's ``gm_`` measures (of values at least 0.00001)."""
     found = definition(measure)
     if found is not None:
         if found.summed:
             return float(values.sum())
-        return float(values.mean()) if len(values) else float("nan")
+        if not len(values):
+            return float("nan")
+        if found.aggregate == "geometric":
+            return float(np.exp(np.log(np.maximum(values, 1e-5)).mean()))
+        return float(values.mean())
     aggregator = measure.aggregator()
     for value in values.tolist():
         aggregator.add(value)

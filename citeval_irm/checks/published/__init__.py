@@ -4,21 +4,22 @@ A reviewer asks how a run stands against the numbers in the papers, and those nu
 only worth comparing when the run was made the same way. Each paper is two files here:
 ``<paper>.csv`` (``dataset, setting, stage, system, measure, value, source``; values exactly
 as printed, measures in ir-measures names) and ``<paper>.json`` (title, reference, unit,
-decimals, split, the citeval dataset id of each dataset, how the paper scored). Adding a
-paper is adding its two files.
+decimals, split, the citeval dataset id of each dataset, how the paper scored, where the
+figures come from). Adding a paper is adding its two files. Every output that shows a table's
+figures says where they come from (:attr:`Paper.provenance`): the shipped goyal2026 figures
+are transcribed from the paper and not verified by the package; a user's own table (a CSV
+with the same columns, or a DataFrame) is accepted wherever a paper name is
+(:mod:`.tables`).
 
-:func:`published` lists or selects what is shipped; :func:`beside_published` puts runs next to
-a table and says, check by check, whether the comparison is like for like.
+:func:`published` lists or selects the tables; :func:`beside_published` puts runs next to
+one and says, check by check, whether the comparison is like for like.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -30,111 +31,18 @@ from ...printing.escaping import csv_frame, latex_text, text
 from ...printing.printable import Printable
 from ...printing.text_tables import blocks, render, wrap
 from ...printing.text_tables import number as _number
-
-COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
-SPLITS = ("train", "val", "test")
-DEFAULT_STAGE = "end-to-end"
-
-
-@dataclass(frozen=True)
-class Paper:
-    """What a paper's sidecar JSON says about its table."""
-
-    name: str
-    title: str
-    reference: str
-    tables: str
-    protocol: str | None
-    unit: str
-    decimals: int
-    split: str
-    datasets: dict[str, str]
-    notes: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def percent(self) -> bool:
-        return self.unit == "percent"
-
-    def table_dataset(self, dataset: str) -> str | None:
-        """The table's name for a dataset given by table name (any case) or citeval id."""
-        base, _ = split_dataset_id(dataset)
-        for name, dataset_id in self.datasets.items():
-            if dataset.lower() == name.lower() or base == dataset_id:
-                return name
-        return None
-
-
-def split_dataset_id(dataset_id: str) -> tuple[str, str | None]:
-    """``("citeval/acl-200", "test")`` from ``"citeval/acl-200/test"`` (the first of train,
-    val, test in the id is the split; no split: ``None``)."""
-    parts = dataset_id.split("/")
-    for position, part in enumerate(parts):
-        if part in SPLITS:
-            return "/".join(parts[:position]), part
-    return dataset_id, None
-
-
-def _data_dir() -> Path:
-    return Path(str(resources.files(__package__)))
-
-
-@functools.lru_cache(maxsize=1)
-def shipped_tables() -> tuple[dict[str, Paper], pd.DataFrame]:
-    """Every shipped paper and one frame of all their rows (read once)."""
-    papers, frames = {}, []
-    for path in sorted(_data_dir().glob("*.csv")):
-        paper = _read_paper(path.with_suffix(".json"))
-        papers[paper.name] = paper
-        frames.append(read_table(path).assign(paper=paper.name, split=paper.split))
-    frame = pd.concat(frames, ignore_index=True)
-    return papers, frame[["paper", "dataset", "split", *COLUMNS[1:]]]
-
-
-def _read_paper(path: Path) -> Paper:
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(
-            str(path), "missing: each published table needs its JSON sidecar"
-        ) from None
-    fields = {"paper", "title", "reference", "tables", "protocol", "unit", "decimals", "split"}
-    notes = {k: v for k, v in meta.items() if k not in fields | {"datasets"}}  # free text
-    return Paper(
-        name=meta["paper"],
-        title=meta["title"],
-        reference=meta["reference"],
-        tables=meta["tables"],
-        protocol=meta.get("protocol"),
-        unit=meta["unit"],
-        decimals=int(meta["decimals"]),
-        split=meta["split"],
-        datasets=dict(meta["datasets"]),
-        notes=notes,
-    )
-
-
-def read_table(path: str | Path) -> pd.DataFrame:
-    """One paper's CSV, checked: the seven columns, numeric values, known measures, no
-    repeated (dataset, setting, stage, system, measure)."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if tuple(frame.columns) != COLUMNS:
-        raise InputError(
-            str(path), f"columns must be {', '.join(COLUMNS)}, not {list(frame.columns)}"
-        )
-    values = pd.to_numeric(frame["value"], errors="coerce")
-    bad = np.flatnonzero(values.isna().to_numpy())
-    if len(bad):
-        line = int(bad[0]) + 2  # header is line 1
-        raise InputError(str(path), f"value {frame['value'].iloc[bad[0]]!r} is not a number", line)
-    parse_measures(sorted(set(frame["measure"])))  # an unknown measure name is an error
-    key = list(COLUMNS[:5])
-    repeated = np.flatnonzero(frame.duplicated(key).to_numpy())
-    if len(repeated):
-        raise InputError(
-            str(path), "repeats a (dataset, setting, stage, system, measure)", int(repeated[0]) + 2
-        )
-    return frame.assign(value=values.astype(float))
-
+from .tables import (  # noqa: F401 (the tables' names, here as before)
+    COLUMNS,
+    DEFAULT_STAGE,
+    SPLITS,
+    Paper,
+    _data_dir,
+    is_table_source,
+    read_table,
+    shipped_tables,
+    split_dataset_id,
+    table_source,
+)
 
 # --------------------------------------------------------------------------- what is shipped
 
@@ -200,20 +108,27 @@ class PublishedResults(Printable):
 
     def _render(self, fmt: str) -> str:
         """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
-        ``csv`` (every row)."""
+        ``csv`` (every row, with its paper's provenance)."""
         if fmt == "csv":
-            return csv_frame(self.frame)
+            provenance = self.frame["paper"].map(lambda p: self.papers[p].provenance)
+            return csv_frame(self.frame.assign(provenance=provenance))
         if self.dataset is None:
             return self._format_list(fmt)
         return self._format_figures(fmt)
 
     def _paper_line(self, name: str) -> str:
         paper = self.papers[name]
-        return f"{name}: {paper.reference}, {paper.tables}; {paper.split} split; {paper.unit}"
+        cited = "" if paper.user else f"{paper.reference}, {paper.tables}; "
+        return f"{name}: {cited}{paper.split} split; {paper.unit}; figures {paper.provenance}"
 
     def _format_list(self, fmt: str) -> str:
         bullet = "- " if fmt == "markdown" else "  "
-        lines = ["published results shipped with citeval-irm (values as printed):"]
+        user = any(paper.user for paper in self.papers.values())
+        lines = [
+            "published results given by the user (values as written):"
+            if user
+            else "published results shipped with citeval-irm (values as printed):"
+        ]
         groups = self.groups()
         for name, part in groups.groupby("paper", sort=False):
             paper = self.papers[name]
@@ -222,6 +137,7 @@ class PublishedResults(Printable):
                 f"{table} = {dataset_id}" for table, dataset_id in paper.datasets.items()
             )
             lines.append((bullet, f"datasets: {ids}"))
+            lines += [(bullet, f"note: {paper.notes[k]}") for k in paper.notes if k == "unit_note"]
             kinds = part.assign(
                 systems=part["systems"].map(", ".join), measures=part["measures"].map(" ".join)
             ).groupby(["stage", "setting", "systems", "measures"], sort=False)["dataset"]
@@ -259,20 +175,21 @@ class PublishedResults(Printable):
 def published(
     dataset: str | None = None,
     *,
-    paper: str | None = None,
+    paper=None,
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedResults:
     """The published results shipped with the package, all of them or those of one dataset
     (its table name, ``"ACL-200"``, or a citeval id, ``"citeval/acl-200/test"``), paper,
-    setting or stage. An unknown dataset is an error listing the shipped ones."""
-    papers, frame = shipped_tables()
+    setting or stage. An unknown dataset is an error listing the shipped ones.
+
+    ``paper``: a shipped paper's name (``"goyal2026"``), or a table of your own: a CSV
+    file (path) or a DataFrame with the shipped columns (``dataset, setting, stage,
+    system, measure, value, source``), then labelled "given by the user". Every output
+    says where the figures come from (:attr:`Paper.provenance`)."""
+    paper, papers, frame = table_source(paper)
     keep = np.ones(len(frame), dtype=bool)
     if paper is not None:
-        if paper not in papers:
-            raise InputError(
-                None, f"no published results of {paper!r}; shipped: {', '.join(papers)}"
-            )
         keep &= (frame["paper"] == paper).to_numpy()
     if dataset is not None:
         names = {name: p.table_dataset(dataset) for name, p in papers.items()}
@@ -281,8 +198,9 @@ def published(
             shipped = sorted(
                 {f"{n} ({p.datasets[n]})" for p in papers.values() for n in p.datasets}
             )
+            which = "in the table" if len(papers) == 1 and paper is not None else "shipped"
             raise InputError(
-                None, f"no published results for {dataset!r}; shipped: {', '.join(shipped)}"
+                None, f"no published results for {dataset!r}; {which}: {', '.join(shipped)}"
             )
         keep &= wanted
     for column, value in (("setting", setting), ("stage", stage)):
@@ -370,6 +288,7 @@ class PublishedComparison(Printable):
         return {
             "paper": self.paper.name,
             "reference": self.paper.reference,
+            "provenance": self.paper.provenance,
             "dataset": self.dataset,
             "split": self.split,
             "setting": self.setting,
@@ -386,7 +305,7 @@ class PublishedComparison(Printable):
         return (
             f"beside the published results: {authors}, {self.source}: {self.dataset}, "
             f"{self.split} split, {self.setting} setting, {self.stage} stage "
-            f"({self.paper.unit}, as printed)"
+            f"({self.paper.unit}); figures {self.paper.provenance}"
         )
 
     def verdict(self) -> str:
@@ -569,12 +488,12 @@ def _run_checks(
     return checks
 
 
-def scoring_recipe(paper: str | None, protocol) -> str | None:
+def scoring_recipe(paper, protocol) -> str | None:
     """The recipe of the script that scored the published table ``compare`` will put runs
-    beside (``paper``, or the protocol's), if the package has it."""
+    beside (``paper``, or the protocol's), if the package has it (a user's table: none)."""
     from ...papers import PROTOCOLS
 
-    papers, _ = shipped_tables()
+    paper, papers, _ = table_source(paper)
     name = protocol if isinstance(protocol, str) else getattr(protocol, "name", None)
     chosen = _choose_paper(papers, paper, PROTOCOLS.get(name) if name else None)
     own = PROTOCOLS.get(chosen.protocol) if chosen.protocol else None
@@ -649,7 +568,7 @@ def beside_published(
     dataset: str | None,
     *,
     protocol: Protocol | None = None,
-    paper: str | None = None,
+    paper=None,
     published_dataset: str | None = None,
     stage: str = DEFAULT_STAGE,
     measures: list[str] | None = None,
@@ -659,12 +578,13 @@ def beside_published(
 
     ``dataset``: the citeval id the runs were evaluated on (``None`` for a qrels file); the
     table is that dataset's unless ``published_dataset`` names another (then the dataset
-    check says it differs). ``paper``: default the protocol's. Each run's validation report
+    check says it differs). ``paper``: default the protocol's; a CSV path or DataFrame with
+    the shipped columns is a table of the user's own. Each run's validation report
     decides the setting and validation checks, its shortest ranking against the deepest
     cut-off of the paper and the protocol the depth check. ``measures``: those to show
     (default: the first result's), where the table has them.
     """
-    papers, frame = shipped_tables()
+    paper, papers, frame = table_source(paper)
     chosen = _choose_paper(papers, paper, protocol)
     table = _table_dataset(chosen, dataset, published_dataset)
     rows = frame[(frame["paper"] == chosen.name) & (frame["dataset"] == table)]
@@ -690,7 +610,7 @@ def beside_published(
     for name in results:
         checks += _run_checks(name, facts.get(name), dataset, setting, deepest)
         checks.append(_scoring_check(name, facts.get(name), chosen, shown))
-    notes = [chosen.notes["scoring"]] if "scoring" in chosen.notes else []
+    notes = [chosen.notes[k] for k in ("scoring", "split_note", "unit_note") if k in chosen.notes]
     counted = {len(result.per_query) for result in results.values()}
     notes.append(
         f"your values average over all {', '.join(map(str, sorted(counted)))} qrels queries "

@@ -29,7 +29,9 @@ never a candidate for itself: its id is the query's ``citing_id``, which
 Files are read with pyarrow in row batches (``references`` only when judgements are
 needed); the schema is checked on every read, and a bad row is an :class:`InputError`
 naming the file, the row index (0-based, as pyarrow and pandas count) and the paper id.
-The releases themselves (files, sources, counts) are entries of
+One row's checks and records (a pool paper, a paper's references and their tiers) are
+:mod:`.masterset_rows`; this module reads the files and makes the datasets. The releases
+themselves (files, sources, counts) are entries of
 :mod:`~citeval_irm.datasets.masterset_coreml`.
 """
 
@@ -38,23 +40,32 @@ from __future__ import annotations
 from ...base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
 
 # isort: split
-import json
-import math
 from collections.abc import Iterator
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries
 
-from ...base.errors import InputError, quoted
-from ...base.numbers import C_SPACE, decimal_number
-from ..jsonstream import Notes, kind
+from ...base.errors import InputError
+from ..jsonstream import Notes
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from ..sources import CorpusSource, corpus_file
 from ..stores import StoredDocs, StoredRecords
 from ..validation import ImportReport
+from .masterset_rows import (
+    LABELS,
+    MUST_CITE,
+    TIER_RULES,
+    TIERS,
+    QueryGold,
+    parse_doc,
+    query_gold,
+    row_paper_id,
+    row_string,
+    row_year,
+    tier_gold,
+)
 
 _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
@@ -63,32 +74,10 @@ QUERY_FILE = "eval.parquet"
 COLUMNS = ("paper_id", "title", "abstract", "year", "venue", "authors", "references")
 DOC_COLUMNS = COLUMNS[:-1]
 QUERY_COLUMNS = ("paper_id", "title", "abstract", "year")
-LABELS = ("type_1_output", "type_2_output", "type_3_output")
-TIERS = ("baseline", "core", "frequent")
-MUST_CITE = "must-cite"
 SPLITS = {"test": QUERY_FILE, "train": POOL_FILE}
 READINGS = ("keep", "in-pool")
 _BATCH_ROWS = 2048
 
-
-def _meets(tier: str, labels: tuple[float | None, ...]) -> bool:
-    """Whether labels ``(type_1, type_2, type_3)`` put a reference in ``tier``."""
-    type_1, type_2, type_3 = labels
-    if tier == "baseline":
-        return type_1 is not None and type_1 == 1.0
-    if tier == "core":
-        return type_2 is not None and type_2 >= 4.0
-    if tier == "frequent":
-        return type_3 is not None and type_3 >= 3.0
-    raise ValueError(f"unknown tier {tier!r}; use one of {TIERS}")
-
-
-TIER_RULES = {
-    "baseline": "type_1_output == 1.0",
-    "core": "type_2_output >= 4.0",
-    "frequent": "type_3_output >= 3.0",
-    MUST_CITE: "any of the three",
-}
 
 NOTES = {
     "no_title": "papers without a title (read as an empty string)",
@@ -151,22 +140,6 @@ class MasterSetCorpus(CorpusSource):
 # --------------------------------------------------------------------------- reading rows
 
 
-class Reference(NamedTuple):
-    """One reference of a paper: its position in the list, the matched paper ("" if none)
-    and the three labels as numbers (``None`` for "nan", "" or a missing label)."""
-
-    position: int
-    matched_paper_id: str
-    labels: tuple[float | None, float | None, float | None]
-
-    def tiers(self) -> tuple[str, ...]:
-        return tuple(t for t in TIERS if _meets(t, self.labels))
-
-
-def _where(row: int, paper_id: Any) -> str:
-    return f"row index {row} (paper_id {paper_id!r})"
-
-
 def iter_rows(
     path: Path, columns: tuple[str, ...], corpus: MasterSetCorpus, notes: Notes | None
 ) -> Iterator[tuple[int, dict]]:
@@ -196,118 +169,6 @@ def iter_rows(
             row += 1
 
 
-def _paper_id(path: Path, row: int, values: dict) -> str:
-    paper_id = values["paper_id"]
-    if not isinstance(paper_id, str) or not paper_id:
-        raise InputError(
-            str(path), f"row index {row}: 'paper_id' must be a non-empty string, got {paper_id!r}"
-        )
-    return paper_id
-
-
-def _string(path: Path, row: int, values: dict, column: str, notes: Notes, note: str | None):
-    value = values[column]
-    if value is None:
-        if note:
-            notes.add(note, values["paper_id"])
-        return ""
-    if not isinstance(value, str):
-        where = _where(row, values["paper_id"])
-        raise InputError(str(path), f"{where}: {column!r} must be a string, got {kind(value)}")
-    return value
-
-
-def _year(path: Path, row: int, values: dict, notes: Notes) -> int | None:
-    year = values["year"]
-    if year is None or (isinstance(year, float) and math.isnan(year)):
-        notes.add("no_year", values["paper_id"])
-        return None
-    if isinstance(year, bool) or not isinstance(year, (int, float)) or year != int(year):
-        where = _where(row, values["paper_id"])
-        raise InputError(str(path), f"{where}: 'year' must be a whole number, got {year!r}")
-    return int(year)
-
-
-def _label(path: Path, where: str, key: str, value: Any) -> float | None:
-    """A label as a number; ``None`` for a missing one ("", "nan", null). A string is read
-    by the one rule for numbers in text (:func:`~citeval_irm.base.numbers.decimal_number`:
-    decimal digits, no ``0x10`` or ``1_0``); a JSON number too large for a float is an
-    error, as any other value that is no finite number."""
-    if value is None:
-        return None
-    number = None
-    if isinstance(value, str):
-        text = value.strip(C_SPACE)
-        if text == "" or text.lower() == "nan":
-            return None
-        number = decimal_number(text)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(value, float) and math.isnan(value):
-            return None
-        try:
-            number = float(value)
-        except OverflowError:  # a 400-digit JSON integer
-            number = None
-    if number is None or not math.isfinite(number):
-        raise InputError(
-            str(path), f"{where}: {key} {quoted(value)} is not a number (nor 'nan' or empty)"
-        )
-    return number
-
-
-def parse_references(path: Path, row: int, paper_id: str, value: Any, notes: Notes) -> list:
-    """The :class:`Reference` list of one row; a value that is not a JSON list, a reference
-    that is not an object, or an unparsable label is an :class:`InputError`."""
-    where = _where(row, paper_id)
-    if value is None:
-        notes.add("no_references", paper_id)
-        return []
-    references = value
-    if isinstance(value, str):
-        try:
-            references = json.loads(value)
-        except ValueError as exc:
-            raise InputError(str(path), f"{where}: 'references' is not valid JSON: {exc}") from None
-        except RecursionError:  # [[[[...]]]]: no list of references nests so
-            raise InputError(
-                str(path), f"{where}: 'references' is JSON nested too deeply to be references"
-            ) from None
-    if not isinstance(references, list):
-        raise InputError(
-            str(path), f"{where}: 'references' must be a JSON list, got {kind(references)}"
-        )
-    out = []
-    for position, reference in enumerate(references):
-        at = f"{where}, reference {position}"
-        if not isinstance(reference, dict):
-            raise InputError(str(path), f"{at}: expected an object, got {kind(reference)}")
-        matched = reference.get("matched_paper_id")
-        if matched is not None and not isinstance(matched, str):
-            raise InputError(
-                str(path), f"{at}: 'matched_paper_id' must be a string, got {kind(matched)}"
-            )
-        labels = tuple(_label(path, at, key, reference.get(key)) for key in LABELS)
-        out.append(Reference(position, matched or "", labels))
-    return out
-
-
-def parse_doc(path: Path, row: int, values: dict, notes: Notes, seen: set[str]) -> MasterSetDoc:
-    """The :class:`MasterSetDoc` of one row, checked; its id must not be in ``seen`` (and
-    is added to it)."""
-    paper_id = _paper_id(path, row, values)
-    if paper_id in seen:
-        raise InputError(str(path), f"{_where(row, paper_id)}: the paper_id occurs twice")
-    seen.add(paper_id)
-    return MasterSetDoc(
-        paper_id,
-        _string(path, row, values, "title", notes, "no_title"),
-        _string(path, row, values, "abstract", notes, "no_abstract"),
-        _year(path, row, values, notes),
-        _string(path, row, values, "venue", notes, None),
-        _string(path, row, values, "authors", notes, None),
-    )
-
-
 def read_docs(corpus: MasterSetCorpus, path: Path) -> Iterator[MasterSetDoc]:
     """The pool papers as :class:`MasterSetDoc`, streamed; tolerated oddities are logged."""
     notes = Notes(NOTES)
@@ -329,49 +190,15 @@ def pool_ids(corpus: MasterSetCorpus, notes: Notes | None = None) -> frozenset[s
     """The ids of the candidate pool (read from the ``paper_id`` column only)."""
     path = corpus_file(corpus, POOL_FILE)
     rows = iter_rows(path, ("paper_id",), corpus, notes)
-    return frozenset(_paper_id(path, row, values) for row, values in rows)
-
-
-class QueryGold(NamedTuple):
-    """The matched references of one query paper: ``(doc_id, tiers)`` per cited paper, in
-    reference order, repeated cited papers merged."""
-
-    query_id: str
-    cited: list[tuple[str, frozenset[str]]]
-
-
-def query_gold(path: Path, row: int, paper_id: str, references: Any, notes: Notes) -> QueryGold:
-    """The :class:`QueryGold` of one row, from its raw ``references`` value."""
-    merged: dict[str, set[str]] = {}
-    for reference in parse_references(path, row, paper_id, references, notes):
-        doc_id = reference.matched_paper_id
-        if not doc_id:
-            notes.add("reference_unmatched", f"{paper_id}#{reference.position}")
-            continue
-        if doc_id in merged:
-            notes.add("reference_repeated", f"{paper_id} -> {doc_id}")
-        merged.setdefault(doc_id, set()).update(reference.tiers())
-    return QueryGold(paper_id, [(doc, frozenset(tiers)) for doc, tiers in merged.items()])
+    return frozenset(row_paper_id(path, row, values) for row, values in rows)
 
 
 def iter_gold(corpus: MasterSetCorpus, split: str, notes: Notes) -> Iterator[QueryGold]:
     """Per query paper of ``split``, its matched references and their tiers."""
     path = corpus_file(corpus, SPLITS[split])
     for row, values in iter_rows(path, ("paper_id", "references"), corpus, notes):
-        paper_id = _paper_id(path, row, values)
+        paper_id = row_paper_id(path, row, values)
         yield query_gold(path, row, paper_id, values["references"], notes)
-
-
-def tier_gold(gold: QueryGold, tier: str) -> list[tuple[str, str]]:
-    """``(doc_id, tier label)`` of the papers of ``gold`` in ``tier`` (``must-cite``: any
-    tier, labelled with every tier it meets, joined by ``+``)."""
-    wanted = TIERS if tier == MUST_CITE else (tier,)
-    out = []
-    for doc_id, tiers in gold.cited:
-        met = [t for t in wanted if t in tiers]
-        if met:
-            out.append((doc_id, "+".join(met)))
-    return out
 
 
 # --------------------------------------------------------------------------- components
@@ -388,13 +215,13 @@ class MasterSetQueries(BaseQueries):
         path = corpus_file(self._corpus, SPLITS[self._split])
         notes = Notes(NOTES)
         for row, values in iter_rows(path, QUERY_COLUMNS, self._corpus, notes):
-            paper_id = _paper_id(path, row, values)
+            paper_id = row_paper_id(path, row, values)
             yield MasterSetQuery(
                 paper_id,
-                _string(path, row, values, "title", notes, "no_title"),
-                _string(path, row, values, "abstract", notes, "no_abstract"),
+                row_string(path, row, values, "title", notes, "no_title"),
+                row_string(path, row, values, "abstract", notes, "no_abstract"),
                 paper_id,
-                _year(path, row, values, notes),
+                row_year(path, row, values, notes),
             )
         _log(f"{self._corpus.dataset_id}/{self._split}: {path.name}", notes)
 

@@ -1,0 +1,71 @@
+"""``citeval trec_eval [trec_eval's options] QRELS RUN``: trec_eval 10.0, as a drop-in.
+
+The command line is trec_eval's (``getopt_long``: ``-q -c -n -J -l<n> -M<n> -N<n> -m
+name[.params]``, the nicknames ``official``, ``all_trec``, ``set``; ``-R qrels``, ``-T
+trec_results``, ``-h``, ``-v``) and so is the output, byte for byte: the measures in trec_eval's
+order, queries sorted as ``strcmp`` sorts them, ``%-22s\\t%s\\t%6.4f``. The values come from
+the measure table (:mod:`citeval_irm.scoring.table`) through ``evaluate``; what is
+trec_eval's alone is done here, as its C code does it (trec_eval.c, tag v10.0):
+
+- ``-c``: a qrels query the run lacks is scored on trec_eval's one-document ranking
+  (``ceci_nest_pas_un_docno``), then its ``num_ret``, ``utility``, ``relstring``, ``unj``
+  and ``rbp_resid`` are set to 0 / empty; the ``all`` row of ``num_rel`` counts every
+  label above 0 in the qrels (``-l`` ignored there).
+- ``-J`` drops unjudged docs after the ``-M`` cut; a query left with none prints ``-nan``
+  for the interpolated precisions whose cut-off rounds to 0 (0 / 0 in trec_eval).
+
+Inputs trec_eval 10.0 refuses are refused here before anything is printed, with its exit
+status: a qrels query missing from the run without ``-c`` (trec_eval: "result qid '...' not
+found in qrels", 4); a qrels query whose labels are all negative (trec_eval: "Can't
+calculate measure", 4, or a crash); no query left (7). A bad file is ``citeval: error:``
+naming its line (2, trec_eval's status for a file it cannot read). Not supported, said
+so (1): the preference formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``) and their
+measures, ``-Z``, ``-D`` above 0, ``-l`` below 0, ``-M`` below 1, reading the run from
+standard input, gains for negative levels.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..base.errors import CitevalError, InputError, silenced
+from .trec_eval_options import Options, TrecEvalExit
+
+
+def main(argv: list[str]) -> int:
+    """Run ``citeval trec_eval`` with trec_eval's arguments ``argv``; the exit status."""
+    try:
+        options = Options(argv)
+        if options.help:
+            print(__doc__)
+            return 0
+        for line in evaluate_lines(options):
+            sys.stdout.write(line)
+        return 0
+    except TrecEvalExit as exc:
+        print(str(exc).rstrip("\n"), file=sys.stderr)
+        return exc.status
+    except CitevalError as exc:
+        print(f"citeval: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def evaluate_lines(options: Options) -> list[str]:
+    """trec_eval's output for ``options``, line by line."""
+    from .trec_eval_run import TrecEvaluation
+
+    if options.rel < 0:
+        raise TrecEvalExit(1, "citeval: error: -l below 0 (unjudged docs relevant) is not "
+                              "supported")  # fmt: skip
+    if options.max_docs is not None and options.max_docs < 1:
+        raise TrecEvalExit(1, "citeval: error: -M must be 1 or more")
+    if options.run == "-" or options.qrels == "-":
+        raise TrecEvalExit(1, "citeval: error: reading from standard input ('-') is not "
+                              "supported; give a file")  # fmt: skip
+    with silenced():
+        return TrecEvaluation(options).lines()
+
+
+__all__ = ["InputError", "Options", "TrecEvalExit", "main"]

@@ -1,0 +1,158 @@
+"""trec_eval 10.0's command line as its ``getopt_long`` loop reads it, for ``citeval
+trec_eval`` (:mod:`.trec_eval`): the options, the measures ``-m`` marks, trec_eval's exit
+statuses and its C number parsing (``atol``, ``atof``)."""
+
+from __future__ import annotations
+
+import getopt
+import re
+
+from ..base.errors import CitevalError
+from ..base.measures import TREC_NICKNAMES as NICKNAMES
+
+USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
+   -h: Give full help information, including other options
+   -q: In addition to summary evaluation, give evaluation for each query
+   -m: calculate and print measures indicated by 'measure'
+       ('-m all_qrels' prints all qrels measures, '-m official' is default)
+"""
+
+UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "dcg", "ideal_dcg", "map_avgjg", "P_avgjg",
+               "Rprec_mult_avgjg", "yaap"} | {f"prefs_{s}" for s in (
+    "num_prefs_poss", "num_prefs_ful", "num_prefs_ful_ret", "simp", "pair", "avgjg",
+    "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret", "avgjg_Rnonrel_ret", "simp_imp",
+    "pair_imp", "avgjg_imp")}  # fmt: skip
+_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
+_LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
+         "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
+         "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
+         "Results_format=", "Output_old_results_format", "Zscore="]  # fmt: skip
+BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c's document for a missing query
+
+
+class TrecEvalExit(CitevalError):
+    """A stop with trec_eval's exit status and a message for standard error."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: the leading whole number of ``text`` (0 if none)."""
+    found = re.match(r"\s*([+-]?\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def c_atof(text: str) -> float:
+    """C's ``atof``: the leading number of ``text`` (0.0 if none)."""
+    found = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
+    return float(found.group(1)) if found else 0.0
+
+
+class Options:
+    """trec_eval's options, read as its ``getopt_long`` loop reads them."""
+
+    def __init__(self, argv: list[str]):
+        try:
+            pairs, rest = getopt.gnu_getopt(argv, _SHORT, _LONG)
+        except getopt.GetoptError as exc:
+            raise TrecEvalExit(1, f"trec_eval: {exc}\n{USAGE}") from None
+        self.query = self.complete = self.judged = self.help = False
+        self.summary, self.rel, self.max_docs, self.docs = True, 1, None, 0
+        self.marked: list[str] = []
+        self.params: dict[str, str] = {}
+        self.debug_query: str | None = None
+        for flag, value in pairs:
+            self._take(flag.lstrip("-"), value)
+        if self.help:
+            return
+        if len(rest) != 2:
+            raise TrecEvalExit(1, USAGE)
+        self.qrels, self.run = rest
+        if not self.marked:
+            self._mark("official")
+
+    def _take(self, flag: str, value: str) -> None:
+        flag = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",
+                "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n",
+                "Debug_level": "D", "Judged_docs_only": "J", "Number_docs_in_coll": "N",
+                "Max_retrieved_per_topic": "M", "Rel_info_format": "R",
+                "Results_format": "T", "Output_old_results_format": "o",
+                "Zscore": "Z"}.get(flag, flag)  # fmt: skip
+        if flag == "v":
+            from .. import __version__
+
+            raise TrecEvalExit(0, f"trec_eval version 10.0 (citeval-irm {__version__})")
+        simple = {"h": "help", "q": "query", "c": "complete", "J": "judged"}
+        if flag in simple:
+            setattr(self, simple[flag], True)
+        elif flag == "n":
+            self.summary = False
+        elif flag == "m":
+            self._mark(value)
+        elif flag == "l":
+            self.rel = c_atol(value)
+        elif flag == "N":
+            self.docs = c_atol(value)
+        elif flag == "M":
+            self.max_docs = c_atol(value)
+        elif flag == "D":
+            level, _, query = value.partition(".")
+            if c_atol(level) != 0:
+                raise TrecEvalExit(1, "citeval: error: trec_eval's debug output (-D above 0) "
+                                      "is not supported")  # fmt: skip
+            self.debug_query = query or None
+        elif flag in ("R", "T") and value not in ("qrels", "trec_results"):
+            what = "rel_info format" if flag == "R" else "results format"
+            raise TrecEvalExit(1, f"citeval: error: -{flag} {value}: only trec_eval's "
+                                  f"{what} {'qrels' if flag == 'R' else 'trec_results'} is "
+                                  "supported (not the preference formats)")  # fmt: skip
+        elif flag == "Z":
+            raise TrecEvalExit(1, "citeval: error: -Z (Z scores) is not supported")
+
+    def _mark(self, value: str) -> None:
+        name, dot, params = value.partition(".")
+        if dot:
+            if not params:
+                raise TrecEvalExit(1, f"trec_eval: improper measure in parameter '{name}'\n"
+                                      f"trec_eval: illegal measure '{name}'")  # fmt: skip
+            self.params.setdefault(name, params)
+        if name in UNSUPPORTED:
+            raise TrecEvalExit(1, f"citeval: error: trec_eval's '{name}' (preference or "
+                                  "judgement-group measures) is not supported")  # fmt: skip
+        from ..scoring.table import TREC_EVAL_ORDER
+
+        names = NICKNAMES.get(name, (name,))
+        if any(n not in TREC_EVAL_ORDER for n in names):
+            raise TrecEvalExit(1, f"trec_eval: illegal measure '{value}'")
+        self.marked += [n for n in names if n not in self.marked]
+
+
+def eval_hint(argv: list[str]) -> str | None:
+    """For ``citeval eval`` given trec_eval's flags (``-c``, ``-J``, ``-l2``, ``-q`` with
+    ``--format trec_eval``): what to write instead, or ``None``."""
+    tokens = list(argv)
+    trec_format = "--format=trec_eval" in tokens or any(
+        a == "--format" and b == "trec_eval" for a, b in zip(tokens, tokens[1:])
+    )
+    same = "or run `citeval trec_eval` with trec_eval's own command line"
+    for token in tokens:
+        if token == "--":
+            break
+        if token == "-c":
+            return ("-c is trec_eval's flag: citeval eval always scores every qrels query as "
+                    "trec_eval -c does (a query the run lacks on an empty ranking); drop it, "
+                    f"{same}")  # fmt: skip
+        if token == "-J":
+            return ("-J is trec_eval's flag: give the measures judged_only=True, e.g. -m "
+                    f"\"P(judged_only=True)@10 AP(judged_only=True)\", {same}")  # fmt: skip
+        if re.fullmatch(r"-l-?\d*", token):
+            level = token[2:] or "2"
+            return (f"{token} is trec_eval's flag: give the measures rel={level}, e.g. -m "
+                    f"\"P(rel={level})@10 AP(rel={level})\", {same}")  # fmt: skip
+        if token == "-q" and trec_format:
+            return ("-q means --quiet in citeval eval, not trec_eval's per-query output: "
+                    "use --per-query with --format trec_eval (--quiet for quiet), "
+                    f"{same}")  # fmt: skip
+    return None

@@ -1,0 +1,318 @@
+"""The evaluation behind ``citeval trec_eval``: trec_eval's measures from the measure
+table, on the run as trec_eval 10.0 prepares it (see :mod:`.trec_eval`)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+
+from ..reading.tables import lookup
+from ..scoring.table import MEASURES, MeasureDef, TrecName, trec_name_of
+from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
+
+_CLEARED = ("num_ret", "utility", "unj", "rbp_resid")  # trec_eval.c's cleanup of a bogus query
+
+
+@dataclass
+class Printed:
+    """One value trec_eval prints: its name, the measure, how it prints."""
+
+    name: str
+    trec: str
+    measure: object
+    shown: str
+
+
+def _rows_by_trec_name() -> dict[str, tuple[MeasureDef, TrecName]]:
+    return {t.name: (row, t) for row in MEASURES.values() for t in row.trec}
+
+
+def _values(trec: TrecName, text: str | None):
+    """The values ``-m name.text`` gives (trec_eval's defaults without text)."""
+    if trec.kind == "long_cuts":
+        if text is None:
+            return list(trec.defaults)
+        cuts = sorted(c_atol(v) for v in text.split(","))
+        if cuts[0] <= 0:
+            cannot = f"trec_eval: Cannot initialize measure '{trec.name}'"
+            raise TrecEvalExit(2, f"trec_eval: Negative cutoff detected\n{cannot}")
+    elif trec.kind == "double_cuts":
+        cuts = sorted(c_atof(v) for v in text.split(",")) if text else list(trec.defaults)
+    else:
+        return None
+    if len(set(cuts)) != len(cuts):
+        raise TrecEvalExit(2, "trec_eval: duplicate cutoffs detected\n"
+                              f"trec_eval: Cannot initialize measure '{trec.name}'")  # fmt: skip
+    return cuts
+
+
+def _pairs(text: str, name: str) -> dict[str, float]:
+    parts = [p.partition("=") for p in text.split(",")]
+    if not all(eq and level for level, eq, _ in parts):
+        raise TrecEvalExit(2, f"trec_eval: malformed pair parameters in '{text}'\n"
+                              f"trec_eval: Cannot initialize measure '{name}'")  # fmt: skip
+    return {level: c_atof(value) for level, _, value in parts}
+
+
+def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Options):
+    """(printed name, measure) for trec_eval's measure ``trec`` given ``-m``'s ``text``."""
+    from ir_measures import measures
+
+    family = measures.registry[row.name]
+    base = dict(trec.fixed)
+    if "rel" in row.params and (trec.rel_given or trec.name not in ("num_ret",)):
+        base["rel"] = options.rel
+    if trec.name == "utility":
+        base["docs"] = options.docs
+    cuts = _values(trec, text)
+    if cuts is not None:
+        return [(trec_name_of(trec, c), family(**base, **{trec.param: c})) for c in cuts]
+    name = trec.name if text is None else f"{trec.name}_{text}"
+    if text is not None and trec.kind == "doubles":
+        values = tuple(c_atof(v) for v in text.split(","))
+        if trec.param == "beta":
+            base["beta"] = values[0]
+        elif trec.param == "coefficients" and len(values) != 4:
+            raise TrecEvalExit(4, "trec_eval.calc_utility: improper number of coefficients\n"
+                                  "trec_eval: Can't calculate measure 'utility'")  # fmt: skip
+        else:
+            base[trec.param] = values
+    elif text is not None and trec.kind == "pairs":
+        pairs = _pairs(text, trec.name)
+        if "p" in pairs and "p" in row.params:
+            base["p"] = pairs["p"]
+        levels = {k: v for k, v in pairs.items() if re.fullmatch(r"[+-]?\d+", k)}
+        if any(int(k) < 0 for k in levels):
+            raise TrecEvalExit(1, f"citeval: error: {trec.name}.{text}: gains for negative "
+                                  "levels (unjudged docs) are not supported")  # fmt: skip
+        if levels and "gains" in row.params:
+            base["gains"] = {int(k): v for k, v in levels.items()}
+    return [(name, family(**base))]
+
+
+def format_value(value: float, shown: str) -> str:
+    """A value as trec_eval's printf prints it: ``%ld`` for a count, else ``%6.4f``."""
+    if shown == "long":
+        return str(int(value)) if math.isfinite(value) else "-9223372036854775808"
+    if math.isnan(value):
+        return "  -nan"
+    return f"{value:6.4f}"
+
+
+def line(name: str, query: str, text: str) -> str:
+    return f"{name:<22}\t{query}\t{text}\n"
+
+
+def check_labels(qrels, counted: np.ndarray) -> None:
+    """trec_eval 10.0 cannot evaluate a qrels query whose labels are all negative."""
+    top = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    np.maximum.at(top, qrels.query, qrels.relevance)
+    bad = [q for q in counted if top[q] < 0]
+    if bad:
+        query = qrels.all_query_ids[bad[0]].as_py()
+        raise TrecEvalExit(4, f"citeval: error: qrels query '{query}' has only negative labels: "
+                              "trec_eval 10.0 cannot evaluate it (it stops with \"Can't "
+                              "calculate measure\", exit 4, or crashes); give it a label >= 0 "
+                              "or remove it")  # fmt: skip
+
+
+class TrecEvaluation:
+    """The run and qrels read, prepared as trec_eval prepares them, and scored."""
+
+    def __init__(self, options: Options):
+        self.options = options
+        by_name = _rows_by_trec_name()
+        self.printed: list[Printed] = []
+        for trec_name in options.marked:
+            if trec_name in ("runid", "relstring"):
+                self.printed.append(Printed(trec_name, trec_name, None, trec_name))
+                continue
+            row, trec = by_name[trec_name]
+            for name, measure in _measures(row, trec, options.params.get(trec_name), options):
+                self.printed.append(Printed(name, trec_name, measure, trec.shown))
+        from ..scoring.table import TREC_EVAL_ORDER
+
+        self.printed.sort(key=lambda p: TREC_EVAL_ORDER.index(p.trec))
+
+    def lines(self) -> list[str]:
+        from ..evaluation.evaluate import evaluate
+        from ..reading.io import as_qrels, as_run
+
+        options = self.options
+        qrels = as_qrels(options.qrels)
+        run = as_run(options.run)
+        ids = qrels.all_query_ids.to_pylist()
+        wanted = [i for i in range(len(ids)) if options.debug_query in (None, ids[i])]
+        if not wanted:
+            raise TrecEvalExit(7, "trec_eval: No queries with both results and relevance info")
+        in_run = lookup(qrels.all_query_ids, run.query_ids) >= 0
+        present = np.bincount(run.query, minlength=len(run.query_ids)) > 0
+        codes = lookup(qrels.all_query_ids, run.query_ids)
+        in_run &= present[np.maximum(codes, 0)]
+        order = sorted(wanted, key=lambda i: ids[i].encode())
+        missing = [i for i in order if not in_run[i]]
+        if missing and not options.complete:
+            raise TrecEvalExit(4, f"citeval: error: qrels query '{ids[missing[0]]}' has no "
+                                  "ranking in the run: trec_eval 10.0 stops there (\"result qid "
+                                  f"'{ids[missing[0]]}' not found in qrels\", exit 4); give -c "
+                                  "to score it as trec_eval -c does")  # fmt: skip
+        check_labels(qrels, np.array(order))
+        run = self._prepared(run, qrels, [ids[i] for i in missing])
+        measures = [p.measure for p in self.printed if p.measure is not None]
+        values = {}
+        if measures:
+            if len(run.query):
+                result = evaluate(run, qrels, measures, duplicates="error")
+                position = {q: n for n, q in enumerate(result.query_ids)}
+                matrix = result.values[[position[ids[i]] for i in order]]
+            else:  # -J left no doc: every query scored on an empty ranking
+                from ..evaluation.evaluate import Settings, unranked_values
+
+                matrix = unranked_values(Settings(measures), qrels, np.array(order))
+            for column, measure in enumerate(measures):
+                values[str(measure)] = matrix[:, column]
+        return self._print([ids[i] for i in order], {ids[i] for i in missing}, values, run, qrels)
+
+    def _prepared(self, run, qrels, missing: list[str]):
+        """The run as trec_eval scores it: the bogus doc of each missing query (``-c``),
+        cut at ``-M`` in trec_eval's order, then (``-J``) its judged docs only."""
+        from ..reading.ties import rank_order
+
+        if missing:
+            doc_ids = run.doc_ids
+            bogus = lookup(pa.array([BOGUS_DOC]), doc_ids)[0]
+            if bogus < 0:
+                doc_ids, bogus = pa.concat_arrays([doc_ids, pa.array([BOGUS_DOC])]), len(doc_ids)
+            query_ids = pa.concat_arrays([run.query_ids, pa.array(missing)])
+            new = np.arange(len(run.query_ids), len(query_ids))
+            run = replace(
+                run,
+                query=np.concatenate((run.query, new)),
+                query_ids=query_ids,
+                doc=np.concatenate((run.doc, np.full(len(new), bogus))),
+                doc_ids=doc_ids,
+                score=np.concatenate((run.score, np.ones(len(new)))),
+            )
+        self.bogus = set(missing)
+        if self.options.judged or self.options.max_docs is not None:
+            ranked = rank_order(run, "trec_eval", self.options.max_docs)
+            rows = ranked.positions if ranked.positions is not None else np.arange(len(run.query))
+            run = run.take(rows)
+        if self.options.judged:
+            run = run.take(np.flatnonzero(_judged(run, qrels)))
+        self.num_ret = np.bincount(run.query, minlength=len(run.query_ids))
+        self.run_query_ids = run.query_ids
+        return run
+
+    def _print(self, query_ids, bogus, values, run, qrels) -> list[str]:
+        options = self.options
+        out: list[str] = []
+        n = len(query_ids)
+        retrieved = self.num_ret[lookup(pa.array(query_ids), self.run_query_ids)]
+        self._nan_where_empty(values, retrieved, query_ids, qrels)
+        cleared = np.array([q in bogus for q in query_ids])
+        for p in self.printed:
+            if p.measure is not None and (p.trec in _CLEARED):
+                values[str(p.measure)] = np.where(cleared, 0.0, values[str(p.measure)])
+        relstrings = self._relstrings(run, qrels, query_ids, cleared) if options.query else {}
+        if options.query:
+            for row, query in enumerate(query_ids):
+                for p in self.printed:
+                    if p.shown in ("summary", "runid"):
+                        continue
+                    if p.shown == "relstring":
+                        out.append(line(p.name if "relstring" not in options.params else
+                                        f"relstring_{options.params['relstring']}",
+                                        query, f"'{relstrings[query]}'"))  # fmt: skip
+                        continue
+                    out.append(line(p.name, query, format_value(values[str(p.measure)][row],
+                                                                p.shown)))  # fmt: skip
+        if not options.summary:
+            return out
+        for p in self.printed:
+            if p.shown == "relstring":
+                continue
+            if p.shown == "runid":
+                out.append(line("runid", "all", _run_tag(options.run)))
+                continue
+            out.append(line(p.name, "all", self._summary(p, values, n, qrels)))
+        return out
+
+    def _summary(self, p: Printed, values, n: int, qrels) -> str:
+        from ..scoring.table import definition
+
+        row = definition(p.measure)
+        column = values[str(p.measure)]
+        if p.trec == "num_q":
+            return str(n)
+        if p.trec == "num_rel" and self.options.complete:
+            return str(int((qrels.relevance > 0).sum()))
+        if row.aggregate == "geometric":
+            logs = np.log(np.maximum(column, 1e-5))
+            return format_value(float(np.exp(np.cumsum(logs)[-1] / n)), "double")
+        total = float(np.cumsum(column)[-1]) if n else 0.0
+        if row.summed:
+            return format_value(total, "long")
+        return format_value(total / n, "double")
+
+    def _nan_where_empty(self, values, retrieved, query_ids, qrels) -> None:
+        """trec_eval's 0 / 0: interpolated precision at a cut-off rounding to 0 relevant
+        docs, for a query with no doc left (``-J``)."""
+        from ..scoring.trec_kernels import lround
+
+        empty = retrieved == 0
+        if not empty.any():
+            return
+        labels = np.maximum(self.options.rel, 0)
+        ids = lookup(pa.array(query_ids), qrels.all_query_ids)
+        r = np.bincount(qrels.query[qrels.relevance >= labels], minlength=len(qrels.all_query_ids))
+        r = r[ids].astype(np.float64)
+        for p in self.printed:
+            if p.trec == "iprec_at_recall":
+                zero = lround(np.float64(p.measure.params["recall"]) * r) == 0
+                values[str(p.measure)] = np.where(empty & zero, np.nan, values[str(p.measure)])
+            elif p.trec == "11pt_avg":
+                levels = p.measure.params.get("recalls", tuple(i / 10 for i in range(11)))
+                zero = np.zeros(len(r), dtype=bool)
+                for level in levels:
+                    zero |= lround(np.float64(level) * r) == 0
+                values[str(p.measure)] = np.where(empty & zero, np.nan, values[str(p.measure)])
+
+    def _relstrings(self, run, qrels, query_ids, cleared) -> dict[str, str]:
+        if not any(p.shown == "relstring" for p in self.printed):
+            return {}
+        from ..scoring.rankings import build_rankings
+        from ..scoring.trec_kernels import relstrings
+
+        text = self.options.params.get("relstring")
+        length = int(c_atof(text.split(",")[0])) if text else 10
+        counted = lookup(pa.array(query_ids), qrels.all_query_ids)
+        rankings = build_rankings(run, qrels, counted)
+        found = relstrings(rankings, length)
+        return {q: ("" if cleared[i] else found[i]) for i, q in enumerate(query_ids)}
+
+
+def _judged(run, qrels) -> np.ndarray:
+    """Per run row: whether the qrels judge its (query, doc) with a label >= 0."""
+    keep = qrels.relevance >= 0
+    query = lookup(qrels.query_ids, run.query_ids)[qrels.query[keep]]
+    doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[keep]]
+    both = (query >= 0) & (doc >= 0)
+    width = np.int64(len(run.doc_ids) + 1)
+    judged = np.unique(query[both] * width + doc[both])
+    return np.isin(run.query.astype(np.int64) * width + run.doc, judged)
+
+
+def _run_tag(path: str) -> str:
+    """The run tag trec_eval prints as ``runid``: the sixth field of the last line it reads."""
+    tag = ""
+    with open(path, "rb") as handle:
+        for raw in handle:
+            fields = raw.split()
+            if len(fields) >= 6 and not raw.lstrip().startswith(b"#"):
+                tag = fields[5].decode("utf-8", "replace")
+    return tag

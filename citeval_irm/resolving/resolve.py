@@ -1,0 +1,281 @@
+"""``resolve``: generated reference lists matched to a dataset's papers, as a TREC run.
+
+Each reference is matched in this order, the first that finds a paper deciding:
+
+1. **id**: an identifier the reference carries (its ``arxiv``, ``acl``, ``doi`` fields, or
+   found in a string reference or a ``url``) that is a doc id of the corpus
+   (:func:`~citeval_irm.resolving.normalise.identifiers`);
+2. **exact**: its normalised title (:func:`~citeval_irm.resolving.normalise.title_key`) is
+   a paper's; a string reference is tried whole, then each of its sentences (``Vaswani et
+   al. 2017. Attention is all you need. NeurIPS``), or only what it quotes;
+3. **fuzzy**: RapidFuzz's ``fuzz.ratio`` of the normalised titles at or above
+   ``threshold`` (:data:`THRESHOLD`), among the titles sharing the reference's rarest words
+   (:mod:`~citeval_irm.resolving.index`); a title cut short with ``...`` is also compared
+   with each title's start.
+
+Several papers at the best score (the same title in two years, a preprint and its
+published version) are narrowed to those of the reference's year (its ``year``, else a year
+its title or string ends with), then to those sharing most author names with it, where the
+corpus has authors (MasterSet); more than one left is **ambiguous**: listed, never in the
+run. A paper named again later in the same list is a **duplicate**: counted, and dropped
+from the run. What matches nothing is **unmatched**; with a ``catalogue`` of known titles
+it is split into ``outside_pool`` (a real paper the corpus lacks: the catalogue has it, by
+id, title or the same fuzzy rule) and ``nowhere``; without one, the report says it cannot
+tell.
+
+The run ranks each query's resolved papers in the generated order (scores decreasing by
+position), and is evaluated with the dataset's protocol (or ``measures``) by
+:func:`citeval_irm.evaluate`, so its field measures stand beside the resolution's own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..base.errors import EvalWarning, InputError, examples_of, issue, silenced
+from ..base.options import EvalOptions, options_from
+from . import THRESHOLD
+from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
+from .index import Found, TitleIndex
+from .normalise import _plain, identifiers, title_key, undo_latex
+from .result import (  # noqa: F401
+    CATALOGUE_KINDS,
+    KINDS,
+    MATCHED,
+    Resolution,
+    outside_population,
+    resolution_measures,
+)
+
+_QUOTED = re.compile(r"[\"\u201c\u00ab]([^\"\u201d\u00bb]{8,})[\"\u201d\u00bb]")
+_SENTENCE = re.compile(r"(?<=[^\s.A-Z])\.\s+|\s+[-\u2013\u2014]\s+")
+_ANY_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_NOT_NAMES = frozenset({"and", "et", "al", "the", "of", "in"})
+
+
+def title_candidates(reference: Reference) -> list[str]:
+    """The texts tried as the reference's title: its title; for a string, what it quotes,
+    else the whole string and each of its sentences."""
+    if not reference.citation:
+        return [reference.title] if reference.title else []
+    text = undo_latex(reference.text)  # \\"u is no quote
+    quoted = _QUOTED.findall(text)
+    if quoted:
+        return quoted
+    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    return [text, *parts] if len(parts) > 1 else [text]
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(w for w in _plain(text).split() if len(w) > 2 and w not in _NOT_NAMES)
+
+
+class Resolver:
+    """Decides each reference against ``index`` (and ``catalogue``, an index of known
+    titles), caching fuzzy look-ups by normalised title."""
+
+    def __init__(self, index: TitleIndex, threshold: float = THRESHOLD,
+                 catalogue: TitleIndex | None = None):  # fmt: skip
+        if not 0 < threshold <= 100:
+            raise InputError(None, f"threshold {threshold} is not in (0, 100]")
+        self.index, self.threshold, self.catalogue = index, float(threshold), catalogue
+        self._fuzzy: dict[tuple[int, str, bool], Found | None] = {}
+        self._authors: dict[int, frozenset[str]] = {}
+
+    def decide(self, reference: Reference) -> tuple[str, tuple[int, ...], float]:
+        """``(how, papers, score)`` of one reference (see the module docstring)."""
+        index = self.index
+        url = reference.fields.get("url", "") if reference.fields else ""
+        ids = identifiers(reference.fields, reference.text if reference.citation else url)
+        found = index.identifier(ids) if ids else None
+        if found is not None:
+            return "id", found.papers, found.score
+        keys = [title_key(text) for text in title_candidates(reference)]
+        year = reference.year() or next((k.year for k in keys if k.year), None)
+        if year is None and reference.citation:
+            years = _ANY_YEAR.findall(reference.text)
+            year = int(years[0]) if years else None
+        how, found = "exact", next((f for k in keys if (f := index.exact(k.text))), None)
+        if found is None:
+            how, found = "fuzzy", self._best_fuzzy(index, keys, 0)
+        if found is None:
+            return "unmatched", (), 0.0
+        authors = reference.fields.get("authors", "") if not reference.citation else reference.text
+        papers = self._tie_break(found.papers, year, authors)
+        return (how if len(papers) == 1 else "ambiguous"), papers, found.score
+
+    def _best_fuzzy(self, index: TitleIndex, keys, which: int) -> Found | None:
+        best = None
+        for key in keys:
+            if len(key.text) < 4:
+                continue
+            cached = (which, key.text, key.truncated)
+            if cached not in self._fuzzy:
+                self._fuzzy[cached] = index.fuzzy(key.text, self.threshold, truncated=key.truncated)
+            found = self._fuzzy[cached]
+            if found is not None and (best is None or found.score > best.score):
+                best = found
+        return best
+
+    def _tie_break(self, papers: tuple[int, ...], year: int | None, authors: str):
+        if len(papers) > 1 and year is not None:
+            same = tuple(p for p in papers if self.index.years[p] == year)
+            papers = same or papers
+        if len(papers) > 1 and authors and self.index.authors is not None:
+            names = _names(authors)
+            shared = [len(names & self._paper_authors(p)) for p in papers]
+            if max(shared) > 0:
+                papers = tuple(p for p, n in zip(papers, shared) if n == max(shared))
+        return papers
+
+    def _paper_authors(self, paper: int) -> frozenset[str]:
+        if paper not in self._authors:
+            self._authors[paper] = _names(self.index.authors[paper] or "")
+        return self._authors[paper]
+
+    def known_elsewhere(self, reference: Reference) -> bool:
+        """Whether the catalogue knows an unmatched reference (id, title, or fuzzily)."""
+        catalogue = self.catalogue
+        url = reference.fields.get("url", "") if reference.fields else ""
+        ids = identifiers(reference.fields, reference.text if reference.citation else url)
+        if ids and catalogue.identifier(ids):
+            return True
+        keys = [title_key(text) for text in title_candidates(reference)]
+        if any(catalogue.exact(k.text) for k in keys):
+            return True
+        return self._best_fuzzy(catalogue, keys, 1) is not None
+
+
+def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver) -> dict[str, list]:
+    """Every decision, as columns: ``query_id``, ``position`` (from 1), ``reference``,
+    ``how``, ``doc_id`` (``""`` if none), ``candidates`` (an ambiguous reference's doc ids),
+    ``score``, ``duplicate``, ``catalogue`` (``in_pool``, ``outside_pool``, ``nowhere`` or
+    ``unknown``); the run's rows are the matched, first-named papers."""
+    columns: dict[str, list] = {name: [] for name in (
+        "query_id", "position", "reference", "how", "doc_id", "candidates", "score",
+        "duplicate", "catalogue")}  # fmt: skip
+    ids = resolver.index.ids
+    for query, references in lists.items():
+        seen: set[int] = set()
+        for position, reference in enumerate(references, 1):
+            how, papers, score = resolver.decide(reference)
+            duplicate = how in MATCHED and papers[0] in seen
+            if how in MATCHED:
+                seen.add(papers[0])
+            if how != "unmatched":
+                status = "in_pool"
+            elif resolver.catalogue is None:
+                status = "unknown"
+            else:
+                status = "outside_pool" if resolver.known_elsewhere(reference) else "nowhere"
+            columns["query_id"].append(query)
+            columns["position"].append(position)
+            columns["reference"].append(reference.text)
+            columns["how"].append(how)
+            columns["doc_id"].append(ids[papers[0]] if how in MATCHED else "")
+            columns["candidates"].append(
+                " ".join(ids[p] for p in papers) if how == "ambiguous" else ""
+            )
+            columns["score"].append(score)
+            columns["duplicate"].append(duplicate)
+            columns["catalogue"].append(status)
+    return columns
+
+
+def corpus_index(dataset) -> tuple[str, TitleIndex]:
+    """The dataset's id and the index of its papers (ids, titles, years, authors where its
+    docs have them)."""
+    from ..reading.io import as_dataset
+
+    found = as_dataset(dataset)
+    if found is None:
+        raise InputError(None, f"resolve needs a dataset id, not {dataset!r}")
+    name, data = found
+    if not data.has_docs():
+        raise InputError(name, "has no papers (docs) to resolve references against")
+    ids, titles, years, authors = [], [], [], []
+    for doc in data.docs_iter():
+        ids.append(doc.doc_id)
+        titles.append(getattr(doc, "title", "") or "")
+        years.append(getattr(doc, "year", None))
+        authors.append(getattr(doc, "authors", None))
+    has_authors = any(a for a in authors)
+    return name, TitleIndex(ids, titles, years, authors if has_authors else None)
+
+
+def resolve(
+    generated,
+    dataset,
+    *,
+    catalogue=None,
+    threshold: float = THRESHOLD,
+    measures=None,
+    protocol=None,
+    options: EvalOptions | None = None,
+    **keywords,
+):
+    """Resolve generated reference lists against ``dataset``'s papers into a run.
+
+    ``generated``: a JSONL or CSV file, a dict ``{query_id: [references]}`` or a list of
+    records (:mod:`~citeval_irm.resolving.generated`); ``dataset``: an ir_datasets id (or
+    dataset) whose papers the references name; ``catalogue``: a file of known titles that
+    tells an unmatched reference outside the pool from one found nowhere; ``threshold``:
+    the fuzzy match's (0-100, default :data:`THRESHOLD`). ``measures`` / ``protocol``: what
+    the resolved run is evaluated with (default the dataset's protocol); ``options`` (or its
+    fields as keywords): as :func:`citeval_irm.evaluate`. Returns a
+    :class:`~citeval_irm.resolving.result.Resolution` (its ``run`` is written with
+    :func:`citeval_irm.write_run`).
+    """
+    import pandas as pd
+
+    from ..evaluation.evaluate import evaluate
+    from ..reading.tables import Run
+
+    (options,) = options_from("resolve", keywords, (options, EvalOptions))
+    lists: GeneratedLists = read_generated(generated)
+    known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
+    name, index = corpus_index(dataset)
+    others = TitleIndex([str(n) for n in range(len(known.titles))], known.titles,
+                        extra_ids=known.ids) if known else None  # fmt: skip
+    decisions = pd.DataFrame(resolve_lists(lists.lists, Resolver(index, threshold, others)))
+    warnings = list(lists.warnings)
+    kept = decisions[decisions["how"].isin(MATCHED) & ~decisions["duplicate"]]
+    run = None
+    evaluation = None
+    if len(kept):
+        sizes = kept.groupby("query_id", sort=False)["position"].transform("size")
+        rank = kept.groupby("query_id", sort=False).cumcount()
+        frame = pd.DataFrame({"query_id": kept["query_id"].to_numpy(),
+                              "doc_id": kept["doc_id"].to_numpy(),
+                              "score": (sizes - rank).to_numpy(dtype=float)})  # fmt: skip
+        run = Run.from_frame(frame, f"resolved {lists.source}")
+        if protocol is None and measures is None:
+            protocol = _protocol_of(name)
+        with silenced():
+            evaluation = evaluate(run, name, measures, protocol=protocol,
+                                  options=replace(options, progress=False))  # fmt: skip
+        warnings += evaluation.warnings
+    else:
+        warnings.append(EvalWarning(
+            "empty_run", "no reference resolved to a paper of the dataset: the run is empty "
+            "and no measure of the field is computed", len(lists.lists), examples_of(lists.lists),
+            "queries"))  # fmt: skip
+    per_query = resolution_measures(decisions, lists.lists, known is not None, evaluation, name)
+    outside = outside_population(lists.lists, per_query.index)
+    warnings += [outside] if outside is not None else []
+    result = Resolution(
+        dataset=name, source=lists.source, catalogue=known.source if known else None,
+        threshold=float(threshold), listed=len(lists.lists), decisions=decisions,
+        per_query=per_query,
+        evaluation=evaluation, run=run, warnings=warnings,
+    )  # fmt: skip
+    issue(warnings)
+    return result
+
+
+def _protocol_of(name: str):
+    from ..checks.protocol import dataset_protocol
+    from ..reading.io import as_dataset
+
+    return dataset_protocol(as_dataset(name)[1])

@@ -1,0 +1,266 @@
+"""``Resolution``: what :func:`~citeval_irm.resolving.resolve.resolve` found, per reference,
+per query and overall, with the resolved run's field measures beside the resolution's own.
+
+Per query (``per_query``, one row per query the evaluation counts: every qrels query):
+the counts ``references``, ``id``, ``exact``, ``fuzzy``, ``ambiguous``, ``unmatched``,
+``duplicates`` (and with a catalogue ``outside_pool``, ``nowhere``), the rates
+``in_pool_rate`` (references naming a paper of the pool, ambiguous ones included),
+``existence_rate`` (with a catalogue: in the pool or known outside it) and
+``duplicate_rate`` (each over the list's references; no value for a query with no
+references), then the field's measures of the resolved run. It reads like an
+:class:`~citeval_irm.EvalResult` (``per_query``, ``aggregate``, ``measures``), so
+:func:`citeval_irm.breakdown` takes it as it is: ``breakdown(resolution, dataset,
+"popularity", "existence_rate")`` is fabrication by the cited paper's popularity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..base.errors import EvalWarning, InputError, examples_of
+from ..printing.escaping import csv_frame
+from ..printing.printable import Printable
+from ..printing.text_tables import blocks, number, render, wrap
+from . import REPORT_SUFFIXES
+
+KINDS = ("id", "exact", "fuzzy", "ambiguous", "unmatched")
+"""How a reference was resolved, in the order tried (ambiguous: several papers remain)."""
+MATCHED = ("id", "exact", "fuzzy")
+CATALOGUE_KINDS = ("outside_pool", "nowhere")
+"""What an unmatched reference is with a catalogue: a real paper outside the pool, or
+found nowhere."""
+RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
+
+
+def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation,
+                        dataset: str) -> pd.DataFrame:  # fmt: skip
+    """The per-query table (see the module docstring)."""
+    queries = pd.Index(list(lists), name="query_id")
+    counts = pd.crosstab(decisions["query_id"], decisions["how"]) if len(decisions) else None
+    table = pd.DataFrame(index=queries)
+    table["references"] = [len(lists[q]) for q in queries]
+    for kind in KINDS:
+        column = counts[kind] if counts is not None and kind in counts else None
+        table[kind] = column.reindex(queries, fill_value=0) if column is not None else 0
+    by_query = decisions.groupby("query_id", sort=False)
+    table["duplicates"] = by_query["duplicate"].sum().reindex(queries, fill_value=0)
+    if catalogue:
+        for kind in CATALOGUE_KINDS:
+            table[kind] = (decisions["catalogue"] == kind).groupby(decisions["query_id"]).sum()
+            table[kind] = table[kind].reindex(queries, fill_value=0)
+    table = table.fillna(0).astype(np.int64)
+    size = table["references"].where(table["references"] > 0)
+    table["in_pool_rate"] = (table["references"] - table["unmatched"]) / size
+    if catalogue:
+        table["existence_rate"] = (table["references"] - table["nowhere"]) / size
+    table["duplicate_rate"] = table["duplicates"] / size
+    if evaluation is not None:
+        population = evaluation.per_query.index
+    else:
+        from ..reading.io import read_qrels
+
+        population = pd.Index(pd.unique(read_qrels(dataset).frame["query_id"]), name="query_id")
+    counted = table.reindex(population)
+    count_columns = [c for c in table.columns if c not in RATES]
+    counted[count_columns] = counted[count_columns].fillna(0).astype(np.int64)
+    if evaluation is not None:
+        counted = counted.join(evaluation.per_query)
+    counted.index.name = "query_id"
+    return counted
+
+
+@dataclass
+class Resolution(Printable):
+    """What :func:`~citeval_irm.resolving.resolve.resolve` found.
+
+    ``decisions``: one row per reference (``query_id``, ``position``, ``reference``,
+    ``how``, ``doc_id``, ``candidates``, ``score``, ``duplicate``, ``catalogue``);
+    ``per_query``: the counts, rates and field measures per query (module docstring);
+    ``evaluation``: the resolved run's :class:`~citeval_irm.EvalResult` (``None`` when the
+    run is empty); ``run``: the resolved :class:`~citeval_irm.Run` (write it with
+    :func:`citeval_irm.write_run`).
+    """
+
+    dataset: str
+    source: str
+    catalogue: str | None
+    threshold: float
+    listed: int
+    decisions: pd.DataFrame = field(repr=False)
+    per_query: pd.DataFrame = field(repr=False)
+    evaluation: object = field(default=None, repr=False)
+    run: object = field(default=None, repr=False)
+    warnings: list[EvalWarning] = field(default_factory=list, repr=False)
+
+    FORMATS = ("table", "markdown", "json", "csv")
+
+    # ------------------------------------------------------------ what breakdown reads
+    @property
+    def rates(self) -> list[str]:
+        return [r for r in RATES if r in self.per_query.columns]
+
+    @property
+    def measures(self) -> list[str]:
+        """The resolution's rates, then the field's measures of the run."""
+        return self.rates + (self.evaluation.names if self.evaluation is not None else [])
+
+    @property
+    def aggregate(self) -> pd.Series:
+        """Each rate's mean over the queries with references, each field measure's
+        aggregate (as :func:`~citeval_irm.evaluate` gives it)."""
+        values = {r: float(self.per_query[r].mean()) for r in self.rates}
+        if self.evaluation is not None:
+            values.update(self.evaluation.aggregate.to_dict())
+        return pd.Series(values, name="value", dtype=float)
+
+    @property
+    def protocol(self):
+        return self.evaluation.protocol if self.evaluation is not None else None
+
+    @property
+    def run_source(self) -> str:
+        """The run's name: the generated file's stem (``generated`` for
+        ``generated.jsonl``)."""
+        return Path(self.source).stem if not self.source.startswith("<") else "resolved"
+
+    # ------------------------------------------------------------ counts
+    def counts(self) -> dict[str, int]:
+        """Overall counts: queries, lists with no reference, references, each kind,
+        duplicates and, with a catalogue, outside_pool and nowhere."""
+        how = self.decisions["how"].value_counts()
+        lists = self.decisions.groupby("query_id").size()
+        out = {"queries": self.listed, "empty_lists": self.listed - len(lists),
+               "references": len(self.decisions)}  # fmt: skip
+        out.update({kind: int(how.get(kind, 0)) for kind in KINDS})
+        out["duplicates"] = int(self.decisions["duplicate"].sum())
+        if self.catalogue is not None:
+            status = self.decisions["catalogue"].value_counts()
+            out.update({kind: int(status.get(kind, 0)) for kind in CATALOGUE_KINDS})
+        return out
+
+    def __repr__(self) -> str:
+        counts = self.counts()
+        shown = ", ".join(f"{k}={v}" for k, v in counts.items() if k != "empty_lists")
+        return f"Resolution(dataset={self.dataset!r}, {shown}, threshold={self.threshold:g})"
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-query table (counts, rates, field measures), ``query_id`` the index."""
+        return self.per_query.copy()
+
+    def ambiguous(self) -> pd.DataFrame:
+        """The ambiguous references and the papers each could be."""
+        return self.decisions[self.decisions["how"] == "ambiguous"]
+
+    # ------------------------------------------------------------ formats
+    def to_dict(self) -> dict:
+        decisions = self.decisions.assign(
+            candidates=[c.split() for c in self.decisions["candidates"]]
+        )
+        return {
+            "dataset": self.dataset,
+            "generated": self.source,
+            "catalogue": self.catalogue,
+            "threshold": self.threshold,
+            "counts": self.counts(),
+            "aggregate": self.aggregate.to_dict(),
+            "per_query": self.per_query.reset_index().to_dict(orient="records"),
+            "decisions": decisions.to_dict(orient="records"),
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+    def _render(self, fmt: str, **options) -> str:
+        if fmt == "csv":
+            return csv_frame(self.per_query.reset_index())
+        counts = self.counts()
+        total = counts["references"]
+        share = lambda n: f"{100.0 * n / total:.1f} %" if total else "-"  # noqa: E731
+        rows = [[kind, f"{counts[kind]:,}", share(counts[kind])] for kind in KINDS]
+        if self.catalogue is not None:
+            rows += [[f"  {kind.replace('_', ' ')}", f"{counts[kind]:,}", share(counts[kind])]
+                     for kind in CATALOGUE_KINDS]  # fmt: skip
+        rows.append(["duplicates", f"{counts['duplicates']:,}", share(counts["duplicates"])])
+        lines = [
+            wrap(
+                f"resolution of {self.source} against {self.dataset}: {total:,} references "
+                f"in {counts['queries']:,} lists ({counts['empty_lists']:,} empty); fuzzy "
+                f"threshold {self.threshold:g} (fuzz.ratio of normalised titles)",
+                "",
+                fmt,
+            ),  # fmt: skip
+            render(["how", "references", "share"], rows, fmt, left=1),
+        ]
+        lines += [wrap(line, "- " if fmt == "markdown" else "  ", fmt) for line in self.legend()]
+        return blocks(lines, fmt)
+
+    def legend(self) -> list[str]:
+        """The lines under the counts: what unmatched means here, the rates, the measures,
+        the ambiguous references."""
+        lines = ["id / exact / fuzzy: matched by an identifier, the normalised title, or "
+                 "fuzzily; ambiguous: several papers remain (not in the run); duplicates: a "
+                 "paper named again in the same list (dropped from the run)"]  # fmt: skip
+        if self.catalogue is None:
+            lines.append(
+                "unmatched: no catalogue given, so a real paper outside the pool cannot be "
+                "told from a fabricated one (give --catalogue FILE)"
+            )
+        else:
+            lines.append(f"unmatched, by the catalogue {self.catalogue}: outside pool = a "
+                         "paper it knows, nowhere = found in neither")  # fmt: skip
+        aggregate = self.aggregate
+        with_values = int(self.per_query["references"].gt(0).sum())
+        lines.append(
+            f"mean per query (the {with_values:,} counted queries with references): "
+            + ", ".join(f"{r} {number(100 * aggregate[r], 1)} %" for r in self.rates)
+        )
+        if self.evaluation is not None:
+            result = self.evaluation
+            percent = result.default_percent()
+            decimals, scales = result.decimals(percent), result.scales(percent)
+            name = result.protocol.name if result.protocol else "the measures given"
+            values = ", ".join(f"{m} {number(aggregate[m] * scales[m], decimals)}"
+                               for m in result.names)  # fmt: skip
+            lines.append(f"the resolved run, evaluated with {name} over every qrels query "
+                         f"({'percent' if percent else 'fractions'}): {values}")  # fmt: skip
+        ambiguous = self.ambiguous()
+        for _, row in ambiguous.head(5).iterrows():
+            lines.append(f"ambiguous: {row['query_id']} #{row['position']} "
+                         f"{row['reference']!r}: {row['candidates']}")  # fmt: skip
+        if len(ambiguous) > 5:
+            lines.append(f"... {len(ambiguous) - 5:,} more ambiguous references (decisions)")
+        return lines
+
+    def write_report(self, path, *, force: bool = True) -> Path:
+        """The report as a file, by suffix (:data:`REPORT_SUFFIXES`), written atomically."""
+        from ..base.outputs import atomic_output
+
+        kind = report_kind(path, force=force)
+        text = csv_frame(self.decisions) if kind == "decisions" else self.format(kind)
+        with atomic_output(path) as temporary:
+            temporary.write_text(text, encoding="utf-8")
+        return Path(path)
+
+
+def report_kind(path, *, force: bool = True) -> str:
+    """What a report path writes (its suffix), checked before any work."""
+    from ..base.outputs import check_output
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in REPORT_SUFFIXES:
+        raise InputError(str(path), "a resolution report is written as .json, .csv (one row "
+                         "per reference), .md or .txt: name it so")  # fmt: skip
+    check_output(path, force=force)
+    return REPORT_SUFFIXES[suffix]
+
+
+def outside_population(lists: dict, population) -> EvalWarning | None:
+    """Listed queries the evaluation does not count (not qrels queries)."""
+    outside = [q for q in lists if q not in population]
+    if not outside:
+        return None
+    return EvalWarning("queries_not_in_dataset", "queries of the generated lists that the "
+                       "dataset's qrels do not hold: resolved and counted in the totals, not "
+                       "per query", len(outside), examples_of(outside), "queries")  # fmt: skip
