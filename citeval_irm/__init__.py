@@ -116,7 +116,10 @@ def _register_datasets() -> None:
 
 
 def _register_provider() -> None:
-    importlib.import_module(".evaluation.provider", __name__).register()
+    # importing the provider registers it, at the end of its module: when ir-measures is
+    # imported by one of our own modules half-way through its import (the provider's, the
+    # measure table's), the provider is registered once that import completes
+    importlib.import_module(".evaluation.provider", __name__)
 
 
 after_import("ir_datasets", _register_datasets)

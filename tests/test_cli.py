@@ -37,7 +37,7 @@ def test_eval_table_with_warnings_on_stderr(capsys, files):
     # c2 has a tie: trec_eval order puts P15-1001 (descending doc id) first
     assert "  RR         0.7500\n" in out and "  Success@1  0.5000\n" in out
     assert "warning: run queries absent from the qrels: ignored (1): zz" in err
-    assert "warning: queries with tied scores" in err
+    assert "warning: tied scores broken by doc id, descending (trec_eval)" in err
 
 
 def test_eval_ties_run_order_and_percent(capsys, files):

@@ -34,11 +34,12 @@ def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     assert "protocol goyal2026" in out and "  nDCG@300 " in out
     assert "result: the run obeys the protocol" in out
     assert "unexplained differences: 0" in out
-    assert "  citeval baseline bm25 --dataset citeval/demo/test -k 300 -o run.trec\n" in out
+    first_step = "  citeval baseline bm25 --dataset citeval/demo/test -k 300 -o bm25.trec --force\n"
+    assert first_step in out
     assert "\n5. comparison with BM25 over titles only\n" in out
     assert "s (start-up and the report not counted). The same steps one by one:" in out
     assert (  # the comparison step writes the report where the demo wrote it
-        "--baseline run --report demo-report.html\n" in out
+        "--baseline bm25 --report demo-report.html --force\n" in out
     )
     report_line, done = out.splitlines()[-2:]
     assert report_line == (
@@ -72,26 +73,43 @@ def test_the_footer_and_warnings_are_those_of_the_steps(
     steps = out.split("The same steps one by one:\n")[1].splitlines()[:6]
     assert steps == [
         f"  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal "
-        f"--no-same-year -o {run}",
+        f"--no-same-year -o {run} --force",
         f"  citeval eval {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
         f"  citeval validate {run} --dataset citeval/demo/test --protocol goyal2026 --no-same-year",
         f"  citeval crosscheck {run} --dataset citeval/demo/test --protocol goyal2026",
         "  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal --no-same-year "
-        "--fields title -o titles.trec",
+        "--fields title -o titles.trec --force",
         f"  citeval compare {run} titles.trec --dataset citeval/demo/test --protocol goyal2026 "
-        "--no-same-year --baseline run --report demo-report.html",
+        "--no-same-year --baseline run --report demo-report.html --force",
     ]
     shown = _warnings(out.split("3. protocol validation")[0])
-    assert any("tied scores, broken by score" in w for w in shown)
+    assert any("tied scores broken by doc id" in w for w in shown)
     assert any("shorter than the cut-off 300" in w for w in shown)
     rerun = tmp_path / "rerun.trec"
-    assert main(steps[0].split()[1:-1] + [str(rerun)]) == 0
+    assert main(steps[0].split()[1:-2] + [str(rerun)]) == 0
     assert rerun.read_text() == run.read_text()
     capsys.readouterr()
     assert main(steps[1].split()[1:]) == 0
     evaluated = capsys.readouterr()
     assert _warnings(evaluated.err) == shown
     assert evaluated.out.startswith("validation against citeval/demo/test: VIOLATIONS: later_paper")
+
+
+def test_the_steps_run_where_the_demo_ran_and_again(ir_home, tmp_path, capsys, monkeypatch):
+    """Each printed step runs as printed in the demo's folder, twice: the demo's own files
+    (its report) and the steps' outputs of the first round do not stop the second (they
+    stopped the last step with 'demo-report.html: exists'). The run is named bm25, as in the
+    demo's report."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "-k", "50", "-q"]) == 0
+    steps = capsys.readouterr().out.split("The same steps one by one:\n")[1].splitlines()[:6]
+    assert steps[0].endswith("-o bm25.trec --force") and "--baseline bm25" in steps[-1]
+    for _ in range(2):
+        for step in steps:
+            assert main([*shlex.split(step)[1:], "-q"]) == 0, step
+    capsys.readouterr()
 
 
 def test_console_script_on_a_fresh_home(tmp_path) -> None:

@@ -58,10 +58,10 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_the_readme_shows_the_plots_the_notebooks_draw() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_the_plots_the_notebooks_draw() -> None:
+    page = (REPO / "docs" / "index.md").read_text(encoding="utf-8")  # beside the figures
     for figure in _figures().values():
-        assert f"(docs/{figure})" in readme
+        assert f"]({figure})" in page
         assert _png_size((REPO / "docs" / figure).read_bytes())[0] > 300
 
 

@@ -44,8 +44,7 @@ def test_the_tie_warning_counts_queries_and_docs(tmp_path) -> None:
         citeval_irm.evaluate(run, qrels, "RR")
     (tie,) = [str(w.message) for w in caught if w.message.code == "tied_scores"]
     assert tie == (
-        "queries with tied scores, broken by score, then doc id descending (trec_eval); "
-        "2 docs in tie groups (1 queries): q1"
+        "tied scores broken by doc id, descending (trec_eval): 2 tied docs (1 queries): q1"
     )
 
 

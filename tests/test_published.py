@@ -172,18 +172,21 @@ def test_cli_published_beside_the_demo(capsys, demo_runs):
 
 
 def readme_output(command: str) -> str:
-    """What the README shows ``command`` printing: the lines after it, up to the end of the
-    fenced block it is in, or of the next block when it stands in a bash block of its own."""
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    """What the comparing guide shows ``command`` printing: the lines after it, up to the end
+    of the fenced block it is in, or of the next block when it stands in a bash block of its
+    own."""
+    page = Path(__file__).parent.parent / "docs" / "guides" / "comparing.md"
+    text = page.read_text(encoding="utf-8")
     after = text[text.index(command) + len(command) :]
     after = after[after.index("\n") + 1 :]
     if after.startswith("```"):  # the end of the bash block: the output is the next block
-        after = after[after.index("```\n", 3) + 4 :]
+        after = after[after.index("\n") + 1 :]  # past the bash block's closing fence
+        after = after[after.index("\n") + 1 :]  # past the output block's opening fence
     return after[: after.index("```")]
 
 
 def test_the_readme_shows_what_compare_prints(capsys, demo_runs, tmp_path, monkeypatch):
-    """The README's two examples, run on the same demo runs: the output is exactly as shown."""
+    """The guide's two examples, run on the same demo runs: the output is exactly as shown."""
     monkeypatch.chdir(demo_runs["bm25"].parent)
     command = "citeval compare bm25.trec titles.trec --dataset citeval/demo/test --protocol"
     code, out, _ = run_cli(capsys, *command.split()[1:], "goyal2026", "--baseline", "bm25")

@@ -34,8 +34,8 @@ first = next(iter(corpus))
 try:
     pt.get_dataset("citeval:demo/tset")
     unknown = None
-except KeyError as error:
-    unknown = str(error.__cause__)
+except LookupError as error:  # the close matches in the error itself, not a chained one
+    unknown = str(error) if not isinstance(error, KeyError) else "a bare KeyError"
 print(json.dumps({
     "repr": repr(dataset),
     "topics": [list(topics.columns), len(topics), topics["query"].iloc[0]],

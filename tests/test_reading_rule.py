@@ -246,9 +246,7 @@ def test_write_run_refuses_ids_a_trec_file_cannot_hold(tmp_path):
 
 
 def test_trec_eval_comment_files_match_its_output(capsys, trec_eval_dir):
-    measures = "NumQ NumRet NumRel NumRet(rel=1) AP Rprec RR " + " ".join(
-        f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-    )
+    measures = "official"  # what trec_eval prints by default, as out.test holds it
     for run, qrels, out in (
         ("results.test", "qrels.test.with-comments", "out.test"),
         ("results.test.with-comments", "qrels.test", "out.test"),

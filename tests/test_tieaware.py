@@ -81,4 +81,4 @@ def test_every_measure_of_the_table_has_its_own_formula_and_others_are_an_error(
     assert (ranges["Rprec"].worst, ranges["Rprec"].best) == (0.5, 1.0)
     assert ranges["Rprec"].expected == pytest.approx(0.5 + 0.5 / 3)
     with pytest.raises(InputError, match="not in the measure table"):
-        tie_ranges([1.0], ["a"], {"a": 1}, "Bpref")
+        tie_ranges([1.0], ["a"], {"a": 1}, "ERR@10")

@@ -50,6 +50,12 @@ class UnknownDatasetError(InputError, KeyError):
         return str(self.args[0])
 
 
+class DatasetNameError(InputError, LookupError):
+    """An unknown name given to PyTerrier's ``pt.get_dataset("citeval:...")``; the message
+    lists the close matches. A ``LookupError`` but not a ``KeyError``: PyTerrier's loader
+    replaces a provider's ``KeyError`` with its own, which does not name them."""
+
+
 @dataclass(eq=True, unsafe_hash=True)
 class EvalWarning(UserWarning):
     """Something the evaluation ignored or altered, counted.
@@ -58,7 +64,12 @@ class EvalWarning(UserWarning):
     holds up to a few of the affected ids. A real :class:`Warning`: :func:`evaluate` issues
     each one through :mod:`warnings` too, so ``warnings.simplefilter("error", EvalWarning)``
     turns them into errors and ``"ignore"`` silences them; results keep them in ``.warnings``.
+    Each code has its own subclass (:func:`warning_class`), so one kind can be silenced
+    alone: ``warnings.simplefilter("ignore", warning_class("tied_scores"))``.
     """
+
+    def __new__(cls, code: str, *args, **keywords):
+        return super().__new__(warning_class(code) if cls is EvalWarning else cls)
 
     code: str
     message: str
@@ -70,7 +81,8 @@ class EvalWarning(UserWarning):
         super().__init__(str(self))
 
     def __reduce__(self):  # an exception pickles its args; a warning travels to Dask workers
-        return (type(self), (self.code, self.message, self.count, self.examples, self.unit))
+        # rebuilt through EvalWarning, which finds the code's class again
+        return (EvalWarning, (self.code, self.message, self.count, self.examples, self.unit))
 
     def __str__(self) -> str:
         text = f"{self.message} ({self.count:,}{' ' + self.unit if self.unit else ''})"
@@ -78,6 +90,18 @@ class EvalWarning(UserWarning):
             more = ", ..." if self.count > len(self.examples) else ""
             text += ": " + ", ".join(self.examples) + more
         return text
+
+    terminal_examples = 3
+    """How many example ids a terminal line shows (:meth:`terminal_line`)."""
+
+    def terminal_line(self) -> str:
+        """The warning as one line for a terminal: its message, count and a few examples,
+        then its code, by which ``--quiet-warning`` silences it."""
+        text = f"{self.message} ({self.count:,}{' ' + self.unit if self.unit else ''})"
+        shown = self.examples[: self.terminal_examples]
+        if shown:
+            text += ": " + ", ".join(shown) + (", ..." if self.count > len(shown) else "")
+        return f"{text} [{self.code}]"
 
     def of_run(self, name: str) -> EvalWarning:
         """This warning named after the run it is about (in a comparison or a report)."""
@@ -90,6 +114,50 @@ class EvalWarning(UserWarning):
             "count": self.count,
             "examples": list(self.examples),
         }
+
+
+_WARNING_CLASSES: dict[str, type[EvalWarning]] = {}
+
+
+def warning_class(code: str) -> type[EvalWarning]:
+    """The :class:`EvalWarning` subclass of one warning code (``"tied_scores"`` ->
+    ``TiedScoresWarning``): every warning of that code is an instance of it, whichever
+    module made it, so a :mod:`warnings` filter on it silences that kind alone.
+
+    Parameters
+    ----------
+    code : str
+        A warning code, as in ``EvalWarning.code`` and ``citeval ... --quiet-warning CODE``.
+
+    Returns
+    -------
+    type
+        The subclass, made once per code.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> warnings.simplefilter("ignore", warning_class("tied_scores"))
+    >>> warning_class("tied_scores").__name__
+    'TiedScoresWarning'
+    """
+    found = _WARNING_CLASSES.get(code)
+    if found is None:
+        name = "".join(part.capitalize() for part in code.split("_")) + "Warning"
+        found = type(name, (EvalWarning,), {"__module__": __name__, "__doc__": f"``{code}``"})
+        _WARNING_CLASSES[code] = found
+    return found
+
+
+class TiedScoresWarning(EvalWarning):
+    """``tied_scores``: tied scores in a run, broken by the tie policy. Nearly every run of a
+    lexical model has them, so a terminal line names no example query (results keep them):
+    the warning one most often silences."""
+
+    terminal_examples = 0
+
+
+_WARNING_CLASSES["tied_scores"] = TiedScoresWarning
 
 
 QUOTE_LIMIT = 200  # characters of the user's text an error message quotes

@@ -22,8 +22,9 @@ from ir_measures import measures as _im_measures
 from . import families as _families
 from .errors import ArgumentTypeError, InputError, quoted
 
-if "HR" not in _im_measures.registry:
-    _im_measures.register(_im_measures.Success, name="HR")
+for _alias in ("HR", "Hits"):  # hit rate, as recommendation papers name Success@K
+    if _alias not in _im_measures.registry:
+        _im_measures.register(_im_measures.Success, name=_alias)
 
 Measure = ir_measures.Measure
 
@@ -34,6 +35,10 @@ _TOKEN = re.compile(
     r"|[^\s,()]+(?:\([^)]*\))?(?:@[^\s,]+)?"
 )
 _NAME = re.compile(r"^([^\s@(]+)([@(].*)?$", re.S)  # a family name, its parameters
+# a family at several cut-offs, written as trec_eval lists them: ``nDCG@10,20`` (no space)
+_AT_LIST = re.compile(r"([A-Za-z_][^\s,@()]*(?:\([^)]*\))?)@(\d+(?:,\d+)+)(?![\d.])")
+# a family and a cut-off joined by "_" or ".": ``R_10``, ``nDCG.10``
+_JOINED = re.compile(r"^([A-Za-z]+)[_.](\d+)$")
 
 # trec_eval 10.0's nicknames for lists of measures (``-m official``, ``-m all_trec``), from
 # its measures.c; "runid" is a label and "relstring" a string, not measures.
@@ -125,10 +130,15 @@ def _trec_measures(token: str) -> list[Measure] | None:
 def _unknown(token: str, reason: str) -> InputError:
     """The error for a measure no spelling matches, naming the close names (difflib, in
     any case: ``ndgc@10`` -> ``nDCG``)."""
-    found = _NAME.match(token)
-    name = (found.group(1) if found else token).split(".")[0].lower()
-    spelled = {n.lower(): n for n in reversed(_names()[1])}  # the first spelling wins
-    close = [spelled[c] for c in difflib.get_close_matches(name, spelled, n=3, cutoff=0.6)]
+    joined = _JOINED.match(token)
+    family = _names()[0].get(joined.group(1).lower()) if joined else None
+    if family is not None:  # R_10: the family is known, the cut-off is written otherwise
+        close = [f"{family}@{joined.group(2)}"]
+    else:
+        found = _NAME.match(token)
+        name = (found.group(1) if found else token).split(".")[0].lower()
+        spelled = {n.lower(): n for n in reversed(_names()[1])}  # the first spelling wins
+        close = [spelled[c] for c in difflib.get_close_matches(name, spelled, n=3, cutoff=0.6)]
     return InputError(
         None,
         f"unknown measure {token!r} ({reason})"
@@ -162,8 +172,9 @@ def _parse_one(token: str) -> list[Measure]:
 
 
 def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Measures from ir-measures syntax: ``"RR R@10 nDCG@10"`` (space- or comma-separated),
-    trec_eval's (``"recip_rank ndcg_cut.5,10"``), a list of strings or measure objects.
+    """Measures from ir-measures syntax: ``"RR R@10 nDCG@10"`` (space- or comma-separated;
+    ``nDCG@10,20`` is nDCG@10 and nDCG@20, as trec_eval lists cut-offs), trec_eval's
+    (``"recip_rank ndcg_cut.5,10"``), a list of strings or measure objects.
     Names are matched case-insensitively where that is unambiguous (``ndcg@10``, ``mrr``).
     Duplicates are dropped, order is kept."""
     if isinstance(spec, (Measure, str)):
@@ -181,6 +192,7 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
         if isinstance(item, Measure):
             found = [check_params(item)]
         elif isinstance(item, str):
+            item = _AT_LIST.sub(lambda m: " ".join(f"{m[1]}@{k}" for k in m[2].split(",")), item)
             found = [m for token in _TOKEN.findall(item) for m in _parse_one(token)]
         else:
             raise ArgumentTypeError(

@@ -28,6 +28,19 @@ from .flags import (
 )
 
 
+def say_warnings(warnings, args: argparse.Namespace) -> None:
+    """A command's warnings on standard error, one line each (:meth:`EvalWarning.terminal_line
+    <citeval_irm.base.errors.EvalWarning.terminal_line>`, escaped): each line once, however
+    many steps of the command found it, and none of the codes ``--quiet-warning`` names."""
+    hidden = set(getattr(args, "quiet_warning", None) or ())
+    said: set[str] = set()
+    for warning in warnings:
+        line = f"warning: {plain_text(warning.terminal_line())}"
+        if warning.code not in hidden and line not in said:
+            said.add(line)
+            print(line, file=sys.stderr)
+
+
 def check_report(args: argparse.Namespace) -> None:
     """A bad report path fails before any work (not after a long evaluation), and so does
     an existing one without ``--force`` (except the demo's own default report)."""
@@ -149,7 +162,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
     shown = {"per_query": args.per_query, "percent": options.percent}
     if not args.crosscheck:
         sys.stdout.write(result.format(args.format, **shown, decimals=options.decimals))
-        sys.stderr.write(result.warnings_text())
+        say_warnings(result.warnings, args)
         _eval_report(args, result)
         return 0
     if args.format not in PLAIN_FORMATS:
@@ -162,7 +175,7 @@ def _eval_scores(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(result.format("table", **shown, decimals=options.decimals))
         sys.stdout.write("\n" + report.format("table", **_shown(options)))
-    sys.stderr.write(result.warnings_text())
+    say_warnings(result.warnings, args)
     _eval_report(args, result, report)
     return 0
 
@@ -210,8 +223,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     report = _crosscheck(args)
     shown = _shown(eval_options(args))
     sys.stdout.write(report.format(args.format, **shown, max_rows=args.max_rows))
-    for warning in report.warnings:
-        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
+    say_warnings(report.warnings, args)
     if args.report:
         name = _run_label(args.run)
         recipe_only = not (args.measures or args.protocol)  # the recipe's own measures
@@ -311,8 +323,7 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
         f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}",
         file=sys.stderr,
     )
-    for warning in run.warnings:
-        print(f"warning: {plain_text(str(warning))}", file=sys.stderr)
+    say_warnings(run.warnings, args)
     return 0
 
 
@@ -406,8 +417,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             statistics=statistics_options(args),
         )
     sys.stdout.write(comparison.format(args.format))
-    for warning in comparison.warnings:
-        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
+    say_warnings(comparison.warnings, args)
     if args.report:
         with _quiet_ir_datasets():
             _write_report(args, runs, evaluations=comparison.results, comparison=comparison)
@@ -445,8 +455,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 def _write_result_report(args: argparse.Namespace, result) -> None:
     """The result's warnings (on standard error) and, with ``--report PATH``, its own
     report (table, breakdown), written, and where."""
-    for warning in result.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+    say_warnings(result.warnings, args)
     if args.report:
         path = result.report(command=args.command_line).write(args.report)
         print(f"citeval: report written to {path}", file=sys.stderr)

@@ -56,19 +56,21 @@ class DemoReport:
         """The same steps one by one, with the options this demo used (``report``: where
         its report went, ``None`` for none)."""
         dataset, protocol = self.dataset, self.protocol
-        run = shlex.quote(str(self.run_path)) if self.run_path else "run.trec"
-        to_report = f" --report {shlex.quote(str(report))}" if report else ""
+        run = shlex.quote(str(self.run_path)) if self.run_path else "bm25.trec"
+        # --force: the steps can be run where the demo ran (its files are there), and again
+        to_report = f" --report {shlex.quote(str(report))} --force" if report else ""
         years = "" if self.same_year else " --no-same-year"
         temporal = "" if self.temporal else " --no-temporal"
         return [
-            f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} -o {run}",
+            f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} -o {run} "
+            "--force",
             f"citeval eval {run} --dataset {dataset} --protocol {protocol}{years}",
             f"citeval validate {run} --dataset {dataset} --protocol {protocol}{years}",
             f"citeval crosscheck {run} --dataset {dataset} --protocol {protocol}",
         ] + (
             [
                 f"citeval baseline bm25 --dataset {dataset} -k {self.k}{temporal}{years} "
-                "--fields title -o titles.trec",
+                "--fields title -o titles.trec --force",
                 f"citeval compare {run} titles.trec --dataset {dataset} --protocol {protocol}"
                 f"{years} --baseline {run_name(run)}{to_report}",
             ]

@@ -20,9 +20,11 @@ from ..base.choices import (
     TESTS,
     TIE_POLICIES,
     UNKNOWN_YEAR_POLICIES,
+    WARNING_CODES,
 )
+from ..base.errors import InputError
 from ..base.options import EvalOptions, StatisticsOptions
-from ..papers import PROTOCOLS, RECIPES
+from ..papers import PROTOCOLS, RECIPES, named
 
 EXIT_INPUT_ERROR = 2
 EXIT_STRICT_FAILURE = 3
@@ -86,14 +88,36 @@ def add_measure_options(
     ``--protocol`` (its measures), one of the two: every command that scores runs."""
     which = parser.add_mutually_exclusive_group(required=required)
     which.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
-    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help=protocol_help)
+    add_protocol_option(which, protocol_help)
+
+
+def add_protocol_option(parser, help: str) -> None:
+    """``--protocol NAME`` (any case) on a parser or a group of exclusive options."""
+    parser.add_argument(
+        "--protocol", type=_name_of("protocol", PROTOCOLS), choices=sorted(PROTOCOLS), help=help
+    )
+
+
+def _name_of(kind: str, registry: dict):
+    """An argparse type: a protocol's or recipe's name in any case, as its registry spells
+    it; an unknown one is an error naming the close ones."""
+
+    def spelled(text: str) -> str:
+        try:
+            return named(kind, text, registry)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    spelled.__name__ = kind  # what argparse calls the value in its messages
+    return spelled
 
 
 def add_recipe_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--recipe",
+        type=_name_of("recipe", RECIPES),
         choices=sorted(RECIPES),
-        help="the paper recipe to compare with (default: the protocol's own)",
+        help="the paper recipe to compare with (default: the protocol's own; any case)",
     )
 
 
@@ -273,6 +297,19 @@ def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
     parser.add_argument("--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}")
 
 
+def warning_code(text: str) -> str:
+    """A warning code for ``--quiet-warning``: one the package can warn with, or an error
+    naming the close ones."""
+    import difflib
+
+    if text in WARNING_CODES:
+        return text
+    close = difflib.get_close_matches(text, WARNING_CODES, n=3, cutoff=0.5)
+    codes = close or WARNING_CODES
+    hint = f"did you mean {', '.join(codes)}?" if close else f"codes: {', '.join(codes)}"
+    raise argparse.ArgumentTypeError(f"unknown warning code {text!r}; {hint}")
+
+
 def add_quiet_option(*groups) -> None:
     """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
     own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
@@ -286,4 +323,12 @@ def add_quiet_option(*groups) -> None:
                 "--quiet",
                 action="store_true",
                 help="no progress bars and no INFO messages (warnings and errors still show)",
+            )
+            command.add_argument(
+                "--quiet-warning",
+                action="append",
+                type=warning_code,
+                metavar="CODE",
+                help="do not print the warnings of this code, the one in [brackets] at the end "
+                "of a warning line (e.g. tied_scores); may be repeated",
             )

@@ -17,7 +17,6 @@ from ..base.choices import (
     TIE_POLICIES,
 )
 from ..evaluation.results import FORMATS
-from ..papers import PROTOCOLS
 from .commands import (
     DEMO_REPORT,
     cmd_audit,
@@ -46,6 +45,7 @@ from .flags import (
     add_format_option,
     add_measure_options,
     add_options,
+    add_protocol_option,
     add_quiet_option,
     add_recipe_options,
     add_report_option,
@@ -200,7 +200,7 @@ def add_table_commands(commands) -> None:
     bd.add_argument("--by", required=True, choices=FACETS, help="the facet to group by")
     which = bd.add_mutually_exclusive_group()
     which.add_argument("-m", "--measure", help="the measure (default: the protocol's first)")
-    which.add_argument("--protocol", choices=sorted(PROTOCOLS), help="default: the dataset's")
+    add_protocol_option(which, "default: the dataset's")
     bd.add_argument(
         "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
     )

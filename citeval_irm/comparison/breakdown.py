@@ -305,7 +305,10 @@ def breakdown(
     baseline = baseline or next(iter(named))
     if measure is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
-    if measure is not None:  # any spelling eval takes, named as its values are
+    values_of_all = all(
+        is_evaluated(item) and measure in item.per_query.columns for item in named.values()
+    )  # a value every result already has per query (a resolution's existence_rate) is
+    if measure is not None and not values_of_all:  # as named; a measure: any spelling eval takes
         measure = str(one_measure(measure))
     evaluated_with = replace(options, progress=False)
     results = {

@@ -91,8 +91,15 @@ def register() -> list[str]:
         for dataset_id, dataset in datasets.items():
             if dataset_id not in registered:
                 ir_datasets.registry.register(dataset_id, dataset)
+        # ir_datasets tries a registry's patterns for an id it does not hold: any other
+        # citeval/... id is then an error naming the close ones, from ir_datasets.load too
+        ir_datasets.registry.register_pattern(r"^citeval(/|$)", _unregistered)
         _REGISTERED.extend(datasets)
     return list(_REGISTERED)
+
+
+def _unregistered(dataset_id: str, groups) -> Dataset:
+    raise unknown_dataset(dataset_id)
 
 
 def dataset_ids() -> list[str]:

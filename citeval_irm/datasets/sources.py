@@ -153,9 +153,8 @@ class CorpusSource:
             f"{self.dataset_id}: {missing} is missing{because}. "
             + self.manual_download.format(pretty_name=self.pretty_name)
             + f" Put its files ({', '.join(self.file_names())}) in one folder DIR, then either "
-            f"run\n    citeval import {self.name} DIR\n"
-            f"which checks the files and installs them into {self.home()}, or set "
-            f"{self.env_var}=DIR to read them where they are."
+            f"run `citeval import {self.name} DIR` (it checks the files and installs them into "
+            f"{self.home()}), or set {self.env_var}=DIR to read them where they are."
         )
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 import pyterrier as pt
 from pyterrier.datasets._irds import IRDSDataset
 
+from ..base.errors import DatasetNameError
 from ..base.progress import bar
 from .registry import dataset_ids, missing_parts, unknown_dataset
 
@@ -95,12 +96,13 @@ class CitevalDatasetProvider(pt.datasets.DatasetProvider):
     """The ``citeval`` provider: ``pt.get_dataset("citeval:<name>")``."""
 
     def get_dataset(self, name: str) -> CitevalDataset:
-        """The dataset ``citeval/<name>``; a ``KeyError`` naming the close matches for an
-        unknown name, as ``pt.get_dataset`` takes them (``KeyError`` is the one error
-        PyTerrier's loader expects: it raises its own, from this one)."""
+        """The dataset ``citeval/<name>``; for an unknown name a
+        :class:`~citeval_irm.base.errors.DatasetNameError` naming the close matches (not a
+        ``KeyError``, which PyTerrier's loader replaces with its own bare one)."""
         dataset_id = name if name.startswith(PREFIX) else PREFIX + name
         if dataset_id not in dataset_ids():
-            raise unknown_dataset(dataset_id, spelled=pyterrier_name)
+            found = unknown_dataset(dataset_id, spelled=pyterrier_name)
+            raise DatasetNameError(None, found.problem)
         return CitevalDataset(dataset_id)
 
     def list_dataset_names(self) -> Iterable[str]:

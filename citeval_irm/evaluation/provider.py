@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
 
 from ..base import families  # noqa: F401 (trec_eval's families, registered first)
-from ..scoring.table import MEASURES, MeasureDef, require
+
+if TYPE_CHECKING:
+    from ..scoring.table import MeasureDef
 
 
 def supported_measure(row: MeasureDef):
@@ -43,11 +46,23 @@ def supported_measure(row: MeasureDef):
     return family(**spec)
 
 
+class _FromTheTable:
+    """``SUPPORTED_MEASURES``, read from the measure table when first asked for: the provider
+    is registered as soon as ir-measures is imported, which the table's own import may be
+    doing (its families are ir-measures families), so it cannot read the table then."""
+
+    def __get__(self, provider, owner) -> list:
+        from ..scoring.table import MEASURES
+
+        owner.SUPPORTED_MEASURES = [supported_measure(row) for row in MEASURES.values()]
+        return owner.SUPPORTED_MEASURES
+
+
 class CitevalProvider(providers.Provider):
     """citeval-irm's vectorised kernels (see :mod:`citeval_irm.scoring.table`)."""
 
     NAME = "citeval"
-    SUPPORTED_MEASURES = [supported_measure(row) for row in MEASURES.values()]
+    SUPPORTED_MEASURES = _FromTheTable()
 
     def _evaluator(self, measures, qrels) -> CitevalEvaluator:
         return CitevalEvaluator(list(measures), qrels)
@@ -64,6 +79,8 @@ class CitevalEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures, qrels):
+        from ..scoring.table import require
+
         for measure in measures:
             require(measure)
         self._qrels = _qrels_of(qrels)
@@ -139,3 +156,6 @@ def register() -> CitevalProvider:
     provider = providers.registry["citeval"]
     ir_measures.citeval = provider
     return provider
+
+
+register()  # on import: the hook that imports this module when ir-measures is imported

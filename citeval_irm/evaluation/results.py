@@ -246,7 +246,7 @@ class EvalResult(Printable):
 
     def warnings_text(self) -> str:
         """The warnings, one per line, for a terminal."""
-        return "".join(f"warning: {plain_text(str(w))}\n" for w in self.warnings)
+        return "".join(f"warning: {plain_text(w.terminal_line())}\n" for w in self.warnings)
 
     def _json_of(self, rows, percent: bool, per_query: bool) -> dict:
         out = {

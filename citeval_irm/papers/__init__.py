@@ -20,24 +20,31 @@ PROTOCOLS: dict[str, Protocol] = {
 RECIPES: dict[str, Recipe] = {m.RECIPE.name: m.RECIPE for m in MODULES}
 
 
+def named(kind: str, name: str, registry: dict) -> str:
+    """``name`` as ``registry`` spells it, in any case (``HAtten`` is ``hatten``); an error
+    naming the close ones (or all) otherwise."""
+    import difflib
+
+    spelled = {key.lower(): key for key in registry}
+    if isinstance(name, str) and name.lower() in spelled:
+        return spelled[name.lower()]
+    close = difflib.get_close_matches(str(name).lower(), list(spelled), n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(spelled[c] for c in close)}?" if close else "known:"
+    listed = "" if close else " " + ", ".join(registry)
+    raise InputError(None, f"unknown {kind} {name!r}; {hint}{listed}")
+
+
 def get_protocol(protocol: str | Protocol) -> Protocol:
-    """A protocol by name (``"goyal2026"``, ``"masterset2026"``) or the object itself."""
+    """A protocol by name, in any case (``"goyal2026"``, ``"masterset2026"``), or the
+    object itself."""
     if isinstance(protocol, Protocol):
         return protocol
-    try:
-        return PROTOCOLS[protocol]
-    except KeyError:
-        raise InputError(
-            None, f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}"
-        ) from None
+    return PROTOCOLS[named("protocol", protocol, PROTOCOLS)]
 
 
 def get_recipe(recipe: str | Recipe) -> Recipe:
-    """A recipe by name (``goyal2026``, ``masterset2026``, ``duallcr``, ``symtax``,
-    ``hatten``) or the object itself."""
+    """A recipe by name, in any case (``goyal2026``, ``masterset2026``, ``duallcr``,
+    ``symtax``, ``hatten``), or the object itself."""
     if isinstance(recipe, Recipe):
         return recipe
-    try:
-        return RECIPES[recipe]
-    except KeyError:
-        raise InputError(None, f"unknown recipe {recipe!r}; known: {', '.join(RECIPES)}") from None
+    return RECIPES[named("recipe", recipe, RECIPES)]

@@ -38,13 +38,13 @@ class TieReport:
         if not self.tied_queries:
             return None
         order = (
-            "score, then doc id descending (trec_eval)"
+            "doc id, descending (trec_eval)"
             if self.policy == "trec_eval"
-            else "score, then input order (run_order)"
+            else ("input order (run_order)")
         )
         return EvalWarning(
             "tied_scores",
-            f"queries with tied scores, broken by {order}; {self.tied_docs:,} docs in tie groups",
+            f"tied scores broken by {order}: {self.tied_docs:,} tied docs",
             self.tied_queries,
             self.examples,
             unit="queries",

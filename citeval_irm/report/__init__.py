@@ -185,7 +185,7 @@ def _summary(facts, comparison, crosschecks, where: str, fmt) -> str:
     runs = (
         f"{len(facts)} runs ({', '.join(f.name for f in facts)})"
         if len(facts) > 1
-        else (f"run {facts[0].name}")
+        else f"the run '{facts[0].name}'"  # quoted: a run named "run" is not "run run"
     )
     protocol = f", protocol {first.protocol.name}" if first.protocol else ""
     queries = comparison.num_queries if comparison is not None else first.num_queries

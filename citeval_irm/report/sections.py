@@ -159,7 +159,8 @@ def scores_section(
     if comparison is None:
         result = runs[0].evaluation
         rows = [[name, fmt.value(result.aggregates[name], measure=name)] for name in result.names]
-        section.add(table("scores", ["measure", runs[0].name], rows, caption="Scores"))
+        caption = f"Means over the {result.num_queries:,} queries evaluated"
+        section.add(table("scores", ["measure", runs[0].name], rows, caption=caption))
     else:
         percent = fmt.unit.percent
         headers, rows = comparison.table("means", percent, fmt.decimals)

@@ -1,4 +1,4 @@
-"""The README's own `citeval eval ... --format trec_eval --per-query | diff` recipe, run
+"""The evaluating guide's own `citeval eval ... --format trec_eval --per-query | diff` recipe, run
 against a real trec_eval binary when one is installed ($TREC_EVAL or on PATH); the same
 semantics are checked without one against trec_eval's expected outputs
 (test_trec_eval_outputs.py)."""
@@ -18,8 +18,8 @@ TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
 
 
 def readme_recipe() -> tuple[str, str]:
-    """The two command lines of the README's diff recipe."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """The two command lines of the evaluating guide's diff recipe."""
+    text = (REPO / "docs" / "guides" / "evaluating.md").read_text(encoding="utf-8")
     ours = re.search(r"^citeval eval run\.trec .* > ours\.txt$", text, flags=re.M).group(0)
     theirs = re.search(r"^trec_eval -c -q .* > theirs\.txt$", text, flags=re.M).group(0)
     return ours, theirs

@@ -1,0 +1,175 @@
+"""Every example of the README and of the documentation site runs as written, in order,
+from a fresh folder, twice.
+
+A page's ``python`` and ``bash`` blocks run one after the other in a new empty folder, as a
+reader who copies them in order would run them: each block saved as a script and run with
+this interpreter (``bash -e`` for shell blocks, with this environment's ``citeval`` first on
+the ``PATH``), so a block finds only what the blocks before it made. Then the whole page
+runs again in the same folder: a block must not fail because its first run left its
+outputs. Each block runs in a process group of its own, and no process of it may outlive it
+(a Dask cluster left running fails the test). Synopses, transcripts and outputs sit in
+``text`` / ``console`` fences and are not run; a block that cannot run here is marked
+``<!-- docs:skip REASON -->`` on the line above it, with its reason (the README's CI
+install and test steps: they are the CI itself). A page whose examples read files of the
+repository (``examples/generated.jsonl``) says so, ``<!-- docs:files PATH ... -->``, and
+those files are copied into the folder first, as a reader who has the repository has them.
+
+Blocks on the real corpora (ACL-200, ArSyTa, MasterSet) read small SYNTHETIC folders in
+their layouts through ``CITEVAL_<NAME>_DIR``, as a reader's would read the downloaded files;
+nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from datasets_fixtures import write_arsyta_folder, write_hatten_folder, write_masterset_folder
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+RUN = {"python", "bash"}
+NOT_RUN = {"text", "console", "bibtex", "latex", "csv", "json", "yaml", "toml", "html"}
+_FENCE = re.compile(r"^```(\S*)\n(.*?)^```\n", flags=re.S | re.M)
+_SKIP = re.compile(r"<!-- (?:docs:skip (?P<why>[^>]+?)|ci:\w+) -->\n$")
+_FILES = re.compile(r"<!-- docs:files ([^>]+?) -->")
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int
+    language: str
+    code: str
+    skipped: str | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def blocks_of(path: Path) -> list[Block]:
+    text = path.read_text(encoding="utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        before = text[: match.start()]
+        skip = _SKIP.search(before)
+        why = (skip.group("why") or "the CI step itself") if skip else None
+        found.append(
+            Block(
+                str(path.relative_to(REPO)),
+                before.count("\n") + 1,
+                match.group(1),
+                match.group(2),
+                why,
+            )
+        )
+    return found
+
+
+BLOCKS = {str(p.relative_to(REPO)): blocks_of(p) for p in PAGES}
+
+
+def test_every_fence_says_what_it_holds():
+    """A fence without a language, or with one we neither run nor list as not run, is a
+    reader's guess: say `text` for a synopsis or an output, `bash` / `python` for code."""
+    unnamed = [b.where for page in BLOCKS.values() for b in page if b.language not in RUN | NOT_RUN]
+    assert not unnamed, f"fences without a known language: {unnamed}"
+
+
+def test_the_pages_have_examples_to_run():
+    runnable = [b for page in BLOCKS.values() for b in page if b.language in RUN]
+    assert len(runnable) >= 25
+    installs = [b for b in BLOCKS["README.md"] if b.language == "bash" and "pip install" in b.code]
+    assert len(installs) == 2 and all(b.skipped for b in installs)  # the CI's own steps
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory) -> dict[str, str]:
+    """SYNTHETIC folders in the real corpora's layouts, read in place."""
+    root = tmp_path_factory.mktemp("corpora")
+    env = {
+        "CITEVAL_ACL_200_DIR": root / "acl-200",
+        "CITEVAL_ARSYTA_DIR": root / "arsyta",
+        "CITEVAL_MASTERSET_COREML_V1_DIR": root / "masterset",
+    }
+    write_hatten_folder(env["CITEVAL_ACL_200_DIR"])
+    write_arsyta_folder(env["CITEVAL_ARSYTA_DIR"])
+    write_masterset_folder(env["CITEVAL_MASTERSET_COREML_V1_DIR"])
+    return {name: str(path) for name, path in env.items()}
+
+
+def _run_block(block: Block, folder: Path, env: dict[str, str], attempt: str) -> None:
+    script = folder.parent / ("block.py" if block.language == "python" else "block.sh")
+    script.write_text(block.code, encoding="utf-8")
+    command = (
+        [sys.executable, str(script)]
+        if block.language == "python"
+        else ["bash", "-euo", "pipefail", str(script)]
+    )
+    process = subprocess.Popen(
+        command,
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: what it leaves running is seen
+    )
+    try:
+        out, err = process.communicate(timeout=600)
+    finally:
+        left = _group_alive(process.pid, grace=10.0)
+        if left:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0, f"{block.where}, {attempt} run:\n{out[-2000:]}\n{err[-4000:]}"
+    assert not left, f"{block.where}, {attempt} run: left processes running"
+
+
+def _group_alive(group: int, grace: float) -> bool:
+    """Whether a process of the group still runs ``grace`` seconds after its leader ended
+    (a cluster's workers may take a moment to exit after it is closed)."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.2)
+
+
+RUNNABLE_PAGES = [p for p, found in BLOCKS.items() if any(b.language in RUN for b in found)]
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PAGES)
+def test_every_example_of_the_page_runs_in_order_twice(page, corpora, tmp_path):
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    env = {
+        **os.environ,
+        **corpora,
+        "IR_DATASETS_HOME": str(tmp_path / "ir_datasets_home"),
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "MPLBACKEND": "Agg",
+    }
+    env.pop("CITEVAL_DEMO_DIR", None)
+    text = (REPO / page).read_text(encoding="utf-8")
+    for name in (n for found in _FILES.findall(text) for n in found.split()):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, folder / name)
+    runnable = [b for b in BLOCKS[page] if b.language in RUN and not b.skipped]
+    for attempt in ("first", "second"):
+        for block in runnable:
+            _run_block(block, folder, env, attempt)
