@@ -171,11 +171,11 @@ def test_cli_published_beside_the_demo(capsys, demo_runs):
     assert "beside the published results: Goyal et al. 2026, arXiv:2603.17361 Table 3" in flat(out)
 
 
-def readme_output(command: str) -> str:
+def readme_output(command: str, guide: str = "comparing") -> str:
     """What the comparing guide shows ``command`` printing: the lines after it, up to the end
     of the fenced block it is in, or of the next block when it stands in a bash block of its
     own."""
-    page = Path(__file__).parent.parent / "docs" / "guides" / "comparing.md"
+    page = Path(__file__).parent.parent / "docs" / "guides" / f"{guide}.md"
     text = page.read_text(encoding="utf-8")
     after = text[text.index(command) + len(command) :]
     after = after[after.index("\n") + 1 :]

@@ -260,12 +260,12 @@ def test_the_readme_shows_what_table_and_breakdown_print(manifest, capsys, tmp_p
     demo.to_csv(path, index=False)
     command = 'citeval table manifest.csv --baseline bm25 -m "RR R@10 nDCG@10"'
     assert main(["table", str(path), "--baseline", "bm25", "-m", "RR R@10 nDCG@10", "-q"]) == 0
-    assert capsys.readouterr().out == readme_output(command)
+    assert capsys.readouterr().out == readme_output(command, "tables")
     runs = {r.system: r.run for r in demo.itertuples() if r.system != "future"}
     command = "citeval breakdown bm25.trec titles.trec --dataset citeval/demo/test --by popularity"
     named = [f"{name}={run}" for name, run in runs.items()]
     assert main(["breakdown", *named, "--dataset", DEMO, "--by", "popularity", "-q"]) == 0
-    assert capsys.readouterr().out == readme_output(command)
+    assert capsys.readouterr().out == readme_output(command, "tables")
 
 
 def test_a_users_own_published_table(manifest, capsys, tmp_path):

@@ -43,7 +43,8 @@ WARNING_CODES = (
     "unranked_queries", "unranked_queries_kept", "no_popularity", "permutations_raised",
     "permutations_too_few", "pool_unknown", "gold_always_present", "docs_without_year",
     "queries_without_year", "count_mismatch", "not_pinned", "env_folder_wins",
-    "facet_unavailable",
+    "facet_unavailable", "unchecked_qrels", "empty_run", "queries_not_in_dataset",
+    "reference_fields_ignored", "queries_without_value",
 )  # fmt: skip
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
