@@ -60,9 +60,19 @@ class MeasuresAction(argparse.Action):
         setattr(namespace, self.dest, f"{given} {values}" if given else values)
 
 
+def section(parser: argparse.ArgumentParser, title: str):
+    """The group of options ``title`` of a command's help (input, measures, evaluation,
+    statistics, output), made the first time one of its options is added, so a long list
+    of options reads in groups, in the order they first appear."""
+    sections = parser.__dict__.setdefault("_citeval_sections", {})
+    if title not in sections:
+        sections[title] = parser.add_argument_group(title)
+    return sections[title]
+
+
 def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The run, its qrels and the measures: shared by every command that scores a run."""
-    parser.add_argument(
+    section(parser, "input").add_argument(
         "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
     )
     add_source_options(parser, measures_required=measures_required)
@@ -70,7 +80,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool 
 
 def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
     """The qrels (a file or a dataset) and the measures (a list or a protocol)."""
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = section(parser, "input").add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
     add_measure_options(parser, required=measures_required)
@@ -86,7 +96,7 @@ def add_measure_options(
 ) -> None:
     """``-m/--measures`` (repeatable, any spelling the measure parser takes) or
     ``--protocol`` (its measures), one of the two: every command that scores runs."""
-    which = parser.add_mutually_exclusive_group(required=required)
+    which = section(parser, "measures").add_mutually_exclusive_group(required=required)
     which.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
     add_protocol_option(which, protocol_help)
 
@@ -113,7 +123,7 @@ def _name_of(kind: str, registry: dict):
 
 
 def add_recipe_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    section(parser, "cross-check").add_argument(
         "--recipe",
         type=_name_of("recipe", RECIPES),
         choices=sorted(RECIPES),
@@ -215,6 +225,11 @@ EVALUATION = ("ties", "duplicates", "empty_queries", "engine", "verify", "max_do
               "scheduler")  # fmt: skip
 DISPLAY = ("percent", "decimals")
 STATISTICS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
+FLAG_SECTIONS = {
+    **dict.fromkeys(EVALUATION, "evaluation"),
+    **dict.fromkeys(DISPLAY, "output"),
+    **dict.fromkeys(STATISTICS, "statistics"),
+}
 
 
 def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -> None:
@@ -223,7 +238,8 @@ def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -
     narrower set of choices)."""
     for name in names:
         spellings, settings = FLAGS[name]
-        parser.add_argument(*spellings, **{**settings, **changes.get(name, {})})
+        target = section(parser, FLAG_SECTIONS[name])
+        target.add_argument(*spellings, **{**settings, **changes.get(name, {})})
 
 
 def _given(args: argparse.Namespace, kind) -> dict:
@@ -246,7 +262,7 @@ def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
 
 def add_report_option(parser: argparse.ArgumentParser) -> None:
     """``--report PATH``: the results, checks and plots as one self-contained file."""
-    parser.add_argument(
+    section(parser, "output").add_argument(
         "--report",
         metavar="PATH",
         help="also write a self-contained report with the scores, checks and plots "
@@ -261,7 +277,7 @@ def add_force_option(parser: argparse.ArgumentParser) -> None:
     is an error, checked before any work, unless ``--force``)."""
     from ..base.outputs import FORCE_HELP
 
-    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
+    section(parser, "output").add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
@@ -272,14 +288,15 @@ def add_statistics_options(parser: argparse.ArgumentParser) -> None:
 
 def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
     """The temporal protocol's explicit choices (see admissible_candidates)."""
-    parser.add_argument(
+    protocol = section(parser, "protocol")
+    protocol.add_argument(
         "--same-year",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="admit papers of the query paper's own year (default: yes)",
     )
     if unknown_year:
-        parser.add_argument(
+        protocol.add_argument(
             "--unknown-year",
             choices=UNKNOWN_YEAR_POLICIES,
             default="admit",
@@ -289,12 +306,14 @@ def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = Tr
 
 def add_format_option(parser: argparse.ArgumentParser, formats: Sequence[str], **more) -> None:
     """``--format``: one of what the command's result prints (default ``table``)."""
-    parser.add_argument("--format", choices=formats, default="table", **more)
+    section(parser, "output").add_argument("--format", choices=formats, default="table", **more)
 
 
 def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
     """``--strict``: exit :data:`EXIT_STRICT_FAILURE` ``when``."""
-    parser.add_argument("--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}")
+    section(parser, "protocol").add_argument(
+        "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}"
+    )
 
 
 def warning_code(text: str) -> str:
@@ -318,13 +337,14 @@ def add_quiet_option(*groups) -> None:
         for name, command in group.choices.items():
             if name == "baseline":
                 continue
-            command.add_argument(
+            output = section(command, "output")
+            output.add_argument(
                 "-q",
                 "--quiet",
                 action="store_true",
                 help="no progress bars and no INFO messages (warnings and errors still show)",
             )
-            command.add_argument(
+            output.add_argument(
                 "--quiet-warning",
                 action="append",
                 type=warning_code,

@@ -55,7 +55,9 @@ from .flags import (
     add_strict_option,
     add_year_options,
     corpus_help,
+    section,
 )
+from .helptext import HelpFormatter, add_examples, workflow_text
 
 
 def add_convert_command(commands) -> None:
@@ -192,7 +194,7 @@ def add_table_commands(commands) -> None:
         "breakdown",
         help="a measure per group of queries (year, heading, gold count, venue, popularity)",
         description="Groups the dataset's queries by a facet and gives each group's size and "
-        "each run's mean with a 95 %% bootstrap interval; with several runs, the difference "
+        "each run's mean with a 95 % bootstrap interval; with several runs, the difference "
         "from the baseline per group with a paired test, corrected over all groups.",
     )
     bd.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
@@ -217,7 +219,9 @@ def add_table_commands(commands) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citeval",
-        description="Trustworthy citation-recommendation evaluation (ir-measures, trec_eval).",
+        description="Trustworthy citation-recommendation evaluation (ir-measures, trec_eval). "
+        "citeval COMMAND --help shows a command's options and examples.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -233,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_convert_command(commands)
     add_resolve_command(commands)
     add_quiet_option(commands, baselines)
+    for name, command in commands.choices.items():
+        add_examples(command, name)
+    parser.epilog = workflow_text(commands)
     return parser
 
 
@@ -241,10 +248,12 @@ def add_eval_command(commands) -> None:
     ev = commands.add_parser("eval", help="evaluate a run against qrels or a dataset")
     add_run_options(ev)
     add_options(ev, *EVALUATION)
-    ev.add_argument("--per-query", action="store_true", help="also print per-query values")
+    section(ev, "output").add_argument(
+        "--per-query", action="store_true", help="also print per-query values"
+    )
     add_options(ev, *DISPLAY)
     add_format_option(ev, FORMATS, help="output format")
-    ev.add_argument(
+    section(ev, "cross-check").add_argument(
         "--crosscheck",
         action="store_true",
         help="also recompute every measure with the paper's recipe and explain differences",
