@@ -194,3 +194,20 @@ def test_a_flagged_run_is_marked_in_the_table_and_never_bold(runs, tmp_path, cap
     assert main(["table", str(manifest), "-m", ",".join(measures), "-q"]) == 0
     out = capsys.readouterr().out
     assert "‡" in out and "oracle first stage?" in " ".join(out.split())
+
+
+def test_a_report_marks_a_flagged_run_in_its_scores(runs, tmp_path):
+    """The report's scores table (one run, or the means of several) marks the flagged run
+    with the table's mark and says why under it."""
+    honest = runs["whole"].groupby("query_id", sort=False).head(DEPTH)
+    oracle = citeval_irm.read_run(runs["inserted"])
+    both = citeval_irm.make_report(
+        {"bm25": honest, "oracle": oracle}, DEMO, ["RR", "R@10"], permutations=200,
+        bootstrap=100,
+    )  # fmt: skip
+    text = both.to_markdown()
+    scores = text.split("## Scores")[1].split("\n## ")[0]
+    assert "oracle (b) ‡" in scores and "bm25 (a) ‡" not in scores
+    assert "‡: oracle: the run holds the gold paper in nearly every ranking" in scores
+    alone = citeval_irm.make_report({"oracle": oracle}, DEMO, ["RR", "R@10"])
+    assert "| measure | oracle ‡ |" in alone.to_markdown()

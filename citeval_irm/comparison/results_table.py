@@ -37,6 +37,10 @@ MANIFEST_COLUMNS = ("system", "dataset", "run")
 OK, MISSING, VIOLATION, FLAGGED = "ok", "missing", "violation", "flagged"
 # significance against the baseline; protocol broken; gold possibly inserted (a warning)
 BETTER, WORSE, BROKEN, ORACLE = "▲", "▼", "†", "‡"
+ORACLE_MEANS = (
+    "the run holds the gold paper in nearly every ranking that could miss it (validate's "
+    "gold_always_present: an oracle first stage?)"
+)  # what ORACLE stands for, in every table that shows a flagged run
 _LATEX_MARKS = {
     BETTER: r"$^{\uparrow}$",
     WORSE: r"$^{\downarrow}$",
@@ -338,10 +342,7 @@ class ResultsTable(Printable):
         if (self.values["status"] == VIOLATION).any():
             lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
         if (self.values["status"] == FLAGGED).any():
-            lines.append(
-                f"{ORACLE}: the run holds the gold paper in nearly every ranking that could miss "
-                "it (validate's gold_always_present: an oracle first stage?): compared, not bold"
-            )
+            lines.append(f"{ORACLE}: {ORACLE_MEANS}: compared, not bold")
         if (self.values["status"] == MISSING).any():
             lines.append("-: no run of that system on that dataset")
         return lines + self.notes

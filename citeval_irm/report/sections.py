@@ -18,6 +18,7 @@ from ..base.options import EvalOptions
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import PAIR_CHECKS
 from ..comparison.model import Comparison
+from ..comparison.results_table import ORACLE, ORACLE_MEANS
 from ..printing import plots
 from ..printing.blocks import Facts, Figure, Items, Section, Text, table
 from ..printing.plots import Unit
@@ -156,14 +157,17 @@ def scores_section(
     """The scores (one run), or the means with significance letters and each pair's
     difference, interval and tests (several runs); the Recall@K and first-rank plots."""
     section = Section("scores", "Scores")
+    flagged = oracle_flagged(runs)
     if comparison is None:
         result = runs[0].evaluation
         rows = [[name, fmt.value(result.aggregates[name], measure=name)] for name in result.names]
         caption = f"Means over the {result.num_queries:,} queries evaluated"
-        section.add(table("scores", ["measure", runs[0].name], rows, caption=caption))
+        name = runs[0].name + (f" {ORACLE}" if runs[0].name in flagged else "")
+        section.add(table("scores", ["measure", name], rows, caption=caption))
     else:
         percent = fmt.unit.percent
         headers, rows = comparison.table("means", percent, fmt.decimals)
+        headers = [_marked(header, comparison.names, flagged) for header in headers]
         caption = f"Means over the {comparison.num_queries:,} queries compared"
         section.add(table("means", headers, rows, caption=caption))
         if len(comparison.pairs):
@@ -174,7 +178,25 @@ def scores_section(
             section.add(table("tukey", headers, rows, left=2, caption="Randomised Tukey HSD"))
         legend = comparison.legend()
         section.add(Items(tuple(legend)) if legend else None)
+    if flagged:
+        section.add(Items((f"{ORACLE}: {', '.join(flagged)}: {ORACLE_MEANS}",)))
     return section.add(_recall_figure(runs, fmt), _first_rank_figure(runs))
+
+
+def oracle_flagged(runs: Sequence[RunFacts]) -> list[str]:
+    """The runs whose validation flags ``gold_always_present``."""
+    return [
+        r.name
+        for r in runs
+        if r.validation is not None
+        and any(w.code == "gold_always_present" for w in r.validation.warnings)
+    ]
+
+
+def _marked(header: str, names: Sequence[str], flagged: Sequence[str]) -> str:
+    """A means table's column header (``bm25 (a)``) with the mark of a flagged run."""
+    run = next((n for n in names if header == n or header.startswith(f"{n} (")), None)
+    return f"{header} {ORACLE}" if run in flagged else header
 
 
 def _recall_figure(runs: Sequence[RunFacts], fmt: Formatter) -> Figure:
