@@ -6,6 +6,7 @@ subcommand, every measure family, every corpus."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,9 @@ def test_the_api_reference_documents_every_public_verb_and_result(site):
     for name, module in citeval_irm._EXPORTS.items():
         if module and name not in {"PROTOCOLS", "RECIPES"}:
             assert f'id="citeval_irm.{module}.{name}"' in html, name
+    # Sphinx roles of the docstrings shown as the names they point to, not as ":class:"
+    assert not re.search(r":(class|func|meth|mod|data|attr):<code>", html)
+    assert "<code>EvalOptions</code>" in html
 
 
 def test_the_cli_reference_is_the_parser_help_of_every_command(site):
