@@ -140,6 +140,7 @@ def test_unknown_dataset_ids_name_the_close_matches(demo_home, runs, capsys) -> 
             assert "did you mean citeval/demo/test" in err
 
 
+@pytest.mark.slow
 def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> None:
     monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/acl")  # nothing listens
     import ir_datasets

@@ -25,6 +25,8 @@ from datasets_fixtures import write_generated_corpus
 from citeval_irm.datasets import CORPORA, PublishedCounts, import_dataset
 from citeval_irm.datasets.stores import SourceStampedStore
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 NAME = "fulltextpeerread"
 DATASET = f"citeval/{NAME}"
 

@@ -8,6 +8,8 @@ from test_streaming import citation_run, same_result
 
 import citeval_irm
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 

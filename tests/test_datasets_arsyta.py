@@ -103,6 +103,7 @@ def _read_positions(path: Path) -> list[int]:
     return positions
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="needs Linux /proc")
 def test_train_split_is_streamed(arsyta_folder, monkeypatch) -> None:
     """The split file is read entry by entry (queries in batches of context look-ups): when

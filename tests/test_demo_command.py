@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import citeval_irm
 from citeval_irm.cli import main
 from citeval_irm.cli.demo import DEMO_DATASET, run_demo
+
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
 
 
 def test_run_demo_strings_the_public_functions_together(ir_home, tmp_path) -> None:

@@ -17,6 +17,8 @@ import pytest
 
 from citeval_irm.reading import io
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 CITEVAL = Path(sys.executable).with_name("citeval")
 QUERIES, DOCS = 200, 300
 

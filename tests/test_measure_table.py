@@ -142,6 +142,7 @@ def _with_labels(qrels, change):
     return {q: {d: change(v) for d, v in docs.items()} for q, docs in qrels.items()}
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(case=cases(), rel=st.sampled_from([0, 1, 2]), judged_only=st.booleans())
 def test_sign_blind_is_what_the_kernels_do(case, rel, judged_only):

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = """
 import json, sys, warnings
 warnings.simplefilter("ignore")
@@ -39,6 +41,7 @@ def _run(seed: int) -> tuple[dict, dict]:
     return ours, upstream
 
 
+@pytest.mark.slow
 def test_num_ret_beside_judged_only_does_not_depend_on_the_hash_seed():
     results = [_run(seed) for seed in (0, 1, 2)]
     for ours, _ in results:  # verify=True: the kernels agree on every query too

@@ -18,6 +18,8 @@ from citeval_irm import crosscheck, parse_measures
 from citeval_irm.papers import MODULES
 from citeval_irm.papers.recipes import query_paper_of
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 CITING = ["P01-1001", "P02-1002", "P03-1003"]
 DOCS = [*CITING, "D1", "D2", "D3", "D4", "D5", "D6"]
 

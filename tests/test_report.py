@@ -20,6 +20,8 @@ import citeval_irm
 from citeval_irm.cli import main
 from citeval_irm.cli.demo import run_demo
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 DEMO = "citeval/demo/test"
 DEMO_SECTIONS = [
     "setup",

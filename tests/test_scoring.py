@@ -86,6 +86,7 @@ def measures_for(rel: int, judged_only: bool) -> list:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(case=cases(), rel=st.sampled_from([1, 2, 3]), judged_only=st.booleans())
 def test_every_measure_equals_pytrec_eval_per_query(case, rel, judged_only):

@@ -10,6 +10,8 @@ import pytest
 
 import citeval_irm
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "screenshot_report.py"
 
 

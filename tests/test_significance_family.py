@@ -271,6 +271,7 @@ def families(draw):
     return runs, test, correction
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(family=families())
 def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(

@@ -185,6 +185,7 @@ def small_manifest(manifest: Path, folder: Path, delimiter: str = ",") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
     small = small_manifest(manifest, tmp_path, "\t")  # a TSV manifest
     found = citeval_irm.results_table(small, measures="RR", baseline="bm25", **FAST)
