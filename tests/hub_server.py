@@ -184,8 +184,13 @@ def hub(tmp_path, monkeypatch) -> Iterator[HubState]:
 
 
 def _hub_environment(state: HubState, tmp_path, monkeypatch) -> Iterator[HubState]:
-    """The Hub client pointed at the loopback server, with nothing of the user's."""
+    """The Hub client pointed at the loopback server, online (the tests' guard, in
+    conftest, keeps it offline otherwise), with nothing of the user's."""
+    from huggingface_hub import constants
+
     monkeypatch.setenv("HF_ENDPOINT", state.endpoint)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf_cache"))
     monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
