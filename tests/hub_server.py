@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from datasets_fixtures import loopback_server
+from datasets_fixtures import loopback_server, trickle
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -183,16 +182,7 @@ def _handler(state: HubState):
             stops when the client goes away."""
             self._head(status, headers)
             self.close_connection = True
-            started = time.monotonic()
-            for byte in body:
-                if time.monotonic() - started > 20:
-                    return
-                try:
-                    self.wfile.write(bytes([byte]))
-                    self.wfile.flush()
-                except OSError:
-                    return
-                time.sleep(0.05)
+            trickle(self.wfile, body)
 
     return Handler
 
