@@ -5,7 +5,14 @@ reproduces (``HYPOTHESIS_PROFILE=random`` explores afresh).
 
 Tests write only under temporary folders: a guard snapshots the checkout around every test
 and fails the test that added, changed or removed a file there (hypothesis keeps its
-storage in a temporary folder too, not in ``.hypothesis/`` of the working folder)."""
+storage in a temporary folder too, not in ``.hypothesis/`` of the working folder).
+
+Tests contact no host but loopback: every test runs with the Hugging Face Hub client
+offline (``HF_HUB_OFFLINE=1``), pointed at a loopback port nothing listens on
+(``HF_ENDPOINT=http://127.0.0.1:9``) and with its cache in a temporary folder, so a test
+that reaches for a Hub-hosted corpus without the loopback Hub (the ``hub`` fixture of
+``hub_server``, which lifts all three) fails at once instead of contacting huggingface.co
+or writing into the user's cache; processes the tests start inherit the same environment."""
 
 from __future__ import annotations
 
@@ -30,10 +37,44 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 _NOT_WATCHED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache"}
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="citeval-tests-hypothesis-")
 set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+_HF_HOME = tempfile.mkdtemp(prefix="citeval-tests-hf-home-")
+NO_HUB = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_ENDPOINT": "http://127.0.0.1:9",  # the discard port: nothing listens there
+    "HF_HOME": _HF_HOME,
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+}
+"""The Hub client's environment in every test (but those with the ``hub`` fixture)."""
+_USERS_HUB = (  # the user's cache and token: never read nor written by a test
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "HF_TOKEN_PATH",
+)
+# set before huggingface_hub is imported (it reads them once, at its import), for
+# session fixtures too; the autouse fixture below sets them again around every test
+os.environ.update(NO_HUB)
+for _name in _USERS_HUB:
+    os.environ.pop(_name, None)
 
 
 def pytest_unconfigure(config) -> None:
     shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
+    shutil.rmtree(_HF_HOME, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_hub_but_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Hub client offline and pointed at nothing (:data:`NO_HUB`), in this process
+    (``huggingface_hub.constants``, read at its import) and in the processes it starts."""
+    from huggingface_hub import constants
+
+    for name, value in NO_HUB.items():
+        monkeypatch.setenv(name, value)
+    for name in _USERS_HUB:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
 
 
 def checkout_files(root: Path = CHECKOUT) -> dict[str, tuple[int, int]]:

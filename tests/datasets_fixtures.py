@@ -112,16 +112,7 @@ def _handler(server_state: FileServer):
 
         def _trickle(self, body: bytes) -> None:  # one byte every 50 ms, at most 20 s
             self._headers(Content_Length=str(len(body)))
-            started = time.monotonic()
-            for byte in body:
-                if time.monotonic() - started > 20:
-                    break
-                try:
-                    self.wfile.write(bytes([byte]))
-                    self.wfile.flush()
-                except OSError:
-                    return
-                time.sleep(0.05)
+            trickle(self.wfile, body)
 
         def _silent(self, body: bytes) -> None:  # answers nothing, for at most 20 s
             started = time.monotonic()
@@ -132,6 +123,21 @@ def _handler(server_state: FileServer):
 
 
 MISBEHAVIOURS = ("cut", "html", "gzip", "trickle", "silent")
+
+
+def trickle(out, body: bytes, every: float = 0.05, limit: float = 20) -> None:
+    """Write ``body`` to ``out`` a byte every ``every`` seconds, for at most ``limit``
+    seconds; stop when the client goes away."""
+    started = time.monotonic()
+    for byte in body:
+        if time.monotonic() - started > limit:
+            return
+        try:
+            out.write(bytes([byte]))
+            out.flush()
+        except OSError:
+            return
+        time.sleep(every)
 
 
 @contextlib.contextmanager

@@ -15,8 +15,10 @@ It answers what ``huggingface_hub`` asks (read in its source, ``hf_api.list_repo
 
 Misbehaviour on request: ``corrupt`` (paths whose bytes are served with one byte changed,
 the listing still publishing the true checksum), ``cut_once`` (paths whose first GET stops
-halfway, closing the connection). Every request is logged (method, path, Range header).
-The server binds 127.0.0.1 and is selected with ``HF_ENDPOINT``; no other host is contacted.
+halfway, closing the connection), ``trickle`` (paths whose body is sent a byte every 50 ms,
+for at most 20 s, so that a transfer is under way long enough to be interrupted). Every
+request is logged (method, path, Range header). The server binds 127.0.0.1 and is selected
+with ``HF_ENDPOINT``; no other host is contacted.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from datasets_fixtures import loopback_server
+from datasets_fixtures import loopback_server, trickle
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -47,6 +49,7 @@ class HubState:
     token: str = "hf_test_token"
     corrupt: set[str] = field(default_factory=set)
     cut_once: set[str] = field(default_factory=set)
+    trickle: set[str] = field(default_factory=set)
     lfs_above: int = 64
     log: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -62,11 +65,14 @@ def _handler(state: HubState):
         def log_message(self, *args) -> None:
             pass
 
-        def _send(self, status: int, headers: dict[str, str], body: bytes = b"") -> None:
+        def _head(self, status: int, headers: dict[str, str]) -> None:
             self.send_response(status)
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
+
+        def _send(self, status: int, headers: dict[str, str], body: bytes = b"") -> None:
+            self._head(status, headers)
             if body and self.command != "HEAD":
                 self.wfile.write(body)
 
@@ -161,15 +167,22 @@ def _handler(state: HubState):
             headers["Content-Length"] = str(len(part))
             if self.command == "GET" and name in state.cut_once and not ranged:
                 state.cut_once.discard(name)
-                self.send_response(200)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
+                self._head(200, headers)
                 self.wfile.write(part[: len(part) // 2])
                 self.wfile.flush()
                 self.close_connection = True
                 return
-            self._send(206 if ranged and self.command == "GET" else 200, headers, part)
+            status = 206 if ranged and self.command == "GET" else 200
+            if self.command == "GET" and name in state.trickle:
+                return self._trickle(status, headers, part)
+            self._send(status, headers, part)
+
+        def _trickle(self, status: int, headers: dict[str, str], body: bytes) -> None:
+            """``body`` a byte every 50 ms, for at most 20 s (then the connection is closed);
+            stops when the client goes away."""
+            self._head(status, headers)
+            self.close_connection = True
+            trickle(self.wfile, body)
 
     return Handler
 
@@ -184,8 +197,13 @@ def hub(tmp_path, monkeypatch) -> Iterator[HubState]:
 
 
 def _hub_environment(state: HubState, tmp_path, monkeypatch) -> Iterator[HubState]:
-    """The Hub client pointed at the loopback server, with nothing of the user's."""
+    """The Hub client pointed at the loopback server, online (the tests' guard, in
+    conftest, keeps it offline otherwise), with nothing of the user's."""
+    from huggingface_hub import constants
+
     monkeypatch.setenv("HF_ENDPOINT", state.endpoint)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf_cache"))
     monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")

@@ -13,9 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import write_arsyta_folder, write_generated_corpus
+from datasets_fixtures import ARSYTA_FILES, write_arsyta_folder, write_generated_corpus
+from hub_server import HubState, hub  # noqa: F401 (the loopback Hub fixture)
 
 from citeval_irm.cli import EXIT_INTERRUPTED, main
+from citeval_irm.datasets.arsyta import ARSYTA_HUB
 
 CITEVAL = Path(sys.executable).with_name("citeval")
 
@@ -45,29 +47,46 @@ def test_ctrl_c_during_an_export_exits_130(tmp_path: Path, ir_home: Path) -> Non
 def test_ctrl_c_during_a_download_exits_130_and_leaves_nothing(
     tmp_path: Path,
     ir_home: Path,
-    http_files,
+    hub: HubState,  # noqa: F811 (the loopback Hub, selected with HF_ENDPOINT)
 ) -> None:
-    folder = tmp_path / "served"
-    write_arsyta_folder(folder)
-    for path in folder.iterdir():
-        http_files.files[path.name] = path.read_bytes()  # trickled: a byte per 50 ms
-    env = _environment(ir_home, CITEVAL_ARSYTA_BASE_URL=http_files.base_url + "trickle")
+    """Ctrl-C while huggingface_hub is receiving a file (trickled by the loopback Hub): exit
+    130 and nothing half-made, neither in the ir_datasets home (no file, no record) nor in
+    the Hugging Face cache (huggingface_hub 1.x downloads to a file of its own process and
+    removes it when interrupted: no partial blob, no snapshot link; its lock files stay);
+    the next run downloads the file whole."""
+    write_arsyta_folder(tmp_path / "served", hosted=True)
+    hub.revision = ARSYTA_HUB.revision
+    hub.repos[ARSYTA_HUB.repo_id] = {
+        n: (tmp_path / "served" / n).read_bytes() for n in ARSYTA_FILES
+    }
+    hub.trickle.update(ARSYTA_FILES)
+    export = [CITEVAL, "datasets", "export", "citeval/arsyta/test", "qrels"]
     process = subprocess.Popen(
-        [CITEVAL, "datasets", "export", "citeval/arsyta/test", "qrels"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        export, env=_environment(ir_home), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    installed = ir_home / "citeval" / "arsyta"
+    cache = Path(os.environ["HF_HUB_CACHE"])
     deadline = time.monotonic() + 60
-    while not list(installed.glob(".test_data.json.*.part")):
-        assert time.monotonic() < deadline and process.poll() is None
+    # huggingface_hub's partial file (it writes received bytes in 10 MiB chunks: empty so
+    # far), and the transfer under way
+    while not (list(cache.rglob("*.incomplete")) and hub.gets()):
+        assert time.monotonic() < deadline and process.poll() is None, process.stderr.read()
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert (process.returncode, out) == (130, b"")
-    assert b"citeval: interrupted" in err
-    assert [p.name for p in installed.iterdir() if not p.name.endswith(".lock")] == []
+    assert (process.returncode, out) == (130, b""), err
+    assert b"citeval: interrupted" in err and b"Traceback" not in err
+    in_home = [p for p in ir_home.rglob("*") if not p.is_dir() and p.suffix != ".lock"]
+    assert in_home == []
+    left = [p.relative_to(cache) for p in cache.rglob("*") if not p.is_dir()]
+    # the cache's own marker and huggingface_hub's lock files, nothing of the file
+    kept = [p for p in left if p != Path("CACHEDIR.TAG") and p.parts[0] != ".locks"]
+    assert left and kept == [], left
+    hub.trickle.clear()
+    again = subprocess.run(export, env=_environment(ir_home), capture_output=True, timeout=120)
+    assert again.returncode == 0 and len(again.stdout.splitlines()) == 3, again.stderr
+    assert (ir_home / "citeval" / "arsyta" / "test_data.json").read_bytes() == hub.repos[
+        ARSYTA_HUB.repo_id
+    ]["test_data.json"]
 
 
 def test_export_of_a_truncated_file_prints_nothing(

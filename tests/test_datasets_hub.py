@@ -1,11 +1,14 @@
 """Corpora hosted on the Hugging Face Hub, downloaded through huggingface_hub from a loopback
 server speaking the Hub's protocol (tests/hub_server.py), selected with HF_ENDPOINT: a good
 download, a gated repository (HF_TOKEN), a missing file named before any transfer, a
-corrupted file caught by its sha256, an interrupted transfer resumed."""
+corrupted file caught by its sha256, an interrupted transfer resumed; and, without the
+loopback Hub, the Hub client offline (the tests' guard)."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import ir_datasets
@@ -134,3 +137,22 @@ def test_interrupted_transfer_is_resumed(served, ir_home: Path, monkeypatch):
     resumed_at = (len(body) // 2) // 128 * 128
     assert resumed_at > 0 and transfers == ["", f"bytes={resumed_at}-"]
     assert (ir_home / "citeval" / "arsyta" / "papers.json").read_bytes() == body
+
+
+def test_without_the_loopback_hub_nothing_is_contacted(ir_home: Path) -> None:
+    """The tests' guard (conftest): a test that forgets the ``hub`` fixture finds the Hub
+    client offline, in this process and in the commands it starts, and is told so at once,
+    instead of reaching huggingface.co (or waiting out retries against a dead address)."""
+    with pytest.raises(DataNotFoundError) as info:
+        list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
+    message = str(info.value)
+    assert "offline mode is enabled" in message and "HF_HUB_OFFLINE" in message
+    assert "http://127.0.0.1:9/" in message and "citeval import arsyta DIR" in message
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEVAL_")}
+    command = [Path(sys.executable).with_name("citeval"), "datasets", "export"]
+    done = subprocess.run(
+        [*command, "citeval/arsyta/test", "qrels"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert "offline mode is enabled" in done.stderr and "Traceback" not in done.stderr
+    assert [p for p in ir_home.rglob("*") if not p.is_dir() and p.suffix != ".lock"] == []

@@ -145,7 +145,8 @@ def test_docs_queries_and_docstore(ms_folder, ir_home: Path) -> None:
     ]
 
 
-def test_metadata_and_documentation() -> None:
+def test_metadata_and_documentation(monkeypatch) -> None:
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)  # the Hub's own address, not a mirror
     corpus = ir_datasets.load(MS)
     assert corpus.docs_metadata() == {"count": 67_761}
     test = ir_datasets.load(f"{MS}/test/core/in-pool")

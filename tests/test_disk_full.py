@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import write_arsyta_folder, write_hatten_folder
+from datasets_fixtures import ARSYTA_FILES, write_arsyta_folder, write_hatten_folder
+from hub_server import HubState, hub  # noqa: F401 (the loopback Hub fixture)
 
 from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts
+from citeval_irm.datasets.arsyta import ARSYTA_HUB
 
 SIZE = 4 << 20
 QRELS = "".join(f"q{q} 0 d{d} {int(d % 3 == 0)}\n" for q in range(40) for d in range(50))
@@ -136,21 +138,53 @@ def test_an_import_onto_a_full_disk_keeps_the_install(
     assert _cli(capsys, "verify", NAME)[0] == 0
 
 
-def test_a_download_onto_a_full_disk(disk: Path, tmp_path: Path, monkeypatch, http_files, capsys):
-    folder = tmp_path / "served"
-    write_arsyta_folder(folder)
-    for path in folder.iterdir():
-        http_files.files[path.name] = path.read_bytes()
+@pytest.mark.parametrize("cache_on", ["the full disk", "another disk"])
+def test_a_download_onto_a_full_disk(
+    disk: Path,
+    tmp_path: Path,
+    monkeypatch,
+    hub: HubState,  # noqa: F811 (the loopback Hub, selected with HF_ENDPOINT)
+    capsys,
+    cache_on: str,
+):
+    """ArSyTa from the (loopback) Hub onto a full disk, with the Hugging Face cache there
+    too (``HF_HUB_CACHE`` on the disk of the ir_datasets home, the usual case: the
+    transfer cannot be written) or elsewhere (the file reaches the cache, whole and
+    checked, but its link and record cannot be written in the home). Either way one
+    ``citeval: error:`` naming the folder, exit 2, nothing half-made; with space again
+    the same command works (from the cache, when the file reached it)."""
+    write_arsyta_folder(tmp_path / "served", hosted=True)
+    hub.revision = ARSYTA_HUB.revision
+    hub.repos[ARSYTA_HUB.repo_id] = {
+        n: (tmp_path / "served" / n).read_bytes() for n in ARSYTA_FILES
+    }
     home = disk / "ir_datasets"
     monkeypatch.setenv("IR_DATASETS_HOME", str(home))
-    monkeypatch.setenv("CITEVAL_ARSYTA_BASE_URL", http_files.base_url)
     monkeypatch.delenv("CITEVAL_ARSYTA_DIR", raising=False)
+    cache = disk / "hf_cache" if cache_on == "the full disk" else Path(os.environ["HF_HUB_CACHE"])
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     home.mkdir()
     fill(disk, leave=4096)
-    status = main(["datasets", "export", "citeval/arsyta/test", "qrels"])
+    export = ["datasets", "export", "citeval/arsyta/test", "qrels"]
+    status = main(export)
     out, err = capsys.readouterr()
     errors = [line for line in err.splitlines() if line.startswith("citeval: error:")]
     assert status == 2 and len(errors) == 1 and "No space left on device" in errors[0], err
-    assert out == "" and "Traceback" not in err
-    left = [p.name for p in home.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
-    assert left == []  # no .part, no half a file, no file without its record
+    assert out == "" and "Traceback" not in err and "warnings.warn" not in err
+    left = [p.name for p in home.rglob("*") if not p.is_dir() and not p.name.endswith(".lock")]
+    assert left == []  # no half a file, no link without its record
+    repo = cache / f"datasets--{ARSYTA_HUB.repo_id.replace('/', '--')}"
+    cached = sorted(p.relative_to(repo).parts[0] for p in repo.rglob("*") if not p.is_dir())
+    assert not list(cache.rglob("*.incomplete"))
+    if cache_on == "the full disk":
+        assert f"cannot write {repo / 'blobs'}: No space left on device" in errors[0]
+        assert cached == []  # neither a blob nor a snapshot link
+        # huggingface_hub's own warning, as the package's warnings are (not Python's form)
+        assert "[WARNING] citeval/arsyta: test_data.json: Not enough free disk space" in err
+    else:
+        assert f"cannot write {home / 'citeval' / 'arsyta'}" in errors[0]
+        assert cached == ["blobs", "snapshots"]  # the whole file, checked: kept for next time
+    transfers = len(hub.gets())
+    (disk / "filler").unlink()
+    assert main(export) == 0 and len(capsys.readouterr().out.splitlines()) == 3
+    assert len(hub.gets()) == transfers + (cache_on == "the full disk")

@@ -22,15 +22,23 @@ Hosts whose repository the authors' own pages or code do not name are marked
 
 from __future__ import annotations
 
+from ..base import irhome  # noqa: F401 (first: ir_datasets with a read-only home)
+
+# isort: split
 import contextlib
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+import ir_datasets
+
 from ..base.downloads import Checksum, ChecksumError, file_checksum, write_record
 from ..base.errors import CitevalError
-from ..base.outputs import work_path
+from ..base.outputs import WRITE_ERRNOS, output_error, work_path
+
+_logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
 
 class HubError(CitevalError):
@@ -93,6 +101,15 @@ def _cache_dir() -> str | None:
     if os.environ.get("HF_HOME"):
         return os.path.join(os.environ["HF_HOME"], "hub")
     return None
+
+
+def _blobs(repo: HubRepo) -> Path:
+    """The folder of the Hugging Face cache where huggingface_hub writes ``repo``'s files."""
+    from huggingface_hub import constants
+    from huggingface_hub.file_download import repo_folder_name
+
+    cache = _cache_dir() or constants.HF_HUB_CACHE
+    return Path(cache, repo_folder_name(repo_id=repo.repo_id, repo_type="dataset"), "blobs")
 
 
 def _hub_problem(repo: HubRepo, exc: Exception, doing: str) -> HubError:
@@ -194,32 +211,53 @@ def _link(blob: Path, dest: Path) -> None:
             os.remove(work)
 
 
+def _download(dataset_id: str, repo: HubRepo, name: str) -> Path:
+    """``name`` from ``repo`` into the Hugging Face cache with huggingface_hub; its path
+    there. What huggingface_hub warns of (e.g. not enough free space) is logged as the
+    package's warnings are, naming the corpus; what it raises is a :class:`HubError`, or
+    an :class:`~citeval_irm.base.outputs.OutputError` naming the cache's folder when the
+    cache cannot be written (a full disk)."""
+    import httpx2
+    from huggingface_hub import errors, hf_hub_download
+
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        try:
+            return Path(
+                hf_hub_download(
+                    repo.repo_id,
+                    repo.path_of(name),
+                    repo_type="dataset",
+                    revision=repo.revision,
+                    endpoint=endpoint(),
+                    cache_dir=_cache_dir(),
+                )
+            )
+        except (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, httpx2.HTTPError) as exc:
+            raise _hub_problem(repo, exc, f"downloading {repo.path_of(name)}") from None
+        except OSError as exc:  # a full disk, a read-only cache: named, with what to do
+            if exc.errno not in WRITE_ERRNOS:
+                raise
+            raise output_error(exc.filename or _blobs(repo), exc) from None
+        finally:
+            for warning in warned:
+                _logger.warn(f"{dataset_id}: {name}: {warning.message}")
+
+
 def fetch_from_hub(
     dataset_id: str, names: tuple[str, ...], repo: HubRepo, name: str, dest: Path
 ) -> Path:
     """Download ``name`` (one of the corpus's ``names``, all checked to be listed first)
     from ``repo`` with huggingface_hub, check it against the published checksum, link it to
     ``dest`` and record it; return ``dest``."""
-    import httpx2
-    from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache
 
     remote = expected_files(dataset_id, names, repo)[name]
     cached = try_to_load_from_cache(
         repo.repo_id, repo.path_of(name), _cache_dir(), repo.revision, repo_type="dataset"
     )
     had_it = isinstance(cached, str)
-    try:
-        got = hf_hub_download(
-            repo.repo_id,
-            repo.path_of(name),
-            repo_type="dataset",
-            revision=repo.revision,
-            endpoint=endpoint(),
-            cache_dir=_cache_dir(),
-        )
-    except (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, httpx2.HTTPError) as exc:
-        raise _hub_problem(repo, exc, f"downloading {repo.path_of(name)}") from None
-    got = Path(got)
+    got = _download(dataset_id, repo, name)
     actual = file_checksum(got, remote.checksum.algorithm)
     if actual != remote.checksum.value:
         note = "; the downloaded copy was removed from the Hugging Face cache"
