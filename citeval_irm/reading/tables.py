@@ -74,6 +74,13 @@ def numpy_of(values, fill=None) -> np.ndarray:
     return out
 
 
+def first_true(mask) -> int | None:
+    """Position of the first true value of an Arrow boolean mask (a null counts as true),
+    ``None`` when there is none."""
+    hits = np.flatnonzero(numpy_of(mask, fill=True))
+    return int(hits[0]) if hits.size else None
+
+
 def take(values: pa.Array, positions: np.ndarray) -> pa.Array:
     """``values`` at ``positions`` (a numpy array of indices)."""
     return values.take(arrow_array(np.asarray(positions, dtype=np.int64)))
