@@ -22,6 +22,7 @@ import pyarrow.csv as pa_csv
 
 from ..base.errors import EvalWarning, InputError
 from .fields import Place, typed_values
+from .tables import numpy_of
 
 RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
 QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
@@ -131,15 +132,16 @@ class _Screened:
 
     Cheap, since every byte the fast path parses goes through it: the other whitespace
     characters and ``#`` are looked for by ``bytes.__contains__`` (``memchr``), empty fields
-    by two numpy passes (the bytes that may separate, those at or below the delimiter and
-    the line ends in value; then neighbouring pairs of them), the exact check looking only
-    at the pairs found (none in a file with ``\\n`` line ends)."""
+    by two numpy passes (the larger byte of each neighbouring pair, then its minimum: a
+    pair of bytes that may both separate, those at or below the delimiter and the line ends
+    in value, has its larger one there too), the exact check looking only at the pairs
+    found (none in a file with ``\\n`` line ends)."""
 
     def __init__(self, stream: pa.NativeFile, delimiter: str):
         self.stream, self.delimiter = stream, ord(delimiter)
         self.others = [c.encode() for c in (" ", "\t", "\v", "\f") if c != delimiter]
         self.separating = max(self.delimiter, *_LINE_ENDS)  # no separator is above it
-        self.scratch = np.empty(0, dtype=bool)  # reused: no fresh pages for every block
+        self.scratch = np.empty(0, dtype=np.uint8)  # reused: no fresh pages for every block
         self.previous = 0x0A  # the byte before the first: a line start
         self.started = self.odd = self.closed = False
 
@@ -170,11 +172,17 @@ class _Screened:
             if ((before == 0x0A) | (before == 0x0D)).any():
                 return True
         size = len(codes)
-        if len(self.scratch) < 2 * size:
-            self.scratch = np.empty(2 * size, dtype=bool)
-        low = np.less_equal(codes, self.separating, out=self.scratch[:size])
-        pairs = np.logical_and(low[1:], low[:-1], out=self.scratch[size : 2 * size - 1])
-        return bool(pairs.any()) and _empty_fields(codes, np.flatnonzero(pairs), self.delimiter)
+        if size < 2:
+            return False
+        if len(self.scratch) < size:
+            self.scratch = np.empty(size, dtype=np.uint8)
+        # the larger byte of each neighbouring pair: at or below the separating bytes only
+        # where both may separate
+        larger = np.maximum(codes[1:], codes[:-1], out=self.scratch[: size - 1])
+        if larger.min() > self.separating:
+            return False
+        pairs = np.flatnonzero(larger <= self.separating)
+        return _empty_fields(codes, pairs, self.delimiter)
 
     def readable(self) -> bool:
         return True
@@ -234,6 +242,16 @@ def _fast_values(values, value_column: str) -> np.ndarray:
         raise NeedLineNumbers from None
 
 
+def _finite_floats(values: pa.Array) -> bool:
+    """Whether ``values`` are float scores without a null and all finite (then nothing in
+    them needs reporting), found by one sum over them in place."""
+    return (
+        values.type == pa.float64()
+        and not values.null_count
+        and bool(np.isfinite(numpy_of(values).sum()))
+    )
+
+
 def fast_batches(
     path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
 ):
@@ -252,7 +270,9 @@ def fast_batches(
         for batch in reader:
             if screen.odd:  # in this block or one read ahead: line-aware from here
                 raise NeedLineNumbers
-            _fast_values(batch.column(value_column), value_column)
+            values = batch.column(value_column)
+            if not _finite_floats(values):
+                _fast_values(values, value_column)
             yield batch, LineCounts()
         if screen.odd:
             raise NeedLineNumbers
