@@ -26,27 +26,17 @@ citeval eval are compared with ``trec_eval -q`` (4 decimals) when trec_eval is t
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from importlib import util
 from pathlib import Path
 
-from bench_scoring import (
-    W1,
-    Measures,
-    _tool,
-    citeval_per_query,
-    compare,
-    ensure_workload,
-    find_trec_eval,
-    run_rows,
-    trec_eval_per_query,
-)
+import bench_scoring as scoring
+from bench_scoring import W1, Measures
 from harness import Row, floor_mb, markdown_table
 
-HERE = Path(__file__).resolve().parent
-CHILDREN = HERE / "scoring_children.py"
+CHILDREN = scoring.CHILDREN
+HERE = CHILDREN.parent
 CITEVAL = [sys.executable, "-c", "from citeval_irm.cli import run; run()"]  # the console script
 FLOOR, EVAL, IRM, RANX, TREC_EVAL = (
     "bare 3-column parse (ids as dictionaries)",
@@ -107,21 +97,11 @@ def verdict(rows: list[Row]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, required=True, help="generated files (not the repo)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of the quick rows")
-    parser.add_argument("--scale", type=float, default=1.0, help="W1's queries times this")
-    parser.add_argument("--big-scale", type=float, default=5.0, help="the big run's (0: none)")
-    parser.add_argument("--trec-eval", help="the trec_eval binary (else $TREC_EVAL)")
-    args = parser.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)
-    os.environ["PYTHONPATH"] = os.pathsep.join(  # every citeval row runs this checkout
-        p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p
-    )
+    args = scoring.pipeline_arguments(__doc__, 5, argv)
     sys.path.insert(0, str(HERE.parent))
     m = Measures.of("goyal2026")
-    trec_eval = find_trec_eval(args.trec_eval)
-    folder, stats = ensure_workload(W1, max(1, round(W1.queries * args.scale)), args.work)
+    trec_eval = scoring.find_trec_eval(args.trec_eval)
+    folder, stats = scoring.ensure_workload(W1, max(1, round(W1.queries * args.scale)), args.work)
     run, qrels = folder / "run.trec", folder / "qrels.txt"
     floor, load = floor_mb(), os.getloadavg()
     print(
@@ -130,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{load[2]:.2f}; trec_eval {trec_eval or 'absent'}; --repeat {args.repeat}"
     )
     rows = quick_rows(run, qrels, m, trec_eval)
-    highest = run_rows(rows, args.repeat, folder)
-    once = [Row(IRM, [_tool("ir_measures"), str(qrels), str(run), " ".join(m.irm)])]
+    highest = scoring.run_rows(rows, args.repeat, folder)
+    once = [Row(IRM, [scoring._tool("ir_measures"), str(qrels), str(run), " ".join(m.irm)])]
     if args.big_scale:
-        big, big_stats = ensure_workload(W1, max(1, round(W1.queries * args.big_scale)), args.work)
+        big, big_stats = scoring.ensure_workload(
+            W1, max(1, round(W1.queries * args.big_scale)), args.work
+        )
         big_run, big_qrels = big / "run.trec", big / "qrels.txt"
         print(f"big run: {big_stats['lines']:,} lines ({big_stats['run_bytes'] / 2**20:,.0f} MB)")
         big_eval = [*CITEVAL, "eval", str(big_run), "--qrels", str(big_qrels)]
@@ -141,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             Row(BIG_FLOOR, [sys.executable, str(CHILDREN), "pyarrow3dict", str(big_run)]),
             Row(BIG_EVAL, [*big_eval, "--protocol", "goyal2026", "--format", "trec_eval"]),
         ]
-    highest = max(highest, run_rows(once, 1, folder))
+    highest = max(highest, scoring.run_rows(once, 1, folder))
     rows[2:2] = once[:1]
     rows += once[1:]
     print()
@@ -151,15 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     by_name = {row.name: row for row in rows}
     if by_name[TREC_EVAL].argv:
-        outputs = folder / "rows"
         eval_argv = [*CITEVAL, "eval", str(run), "--qrels", str(qrels), "--protocol", "goyal2026"]
-        ours = citeval_per_query(eval_argv, outputs / "eval.per-query.json", m)
-        theirs = trec_eval_per_query(by_name[TREC_EVAL].argv, outputs / "trec_eval_q.txt")
-        agreed = compare(ours, theirs, 5e-5 + 1e-9)
-        print(
-            f"per-query values, citeval eval vs trec_eval -q: {agreed['pairs']:,} pairs, "
-            f"max |diff| {agreed['max_abs_diff']:.1e}, {agreed['differing_pairs']} differing"
-        )
+        print(scoring.trec_eval_agreement(eval_argv, by_name[TREC_EVAL].argv, folder / "rows", m))
     print(f"highest 1-minute load average during the run: {highest:.2f}")
     return 0
 
