@@ -21,7 +21,6 @@ table's ``x REF`` columns are the median over REF's median, within this one run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -30,12 +29,11 @@ from bench_scoring import (
     W1,
     Measures,
     _tool,
-    citeval_per_query,
-    compare,
     ensure_workload,
     find_trec_eval,
+    pipeline_arguments,
     run_rows,
-    trec_eval_per_query,
+    trec_eval_agreement,
 )
 from harness import Row, floor_mb, markdown_table
 
@@ -72,18 +70,7 @@ def rows_for(run: Path, qrels: Path, trec_eval: str | None) -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, required=True, help="generated files (not the repo)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of the quick rows")
-    parser.add_argument("--scale", type=float, default=1.0, help="W1's queries times this")
-    parser.add_argument("--big-scale", type=float, default=5.0, help="W1's queries times this")
-    parser.add_argument("--trec-eval", help="the trec_eval binary (else $TREC_EVAL)")
-    args = parser.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)
-    # every citeval row runs this checkout's package
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p
-    )
+    args = pipeline_arguments(__doc__, 3, argv)
     trec_eval = find_trec_eval(args.trec_eval)
     folder, stats = ensure_workload(W1, max(1, round(W1.queries * args.scale)), args.work)
     big, big_stats = ensure_workload(W1, max(1, round(W1.queries * args.big_scale)), args.work)
@@ -117,14 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(rows, REFERENCES, floor))
     by_name = {row.name: row for row in rows}
     if by_name[TREC_EVAL].argv:
-        outputs = folder / "rows"
-        ours = citeval_per_query(by_name[EVAL].argv, outputs / "eval.per-query.json", MEASURES)
-        theirs = trec_eval_per_query(by_name[TREC_EVAL].argv, outputs / "trec_eval_q.txt")
-        agreed = compare(ours, theirs, 5e-5 + 1e-9)
-        print(
-            f"\nper-query values, citeval eval vs trec_eval -q: {agreed['pairs']:,} pairs, "
-            f"max |diff| {agreed['max_abs_diff']:.1e}, {agreed['differing_pairs']} differing"
+        agreement = trec_eval_agreement(
+            by_name[EVAL].argv, by_name[TREC_EVAL].argv, folder / "rows", MEASURES
         )
+        print("\n" + agreement)
     eval_row, parse_row = by_name[EVAL], by_name[PARSE]
     if eval_row.ok and parse_row.ok:
         print(

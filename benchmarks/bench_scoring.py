@@ -429,6 +429,36 @@ def trec_eval_per_query(argv: list[str], out: Path) -> PerQuery:
     return values
 
 
+def pipeline_arguments(doc: str, repeat: int, argv: list[str] | None) -> argparse.Namespace:
+    """The options of the benchmarks that time W1 and a big run of its generator side by
+    side (bench_pipeline.py, bench_speed.py); this checkout's package for every citeval
+    row (``PYTHONPATH``)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--work", type=Path, required=True, help="generated files (not the repo)")
+    parser.add_argument("--repeat", type=int, default=repeat, help="runs of the quick rows")
+    parser.add_argument("--scale", type=float, default=1.0, help="W1's queries times this")
+    parser.add_argument("--big-scale", type=float, default=5.0, help="W1's queries times this")
+    parser.add_argument("--trec-eval", help="the trec_eval binary (else $TREC_EVAL)")
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p
+    )
+    return args
+
+
+def trec_eval_agreement(citeval_argv: list[str], trec_argv: list[str], outputs: Path, m) -> str:
+    """The line saying how citeval's per-query values (``citeval_argv``, an eval command)
+    agree with ``trec_eval -q``'s (``trec_argv``, 4 decimals)."""
+    ours = citeval_per_query(citeval_argv, outputs / "eval.per-query.json", m)
+    theirs = trec_eval_per_query(trec_argv, outputs / "trec_eval_q.txt")
+    agreed = compare(ours, theirs, TREC_TOLERANCE)
+    return (
+        f"per-query values, citeval eval vs trec_eval -q: {agreed['pairs']:,} pairs, "
+        f"max |diff| {agreed['max_abs_diff']:.1e}, {agreed['differing_pairs']} differing"
+    )
+
+
 def compare(ours: PerQuery, theirs: PerQuery, tolerance: float) -> dict:
     """Max |difference| over the shared (query, measure) pairs, and how many pairs differ by
     more than ``tolerance`` or are on one side only."""

@@ -2,6 +2,7 @@
 
     python scoring_children.py pyarrow RUN                 # parse the run, nothing else
     python scoring_children.py pyarrow3 RUN                # only query_id, doc_id, score
+    python scoring_children.py pyarrow3dict RUN            # the same, ids as dictionaries
     python scoring_children.py ranx RUN QRELS METRIC...    # ranx evaluate, aggregate as JSON
     python scoring_children.py pytrec RUN QRELS MEASURE... # pytrec_eval, per query as JSON
 
@@ -48,19 +49,21 @@ def pyarrow_parse(run: str) -> None:
     print(read_run(run).num_rows)
 
 
-def pyarrow_three_columns(run: str) -> None:
-    """The bare parse of the three columns an evaluator needs, as strings and a float: the
-    floor of ``citeval eval`` (bench_pipeline.py)."""
+def pyarrow_three_columns(run: str, ids: str = "strings") -> None:
+    """The bare parse of the three columns an evaluator needs, ids as strings (or, with
+    ``ids="dictionaries"``, dictionary-encoded as citeval reads them) and a float score:
+    the floor of ``citeval eval`` (bench_pipeline.py, bench_speed.py)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
+    text = pa.dictionary(pa.int32(), pa.string()) if ids == "dictionaries" else pa.string()
     table = pa_csv.read_csv(
         run,
         read_options=pa_csv.ReadOptions(column_names=list(RUN_COLUMNS)),
         parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
         convert_options=pa_csv.ConvertOptions(
             include_columns=["query_id", "doc_id", "score"],
-            column_types={"query_id": pa.string(), "doc_id": pa.string(), "score": pa.float64()},
+            column_types={"query_id": text, "doc_id": text, "score": pa.float64()},
         ),
     )
     print(table.num_rows)
@@ -107,6 +110,7 @@ def pytrec_per_query(run: str, qrels: str, *measures: str) -> None:
 COMMANDS = {
     "pyarrow": pyarrow_parse,
     "pyarrow3": pyarrow_three_columns,
+    "pyarrow3dict": lambda run: pyarrow_three_columns(run, "dictionaries"),
     "ranx": ranx_evaluate,
     "pytrec": pytrec_per_query,
 }

@@ -27,17 +27,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.errors import EvalWarning, InputError, quoted
-from .io import (
-    _RUN_LAYOUT,
-    LineCounts,
-    _check_duplicates,
-    _NeedLineNumbers,
-    fast_batches,
-    is_parquet,
-    line_batches,
-    parquet_batches,
-)
+from .duplicates import check_duplicates
+from .parquet import is_parquet, parquet_batches
 from .tables import Run, numpy_of, take
+from .trec_fast import RUN_LAYOUT, LineCounts, NeedLineNumbers, fast_batches
+from .trec_lines import line_batches
 
 _WANTED = ("query_id", "doc_id", "score")
 T = TypeVar("T")
@@ -113,7 +107,7 @@ class _Source:
         else:
             raw = pa.OSFile(os.fspath(self.path), "rb")
             read = line_batches if self.line_aware else fast_batches
-            produced = read(Path(self.path), _RUN_LAYOUT, _WANTED, "score", self.block_size, raw)
+            produced = read(Path(self.path), RUN_LAYOUT, _WANTED, "score", self.block_size, raw)
         try:
             for batch, counts in _readable(produced, self.path):
                 if raw is not None and self.on_bytes is not None:
@@ -187,7 +181,7 @@ def iter_run_chunks(
             if not handed_out:
                 raise InputError(name, "is empty: no lines to read")
             return
-        except _NeedLineNumbers:
+        except NeedLineNumbers:
             if reader.line_aware or reader.parquet:
                 raise
             reader.line_aware = True  # go on from the first row not handed out yet
@@ -222,9 +216,9 @@ def _chunk(
             return lines
         if parquet:  # rows are numbered as the whole-file read numbers them
             return np.arange(first_row + 1, first_row + 1 + len(run))
-        raise _NeedLineNumbers  # re-read this chunk line-aware, for the line number
+        raise NeedLineNumbers  # re-read this chunk line-aware, for the line number
 
-    run, warnings = _check_duplicates(run, duplicates, "score", locate)
+    run, warnings = check_duplicates(run, duplicates, "score", locate)
     run.warnings = list(run.warnings) + warnings + counts.warnings("run")
     seen.update(ids)  # only now: a chunk re-read line-aware is checked again
     return _Chunk(run, len(lines) if lines is not None else sum(b.num_rows for b in batches))

@@ -20,7 +20,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..base.errors import InputError
-from .io import PARQUET_WRITE, read_qrels
+from .parquet import PARQUET_WRITE
+from .readers import read_qrels
 from .tables import Qrels, Run, arrow_array
 
 DEFAULT_PARTITION_ROWS = 4_000_000
@@ -123,7 +124,8 @@ def convert(
 
     plan = plan_reading(source, memory, large_streams=False)  # one file while it fits
     if not plan.stream and partition_rows is None:
-        from .io import KEEP_ALL, read_run
+        from ..base.choices import KEEP_ALL
+        from .readers import read_run
 
         check_output(target, force=force)
         run = read_run(source, duplicates=KEEP_ALL)

@@ -24,7 +24,8 @@ import pyarrow as pa
 
 from ..base.errors import InputError
 from .chunks import NotGrouped
-from .io import as_run, is_parquet, parquet_files
+from .parquet import is_parquet, parquet_files
+from .readers import as_run
 from .streaming import Progress
 from .tables import Run, take
 
@@ -67,9 +68,9 @@ def _ranked_ids(run: Run) -> pa.Array:
 
 def _score_file(source: str, name: str, score: Callable[[Run], T], duplicates: str):
     """On a worker: one Parquet file of a run, scored; with the queries it ranks."""
-    from .io import _read_parquet
+    from .parquet import read_parquet
 
-    run = _read_parquet(source, "score", duplicates, [name])
+    run = read_parquet(source, "score", duplicates, [name])
     return _ranked_ids(run), score(run)
 
 
@@ -111,7 +112,7 @@ def _check_whole_queries(ranked: list[pa.Array], source: str) -> None:
 
 
 def _query_column(columns) -> str:
-    from .io import COLUMN_NAMES
+    from .forms import COLUMN_NAMES
 
     found = next((n for n in COLUMN_NAMES["query_id"] if n in columns), None)
     if found is None:

@@ -53,6 +53,10 @@ def typed_values(values, column: str, place: Place) -> np.ndarray:
     the column: an Arrow array of any type, a numpy array, a list; or the error of its
     first bad value (by :class:`Place`)."""
     if isinstance(values, pa.ChunkedArray):
+        if column == "score" and values.type == pa.float64() and not values.null_count:
+            scores = _joined_floats(values)
+            if np.isfinite(scores.sum()):  # a NaN or an infinity makes the sum one
+                return scores
         values = values.combine_chunks()
     if isinstance(values, pa.Array):
         return _arrow_values(values, column, place)
@@ -62,6 +66,16 @@ def typed_values(values, column: str, place: Place) -> np.ndarray:
     if array.dtype.kind in "US":
         return _checked(*_texts(pa.array(array.astype(str).tolist(), pa.string()), column), place)
     return _object_values(array.tolist(), column, place)
+
+
+def _joined_floats(values: pa.ChunkedArray) -> np.ndarray:
+    """The blocks of a float64 column without nulls copied once into one numpy array."""
+    out = np.empty(len(values), dtype=np.float64)
+    row = 0
+    for block in values.chunks:
+        out[row : row + len(block)] = numpy_of(block)
+        row += len(block)
+    return out
 
 
 def _checked(values: np.ndarray, bad: tuple[int, str] | None, place: Place) -> np.ndarray:

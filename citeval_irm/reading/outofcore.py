@@ -17,15 +17,17 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.errors import InputError
-from .io import _RUN_LAYOUT, LineCounts, is_parquet, line_batches, parquet_batches
+from .parquet import is_parquet, parquet_batches
 from .tables import arrow_array
+from .trec_fast import RUN_LAYOUT, LineCounts
+from .trec_lines import line_batches
 
 
 def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path, LineCounts]:
     """A copy of the run ``source`` in ``workdir`` (Parquet, with each row's line) in which
     every query is one block: queries in first-appearance order, rows in file order; and
-    the :class:`~citeval_irm.reading.io.LineCounts` of reading it (the copy holds rows only, so
-    the warnings they make are carried beside it). DuckDB sorts it within ``memory`` bytes
+    the :class:`~citeval_irm.reading.trec_fast.LineCounts` of reading it (the copy holds rows
+    only, so the warnings they make are carried beside it). DuckDB sorts it within ``memory`` bytes
     on one thread, spilling to ``workdir``; a memory limit it still cannot keep is an
     :class:`InputError` saying what to do."""
     reason = getattr(reason, "problem", reason)  # the source is named once, by the error
@@ -49,7 +51,7 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
     else:
         raw = pa.OSFile(os.fspath(source), "rb")
         wanted = ("query_id", "doc_id", "score")
-        parsed = line_batches(Path(source), _RUN_LAYOUT, wanted, "score", 1 << 22, raw)
+        parsed = line_batches(Path(source), RUN_LAYOUT, wanted, "score", 1 << 22, raw)
     writer, read = None, LineCounts()
     try:
         for batch, counts in parsed:

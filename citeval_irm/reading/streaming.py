@@ -113,7 +113,7 @@ def _parquet_sizes(source) -> tuple[int, int]:
     """Rows and uncompressed bytes of a Parquet file or dataset, from the file footers."""
     import pyarrow.parquet as pq
 
-    from .io import parquet_files
+    from .parquet import parquet_files
 
     filesystem, files = parquet_files(source)
     rows = size = 0
@@ -148,7 +148,7 @@ def plan_reading(
     DataFrame, a Run) is used as it is. Without ``memory``, a TREC file of more than
     :data:`STREAM_ABOVE` bytes of text is streamed all the same (``large_streams``), in
     chunks planned for :data:`STREAM_MEMORY`."""
-    from .io import is_parquet
+    from .parquet import is_parquet
 
     if not isinstance(run, (str, os.PathLike)):
         return ReadingPlan(False)

@@ -74,6 +74,13 @@ def numpy_of(values, fill=None) -> np.ndarray:
     return out
 
 
+def first_true(mask) -> int | None:
+    """Position of the first true value of an Arrow boolean mask (a null counts as true),
+    ``None`` when there is none."""
+    hits = np.flatnonzero(numpy_of(mask, fill=True))
+    return int(hits[0]) if hits.size else None
+
+
 def take(values: pa.Array, positions: np.ndarray) -> pa.Array:
     """``values`` at ``positions`` (a numpy array of indices)."""
     return values.take(arrow_array(np.asarray(positions, dtype=np.int64)))
@@ -83,6 +90,8 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
     """Integer codes and the dictionary of unique values (first-appearance order) of a
     string column given as an Arrow (chunked, dictionary) array or any sequence."""
     if isinstance(values, pa.ChunkedArray):
+        if pa.types.is_dictionary(values.type) and pa.types.is_string(values.type.value_type):
+            return _encode_blocks(values)
         if pa.types.is_dictionary(values.type):
             values = values.unify_dictionaries().combine_chunks()
         else:
@@ -99,6 +108,36 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
     dictionary = encoded.dictionary
     if dictionary.type != pa.string():
         dictionary = dictionary.cast(pa.string())
+    return codes, dictionary
+
+
+def _encode_blocks(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """:func:`encode` of dictionary-encoded string blocks (a parse's per-block
+    dictionaries): the small dictionaries are unified by one hash pass over them, and each
+    block's indices are written through its mapping straight into the one array of codes,
+    with the same codes and dictionary as ``unify_dictionaries().combine_chunks()`` (first
+    appearance over the blocks' dictionaries in order) but no intermediate copy."""
+    blocks = values.chunks
+    if not blocks:
+        return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+    dictionaries = [block.dictionary for block in blocks]
+    if len(blocks) == 1:
+        mapping, dictionary = None, dictionaries[0]
+    else:
+        unified = pc.dictionary_encode(pa.concat_arrays(dictionaries))
+        mapping, dictionary = numpy_of(unified.indices), unified.dictionary
+    codes = np.empty(len(values), dtype=np.int32)
+    row = entry = 0
+    for block, block_dictionary in zip(blocks, dictionaries):
+        indices, size = numpy_of(block.indices), len(block_dictionary)
+        if block.null_count:
+            raise ValueError("nulls in an id column")
+        part = codes[row : row + len(block)]
+        if mapping is None:
+            part[:] = indices
+        else:
+            np.take(mapping[entry : entry + size], indices, out=part)
+        row, entry = row + len(block), entry + size
     return codes, dictionary
 
 

@@ -128,7 +128,10 @@ def rank_order(run: Run, ties: str = "trec_eval", max_docs: int | None = None) -
 
 
 def tie_report(run: Run, order: RankOrder) -> TieReport:
-    codes = np.unique(order.gather(run.query)[order.tied])
+    # the tied queries' codes, ascending (np.unique would import numpy.ma: 15-60 ms)
+    tied_queries = np.zeros(len(run.query_ids), dtype=bool)
+    tied_queries[order.gather(run.query)[order.tied]] = True
+    codes = np.flatnonzero(tied_queries)
     ids = take(run.query_ids, codes).to_pylist()
     return TieReport(order.policy, int(order.tied.sum()), examples_of(ids), frozenset(ids))
 

@@ -1,0 +1,132 @@
+"""The one reader: ``read_run``, ``read_qrels``, ``as_run``, ``as_qrels``.
+
+A path goes to the TREC parse (:mod:`citeval_irm.reading.trec_lines`, fast path first) or to
+Parquet (:mod:`citeval_irm.reading.parquet`), an ir_datasets id or dataset and any in-memory
+form to :mod:`citeval_irm.reading.forms`; every one then meets the duplicate policy
+(:mod:`citeval_irm.reading.duplicates`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..base.choices import KEEP_ALL
+from ..base.errors import InputError
+from .duplicates import check_duplicates
+from .forms import as_dataset, checked_qrels, qrels_from_dataset, table_from
+from .parquet import is_parquet, read_parquet
+from .tables import Qrels, Run
+from .trec_fast import QRELS_LAYOUT, RUN_LAYOUT
+from .trec_lines import parse_file, read_lines
+
+
+def drop_duplicates(run: Run) -> Run:
+    """``run`` with each repeated (query, doc) reduced to its best-scored copy (counted)."""
+    return as_run(run, duplicates="keep_best")
+
+
+def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
+    """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
+
+    Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
+    numbers for a duplicate are re-read only when one is found. The table's warnings count
+    the comment lines, the lines with extra text and what the duplicate policy dropped.
+    """
+    allow_extra = value_column == "score"
+    kind = "score" if allow_extra else "judgement"
+    wanted = ("query_id", "doc_id", value_column)
+    columns, line_numbers, counts = parse_file(path, layout, wanted, value_column, allow_extra)
+    cls = Run if allow_extra else Qrels
+    table = cls.from_columns(
+        columns["query_id"], columns["doc_id"], columns[value_column], str(path)
+    )
+
+    def locate():
+        if line_numbers is not None:
+            return line_numbers
+        return read_lines(path, layout, ("query_id",), allow_extra)[1]
+
+    table, warnings = check_duplicates(table, duplicates, kind, locate)
+    table.warnings = warnings + counts.warnings("run" if allow_extra else "qrels")
+    return table
+
+
+# --------------------------------------------------------------------------- public readers
+
+
+def read_run(source, *, duplicates: str = "error") -> Run:
+    """Read a run from a TREC file (plain or gzip), Parquet (a file, a folder of files or a
+    URL; columns ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any
+    in-memory form (see :func:`as_run`).
+
+    ``duplicates="error"`` (the default, like trec_eval) rejects a repeated (query, doc);
+    ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
+    ``Run.warnings``.
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return as_run(source, duplicates=duplicates)
+    if is_parquet(source):
+        return read_parquet(source, "score", duplicates)
+    return _read_unique(Path(source), RUN_LAYOUT, "score", duplicates)
+
+
+def read_qrels(source) -> Qrels:
+    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet
+    (``query_id, doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or
+    id, or any in-memory form (see :func:`as_qrels`).
+
+    A repeated (query, doc) is an error: which of two labels is meant cannot be guessed.
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return as_qrels(source)
+    dataset = as_dataset(source)
+    if dataset is not None:
+        return qrels_from_dataset(*dataset)
+    if is_parquet(source):
+        return read_parquet(source, "relevance", "error")
+    return _read_unique(Path(source), QRELS_LAYOUT, "relevance", "error")
+
+
+def as_run(obj, *, duplicates: str = "error") -> Run:
+    """A :class:`Run` from a path, a Run, a DataFrame (``query_id, doc_id, score``, or
+    PyTerrier's ``qid, docno, score``), a ``{qid: {doc: score}}`` dict, or an iterable of
+    records with those fields (ir-measures ``ScoredDoc``, ir_datasets scoreddocs). The
+    duplicate policy applies to a Run too (one read with every copy kept, say)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return read_run(obj, duplicates=duplicates)
+    if isinstance(obj, Run):
+        if duplicates == KEEP_ALL:
+            return obj
+        run, earlier = obj, [w for w in obj.warnings if w.code != "duplicate_docs_kept"]
+    else:
+        run, earlier = table_from(obj, "score", Run), []
+    checked, warnings = check_duplicates(run, duplicates, "score")
+    if checked is run and run is obj:
+        return obj
+    if checked is run:
+        checked.warnings = list(run.warnings) + warnings
+    else:  # a new table: the copy dropped rows
+        checked.warnings = earlier + warnings
+    return checked
+
+
+def as_qrels(obj) -> Qrels:
+    """A :class:`Qrels` from a path, a Qrels, an ir_datasets dataset or id, a DataFrame
+    (``query_id, doc_id, relevance``, or PyTerrier's ``qid, docno, label``), a
+    ``{qid: {doc: rel}}`` dict (an empty inner dict is a query with no relevant doc), or an
+    iterable of records (ir-measures / ir_datasets ``Qrel``)."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return read_qrels(obj)
+    dataset = as_dataset(obj)
+    if dataset is not None:
+        return qrels_from_dataset(*dataset)
+    unjudged: tuple[str, ...] = ()
+    if isinstance(obj, Mapping):
+        unjudged = tuple(str(q) for q, ranking in obj.items() if not ranking)
+        if unjudged and not any(obj.values()):
+            raise InputError("<dict>", "has no judged document at all")
+    return checked_qrels(table_from(obj, "relevance", Qrels, unjudged=unjudged))

@@ -1,0 +1,286 @@
+"""The fast parse of a TREC file: pyarrow's CSV reader, column-wise, on both cores.
+
+A file with one consistent delimiter (tab or space) between exactly the layout's fields is
+parsed by pyarrow (ids dictionary-encoded, values typed), its bytes screened on the way in
+for anything trec_eval's tokenisation would read otherwise (another whitespace character, an
+empty field, a comment line). Anything the fast parse cannot vouch for, or has to report
+with its line, raises :class:`NeedLineNumbers`: the line-aware parse
+(:mod:`citeval_irm.reading.trec_lines`) reads the file then.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from ..base.errors import EvalWarning, InputError
+from .fields import Place, typed_values
+from .tables import numpy_of
+
+RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
+QRELS_LAYOUT = ("query_id", "iteration", "doc_id", "relevance")
+_BLOCK_SIZE = 1 << 22  # 4 MB: both cores busy, few per-block dictionaries to unify
+
+PathLike = str | os.PathLike
+
+
+class NeedLineNumbers(Exception):
+    """The fast path found something to report and must re-read with line numbers."""
+
+
+# --------------------------------------------------------------------------- file parsing
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def input_stream(path: Path) -> pa.NativeFile:
+    stream = pa.OSFile(str(path), "rb")
+    return pa.CompressedInputStream(stream, "gzip") if is_gzip(path) else stream
+
+
+_HEAD = 1 << 20  # bytes of text looked at for the delimiter (and for binary data)
+
+
+def _first_line(path: Path) -> str:
+    """The first line with data among the first MB of text (``""`` when there is none
+    there). Text with a NUL byte there is an error naming its line: binary data (or
+    ``/dev/zero``'s) is not read on, as trec_eval refuses a file with a NUL."""
+    opener = gzip.open if is_gzip(path) else open
+    with opener(path, "rb") as handle:
+        head = handle.read(_HEAD)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        line = head.count(b"\n", 0, nul) + 1
+        raise InputError(str(path), "holds a NUL byte: binary data, not a text file", line)
+    for line in head.decode("utf-8", errors="replace").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
+            return line
+    return ""
+
+
+_ID_TYPE = pa.dictionary(pa.int32(), pa.string())
+# labels are read as text, by the one label rule (Arrow's integer parser takes "0x10")
+_VALUE_TYPES = {"score": pa.float64(), "relevance": pa.string()}
+# trec_eval splits a line at runs of C ``isspace`` characters: these six, nothing else (a
+# non-breaking space is part of an id).
+
+
+def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int = _BLOCK_SIZE):
+    """pyarrow's CSV options for a file with one delimiter (tab or space) between exactly
+    ``len(layout)`` fields: ids dictionary-encoded, values typed by Arrow's parser. Shared by
+    the whole-file read and the streaming one, so both parse alike."""
+    delimiter = "\t" if "\t" in _first_line(path) else " "
+    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
+    types[value_column] = _VALUE_TYPES[value_column]
+    return (
+        pa_csv.ReadOptions(column_names=list(layout), block_size=block_size),
+        pa_csv.ParseOptions(
+            delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
+        ),
+        pa_csv.ConvertOptions(
+            column_types=types,
+            include_columns=list(wanted),
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
+BOM = b"\xef\xbb\xbf"
+_LINE_ENDS = (0x0A, 0x0D)
+
+
+@dataclass
+class LineCounts:
+    """Lines of a file that are read but give no row as they stand: comments (skipped) and
+    run lines with text after the 6th column (its rest ignored), as trec_eval does."""
+
+    comments: int = 0
+    extra_text: int = 0
+
+    def __add__(self, other: LineCounts) -> LineCounts:
+        return LineCounts(self.comments + other.comments, self.extra_text + other.extra_text)
+
+    def warnings(self, kind: str) -> list[EvalWarning]:
+        """The counted warnings of a ``"run"`` or ``"qrels"`` file."""
+        out = []
+        if self.extra_text:
+            message = "run lines with text after the 6th column (ignored, as trec_eval does)"
+            out.append(EvalWarning("run_extra_text", message, self.extra_text))
+        if self.comments:
+            message = f"{kind} lines starting with '#' (comments, skipped as trec_eval does)"
+            out.append(EvalWarning(f"{kind}_comment_lines", message, self.comments))
+        return out
+
+
+class _Screened:
+    """A file object over an Arrow stream that notes whether its bytes hold anything the
+    fast (one-delimiter) parse would read otherwise than trec_eval's tokenisation: another
+    whitespace character, an empty field (a doubled delimiter, one at a line's start or
+    end) or a comment line.
+
+    Cheap, since every byte the fast path parses goes through it: the other whitespace
+    characters and ``#`` are looked for by ``bytes.__contains__`` (``memchr``), empty fields
+    by two numpy passes (the larger byte of each neighbouring pair, then its minimum: a
+    pair of bytes that may both separate, those at or below the delimiter and the line ends
+    in value, has its larger one there too), the exact check looking only at the pairs
+    found (none in a file with ``\\n`` line ends)."""
+
+    def __init__(self, stream: pa.NativeFile, delimiter: str):
+        self.stream, self.delimiter = stream, ord(delimiter)
+        self.others = [c.encode() for c in (" ", "\t", "\v", "\f") if c != delimiter]
+        self.separating = max(self.delimiter, *_LINE_ENDS)  # no separator is above it
+        self.scratch = np.empty(0, dtype=np.uint8)  # reused: no fresh pages for every block
+        self.previous = 0x0A  # the byte before the first: a line start
+        self.started = self.odd = self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if not self.started:
+            self.started = True
+            if data.startswith(BOM):  # pyarrow drops it too
+                data = data[len(BOM) :]
+        if not data:
+            self.odd = self.odd or self.previous == self.delimiter  # an empty last field
+        elif not self.odd:
+            self.odd = self._odd(data)
+            self.previous = data[-1]
+        return data
+
+    def _odd(self, data: bytes) -> bool:
+        if any(c in data for c in self.others):
+            return True
+        codes = np.frombuffer(data, dtype=np.uint8)
+        boundary = np.array([self.previous, codes[0]], dtype=np.uint8)
+        if _empty_fields(boundary, np.zeros(1, dtype=np.int64), self.delimiter):
+            return True
+        if b"#" in data:  # a comment line: '#' opening a line
+            if self.previous in _LINE_ENDS and codes[0] == 0x23:
+                return True
+            before = codes[np.flatnonzero(codes[1:] == 0x23)]
+            if ((before == 0x0A) | (before == 0x0D)).any():
+                return True
+        size = len(codes)
+        if size < 2:
+            return False
+        if len(self.scratch) < size:
+            self.scratch = np.empty(size, dtype=np.uint8)
+        # the larger byte of each neighbouring pair: at or below the separating bytes only
+        # where both may separate
+        larger = np.maximum(codes[1:], codes[:-1], out=self.scratch[: size - 1])
+        if larger.min() > self.separating:
+            return False
+        pairs = np.flatnonzero(larger <= self.separating)
+        return _empty_fields(codes, pairs, self.delimiter)
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:
+    """Whether any byte of ``codes`` at ``at`` and the one after it bound an empty field: two
+    delimiters, or a delimiter and a line end either way (two line ends are ``\\r\\n`` or
+    a blank line, which both readers skip)."""
+    first, second = codes[at], codes[at + 1]
+    first_ends = (first == 0x0A) | (first == 0x0D)
+    second_ends = (second == 0x0A) | (second == 0x0D)
+    first_delimits, second_delimits = first == delimiter, second == delimiter
+    return bool(
+        ((first_delimits & (second_delimits | second_ends)) | (first_ends & second_delimits)).any()
+    )
+
+
+def _screened_input(stream: pa.NativeFile, path: Path) -> tuple[pa.NativeFile, _Screened]:
+    screen = _Screened(stream, "\t" if "\t" in _first_line(path) else " ")
+    return pa.PythonFile(screen, mode="r"), screen
+
+
+def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
+    """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
+    fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
+    :class:`NeedLineNumbers` for anything else, or for anything to report."""
+    read, parse, convert = _csv_options(path, layout, wanted, value_column)
+    stream, screen = _screened_input(input_stream(path), path)
+    try:
+        table = pa_csv.read_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise NeedLineNumbers from exc
+    if screen.odd:
+        raise NeedLineNumbers
+    columns: dict[str, object] = {
+        name: table[name].unify_dictionaries().combine_chunks() for name in ("query_id", "doc_id")
+    }
+    columns[value_column] = _fast_values(table[value_column], value_column)
+    del table
+    # the parser's blocks are freed now; hand their memory back before scoring allocates
+    pa.default_memory_pool().release_unused()
+    return columns, None, LineCounts()
+
+
+def _fast_values(values, value_column: str) -> np.ndarray:
+    """Scores or labels of a fast parse, by the one rule; :class:`NeedLineNumbers` for a
+    value the line-aware path must report (with its line)."""
+    try:
+        return typed_values(values, value_column, Place("<fast>"))
+    except InputError:
+        raise NeedLineNumbers from None
+
+
+def _finite_floats(values: pa.Array) -> bool:
+    """Whether ``values`` are float scores without a null and all finite (then nothing in
+    them needs reporting), found by one sum over them in place."""
+    return (
+        values.type == pa.float64()
+        and not values.null_count
+        and bool(np.isfinite(numpy_of(values).sum()))
+    )
+
+
+def fast_batches(
+    path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
+):
+    """The fast parse of ``path`` one block at a time: record batches of ``wanted`` (ids
+    dictionary-encoded per batch), each checked as :func:`read_fast` checks a whole file;
+    raises :class:`NeedLineNumbers` at the first block that needs the line-aware path.
+    ``raw`` is the open file, so a caller can follow how far it has been read."""
+    read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
+    stream = pa.CompressedInputStream(raw, "gzip") if is_gzip(path) else raw
+    stream, screen = _screened_input(stream, path)
+    reader = None
+    try:
+        reader = pa_csv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+        for batch in reader:
+            if screen.odd:  # in this block or one read ahead: line-aware from here
+                raise NeedLineNumbers
+            values = batch.column(value_column)
+            if not _finite_floats(values):
+                _fast_values(values, value_column)
+            yield batch, LineCounts()
+        if screen.odd:
+            raise NeedLineNumbers
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise NeedLineNumbers from exc
+    finally:
+        # The reader parses ahead on threads of its own: stop them before the file is
+        # closed, or one still reading when the process exits aborts it (a cut gzip).
+        if reader is not None:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                reader.close()
