@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 
 from citeval_irm.cli import main
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 CITEVAL = Path(sys.executable).with_name("citeval")
 
 # --------------------------------------------------------------------------- hostile files

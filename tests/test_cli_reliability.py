@@ -19,6 +19,8 @@ from hub_server import HubState, hub  # noqa: F401 (the loopback Hub fixture)
 from citeval_irm.cli import EXIT_INTERRUPTED, main
 from citeval_irm.datasets.arsyta import ARSYTA_HUB
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 CITEVAL = Path(sys.executable).with_name("citeval")
 
 

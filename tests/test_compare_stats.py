@@ -58,6 +58,7 @@ def test_randomisation_all_zero_is_one():
     assert p.tolist() == [1.0, 1.0] and exact.all()
 
 
+@pytest.mark.slow
 def test_randomisation_large_is_bounded_in_memory():
     """120,000 queries x 10,000 permutations in batches: tens of MB, not the 10 GB of one
     sign matrix."""

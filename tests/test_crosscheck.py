@@ -261,6 +261,7 @@ def messy_case(draw):
     return frame(rows), qrels
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(case=messy_case(), recipe=st.sampled_from(sorted(RECIPES)))
 def test_no_unexplained_difference_and_ties_within_range(case, recipe):

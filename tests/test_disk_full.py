@@ -20,6 +20,8 @@ from citeval_irm.cli import main
 from citeval_irm.datasets import CORPORA, PublishedCounts
 from citeval_irm.datasets.arsyta import ARSYTA_HUB
 
+pytestmark = pytest.mark.slow  # the quick subset (pytest -m 'not slow') leaves it out
+
 SIZE = 4 << 20
 QRELS = "".join(f"q{q} 0 d{d} {int(d % 3 == 0)}\n" for q in range(40) for d in range(50))
 RUN = "".join(  # distinct ids and scores: a Parquet file far larger than the space left

@@ -103,6 +103,7 @@ def test_a_label_refused_names_its_line_with_or_without_a_comment(tmp_path):
 LABEL_CHARACTERS = st.sampled_from(list("0123456789+-.eExX_ ab,") + ["\u0663", "\xa0"])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
