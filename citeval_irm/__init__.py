@@ -33,6 +33,7 @@ _EXPORTS = {
     "validate": "checks.protocol",
     "audit": "checks.audit",
     "compare": "comparison.compare",
+    "compare_published": "comparison.published_rows",
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
     "resolve": "resolving.resolve",
@@ -137,6 +138,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401
+    from .comparison.published_rows import compare_published  # noqa: F401
     from .comparison.results_table import ResultsTable, results_table  # noqa: F401
     from .datasets.sources import DataNotFoundError  # noqa: F401
     from .evaluation.evaluate import VerificationError, evaluate  # noqa: F401

@@ -244,7 +244,7 @@ def test_no_ceiling_line_at_100_percent_and_one_note_per_dataset_in_table(
     """The demo: every gold paper reachable with same-year papers admitted (no line); 94.48 %
     of the test split's without (a footnote of the table, once for its dataset)."""
     run = citeval_irm.write_run(
-        citeval_irm.bm25_run("citeval/demo/test", 20, show_progress=False), tmp_path / "a.trec"
+        citeval_irm.bm25_run("citeval/demo/test", 20, progress=False), tmp_path / "a.trec"
     )
     admitted = citeval_irm.validate(run, "citeval/demo/test")
     assert admitted.ceiling["R@20"] == 1.0 and admitted.ceiling_line() is None

@@ -385,9 +385,8 @@ def test_compare_report_beside_the_published_table(demo, tmp_path, capsys) -> No
     assert page.section_order[:6] == [
         "setup", "scores", "differences", "published", "popularity", "ties",
     ]  # fmt: skip
-    side = citeval_irm.compare(
-        runs, DEMO, protocol="goyal2026", baseline="bm25", published="ACL-200"
-    ).published
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", baseline="bm25")
+    side = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     table = page.tables["published"]
     assert table.headers == [
         "measure",

@@ -31,7 +31,7 @@ STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 @pytest.fixture(scope="module")
 def demo(demo_home):
     """The demo's BM25 rankings (30 deep, temporal) and each query's gold paper."""
-    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True, show_progress=False).frame
+    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True, progress=False).frame
     gold = citeval_irm.read_qrels(DEMO).frame.set_index("query_id")["doc_id"]
     return {"bm25": bm25, "gold": gold, "queries": list(gold.index)}
 
@@ -152,7 +152,7 @@ def test_groups_without_a_p_are_left_out_of_the_breakdown_family(demo):
     other = [max(1, r - int(rng.integers(1, 3))) if q in coling else r
              for q, r in zip(demo["queries"], base)]  # fmt: skip
     runs = {"base": placed(demo, base), "other": placed(demo, other)}
-    result = citeval_irm.breakdown(runs, DEMO, "venue", "RR", test="t", correction="bh", **FAST)
+    result = citeval_irm.breakdown(runs, DEMO, "RR", by="venue", test="t", correction="bh", **FAST)
     pairs = result.pairs.set_index("group")
     assert pairs["p_t"].notna().sum() == 1 and pairs.loc["COLING", "p_t"] < 0.05
     assert pairs.loc["COLING", "p_adj"] == pairs.loc["COLING", "p_t"]  # a family of one
@@ -218,7 +218,7 @@ def test_too_few_non_zero_differences_are_said_in_every_output(demo, tmp_path, c
     assert "cannot reach significance (1 of 1 test: five on citeval/demo/test RR)" in flat(
         str(table)
     )
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "RR", test="sign", **FAST)
+    result = citeval_irm.breakdown(runs, DEMO, "RR", by="gold", test="sign", **FAST)
     assert "cannot reach significance" in flat(str(result))
     assert "x" in result.table()[1][0][-1]
 
@@ -244,7 +244,7 @@ def test_an_interval_on_few_non_zero_differences_is_flagged_everywhere(demo, cap
     ):
         assert main(["compare", *files, "--dataset", DEMO, "-m", "RR", "-q", "--format", fmt]) == 0
         assert read(capsys.readouterr().out) is True
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "R@1", **FAST)  # 12 non-zero values
+    result = citeval_irm.breakdown(runs, DEMO, "R@1", by="gold", **FAST)  # 12 non-zero values
     assert result.pairs["ci_few"].all() and result.groups["some few"].all()
     assert "~[" in str(result) and "fewer than 30 non-zero values" in flat(str(result))
     assert result.to_dataframe()["some ci_few"].all()
@@ -281,7 +281,7 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
     path = manifest(tmp_path_factory.mktemp("property"), runs)
     common = {"test": test, "correction": correction, **FAST}
     table = citeval_irm.results_table(path, measures="RR R@5", baseline="base", **common)
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "RR", baseline="base", **common)
+    result = citeval_irm.breakdown(runs, DEMO, "RR", by="gold", baseline="base", **common)
     for pairs, p_column in ((table.to_dataframe().dropna(subset=["diff"]), "p"),
                             (result.pairs, f"p_{test}")):  # fmt: skip
         has_p = pairs[p_column].notna()

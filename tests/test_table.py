@@ -34,13 +34,13 @@ def manifest(tmp_path_factory):
         write_popularity_corpus(root / "acl-200")
         runs = {}
         for dataset in (DEMO, ACL):
-            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, show_progress=False)
+            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, progress=False)
             if dataset == DEMO:
                 runs["titles", dataset] = citeval_irm.bm25_run(
-                    dataset, 300, fields=("title",), show_progress=False
+                    dataset, 300, fields=("title",), progress=False
                 )
             runs["future", dataset] = citeval_irm.bm25_run(
-                dataset, 300, temporal=dataset != DEMO, show_progress=False
+                dataset, 300, temporal=dataset != DEMO, progress=False
             )
         path = write_table_manifest(root / "paper", runs)
         yield path
@@ -48,7 +48,7 @@ def manifest(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def table(manifest):
-    return citeval_irm.results_table(manifest, baseline="bm25", published="goyal2026", **FAST)
+    return citeval_irm.results_table(manifest, baseline="bm25", paper="goyal2026", **FAST)
 
 
 def entries(manifest: Path) -> list[tuple[str, str, Path]]:

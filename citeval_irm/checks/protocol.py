@@ -209,11 +209,11 @@ def _not_a_dataset(dataset) -> None:
 def validate(
     run,
     dataset,
+    measures=None,
     *,
+    protocol=None,
     same_year: bool = True,
     unknown_year: str = "admit",
-    measures=None,
-    protocol=None,
     strict: bool = False,
     options: EvalOptions | None = None,
     **keywords,

@@ -152,7 +152,7 @@ def run_demo(
     same_year: bool = True,
     protocol: str = "goyal2026",
     output: str | Path | None = None,
-    show_progress: bool = False,
+    progress: bool = False,
     titles: bool = True,
 ) -> DemoReport:
     """BM25, evaluation, validation and cross-check of one dataset (the demo by default),
@@ -171,7 +171,7 @@ def run_demo(
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
-    ranking = {"temporal": temporal, "same_year": same_year, "show_progress": show_progress}
+    ranking = {"temporal": temporal, "same_year": same_year, "progress": progress}
     run = bm25_run(dataset, k, **ranking)
     run_path = write_run(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"

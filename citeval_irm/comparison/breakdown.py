@@ -223,7 +223,7 @@ def popularity_section(comparison, dataset: str, display: EvalOptions | None = N
 
     s = comparison.settings
     found = breakdown(
-        comparison.results, dataset, "popularity", comparison.measures[0],
+        comparison.results, dataset, comparison.measures[0], by="popularity",
         baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
         seed=s.seed, ties=s.ties, options=display,
     )  # fmt: skip
@@ -258,9 +258,9 @@ def _p(p: float) -> str:
 def breakdown(
     runs,
     dataset: str,
-    by: str,
-    measure: str | None = None,
+    measures: str | None = None,
     *,
+    by: str,
     protocol=None,
     bins: int = 3,
     min_queries: int = MIN_QUERIES,
@@ -291,6 +291,12 @@ def breakdown(
         "breakdown", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
     )
     check_choice("test", statistics.test, TESTS)
+    if isinstance(measures, str) and measures in FACETS:
+        raise TypeError(
+            f"breakdown(runs, dataset, measures, *, by=...): {measures!r} is a facet, "
+            f"give it as by={measures!r}"
+        )
+    measure = measures
     if by not in FACETS:
         raise InputError(None, f"unknown facet {by!r}; choose from {', '.join(FACETS)}")
     settings = compare_settings(statistics, "all", options.ties)

@@ -207,11 +207,11 @@ def corpus_index(dataset) -> tuple[str, TitleIndex]:
 def resolve(
     generated,
     dataset,
+    measures=None,
     *,
+    protocol=None,
     catalogue=None,
     threshold: float = THRESHOLD,
-    measures=None,
-    protocol=None,
     options: EvalOptions | None = None,
     **keywords,
 ):
