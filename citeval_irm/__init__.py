@@ -47,6 +47,9 @@ _EXPORTS = {
     "write_run": "reading.io",
     "convert": "reading.convert",
     "parse_measures": "base.measures",
+    # how they evaluate and compare
+    "EvalOptions": "base.options",
+    "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
     "CrosscheckReport": "checks.crosscheck",
@@ -131,6 +134,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .base.measures import Protocol, parse_measures  # noqa: F401
+    from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
     from .checks.protocol import ValidationReport, validate  # noqa: F401

@@ -176,8 +176,12 @@ def test_a_flagged_run_is_marked_in_the_table_and_never_bold(runs, tmp_path, cap
     oracle = citeval_irm.read_run(runs["inserted"])
     manifest = write_table_manifest(tmp_path / "paper", {**honest, ("oracle", DEMO): oracle})
     measures = ["RR", "R@10", "nDCG@10"]
-    table = citeval_irm.results_table(manifest, measures=measures, baseline="bm25",
-                                      permutations=200, bootstrap=100)  # fmt: skip
+    table = citeval_irm.results_table(
+        manifest,
+        measures=measures,
+        baseline="bm25",
+        statistics=citeval_irm.StatisticsOptions(permutations=200, bootstrap=100),
+    )
     assert table.value("oracle", DEMO, "RR") > table.value("bm25", DEMO, "RR")
     frame = table.values.set_index(["system", "measure"])
     assert set(frame.loc["oracle", "status"]) == {"flagged"}

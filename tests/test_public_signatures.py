@@ -50,9 +50,7 @@ def test_the_table_is_read():
 @pytest.mark.parametrize("verb", sorted(public_verbs()))
 def test_every_parameter_is_a_name_of_the_table(verb):
     table = concept_table()
-    for name, parameter in inspect.signature(public_verbs()[verb]).parameters.items():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            continue  # the options' fields as keywords: removed next (issue 30's step 2)
+    for name in inspect.signature(public_verbs()[verb]).parameters:
         assert name in table, f"{verb}({name}=...): not a name of ARCHITECTURE.md's table"
         owners = table[name]
         assert owners is None or verb in owners, f"{verb}({name}=...): a name of {owners}"
@@ -60,7 +58,6 @@ def test_every_parameter_is_a_name_of_the_table(verb):
 
 def test_every_name_of_the_table_is_used():
     used = {p for f in public_verbs().values() for p in inspect.signature(f).parameters}
-    used -= {"keywords"}
     assert set(concept_table()) - used == set()
 
 
@@ -78,3 +75,13 @@ def test_measures_come_right_after_the_runs_and_their_qrels(verb):
     assert names.index("measures") == 2, names
     kind = inspect.signature(public_verbs()[verb]).parameters["protocol"].kind
     assert kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("verb", sorted(public_verbs()))
+def test_no_hidden_parameters_and_at_most_ten(verb):
+    """Every accepted parameter is in the signature (``help()`` and an IDE show it): no
+    ``**keywords`` or ``*args``; options travel as ``EvalOptions`` / ``StatisticsOptions``."""
+    parameters = inspect.signature(public_verbs()[verb]).parameters.values()
+    hidden = [p.name for p in parameters if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    assert hidden == [], f"{verb} hides parameters behind {hidden}"
+    assert len(parameters) <= 10, f"{verb} takes {len(parameters)} parameters"

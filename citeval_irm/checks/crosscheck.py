@@ -476,7 +476,6 @@ def crosscheck(
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
     pool: Iterable[str] | None = None,
     options: EvalOptions | None = None,
-    **keywords,
 ) -> CrosscheckReport:
     """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
     semantics and with a recipe, and explain every per-query difference.
@@ -490,14 +489,14 @@ def crosscheck(
     the query id itself). ``pool``: the candidate pool, for a recipe that drops gold
     outside it (default: the docs of the qrels' dataset; without one, gold is kept).
 
-    ``options`` (an :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords,
+    ``options`` (an :class:`~citeval_irm.base.options.EvalOptions`,
     ``ties`` and ``duplicates`` aside: the recipe sees every copy of a doc, trec_eval the
     best-scored one): how the run is read, as in :func:`citeval_irm.evaluate`. A run file
     larger than ``memory`` allows is cross-checked a chunk of whole queries at a time, with
     the same report. ``max_docs`` is refused: the paper's script reads whole rankings.
     """
     check_choice("recipe_ties", recipe_ties, TIE_POLICIES)
-    (options,) = options_from("crosscheck", keywords, (options, EvalOptions), exclude=_NOT_HERE)
+    (options,) = options_from("crosscheck", (options, EvalOptions))
     if options.max_docs is not None:
         raise InputError(
             None, "a cross-check reads whole rankings, as the paper's script: no max_docs"
@@ -536,9 +535,6 @@ def crosscheck(
         label="citeval: cross-checking the run",
     )
     return _merge_checked(read, check, protocol_obj)
-
-
-_NOT_HERE = ("ties", "duplicates", "max_docs")  # keywords crosscheck does not take
 
 
 def _merge_checked(read: Read[_CheckedPart], check: _Check, protocol_obj) -> CrosscheckReport:

@@ -65,7 +65,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
     """Build the report of ``runs`` from what the command computed (``given``: the
     evaluations, comparison, cross-checks), with the command's options, write it, say
     where."""
-    from ..report import make_report
+    from ..report import Computed, make_report
 
     report = make_report(
         runs,
@@ -75,7 +75,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
         options=eval_options(args),
         same_year=getattr(args, "same_year", True),
         command=args.command_line,
-        **given,
+        computed=Computed(**given),
     )
     path = report.write(args.report)
     print(f"citeval: report written to {path}", file=sys.stderr)
@@ -531,7 +531,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from ..checks.audit import audit
 
-    result = audit(args.dataset, args.protocol, same_year=args.same_year)
+    result = audit(args.dataset, protocol=args.protocol, same_year=args.same_year)
     sys.stdout.write(result.format(args.format))
     return 0
 

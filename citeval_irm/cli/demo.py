@@ -120,7 +120,7 @@ class DemoReport:
     def report(self, command: str | None = None):
         """The demo as a :class:`~citeval_irm.report.Report` (scores, comparison, checks,
         plots), from the objects already computed."""
-        from ..report import make_report
+        from ..report import Computed, make_report
 
         runs = {"bm25": self.run}
         if self.titles is not None:
@@ -129,10 +129,12 @@ class DemoReport:
             runs,
             self.dataset,
             protocol=self.evaluation.protocol,
-            evaluations={"bm25": self.evaluation},
-            comparison=self.comparison,
-            crosschecks={"bm25": self.crosscheck},
-            validations={"bm25": self.validation},
+            computed=Computed(
+                evaluations={"bm25": self.evaluation},
+                comparison=self.comparison,
+                crosschecks={"bm25": self.crosscheck},
+                validations={"bm25": self.validation},
+            ),
             same_year=self.same_year,
             command=command,
             descriptions={

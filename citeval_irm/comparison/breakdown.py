@@ -224,8 +224,10 @@ def popularity_section(comparison, dataset: str, display: EvalOptions | None = N
     s = comparison.settings
     found = breakdown(
         comparison.results, dataset, comparison.measures[0], by="popularity",
-        baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
-        seed=s.seed, ties=s.ties, options=display,
+        baseline=comparison.baseline,
+        options=replace(display or EvalOptions(), ties=s.ties),
+        statistics=StatisticsOptions(permutations=s.permutations, bootstrap=s.bootstrap,
+                                     seed=s.seed),
     )  # fmt: skip
     return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
 
@@ -267,7 +269,6 @@ def breakdown(
     baseline: str | None = None,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> Breakdown:
     """A measure's mean per group of ``dataset``'s queries, grouped ``by`` a facet.
 
@@ -276,7 +277,7 @@ def breakdown(
     dataset. ``by``: a facet of :data:`citeval_irm.comparison.facets.FACETS`. ``measure``: default
     the first of the protocol's (``protocol``, default the dataset's own). ``bins``:
     popularity bins (3: tail / torso / head). ``baseline``: the run the others are compared
-    with (default the first); ``statistics`` (or its fields as keywords) as in
+    with (default the first); ``statistics`` as in
     :func:`citeval_irm.compare`, corrected over every (group, run) tested; ``options`` (or
     its fields as keywords): how the runs are evaluated and the values printed, as in
     :func:`citeval_irm.evaluate`.
@@ -288,7 +289,7 @@ def breakdown(
     from .compare import run_warnings as warnings_of
 
     options, statistics = options_from(
-        "breakdown", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "breakdown", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     check_choice("test", statistics.test, TESTS)
     if isinstance(measures, str) and measures in FACETS:

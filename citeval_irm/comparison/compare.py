@@ -60,7 +60,6 @@ def compare(
     queries: str = "common",
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
@@ -75,14 +74,14 @@ def compare(
     over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
     The runs beside a paper's published table: :func:`citeval_irm.compare_published` over
     the comparison. ``options``
-    (:class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords): how every run
+    (:class:`~citeval_irm.base.options.EvalOptions`): how every run
     is evaluated, as in :func:`citeval_irm.evaluate`; with ``engine="dask"`` each run is
     evaluated on a worker of the cluster at ``scheduler`` (an address or a
     ``distributed.Client``; default a local cluster), the qrels sent to every worker once;
     ``percent`` / ``decimals``: how the comparison prints.
     """
     options, statistics = options_from(
-        "compare", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "compare", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     settings = compare_settings(statistics, queries, options.ties)
     if tukey is not None and not isinstance(tukey, (bool, np.bool_)):

@@ -459,7 +459,6 @@ def results_table(
     jobs: int = 1,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> ResultsTable:
     """The results table of the runs a manifest lists (a CSV / TSV path, or rows of
     ``system, dataset, run``).
@@ -467,18 +466,18 @@ def results_table(
     ``measures`` / ``protocol``: what every run is evaluated with (default: each dataset's
     own protocol). ``baseline``: the system the others are compared with on each dataset
     (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
-    every test of the table; ``statistics`` or its fields as keywords). ``paper``: a
+    every test of the table; ``statistics``). ``paper``: a
     paper (``goyal2026``) whose published rows are interleaved where it has a table for the
     dataset, or a table of your own (a CSV path or DataFrame with the shipped columns);
     the footnote says where the figures come from. ``jobs``: processes evaluating runs at
-    once; ``options`` (or its fields as keywords): how runs are evaluated and values
+    once; ``options``: how runs are evaluated and values
     printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
     cluster at ``scheduler``.
     """
     from .compare import compare_settings
 
     options, statistics = options_from(
-        "results_table", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "results_table", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     test, correction, alpha = statistics.test, statistics.correction, statistics.alpha
     check_choice("test", test, TESTS)  # a paired test: the Tukey HSD marks no baseline

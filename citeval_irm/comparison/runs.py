@@ -52,7 +52,9 @@ class RunEvidence:
         scoring, unscored = None, None
         if dataset is not None:
             try:
-                validation = validate(run, dataset, same_year=same_year, memory=memory)
+                validation = validate(
+                    run, dataset, same_year=same_year, options=EvalOptions(memory=memory)
+                )
             except CitevalError as exc:
                 unvalidated = f"cannot validate: {exc}"
             if recipe is not None:
