@@ -130,9 +130,7 @@ def _bm25_phase(k: int) -> dict:
 
     index.retriever.index = timed_index
     start = time.perf_counter()
-    index.build(
-        ((d.doc_id, d.default_text(), d.year) for d in dataset.docs_iter()), show_progress=False
-    )
+    index.build(((d.doc_id, d.default_text(), d.year) for d in dataset.docs_iter()), progress=False)
     total = time.perf_counter() - start
     figures.update(
         docs=len(index),
@@ -148,7 +146,7 @@ def _bm25_phase(k: int) -> dict:
     figures.update(queries=len(queries), read_queries_seconds=time.perf_counter() - start)
 
     start = time.perf_counter()
-    plain = index.rank(queries, k, show_progress=False)
+    plain = index.rank(queries, k, progress=False)
     seconds = time.perf_counter() - start
     figures.update(rank_seconds=seconds, queries_per_second=len(queries) / seconds)
 
@@ -160,7 +158,7 @@ def _bm25_phase(k: int) -> dict:
     )
     figures["admissible_build_seconds"] = time.perf_counter() - start
     start = time.perf_counter()
-    temporal = index.rank(queries, k, admissible=allowed, show_progress=False)
+    temporal = index.rank(queries, k, admissible=allowed, progress=False)
     seconds = time.perf_counter() - start
     figures.update(
         temporal_rank_seconds=seconds, temporal_queries_per_second=len(queries) / seconds

@@ -41,6 +41,8 @@ import numpy as np
 from harness import package_versions, peak_rss_mb
 from synthetic import acl_ids, distinct_rows, write_trec
 
+from citeval_irm.base.options import EvalOptions
+
 MEASURES = "RR R@10 nDCG@10 AP Success@10"
 MEASURE_NAMES = ("RR", "R@10", "nDCG@10", "AP", "Success@10")
 PYTREC_NAMES = {
@@ -530,7 +532,9 @@ def _run_order_summary(reports: dict[str, dict[str, Any]], data: Dataset) -> Sum
     try:
         import citeval_irm
 
-        result = citeval_irm.evaluate(data.run, data.qrels, MEASURES, ties="run_order")
+        result = citeval_irm.evaluate(
+            data.run, data.qrels, MEASURES, options=EvalOptions(ties="run_order")
+        )
     except Exception as exc:  # report and carry on: the timings are already printed
         print(f"citeval with ties='run_order' failed: {exc!r}")
         return None

@@ -33,6 +33,7 @@ _EXPORTS = {
     "validate": "checks.protocol",
     "audit": "checks.audit",
     "compare": "comparison.compare",
+    "compare_published": "comparison.published_rows",
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
     "resolve": "resolving.resolve",
@@ -46,6 +47,9 @@ _EXPORTS = {
     "write_run": "reading.io",
     "convert": "reading.convert",
     "parse_measures": "base.measures",
+    # how they evaluate and compare
+    "EvalOptions": "base.options",
+    "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
     "CrosscheckReport": "checks.crosscheck",
@@ -130,6 +134,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .base.measures import Protocol, parse_measures  # noqa: F401
+    from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
     from .checks.protocol import ValidationReport, validate  # noqa: F401
@@ -137,6 +142,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401
+    from .comparison.published_rows import compare_published  # noqa: F401
     from .comparison.results_table import ResultsTable, results_table  # noqa: F401
     from .datasets.sources import DataNotFoundError  # noqa: F401
     from .evaluation.evaluate import VerificationError, evaluate  # noqa: F401

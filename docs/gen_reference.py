@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # the public names by kind, in the order a reader meets them
 API_SECTIONS = {
     "Verbs": (
-        "evaluate validate crosscheck compare results_table breakdown make_report bm25_run "
-        "published read_run read_qrels as_run as_qrels write_run convert parse_measures"
+        "evaluate validate crosscheck compare compare_published results_table breakdown "
+        "make_report bm25_run published read_run read_qrels as_run as_qrels write_run convert "
+        "parse_measures"
     ),
     "Results": (
         "EvalResult ValidationReport CrosscheckReport Comparison ResultsTable Breakdown "

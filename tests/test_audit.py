@@ -56,7 +56,7 @@ def generated(tmp_path: Path, ir_home: Path, monkeypatch):
 
 
 def test_known_unreachable_gold_and_ceiling(generated) -> None:
-    result = citeval_irm.audit("citeval/acl-200", "goyal2026")
+    result = citeval_irm.audit("citeval/acl-200", protocol="goyal2026")
     test = result["test"]
     assert (test.queries, test.qrels) == (3, 3)
     assert test.unreachable == {"self": 1, "outside_pool": 0, "later": 1}
@@ -94,13 +94,13 @@ def test_cli(generated, capsys) -> None:
 def test_outside_the_pool_on_masterset(tmp_path: Path, ir_home: Path, monkeypatch) -> None:
     write_masterset_folder(tmp_path / "ms")
     monkeypatch.setenv("CITEVAL_MASTERSET_COREML_V1_DIR", str(tmp_path / "ms"))
-    result = citeval_irm.audit("citeval/masterset-coreml-v1/test", "masterset2026")
+    result = citeval_irm.audit("citeval/masterset-coreml-v1/test", protocol="masterset2026")
     baseline = result["baseline"]  # Q1: P1 and OUT1 (outside); Q2: P5
     assert baseline.unreachable == {"self": 0, "outside_pool": 1, "later": 0}
     assert baseline.ceiling["R"] == pytest.approx((1 / 2 + 1) / 2)
     assert baseline.queries == 3 and baseline.qrels == 3
     assert set(baseline.ceiling) == {"R@10", "R@50", "R@100", "R@500", "R"}
-    train = citeval_irm.audit("citeval/masterset-coreml-v1/train/baseline", None)
+    train = citeval_irm.audit("citeval/masterset-coreml-v1/train/baseline", protocol=None)
     assert train["baseline"].unreachable["self"] == 1  # P7 cites itself
 
 
@@ -221,7 +221,7 @@ def test_validate_shows_the_audits_ceiling(generated, tmp_path, capsys) -> None:
     run.write_text("".join(f"P15-1000_{d}_{n} Q0 A10-1000 1 1.0 x\n"
                            for n, (_, d) in enumerate(TEST)), encoding="utf-8")  # fmt: skip
     report = citeval_irm.validate(run, "citeval/acl-200/test", protocol="goyal2026")
-    audited = citeval_irm.audit("citeval/acl-200/test", "goyal2026")["test"].ceiling
+    audited = citeval_irm.audit("citeval/acl-200/test", protocol="goyal2026")["test"].ceiling
     assert report.ceiling == pytest.approx(audited)
     line = "recall ceiling under this protocol (gold it makes unreachable): "
     expected = line + "R@5, R@10, R@20, R@50, R@300 <= 33.33 %"
@@ -244,7 +244,7 @@ def test_no_ceiling_line_at_100_percent_and_one_note_per_dataset_in_table(
     """The demo: every gold paper reachable with same-year papers admitted (no line); 94.48 %
     of the test split's without (a footnote of the table, once for its dataset)."""
     run = citeval_irm.write_run(
-        citeval_irm.bm25_run("citeval/demo/test", 20, show_progress=False), tmp_path / "a.trec"
+        citeval_irm.bm25_run("citeval/demo/test", 20, progress=False), tmp_path / "a.trec"
     )
     admitted = citeval_irm.validate(run, "citeval/demo/test")
     assert admitted.ceiling["R@20"] == 1.0 and admitted.ceiling_line() is None

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("demo_home")
 @pytest.fixture(scope="module")
 def runs(demo_home):
     return {
-        temporal: bm25_run(TEST, 300, temporal=temporal, show_progress=False)
+        temporal: bm25_run(TEST, 300, temporal=temporal, progress=False)
         for temporal in (True, False)
     }
 
@@ -37,9 +37,7 @@ def queries(demo_home):
 @pytest.fixture(scope="module")
 def index(demo_home):
     docs = ir_datasets.load(TEST).docs_iter()
-    return BM25Index().build(
-        ((d.doc_id, d.default_text(), d.year) for d in docs), show_progress=False
-    )
+    return BM25Index().build(((d.doc_id, d.default_text(), d.year) for d in docs), progress=False)
 
 
 def brute_force(scores: np.ndarray, k: int) -> list[int]:
@@ -126,21 +124,21 @@ def test_temporal_ranks_only_admissible_docs(runs) -> None:
 
 
 def test_fewer_than_k_admissible_gives_all_of_them(queries) -> None:
-    run = bm25_run(TEST, 1000, temporal=True, show_progress=False)
+    run = bm25_run(TEST, 1000, temporal=True, progress=False)
     allowed = admissible_candidates(TEST, same_year=True)
     sizes = run.frame.groupby("query_id").size()
     for query in queries[:10]:
         assert sizes[query.query_id] == len(allowed.doc_ids(query.query_id)) == 404
-    default = bm25_run(TEST, 1000, show_progress=False)  # temporal by default
+    default = bm25_run(TEST, 1000, progress=False)  # temporal by default
     assert default.frame.equals(run.frame)
-    loose = bm25_run(TEST, 1000, temporal=False, show_progress=False)
+    loose = bm25_run(TEST, 1000, temporal=False, progress=False)
     assert set(loose.frame.groupby("query_id").size()) == {419}  # all but the citing paper
-    earlier_only = bm25_run(TEST, 1000, temporal=True, same_year=False, show_progress=False)
+    earlier_only = bm25_run(TEST, 1000, temporal=True, same_year=False, progress=False)
     assert set(earlier_only.frame.groupby("query_id").size()) == {420 - 15 - 40}
 
 
 def test_a_query_of_stopwords_ranks_by_doc_id(index) -> None:
-    frame = index.rank([QueryInfo("q", "the of and", "none", None)], 3, show_progress=False)
+    frame = index.rank([QueryInfo("q", "the of and", "none", None)], 3, progress=False)
     assert frame["doc_id"].tolist() == sorted(index.doc_ids, reverse=True)[:3]
     assert frame["score"].tolist() == [0.0, 0.0, 0.0]
 
@@ -155,13 +153,13 @@ def test_errors() -> None:
     with pytest.raises(
         InputError, match="has no queries; use one of its splits: citeval/demo/train"
     ):
-        bm25_run("citeval/demo", show_progress=False)
+        bm25_run("citeval/demo", progress=False)
     with pytest.raises(InputError, match="not an ir_datasets dataset"):
-        bm25_run("no/such/dataset", show_progress=False)
+        bm25_run("no/such/dataset", progress=False)
     with pytest.raises(InputError, match="k must be at least 1"):
-        bm25_run(TEST, 0, show_progress=False)
+        bm25_run(TEST, 0, progress=False)
     with pytest.raises(InputError, match="more than once"):
-        BM25Index().build([("a", "x y", None), ("a", "z", None)], show_progress=False)
+        BM25Index().build([("a", "x y", None), ("a", "z", None)], progress=False)
 
 
 def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
@@ -194,13 +192,13 @@ def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
 
 
 def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
-    titles = bm25_run(TEST, 300, temporal=True, fields=("title",), show_progress=False)
+    titles = bm25_run(TEST, 300, temporal=True, fields=("title",), progress=False)
     full = citeval_irm.evaluate(runs[True], TEST, "RR R@10")
     weaker = citeval_irm.evaluate(titles, TEST, "RR R@10")
     assert weaker["RR"] < full["RR"] and weaker["R@10"] < full["R@10"]
     assert citeval_irm.validate(titles, TEST, same_year=True).passed
     with pytest.raises(InputError, match="fields must be among the docs' doc_id, title"):
-        bm25_run(TEST, fields=("venue",), show_progress=False)
+        bm25_run(TEST, fields=("venue",), progress=False)
     out = tmp_path / "titles.trec"
     args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--fields", "title"]
     assert main([*args, "-o", str(out)]) == 0

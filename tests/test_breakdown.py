@@ -31,8 +31,8 @@ def corpus(tmp_path_factory):
         written = write_popularity_corpus(root / "acl-200")
         write_arsyta_folder(root / "arsyta")
         runs = {
-            "bm25": citeval_irm.bm25_run(ACL, 100, show_progress=False),
-            "titles": citeval_irm.bm25_run(ACL, 100, fields=("title",), show_progress=False),
+            "bm25": citeval_irm.bm25_run(ACL, 100, progress=False),
+            "titles": citeval_irm.bm25_run(ACL, 100, fields=("title",), progress=False),
         }
         paths = {n: citeval_irm.write_run(r, root / f"{n}.trec") for n, r in runs.items()}
         yield {"counts": written["counts"], "runs": paths, "root": root}
@@ -49,22 +49,37 @@ def test_training_citation_counts_are_the_known_ones(corpus):
 
 
 def test_popularity_bins_are_quantiles_of_the_queries(corpus):
-    result = citeval_irm.breakdown(corpus["runs"]["bm25"], ACL, "popularity", **FAST)
+    result = citeval_irm.breakdown(
+        corpus["runs"]["bm25"],
+        ACL,
+        by="popularity",
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     assert list(result.groups["group"]) == [
         "tail (0-3 citations)", "torso (4-7 citations)", "head (8-11 citations)",
     ]  # fmt: skip
     assert list(result.groups["queries"]) == [12, 12, 12]
     assert result.groups["small"].all()  # below 30 queries each: flagged
-    two = citeval_irm.breakdown(corpus["runs"]["bm25"], ACL, "popularity", bins=2, **FAST)
+    two = citeval_irm.breakdown(
+        corpus["runs"]["bm25"],
+        ACL,
+        by="popularity",
+        bins=2,
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     assert list(two.groups["group"]) == ["tail (0-5 citations)", "head (6-11 citations)"]
 
 
 @pytest.mark.parametrize("facet", ["year", "gold", "venue", "venue-year", "popularity"])
 def test_group_means_weighted_by_size_give_the_overall_mean(corpus, facet):
     run = corpus["runs"]["bm25"]
-    overall = citeval_irm.evaluate(run, ACL, protocol="goyal2026", progress=False)
+    overall = citeval_irm.evaluate(
+        run, ACL, protocol="goyal2026", options=citeval_irm.EvalOptions(progress=False)
+    )
     for measure in ("RR", "R@10"):
-        result = citeval_irm.breakdown(run, ACL, facet, measure, **FAST)
+        result = citeval_irm.breakdown(
+            run, ACL, measure, by=facet, statistics=citeval_irm.StatisticsOptions(**FAST)
+        )
         groups = result.groups
         weighted = (groups["bm25"] * groups["queries"]).sum() / groups["queries"].sum()
         assert groups["queries"].sum() == overall.num_queries
@@ -73,14 +88,27 @@ def test_group_means_weighted_by_size_give_the_overall_mean(corpus, facet):
 
 
 def test_venue_groups_from_acl_ids(corpus):
-    result = citeval_irm.breakdown(corpus["runs"]["bm25"], ACL, "venue", **FAST)
+    result = citeval_irm.breakdown(
+        corpus["runs"]["bm25"], ACL, by="venue", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     assert list(result.groups["group"]) == ["ACL", "EMNLP", "NAACL"]
-    by_year = citeval_irm.breakdown(corpus["runs"]["bm25"], ACL, "venue-year", **FAST)
+    by_year = citeval_irm.breakdown(
+        corpus["runs"]["bm25"],
+        ACL,
+        by="venue-year",
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     assert list(by_year.groups["group"]) == ["ACL 2015", "EMNLP 2015", "NAACL 2015"]
 
 
 def test_two_runs_side_by_side_with_tests_corrected_over_groups(corpus):
-    result = citeval_irm.breakdown(corpus["runs"], ACL, "popularity", baseline="bm25", **FAST)
+    result = citeval_irm.breakdown(
+        corpus["runs"],
+        ACL,
+        by="popularity",
+        baseline="bm25",
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     pairs = result.pairs
     assert list(pairs["system"]) == ["titles"] * 3 and list(pairs["baseline"]) == ["bm25"] * 3
     assert pairs["p_adj"].tolist() == pytest.approx(
@@ -116,14 +144,18 @@ def test_section_headings_of_arsyta(corpus):
     run = pd.DataFrame(
         {"query_id": qrels["query_id"], "doc_id": qrels["doc_id"], "score": 1.0}
     )  # a perfect run: RR 1 in every group
-    result = citeval_irm.breakdown(run, test, "heading", "RR", **FAST)
+    result = citeval_irm.breakdown(
+        run, test, "RR", by="heading", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     headings = sorted(h for split, *_, h in ARSYTA_CONTEXTS if split == "test")
     assert list(result.groups["group"]) == headings and len(rows) == 3
     assert np.allclose(result.groups["run1"], 1.0)
 
 
 def test_compare_reports_the_popularity_lean(corpus, capsys, tmp_path):
-    comparison = citeval_irm.compare(corpus["runs"], ACL, protocol="goyal2026", **FAST)
+    comparison = citeval_irm.compare(
+        corpus["runs"], ACL, protocol="goyal2026", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     summary = comparison.popularity
     assert summary.attrs["training_split"] == "citeval/acl-200/train"
     qrels = citeval_irm.read_qrels(ACL).frame
@@ -156,22 +188,38 @@ def test_no_training_split_no_summary(capsys, tmp_path):
     qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
     run = tmp_path / "run.trec"
     run.write_text("q1 Q0 d1 1 1.0 x\n", encoding="utf-8")
-    comparison = citeval_irm.compare([run], qrels, "RR", **FAST)
+    comparison = citeval_irm.compare(
+        [run], qrels, "RR", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     assert comparison.popularity is None and "popularity" not in str(comparison)
 
 
 def test_the_demo_by_venue(demo_home):
-    run = citeval_irm.bm25_run(DEMO, 50, show_progress=False)
-    result = citeval_irm.breakdown(run, DEMO, "venue", **FAST)
+    run = citeval_irm.bm25_run(DEMO, 50, progress=False)
+    result = citeval_irm.breakdown(
+        run, DEMO, by="venue", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     assert result.groups["queries"].sum() == 163
     assert set(result.groups["group"]) <= set(facets.ACL_SERIES.values())
 
 
 def test_values_print_in_the_protocol_unit_or_as_asked(corpus):
     run = corpus["runs"]["bm25"]
-    fractions = citeval_irm.breakdown(run, ACL, "popularity", protocol="masterset2026", **FAST)
+    fractions = citeval_irm.breakdown(
+        run,
+        ACL,
+        by="popularity",
+        protocol="masterset2026",
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     assert (fractions.percent, fractions.decimals) == (False, 4)  # masterset2026's unit
-    asked = citeval_irm.breakdown(run, ACL, "popularity", percent=True, decimals=1, **FAST)
+    asked = citeval_irm.breakdown(
+        run,
+        ACL,
+        by="popularity",
+        options=citeval_irm.EvalOptions(percent=True, decimals=1),
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     assert (asked.percent, asked.decimals) == (True, 1)
     mean = asked.groups[asked.runs[0]].iloc[0]
     assert f"{mean * 100:.1f}" in asked.format("table")

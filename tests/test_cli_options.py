@@ -90,9 +90,9 @@ def test_crosscheck_options(capsys, files):
     report = json.loads(out)
     # the recipe sees the tie in the run's order (a before b): RR 1/2 for q1 where trec_eval
     # has 1/3; q2 (no gold) and q3 (no ranking) score 0 both ways
-    assert code == 0 and report["ties"] == "run_order"
+    assert code == 0 and report["recipe_ties"] == "run_order"
     assert [(d["query_id"], d["causes"]) for d in report["differences"]] == [("q1", "tie_order")]
-    _, out, _ = run_cli(capsys, *base, "--format", "json", "--ties", "trec_eval")
+    _, out, _ = run_cli(capsys, *base, "--format", "json", "--recipe-ties", "trec_eval")
     assert json.loads(out)["differences"] == []
     _, out, _ = run_cli(capsys, *base, "--percent")
     assert "(percent)" in out and "16.67" in out  # the recipe's RR, 0.5 / 3, in percent

@@ -70,7 +70,9 @@ def test_every_p_value_equals_scipy(comparison):
 def test_correction_equals_statsmodels(planted, ours, theirs):
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     runs = [planted["base"], planted["better"], planted["null"]]  # all three pairs
-    result = citeval_irm.compare(runs, planted["qrels"], MEASURES, correction=ours)
+    result = citeval_irm.compare(
+        runs, planted["qrels"], MEASURES, statistics=citeval_irm.StatisticsOptions(correction=ours)
+    )
     expected = multitest.multipletests(result.pairs["p_randomisation"], method=theirs)[1]
     np.testing.assert_allclose(result.pairs["p_adj"], expected, rtol=1e-12)
     assert result.settings.correction == ours
@@ -131,7 +133,12 @@ def test_evaluated_results_compare_like_runs(planted, comparison):
     }
     again = citeval_irm.compare(results, measures=MEASURES, baseline="base")
     pd.testing.assert_frame_equal(again.pairs, comparison.pairs)
-    other = citeval_irm.evaluate(planted["base"], planted["qrels"], MEASURES, ties="run_order")
+    other = citeval_irm.evaluate(
+        planted["base"],
+        planted["qrels"],
+        MEASURES,
+        options=citeval_irm.EvalOptions(ties="run_order"),
+    )
     with pytest.raises(ValueError, match="evaluated with ties='run_order'"):
         citeval_irm.compare({"a": other, "b": results["null"]})
 
@@ -144,7 +151,13 @@ def test_seeds_and_counts_are_reported_and_repeatable(planted, comparison):
     assert "10,000 random flips (seed 42)" in text and "10,000 resamples" in text
     same = citeval_irm.compare(runs, planted["qrels"], MEASURES, baseline="base")
     pd.testing.assert_frame_equal(same.pairs, comparison.pairs)
-    other = citeval_irm.compare(runs, planted["qrels"], MEASURES, baseline="base", seed=1)
+    other = citeval_irm.compare(
+        runs,
+        planted["qrels"],
+        MEASURES,
+        baseline="base",
+        statistics=citeval_irm.StatisticsOptions(seed=1),
+    )
     assert not other.pairs["ci_low"].equals(comparison.pairs["ci_low"])
 
 
@@ -192,7 +205,13 @@ def test_latex_is_balanced_booktabs_and_as_stored(comparison):
 
 def test_primary_test_tukey(planted):
     runs = {name: planted[name] for name in ("base", "better", "null")}
-    result = citeval_irm.compare(runs, planted["qrels"], "RR", test="tukey", baseline="base")
+    result = citeval_irm.compare(
+        runs,
+        planted["qrels"],
+        "RR",
+        baseline="base",
+        statistics=citeval_irm.StatisticsOptions(test="tukey"),
+    )
     assert result.settings.correction == "none"
     np.testing.assert_array_equal(result.pairs["p_adj"], result.pairs["p_tukey"])
     assert "p_adj: the Tukey HSD p-value" in flat(str(result))

@@ -72,7 +72,9 @@ def rr_runs(write, first_ranks: dict[str, list[int]]) -> tuple[list, object]:
 def test_five_wins_among_a_hundred_are_not_significant_by_wilcoxon(capsys, write):
     """W/T/L 5/95/0, equal wins: exact p = 2/32 = 0.0625, not the normal 0.025."""
     runs, qrels = rr_runs(write, {"a": [2] * 100, "b": [1] * 5 + [2] * 95})
-    comparison = citeval_irm.compare(runs, qrels, "RR", test="wilcoxon")
+    comparison = citeval_irm.compare(
+        runs, qrels, "RR", statistics=citeval_irm.StatisticsOptions(test="wilcoxon")
+    )
     row = comparison.pairs.iloc[0]
     assert (row.wins, row.ties, row.losses) == (5, 95, 0)
     assert row.p_wilcoxon == 0.0625 and row.wilcoxon_method == "exact"
@@ -152,11 +154,15 @@ def test_the_sign_test_marks_by_wins_not_by_the_mean(capsys, write):
     """b wins 40 of 50 queries by a little (rank 2 instead of 3) and loses 10 by a lot (not
     retrieved instead of rank 1): better by the sign test, worse on the mean."""
     runs, qrels = rr_runs(write, {"a": [3] * 40 + [1] * 10, "b": [2] * 40 + [0] * 10})
-    comparison = citeval_irm.compare(runs, qrels, "RR", test="sign")
+    comparison = citeval_irm.compare(
+        runs, qrels, "RR", statistics=citeval_irm.StatisticsOptions(test="sign")
+    )
     row = comparison.pairs.iloc[0]
     assert row["diff"] < 0 and row.direction == 1 and row.significant
     assert comparison.beats() == {("RR", "b"): ["a"]}
-    by_mean = citeval_irm.compare(runs, qrels, "RR", test="t")
+    by_mean = citeval_irm.compare(
+        runs, qrels, "RR", statistics=citeval_irm.StatisticsOptions(test="t")
+    )
     assert by_mean.pairs.iloc[0].direction == -1
     assert all(winner == "a" for _, winner in by_mean.beats())
     code, out, _ = run_cli(capsys, "compare", *runs, "--qrels", qrels, "-m", "RR", "--test", "sign")
@@ -195,7 +201,11 @@ def test_b_is_raised_to_what_the_family_needs():
 
 def test_b_beyond_the_bound_warns_with_the_number_needed(monkeypatch):
     monkeypatch.setattr(choices, "MAX_AUTO_PERMUTATIONS", 1_100)  # read by family.py
-    comparison = citeval_irm.compare(clearly_different(6), permutations=1_000, tukey=False)
+    comparison = citeval_irm.compare(
+        clearly_different(6),
+        tukey=False,
+        statistics=citeval_irm.StatisticsOptions(permutations=1_000),
+    )
     assert comparison.settings.permutations == 1_000  # 30 tests need 1,199
     warning = next(w for w in comparison.warnings if w.code == "permutations_too_few")
     assert warning.count == 1_199 and "B = 1,199 is needed" in warning.message
@@ -219,8 +229,8 @@ def demo_runs(demo_home, tmp_path_factory):
     from citeval_irm.papers.baseline import bm25_run
 
     folder = tmp_path_factory.mktemp("inference_runs")
-    bm25 = bm25_run(DEMO, 30, temporal=True, show_progress=False)
-    titles = bm25_run(DEMO, 30, temporal=True, fields=("title",), show_progress=False)
+    bm25 = bm25_run(DEMO, 30, temporal=True, progress=False)
+    titles = bm25_run(DEMO, 30, temporal=True, fields=("title",), progress=False)
     # the same ranking with coarse scores (ties) listed doc id ascending: trec_eval orders
     # ties doc id descending, the paper's script reads the list (write_run would re-sort)
     tied = bm25.frame.assign(score=bm25.frame["score"].round(0)).sort_values(
@@ -240,9 +250,8 @@ def demo_runs(demo_home, tmp_path_factory):
 
 def test_latex_bold_caption_and_label_say_what_they_claim(demo_runs):
     runs = {name: demo_runs[name] for name in ("bm25", "titles")}
-    comparison = citeval_irm.compare(
-        runs, DEMO, "RR R@10", baseline="bm25", published="ACL-200", tukey=True
-    )
+    comparison = citeval_irm.compare(runs, DEMO, "RR R@10", baseline="bm25", tukey=True)
+    comparison.published = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     latex = comparison.format("latex")
     published_rows = [line for line in latex.splitlines() if "(published)" in line]
     assert published_rows and not any("textbf" in line for line in published_rows)
@@ -252,7 +261,9 @@ def test_latex_bold_caption_and_label_say_what_they_claim(demo_runs):
     assert "Best of the runs compared here in bold; the published systems are not ranked" in caption
     assert "(like for like: NO: dataset, " in caption  # and the aspects that differ
     assert "Holm-corrected over the 2 tests of the table" in caption
-    tukey = citeval_irm.compare(runs, DEMO, "RR R@10", test="tukey").format("latex")
+    tukey = citeval_irm.compare(
+        runs, DEMO, "RR R@10", statistics=citeval_irm.StatisticsOptions(test="tukey")
+    ).format("latex")
     assert "not corrected across the 2 measures" in flat(tukey)
     labels = {comparison.label(), citeval_irm.compare(runs, DEMO, "RR").label()}
     assert len(labels) == 2 and all(label.startswith("tab:citeval-compare-") for label in labels)
@@ -264,7 +275,8 @@ def test_latex_bold_caption_and_label_say_what_they_claim(demo_runs):
 
 def test_the_published_verdict_weighs_the_scoring_method(capsys, demo_runs):
     runs = {name: demo_runs[name] for name in ("bm25", "tied")}
-    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", published="ACL-200")
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026")
+    comparison.published = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     checks = {(c.aspect, c.run): c for c in comparison.published.checks}
     assert checks[("scoring", "bm25")].status == "same"
     tied = checks[("scoring", "tied")]

@@ -15,6 +15,7 @@ from citeval_irm import as_qrels, as_run, evaluate
 from citeval_irm.base.choices import KEEP_ALL
 from citeval_irm.base.choices import TIE_POLICIES as TIES
 from citeval_irm.base.measures import parse_measures
+from citeval_irm.base.options import EvalOptions
 from citeval_irm.checks.crosscheck import CAUSES, crosscheck
 from citeval_irm.cli import main
 from citeval_irm.evaluation.evaluate import population
@@ -292,7 +293,7 @@ def test_every_recipe_with_its_quirks_off_is_trec_eval(case, recipe, ties):
     measures = parse_measures("RR R@3 P@2 nDCG@5 nDCG AP Success@2 R@100")
     raw = as_run(run, duplicates=KEEP_ALL)
     table = as_qrels(qrels)
-    reference = evaluate(raw, table, measures, duplicates="keep_best")
+    reference = evaluate(raw, table, measures, options=EvalOptions(duplicates="keep_best"))
     query_ids = population(raw, table).query_ids
     scorer = RecipeScorer(raw, table, query_ids, [None] * len(query_ids), ties)
     every_quirk = RECIPES[recipe].quirks

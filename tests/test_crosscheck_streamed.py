@@ -74,7 +74,9 @@ def test_streamed_crosscheck_equals_in_memory(quirky, recipe):
         whole = citeval_irm.crosscheck(run, qrels, recipe=recipe, pool=pool)
     with warnings.catch_warnings(record=True) as streamed_said:
         warnings.simplefilter("always")
-        streamed = citeval_irm.crosscheck(run, qrels, recipe=recipe, pool=pool, memory=TINY)
+        streamed = citeval_irm.crosscheck(
+            run, qrels, recipe=recipe, pool=pool, options=citeval_irm.EvalOptions(memory=TINY)
+        )
     same_report(whole, streamed)
     assert [str(w.message) for w in whole_said] == [str(w.message) for w in streamed_said]
     assert len(whole.differences) and len(whole.tie_queries)
@@ -90,7 +92,9 @@ def test_an_ungrouped_run_is_sorted_out_of_core_and_cross_checked(quirky):
     mixed.write_text("\n".join(moved) + "\n")
     for recipe in ("goyal2026", "symtax"):
         whole = citeval_irm.crosscheck(mixed, qrels, recipe=recipe, pool=pool)
-        streamed = citeval_irm.crosscheck(mixed, qrels, recipe=recipe, pool=pool, memory=TINY)
+        streamed = citeval_irm.crosscheck(
+            mixed, qrels, recipe=recipe, pool=pool, options=citeval_irm.EvalOptions(memory=TINY)
+        )
         note = [w for w in streamed.warnings if w.code == "run_sorted"]
         assert len(note) == 1 and "DuckDB" in note[0].message
         streamed.warnings = [w for w in streamed.warnings if w.code != "run_sorted"]
@@ -110,7 +114,9 @@ def test_a_run_far_above_memory_is_never_read_whole(tmp_path, monkeypatch):
         return check_chunk(raw, check)
 
     monkeypatch.setattr(crosscheck_module, "_check_chunk", counting)
-    citeval_irm.crosscheck(run, qrels, recipe="goyal2026", memory=TINY)
+    citeval_irm.crosscheck(
+        run, qrels, recipe="goyal2026", options=citeval_irm.EvalOptions(memory=TINY)
+    )
     rows = sum(1 for _ in run.open())
     assert sum(seen) == rows and len(seen) >= 15 and max(seen) < rows / 10
     seen.clear()
@@ -120,13 +126,21 @@ def test_a_run_far_above_memory_is_never_read_whole(tmp_path, monkeypatch):
 
 def test_crosscheck_takes_the_reading_options_only(quirky):
     run, qrels, _ = quirky
-    with pytest.raises(TypeError, match="unexpected keyword argument 'duplicates'"):
-        citeval_irm.crosscheck(run, qrels, recipe="goyal2026", duplicates="keep_best")
-    with pytest.raises(TypeError, match="did you mean 'memory'"):
-        citeval_irm.crosscheck(run, qrels, recipe="goyal2026", memroy="1M")
+    plain = citeval_irm.crosscheck(run, qrels, recipe="goyal2026")
+    given = citeval_irm.crosscheck(  # the tie policy and duplicates are the sides' own
+        run,
+        qrels,
+        recipe="goyal2026",
+        options=citeval_irm.EvalOptions(ties="run_order", duplicates="keep_best"),
+    )
+    assert given.to_dict() == plain.to_dict()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'memory'"):
+        citeval_irm.crosscheck(run, qrels, recipe="goyal2026", memory="1M")
     with pytest.raises(citeval_irm.InputError, match="max_docs"):
         citeval_irm.crosscheck(run, qrels, recipe="goyal2026", options=EvalOptions(max_docs=10))
-    report = citeval_irm.crosscheck(run, qrels, recipe="duallcr", engine="pytrec_eval")
+    report = citeval_irm.crosscheck(
+        run, qrels, recipe="duallcr", options=citeval_irm.EvalOptions(engine="pytrec_eval")
+    )
     assert np.isfinite(report.summary["trec_eval"]).all()
 
 
@@ -171,7 +185,9 @@ def test_what_reading_says_is_said_once(quirky, memory):
     run.write_text("\n".join(lines) + "\n")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = citeval_irm.crosscheck(run, qrels, recipe="duallcr", memory=memory)
+        report = citeval_irm.crosscheck(
+            run, qrels, recipe="duallcr", options=citeval_irm.EvalOptions(memory=memory)
+        )
     codes = [w.code for w in report.warnings]
     assert codes.count("run_extra_text") == 1 and codes.count("run_comment_lines") == 1
     extra = next(w for w in report.warnings if w.code == "run_extra_text")

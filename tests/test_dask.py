@@ -30,9 +30,14 @@ def test_partitioned_parquet_on_the_cluster(tmp_path, client):
     folder = tmp_path / "parts"
     citeval_irm.convert(run, folder, partition_rows=1500)
     for ties in ("trec_eval", "run_order"):
-        expected = citeval_irm.evaluate(run, qrels, protocol="goyal2026", ties=ties)
+        expected = citeval_irm.evaluate(
+            run, qrels, protocol="goyal2026", options=citeval_irm.EvalOptions(ties=ties)
+        )
         result = citeval_irm.evaluate(
-            folder, qrels, protocol="goyal2026", ties=ties, engine="dask", scheduler=client
+            folder,
+            qrels,
+            protocol="goyal2026",
+            options=citeval_irm.EvalOptions(ties=ties, engine="dask", scheduler=client),
         )
         assert result.engine == "dask"
         expected.run_source = result.run_source
@@ -44,9 +49,14 @@ def test_dask_dataframe_with_queries_split_between_partitions(tmp_path, client):
     frame = citeval_irm.read_run(run).frame
     # from_pandas cuts the rows in 7 even ranges: queries split between partitions
     pieces = dd.from_pandas(frame, npartitions=7)
-    expected = citeval_irm.evaluate(frame, qrels, "RR R@10 nDCG@10 AP", ties="run_order")
+    expected = citeval_irm.evaluate(
+        frame, qrels, "RR R@10 nDCG@10 AP", options=citeval_irm.EvalOptions(ties="run_order")
+    )
     result = citeval_irm.evaluate(
-        pieces, qrels, "RR R@10 nDCG@10 AP", ties="run_order", engine="dask", scheduler=client
+        pieces,
+        qrels,
+        "RR R@10 nDCG@10 AP",
+        options=citeval_irm.EvalOptions(ties="run_order", engine="dask", scheduler=client),
     )
     assert np.array_equal(result.values, expected.values)
     assert result.query_ids == expected.query_ids
@@ -56,7 +66,9 @@ def test_dask_dataframe_with_queries_split_between_partitions(tmp_path, client):
 def test_a_trec_file_is_refused_with_the_way_out(tmp_path, client):
     run, qrels = citation_run(tmp_path, queries=5)
     with pytest.raises(citeval_irm.InputError, match="citeval convert"):
-        citeval_irm.evaluate(run, qrels, "RR", engine="dask", scheduler=client)
+        citeval_irm.evaluate(
+            run, qrels, "RR", options=citeval_irm.EvalOptions(engine="dask", scheduler=client)
+        )
 
 
 def test_cli_engine_dask_with_a_scheduler_address(tmp_path, client, capsys):
@@ -92,10 +104,16 @@ def test_compare_streamed_and_on_the_cluster(tmp_path, client):
 
     planted = planted_runs(tmp_path)
     runs = {name: planted[name] for name in ("base", "better", "null")}
-    options = {"measures": "RR R@10 nDCG@10 AP", "baseline": "base", "permutations": 2000}
+    options = {
+        "measures": "RR R@10 nDCG@10 AP",
+        "baseline": "base",
+        "statistics": citeval_irm.StatisticsOptions(permutations=2000),
+    }
     expected = citeval_irm.compare(runs, planted["qrels"], **options)
     for extra in ({"memory": "64K"}, {"engine": "dask", "scheduler": client}):
-        other = citeval_irm.compare(runs, planted["qrels"], **options, **extra)
+        other = citeval_irm.compare(
+            runs, planted["qrels"], **options, options=citeval_irm.EvalOptions(**extra)
+        )
         assert other.pairs.equals(expected.pairs)
         assert other.per_query.equals(expected.per_query)
         assert [str(w) for w in other.warnings] == [str(w) for w in expected.warnings]
@@ -110,7 +128,10 @@ def test_compare_on_the_cluster_issues_each_warning_once_from_the_client(tmp_pat
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         comparison = citeval_irm.compare(
-            {"a": run, "b": run}, qrels, "RR", engine="dask", scheduler=client
+            {"a": run, "b": run},
+            qrels,
+            "RR",
+            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
         )
     issued = [w for w in caught if issubclass(w.category, citeval_irm.EvalWarning)]
     assert [str(w.message) for w in issued] == [str(w) for w in comparison.warnings]
@@ -127,6 +148,9 @@ def test_crosscheck_on_the_cluster_equals_in_memory(tmp_path, client):
     for recipe in ("goyal2026", "symtax"):
         expected = citeval_irm.crosscheck(run, qrels, recipe=recipe)
         found = citeval_irm.crosscheck(
-            folder, qrels, recipe=recipe, engine="dask", scheduler=client
+            folder,
+            qrels,
+            recipe=recipe,
+            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
         )
         same_report(expected, found)

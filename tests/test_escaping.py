@@ -123,7 +123,11 @@ def tables(tmp_path_factory):
         folder = tmp_path_factory.mktemp("benign" if benign else "hostile")
         qrels, runs = make_inputs(folder, benign)
         comparison = citeval_irm.compare(
-            runs, qrels, "RR R@2 NumRet", permutations=200, bootstrap=200, tukey=True
+            runs,
+            qrels,
+            "RR R@2 NumRet",
+            tukey=True,
+            statistics=citeval_irm.StatisticsOptions(permutations=200, bootstrap=200),
         )
         result = citeval_irm.evaluate(runs[0], qrels, "RR R@2 NumRet NumQ")
         out[benign] = {"qrels": qrels, "runs": runs, "comparison": comparison, "result": result}
@@ -411,7 +415,10 @@ def test_percent_scales_fractions_not_counts(tables):
         100 * comparison.means.at["RR", "alpha"], abs=0.01
     )
     report = citeval_irm.make_report(
-        tables[True]["runs"][:1], tables[True]["qrels"], "RR NumRet", percent=True
+        tables[True]["runs"][:1],
+        tables[True]["qrels"],
+        "RR NumRet",
+        options=citeval_irm.EvalOptions(percent=True),
     )
     scores = report.tables()["scores"]
     assert dict(scores.rows)["NumRet"] == "24.00" and "percent" in report.summary
@@ -442,17 +449,16 @@ def test_crosscheck_and_validation_in_every_format(tables, demo_home):
 
 
 def test_published_comparison_in_every_format(tables, demo_home):
-    demo = citeval_irm.bm25_run("citeval/demo/test", 300, temporal=True, show_progress=False)
+    demo = citeval_irm.bm25_run("citeval/demo/test", 300, temporal=True, progress=False)
     names = [hostile(p) for p in RUN_PREFIXES[:2]]
     runs = dict(zip(names, (demo, demo)))
     comparison = citeval_irm.compare(
         runs,
         "citeval/demo/test",
         protocol="goyal2026",
-        published="ACL-200",
-        permutations=200,
-        bootstrap=200,
+        statistics=citeval_irm.StatisticsOptions(permutations=200, bootstrap=200),
     )
+    comparison.published = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     side = comparison.published
     strict_json(side.format("json"))
     strict_json(comparison.format("json"))
@@ -483,7 +489,7 @@ def test_report_in_html_and_markdown(tables):
         name = run_names(benign)[0]
         checked = citeval_irm.crosscheck(runs[0], qrels, "RR R@2", recipe="goyal2026")
         reports[benign] = citeval_irm.make_report(
-            runs, qrels, "RR R@2", crosschecks={name: checked}
+            runs, qrels, "RR R@2", computed=citeval_irm.report.Computed(crosschecks={name: checked})
         )
     hostile_report, benign_report = reports[False], reports[True]
     assert "crosscheck" in {s.key for s in hostile_report.sections}

@@ -10,6 +10,7 @@ import pytest
 from ir_measures import RR, R, Success, nDCG
 
 from citeval_irm import PROTOCOLS, InputError, evaluate, parse_measures
+from citeval_irm.base.options import EvalOptions
 
 GOYAL2026, MASTERSET2026 = PROTOCOLS["goyal2026"], PROTOCOLS["masterset2026"]
 
@@ -74,7 +75,7 @@ def test_queries_without_relevant_doc_zero_by_default_or_skipped():
     assert zero.num_queries == 4 and zero.per_query.loc["c4", "RR"] == 0.0
     assert zero["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
     assert [w.code for w in zero.warnings] == ["queries_without_relevant"]
-    skip = evaluate(run, qrels, "RR", empty_queries="skip")
+    skip = evaluate(run, qrels, "RR", options=EvalOptions(empty_queries="skip"))
     assert skip.num_queries == 3 and skip["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
     # an empty inner dict is a query too
     empty = evaluate(RUN, dict(QRELS, c5={}), "RR")
@@ -89,7 +90,7 @@ def test_no_common_query_is_an_error():
 
 def test_unknown_options_are_errors():
     with pytest.raises(InputError, match="empty_queries"):
-        evaluate(RUN, QRELS, "RR", empty_queries="drop")
+        evaluate(RUN, QRELS, "RR", options=EvalOptions(empty_queries="drop"))
     with pytest.raises(InputError, match="unknown protocol"):
         evaluate(RUN, QRELS, protocol="nope")
     with pytest.raises(InputError, match="give measures"):

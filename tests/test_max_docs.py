@@ -60,12 +60,23 @@ def test_generated_runs_with_ties_match_the_trec_eval_binary(tmp_path, capsys, m
 
 def test_every_path_cuts_the_same(tmp_path):
     run, qrels = citation_run(tmp_path)
-    options = {"protocol": "goyal2026", "max_docs": 5}
+    options = {"protocol": "goyal2026", "options": citeval_irm.EvalOptions(max_docs=5)}
     whole = citeval_irm.evaluate(run, qrels, **options)
     cut = citeval_irm.evaluate(citeval_irm.read_run(run).frame, qrels, **options)
+    options = {"protocol": "goyal2026"}
     assert np.array_equal(whole.values, cut.values)
-    same_result(whole, citeval_irm.evaluate(run, qrels, memory=TINY, **options))
-    reference = citeval_irm.evaluate(run, qrels, engine="pytrec_eval", verify=True, **options)
+    same_result(
+        whole,
+        citeval_irm.evaluate(
+            run, qrels, **options, options=citeval_irm.EvalOptions(max_docs=5, memory=TINY)
+        ),
+    )
+    reference = citeval_irm.evaluate(
+        run,
+        qrels,
+        **options,
+        options=citeval_irm.EvalOptions(max_docs=5, engine="pytrec_eval", verify=True),
+    )
     assert np.allclose(whole.values, reference.values, atol=1e-9)
     # the cut is the run's first 5 docs of each ranking in the tie policy's order
     full = citeval_irm.evaluate(run, qrels, protocol="goyal2026")
@@ -80,7 +91,9 @@ def test_dask_cuts_the_same(tmp_path):
     run, qrels = citation_run(tmp_path, queries=30)
     folder = tmp_path / "parts"
     citeval_irm.convert(run, folder, partition_rows=500)
-    expected = citeval_irm.evaluate(run, qrels, "RR R@10 nDCG@10 NumRet", max_docs=3)
+    expected = citeval_irm.evaluate(
+        run, qrels, "RR R@10 nDCG@10 NumRet", options=citeval_irm.EvalOptions(max_docs=3)
+    )
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
@@ -88,7 +101,10 @@ def test_dask_cuts_the_same(tmp_path):
         distributed.Client(cluster) as client,
     ):
         result = citeval_irm.evaluate(
-            folder, qrels, "RR R@10 nDCG@10 NumRet", max_docs=3, engine="dask", scheduler=client
+            folder,
+            qrels,
+            "RR R@10 nDCG@10 NumRet",
+            options=citeval_irm.EvalOptions(max_docs=3, engine="dask", scheduler=client),
         )
     expected.run_source = result.run_source
     same_result(expected, result)
@@ -100,9 +116,15 @@ def test_compare_scores_each_run_cut(tmp_path):
     lines = run.read_text().splitlines()
     other.write_text("\n".join(lines[::-1]) + "\n")  # the same rankings, rows reversed
     comparison = citeval_irm.compare(
-        {"a": run, "b": other}, qrels, "RR NumRet R@10", max_docs=2, permutations=99
+        {"a": run, "b": other},
+        qrels,
+        "RR NumRet R@10",
+        options=citeval_irm.EvalOptions(max_docs=2),
+        statistics=citeval_irm.StatisticsOptions(permutations=99),
     )
-    alone = citeval_irm.evaluate(run, qrels, "RR NumRet R@10", max_docs=2)
+    alone = citeval_irm.evaluate(
+        run, qrels, "RR NumRet R@10", options=citeval_irm.EvalOptions(max_docs=2)
+    )
     assert comparison.results["a"].aggregates == alone.aggregates
     assert alone.aggregates["NumRet"] == 2 * 25  # 25 ranked qrels queries, 2 docs each
 
@@ -111,7 +133,7 @@ def test_bad_max_docs_are_errors(tmp_path, capsys):
     run, qrels = citation_run(tmp_path, queries=5)
     for bad in (0, -3, 2.5, True):
         with pytest.raises(InputError, match="max_docs"):
-            citeval_irm.evaluate(run, qrels, "RR", max_docs=bad)
+            citeval_irm.evaluate(run, qrels, "RR", options=citeval_irm.EvalOptions(max_docs=bad))
     base = ["eval", str(run), "--qrels", str(qrels), "-m", "RR"]
     assert main([*base, "--max-docs", "0"]) == 2
     assert "citeval: error: max_docs 0" in capsys.readouterr().err
@@ -127,7 +149,9 @@ def test_validate_reads_the_rankings_cut(tmp_path, demo_home, capsys):
     run = citeval_irm.bm25_run("citeval/demo/test", k=40, temporal=False)  # later papers in it
     path = citeval_irm.write_run(run, tmp_path / "bm25.trec")
     whole = citeval_irm.validate(path, "citeval/demo/test", measures="RR R@20")
-    cut = citeval_irm.validate(path, "citeval/demo/test", measures="RR R@20", max_docs=10)
+    cut = citeval_irm.validate(
+        path, "citeval/demo/test", measures="RR R@20", options=citeval_irm.EvalOptions(max_docs=10)
+    )
     assert whole.count("short_ranking") == 0
     assert cut.count("short_ranking") == whole.num_queries  # 10 docs, for R@20
     assert cut.count("later_paper") == whole.count("later_paper") > 0
@@ -136,4 +160,4 @@ def test_validate_reads_the_rankings_cut(tmp_path, demo_home, capsys):
     checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert checks["short_ranking"]["queries"] == whole.num_queries
     with pytest.raises(InputError, match="max_docs"):
-        citeval_irm.validate(path, "citeval/demo/test", max_docs=0)
+        citeval_irm.validate(path, "citeval/demo/test", options=citeval_irm.EvalOptions(max_docs=0))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from test_scoring import cases, measures_for
 
 from citeval_irm import evaluate, parse_measures
+from citeval_irm.base.options import EvalOptions
 from citeval_irm.evaluation.provider import CitevalProvider
 from citeval_irm.scoring import (
     MEASURES,
@@ -151,7 +152,7 @@ def test_sign_blind_is_what_the_kernels_do(case, rel, judged_only):
     the largest threshold it reaches (what pytrec_eval is given for huge labels)."""
     run, qrels = case
     measures = measures_for(rel, judged_only)
-    values = evaluate(run, qrels, measures, empty_queries="zero").values
+    values = evaluate(run, qrels, measures, options=EvalOptions(empty_queries="zero")).values
     zeroed = evaluate(run, _with_labels(qrels, lambda v: max(v, 0)), measures).values
     thresholds = sorted({0} | {int(m.params.get("rel", 1)) for m in measures})
 
@@ -186,8 +187,8 @@ def test_a_measure_trec_eval_lacks_is_verified_by_its_declared_reference(tmp_pat
 
     run = {"q": {"a": 3.0, "b": 2.0, "x": 2.0}, "r": {"a": 1.0}}
     qrels = {"q": {"a": 1, "b": -1}, "r": {"b": 1}, "s": {"a": 0}}
-    mine = evaluate(run, qrels, "Judged@2 Judged", verify=True)
-    theirs = evaluate(run, qrels, "Judged@2 Judged", engine="pytrec_eval")
+    mine = evaluate(run, qrels, "Judged@2 Judged", options=EvalOptions(verify=True))
+    theirs = evaluate(run, qrels, "Judged@2 Judged", options=EvalOptions(engine="pytrec_eval"))
     assert mine.values.tolist() == theirs.values.tolist() == [[0.5, 1 / 3], [0, 0], [0, 0]]
     assert ir_measures.citeval.calc_aggregate([ir_measures.Judged @ 2], qrels, run) == {
         ir_measures.Judged @ 2: 0.5 / 3

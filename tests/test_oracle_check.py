@@ -29,8 +29,8 @@ DEPTH = 100  # an oracle first stage's depth: a quarter of the pool
 @pytest.fixture(scope="module")
 def runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("oracle_runs")
-    whole = citeval_irm.bm25_run(DEMO, POOL, show_progress=False).frame
-    titles = citeval_irm.bm25_run(DEMO, POOL, fields=("title",), show_progress=False).frame
+    whole = citeval_irm.bm25_run(DEMO, POOL, progress=False).frame
+    titles = citeval_irm.bm25_run(DEMO, POOL, fields=("title",), progress=False).frame
     qrels = citeval_irm.read_qrels(DEMO).frame
     top = whole.groupby("query_id", sort=False).head(DEPTH)
     gold = qrels[qrels["relevance"] > 0][["query_id", "doc_id"]]
@@ -176,8 +176,12 @@ def test_a_flagged_run_is_marked_in_the_table_and_never_bold(runs, tmp_path, cap
     oracle = citeval_irm.read_run(runs["inserted"])
     manifest = write_table_manifest(tmp_path / "paper", {**honest, ("oracle", DEMO): oracle})
     measures = ["RR", "R@10", "nDCG@10"]
-    table = citeval_irm.results_table(manifest, measures=measures, baseline="bm25",
-                                      permutations=200, bootstrap=100)  # fmt: skip
+    table = citeval_irm.results_table(
+        manifest,
+        measures=measures,
+        baseline="bm25",
+        statistics=citeval_irm.StatisticsOptions(permutations=200, bootstrap=100),
+    )
     assert table.value("oracle", DEMO, "RR") > table.value("bm25", DEMO, "RR")
     frame = table.values.set_index(["system", "measure"])
     assert set(frame.loc["oracle", "status"]) == {"flagged"}

@@ -39,10 +39,15 @@ def test_partitioned_run_holds_whole_queries_and_streams(tmp_path, capsys):
         queries = set(pq.read_table(name, columns=["query_id"])["query_id"].to_pylist())
         assert not queries & seen
         seen |= queries
-    expected = citeval_irm.evaluate(run, qrels, protocol="goyal2026", ties="run_order")
+    expected = citeval_irm.evaluate(
+        run, qrels, protocol="goyal2026", options=citeval_irm.EvalOptions(ties="run_order")
+    )
     for memory in (None, TINY):
         result = citeval_irm.evaluate(
-            folder, qrels, protocol="goyal2026", ties="run_order", memory=memory
+            folder,
+            qrels,
+            protocol="goyal2026",
+            options=citeval_irm.EvalOptions(ties="run_order", memory=memory),
         )
         assert result.run_source == str(folder)
         expected.run_source = result.run_source
@@ -97,8 +102,12 @@ def test_convert_groups_a_run_that_is_not_grouped(tmp_path):
     first_seen = list(dict.fromkeys(line.split()[0] for line in mixed.read_text().splitlines()))
     order = pq.read_table(folder)["query_id"].to_pylist()
     assert list(dict.fromkeys(order)) == first_seen  # first-appearance order kept
-    same = citeval_irm.evaluate(folder, qrels, "RR nDCG@10", ties="run_order")
+    same = citeval_irm.evaluate(
+        folder, qrels, "RR nDCG@10", options=citeval_irm.EvalOptions(ties="run_order")
+    )
     assert (
         same.aggregates
-        == citeval_irm.evaluate(mixed, qrels, "RR nDCG@10", ties="run_order").aggregates
+        == citeval_irm.evaluate(
+            mixed, qrels, "RR nDCG@10", options=citeval_irm.EvalOptions(ties="run_order")
+        ).aggregates
     )

@@ -91,11 +91,11 @@ def test_listing_and_one_datasets_figures(capsys):
 def demo_runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("published_runs")
     runs = {
-        "bm25": bm25_run(DEMO, 300, temporal=True, show_progress=False),
-        "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",), show_progress=False),
-        "future": bm25_run(DEMO, 300, temporal=False, show_progress=False),
-        "twenty": bm25_run(DEMO, 20, temporal=True, show_progress=False),
-        "short": bm25_run(DEMO, 10, temporal=True, show_progress=False),
+        "bm25": bm25_run(DEMO, 300, temporal=True, progress=False),
+        "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",), progress=False),
+        "future": bm25_run(DEMO, 300, temporal=False, progress=False),
+        "twenty": bm25_run(DEMO, 20, temporal=True, progress=False),
+        "short": bm25_run(DEMO, 10, temporal=True, progress=False),
     }
     return {name: citeval_irm.write_run(run, folder / f"{name}.trec") for name, run in runs.items()}
 
@@ -106,9 +106,8 @@ def checks_of(comparison) -> dict[tuple[str, str | None], str]:
 
 def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
     runs = {name: demo_runs[name] for name in ("bm25", "titles")}
-    comparison = citeval_irm.compare(
-        runs, DEMO, protocol="goyal2026", baseline="bm25", published="ACL-200"
-    )
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", baseline="bm25")
+    comparison.published = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     side = comparison.published
     checks = checks_of(comparison)
     assert checks[("dataset", None)] == "differs" and checks[("split", None)] == "same"
@@ -134,7 +133,8 @@ def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tm
     own = pd.DataFrame({"query_id": [query], "doc_id": [query.split("_")[0]], "score": [-1.0]})
     with_own = citeval_irm.write_run(pd.concat([frame, own]), tmp_path / "own.trec")
     runs = {name: demo_runs[name] for name in ("future", "short", "twenty")} | {"own": with_own}
-    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", published="ACL-200")
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026")
+    comparison.published = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     checks = checks_of(comparison)
     assert checks[("setting", "future")] == "differs"
     assert checks[("depth", "short")] == "differs" and checks[("depth", "future")] == "same"
@@ -151,14 +151,14 @@ def test_an_evaluation_on_the_tables_dataset_checks_dataset_and_split(write):
     qrels = write("qrels.txt", "P15-1001_N04-1019_0 0 N04-1019 1\n")
     run = write("run.trec", "P15-1001_N04-1019_0 Q0 N04-1019 1 1.0 x\n")
     result = citeval_irm.evaluate(run, qrels, protocol="goyal2026")
-    comparison = citeval_irm.compare(
-        {"mine": result}, "citeval/acl-200/test", protocol="goyal2026", published=True
-    )
+    comparison = citeval_irm.compare({"mine": result}, "citeval/acl-200/test", protocol="goyal2026")
+    comparison.published = citeval_irm.compare_published(comparison, {"mine": result})
     checks = checks_of(comparison)
     assert checks[("dataset", None)] == checks[("split", None)] == "same"
     assert checks[("setting", "mine")] == checks[("depth", "mine")] == "unchecked"
     assert "like for like: not established" in str(comparison)
-    val = citeval_irm.compare({"mine": result}, "citeval/acl-200/val", published=True)
+    val = citeval_irm.compare({"mine": result}, "citeval/acl-200/val")
+    val.published = citeval_irm.compare_published(val)
     assert checks_of(val)[("split", None)] == "differs"
 
 
@@ -243,9 +243,9 @@ def test_the_shipped_figures_are_labelled_in_every_output(capsys, demo_runs, tmp
     frame = pd.read_csv(io.StringIO(listing.format("csv")))
     assert set(frame["provenance"]) == {TRANSCRIBED}
     assert json.loads(listing.format("json"))["papers"]["goyal2026"]["provenance"] == TRANSCRIBED
-    comparison = citeval_irm.compare(
-        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", published="ACL-200"
-    )
+    bm25 = {"bm25": demo_runs["bm25"]}
+    comparison = citeval_irm.compare(bm25, DEMO, protocol="goyal2026")
+    comparison.published = citeval_irm.compare_published(comparison, bm25, dataset="ACL-200")
     assert TRANSCRIBED in flat(str(comparison))
     assert json.loads(comparison.format("json"))["published"]["provenance"] == TRANSCRIBED
     assert TRANSCRIBED in flat(comparison.format("latex"))
@@ -264,9 +264,9 @@ def test_a_users_table_from_a_file_or_a_frame(capsys, demo_runs, write):
     assert set(shown.frame["paper"]) == {str(path)} and shown.papers[str(path)].split == "test"
     assert shown.figures(str(path), "citeval/demo/test", "end-to-end").at["Mine", "RR"] == 0.3003
     assert "values read as fractions" in str(shown)
-    comparison = citeval_irm.compare(
-        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", published=path
-    )
+    bm25 = {"bm25": demo_runs["bm25"]}
+    comparison = citeval_irm.compare(bm25, DEMO, protocol="goyal2026")
+    comparison.published = citeval_irm.compare_published(comparison, bm25, paper=path)
     side = comparison.published
     assert side.paper.provenance == own and list(side.figures.columns) == ["Mine", "Other"]
     checks = checks_of(comparison)
@@ -275,9 +275,8 @@ def test_a_users_table_from_a_file_or_a_frame(capsys, demo_runs, write):
     ours = comparison.results["bm25"]["RR"]
     assert side.differences().at[("RR", "bm25"), "Mine"] == pytest.approx(ours - 0.3003)
     frame = pd.read_csv(path)
-    by_frame = citeval_irm.compare(
-        {"bm25": demo_runs["bm25"]}, DEMO, protocol="goyal2026", paper=frame, published=True
-    )
+    by_frame = citeval_irm.compare(bm25, DEMO, protocol="goyal2026")
+    by_frame.published = citeval_irm.compare_published(by_frame, bm25, paper=frame)
     assert by_frame.published.paper.provenance == "from a DataFrame (given by the user)"
     assert by_frame.published.figures.equals(side.figures)
     args = ["compare", demo_runs["bm25"], "--dataset", DEMO, "--protocol", "goyal2026"]

@@ -28,6 +28,7 @@ from test_streaming import citation_run, same_result
 from test_trec_eval_outputs import expected_lines
 
 from citeval_irm import InputError, convert, evaluate, read_qrels, read_run
+from citeval_irm.base.options import EvalOptions
 from citeval_irm.cli import main
 from citeval_irm.reading.io import write_run
 from citeval_irm.reading.streaming import plan_reading, text_size
@@ -143,7 +144,7 @@ def test_every_input_form_gives_the_same_values_and_warnings(tmp_path_factory, t
         run, memory = form if isinstance(form, tuple) else (form, None)
         if memory is not None:
             assert plan_reading(run, memory).stream, name
-        result = evaluate(run, qrels, MEASURES, memory=memory)
+        result = evaluate(run, qrels, MEASURES, options=EvalOptions(memory=memory))
         assert result.query_ids == reference.query_ids, name
         assert np.array_equal(result.values, reference.values), name
         assert without_reading_notes(result.warnings) == without_reading_notes(
@@ -209,7 +210,7 @@ def test_an_empty_field_at_a_block_boundary_is_found(tmp_path, bad_line, odd_byt
     assert plan_reading(run, "1K").block_size == block
     for memory in (None, "1K"):
         with pytest.raises(InputError, match="found 5") as caught:
-            evaluate(run, qrels, "RR", memory=memory)
+            evaluate(run, qrels, "RR", options=EvalOptions(memory=memory))
         assert caught.value.line == count + 1
 
 
@@ -223,7 +224,7 @@ def test_a_byte_order_mark_is_dropped_on_both_paths(tmp_path):
     qrels.write_bytes(bom + b"q1 0 a 1\n")
     for path in (fast, lines):
         assert read_run(path).query_strings().to_pylist() == ["q1", "q1"]
-        streamed = evaluate(path, qrels, "RR", memory="1K")
+        streamed = evaluate(path, qrels, "RR", options=EvalOptions(memory="1K"))
         assert streamed.query_ids == ["q1"]
     assert read_qrels(qrels).query_strings().to_pylist() == ["q1"]
 
@@ -266,7 +267,7 @@ def test_trec_eval_comment_files_match_its_output(capsys, trec_eval_dir):
         trec_eval_dir / "results.test.with-comments",
         trec_eval_dir / "qrels.test.with-comments",
         "AP",
-        memory="1K",
+        options=EvalOptions(memory="1K"),
     )
     same_result(result, streamed)
 
@@ -284,9 +285,9 @@ def test_a_sorted_run_keeps_every_warning_of_the_whole_file(tmp_path):
     moved = lines[:100] + lines[400:] + lines[100:400]  # not grouped: sorted first
     mixed = tmp_path / "mixed.trec"
     mixed.write_text("\n".join(moved) + "\n")
-    options = {"measures": "AP RR P@10", "duplicates": "keep_best", "ties": "run_order"}
-    whole = evaluate(mixed, qrels, **options)
-    streamed = evaluate(mixed, qrels, memory="64K", **options)
+    fields = {"duplicates": "keep_best", "ties": "run_order"}
+    whole = evaluate(mixed, qrels, "AP RR P@10", options=EvalOptions(**fields))
+    streamed = evaluate(mixed, qrels, "AP RR P@10", options=EvalOptions(**fields, memory="64K"))
     assert [w.code for w in streamed.warnings if w.code == "run_sorted"] == ["run_sorted"]
     streamed.warnings = [w for w in streamed.warnings if w.code != "run_sorted"]
     codes = {w.code for w in whole.warnings}
@@ -391,7 +392,8 @@ def test_a_gzip_of_several_members_is_sized_by_its_text(tmp_path):
     plan = plan_reading(members, len(text) // 2)
     assert plan.stream
     same_result(
-        evaluate(run, qrels, MEASURES), evaluate(members, qrels, MEASURES, memory=len(text) // 2)
+        evaluate(run, qrels, MEASURES),
+        evaluate(members, qrels, MEASURES, options=EvalOptions(memory=len(text) // 2)),
     )
 
 
@@ -406,7 +408,7 @@ def test_a_parquet_file_of_one_row_group_is_streamed_in_chunks(tmp_path):
     assert len(chunks) > 5 and max(len(c) for c in chunks) < 2000
     same_result(
         evaluate(run, qrels, MEASURES),
-        evaluate(tmp_path / "one.parquet", qrels, MEASURES, memory="64K"),
+        evaluate(tmp_path / "one.parquet", qrels, MEASURES, options=EvalOptions(memory="64K")),
     )
 
 

@@ -267,7 +267,9 @@ def test_a_crafted_runs_eval_report_shows_every_cause(tmp_path, capsys) -> None:
         "warnings",
         "environment",
     ]
-    result = citeval_irm.evaluate(run, qrels, measures, duplicates="keep_best")
+    result = citeval_irm.evaluate(
+        run, qrels, measures, options=citeval_irm.EvalOptions(duplicates="keep_best")
+    )
     scores = page.tables["scores"]
     assert scores.headers == ["measure", "crafted"]
     assert all(close(v, result[m], 4, 1.0) for m, v in scores.rows)  # no protocol: fractions
@@ -387,9 +389,8 @@ def test_compare_report_beside_the_published_table(demo, tmp_path, capsys) -> No
     assert page.section_order[:6] == [
         "setup", "scores", "differences", "published", "popularity", "ties",
     ]  # fmt: skip
-    side = citeval_irm.compare(
-        runs, DEMO, protocol="goyal2026", baseline="bm25", published="ACL-200"
-    ).published
+    comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", baseline="bm25")
+    side = citeval_irm.compare_published(comparison, runs, dataset="ACL-200")
     table = page.tables["published"]
     assert table.headers == [
         "measure",
@@ -461,7 +462,12 @@ def test_the_setup_says_which_queries_are_averaged(empty_queries, counted) -> No
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}
     run = {"q1": {"a": 0.9, "c": 0.5}, "q2": {"c": 0.9, "b": 0.5}}
     with pytest.warns(citeval_irm.EvalWarning):
-        report = citeval_irm.make_report({"plain": run}, qrels, "RR", empty_queries=empty_queries)
+        report = citeval_irm.make_report(
+            {"plain": run},
+            qrels,
+            "RR",
+            options=citeval_irm.EvalOptions(empty_queries=empty_queries),
+        )
     assert f"queries evaluated {counted}" in " ".join(
         Page(report.to_html()).section_text("setup").split()
     )

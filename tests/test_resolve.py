@@ -167,11 +167,23 @@ def test_breakdown_by_popularity_takes_the_resolution(corpus):
         for n, q in enumerate(queries)
     }
     result = quiet_resolve(lists, ACL)
-    found = citeval_irm.breakdown(result, ACL, "popularity", "in_pool_rate", bins=2,
-                                  permutations=200, bootstrap=200)  # fmt: skip
+    found = citeval_irm.breakdown(
+        result,
+        ACL,
+        "in_pool_rate",
+        by="popularity",
+        bins=2,
+        statistics=citeval_irm.StatisticsOptions(permutations=200, bootstrap=200),
+    )
     rates = dict(zip(found.groups["group"], found.groups[found.runs[0]]))
     assert list(rates.values()) == [0.0, 1.0]  # tail invented, head named
-    default = citeval_irm.breakdown(result, ACL, "popularity", bins=2, bootstrap=200)
+    default = citeval_irm.breakdown(
+        result,
+        ACL,
+        by="popularity",
+        bins=2,
+        statistics=citeval_irm.StatisticsOptions(bootstrap=200),
+    )
     assert default.measure == "in_pool_rate"
 
 
@@ -312,7 +324,12 @@ def test_the_example_runs_end_to_end(demo_home, tmp_path, capsys):
     assert "tail" in capsys.readouterr().out
     resolution = quiet_resolve(examples / "generated.jsonl", demo,
                                catalogue=examples / "catalogue.txt")  # fmt: skip
-    found = citeval_irm.breakdown(resolution, demo, "popularity", "existence_rate",
-                                  bootstrap=200, permutations=200)  # fmt: skip
+    found = citeval_irm.breakdown(
+        resolution,
+        demo,
+        "existence_rate",
+        by="popularity",
+        statistics=citeval_irm.StatisticsOptions(bootstrap=200, permutations=200),
+    )
     rates = list(found.groups[found.runs[0]])
     assert rates == sorted(rates)  # fabrication falls with popularity

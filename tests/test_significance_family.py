@@ -31,7 +31,7 @@ STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 @pytest.fixture(scope="module")
 def demo(demo_home):
     """The demo's BM25 rankings (30 deep, temporal) and each query's gold paper."""
-    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True, show_progress=False).frame
+    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True, progress=False).frame
     gold = citeval_irm.read_qrels(DEMO).frame.set_index("query_id")["doc_id"]
     return {"bm25": bm25, "gold": gold, "queries": list(gold.index)}
 
@@ -81,12 +81,21 @@ def test_table_marks_a_cell_in_the_direction_of_the_test(demo, tmp_path, capsys)
     runs = wins_small_loses_big(demo)
     path = manifest(tmp_path / "direction", runs)
     comparison = citeval_irm.compare(
-        {n: tmp_path / "direction" / f"{n}.trec" for n in runs}, DEMO, "RR", baseline="a",
-        test="sign", queries="all", **FAST,
-    )  # fmt: skip
+        {n: tmp_path / "direction" / f"{n}.trec" for n in runs},
+        DEMO,
+        "RR",
+        baseline="a",
+        queries="all",
+        statistics=citeval_irm.StatisticsOptions(test="sign", **FAST),
+    )
     pair = comparison.pairs.iloc[0]
     assert pair["diff"] < 0 and pair["direction"] == 1 and pair["significant"]
-    table = citeval_irm.results_table(path, measures="RR", baseline="a", test="sign", **FAST)
+    table = citeval_irm.results_table(
+        path,
+        measures="RR",
+        baseline="a",
+        statistics=citeval_irm.StatisticsOptions(test="sign", **FAST),
+    )
     cell = table.to_dataframe().set_index("system").loc["b"]
     assert cell["significant"] and cell["direction"] == 1 and cell["diff"] < 0
     row = next(line for line in str(table).splitlines() if line.strip().startswith("b "))
@@ -101,7 +110,12 @@ def test_table_marks_a_cell_in_the_direction_of_the_test(demo, tmp_path, capsys)
     cell = next(c for c in payload["cells"] if c["system"] == "b")
     assert cell["direction"] == 1 and cell["significant"] is True
     assert any("points against the mean" in line for line in payload["legend"])
-    by_mean = citeval_irm.results_table(path, measures="RR", baseline="a", test="t", **FAST)
+    by_mean = citeval_irm.results_table(
+        path,
+        measures="RR",
+        baseline="a",
+        statistics=citeval_irm.StatisticsOptions(test="t", **FAST),
+    )
     row = next(line for line in str(by_mean).splitlines() if line.strip().startswith("b "))
     assert "▲" not in row  # by the mean, b is not better
 
@@ -122,7 +136,10 @@ def test_tests_without_a_p_are_left_out_of_the_table_family(demo, tmp_path):
     path = manifest(tmp_path / "family", runs)
     for correction in ("bh", "holm"):
         table = citeval_irm.results_table(
-            path, measures="RR R@5", baseline="base", test="t", correction=correction, **FAST
+            path,
+            measures="RR R@5",
+            baseline="base",
+            statistics=citeval_irm.StatisticsOptions(test="t", correction=correction, **FAST),
         )
         cells = table.to_dataframe().set_index(["system", "measure"])
         assert cells.loc["copy", "p"].isna().all() and cells.loc["copy", "p_adj"].isna().all()
@@ -152,7 +169,13 @@ def test_groups_without_a_p_are_left_out_of_the_breakdown_family(demo):
     other = [max(1, r - int(rng.integers(1, 3))) if q in coling else r
              for q, r in zip(demo["queries"], base)]  # fmt: skip
     runs = {"base": placed(demo, base), "other": placed(demo, other)}
-    result = citeval_irm.breakdown(runs, DEMO, "venue", "RR", test="t", correction="bh", **FAST)
+    result = citeval_irm.breakdown(
+        runs,
+        DEMO,
+        "RR",
+        by="venue",
+        statistics=citeval_irm.StatisticsOptions(test="t", correction="bh", **FAST),
+    )
     pairs = result.pairs.set_index("group")
     assert pairs["p_t"].notna().sum() == 1 and pairs.loc["COLING", "p_t"] < 0.05
     assert pairs.loc["COLING", "p_adj"] == pairs.loc["COLING", "p_t"]  # a family of one
@@ -181,7 +204,10 @@ def test_table_raises_b_for_its_family_and_says_so(demo, tmp_path, capsys, monke
     monkeypatch.setattr(choices, "MAX_AUTO_PERMUTATIONS", 200)
     with pytest.warns(citeval_irm.EvalWarning, match="B = 439 is needed"):
         table = citeval_irm.results_table(
-            path, baseline="base", measures=ELEVEN, permutations=100, bootstrap=100
+            path,
+            baseline="base",
+            measures=ELEVEN,
+            statistics=citeval_irm.StatisticsOptions(permutations=100, bootstrap=100),
         )
     assert not table.to_dataframe()["significant"].any()
     text = flat(str(table))
@@ -200,7 +226,9 @@ def test_too_few_non_zero_differences_are_said_in_every_output(demo, tmp_path, c
     folder = tmp_path / "five"
     path = manifest(folder, runs)
     files = [str(folder / f"{name}.trec") for name in runs]
-    comparison = citeval_irm.compare(files, DEMO, "RR", test="sign", **FAST)
+    comparison = citeval_irm.compare(
+        files, DEMO, "RR", statistics=citeval_irm.StatisticsOptions(test="sign", **FAST)
+    )
     pair = comparison.pairs.iloc[0]
     assert pair["p_sign"] == 0.0625 and pair["p_adj_floor"] == 0.0625
     assert not pair["reachable"] and not pair["significant"]
@@ -214,11 +242,18 @@ def test_too_few_non_zero_differences_are_said_in_every_output(demo, tmp_path, c
                  "--format", "csv"]) == 0  # fmt: skip
     frame = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
     assert not frame["reachable"].iloc[0]
-    table = citeval_irm.results_table(path, measures="RR", baseline="base", test="sign", **FAST)
+    table = citeval_irm.results_table(
+        path,
+        measures="RR",
+        baseline="base",
+        statistics=citeval_irm.StatisticsOptions(test="sign", **FAST),
+    )
     assert "cannot reach significance (1 of 1 test: five on citeval/demo/test RR)" in flat(
         str(table)
     )
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "RR", test="sign", **FAST)
+    result = citeval_irm.breakdown(
+        runs, DEMO, "RR", by="gold", statistics=citeval_irm.StatisticsOptions(test="sign", **FAST)
+    )
     assert "cannot reach significance" in flat(str(result))
     assert "x" in result.table()[1][0][-1]
 
@@ -232,7 +267,9 @@ def test_an_interval_on_few_non_zero_differences_is_flagged_everywhere(demo, cap
     folder = tmp_path / "few"
     manifest(folder, runs)
     files = [str(folder / f"{name}.trec") for name in runs]
-    comparison = citeval_irm.compare(files, DEMO, "RR R@30", **FAST)
+    comparison = citeval_irm.compare(
+        files, DEMO, "RR R@30", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     rows = comparison.pairs.set_index("measure")
     assert rows.at["RR", "ci_few"] and not np.isnan(rows.at["RR", "ci_low"])
     text = flat(str(comparison))
@@ -244,7 +281,9 @@ def test_an_interval_on_few_non_zero_differences_is_flagged_everywhere(demo, cap
     ):
         assert main(["compare", *files, "--dataset", DEMO, "-m", "RR", "-q", "--format", fmt]) == 0
         assert read(capsys.readouterr().out) is True
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "R@1", **FAST)  # 12 non-zero values
+    result = citeval_irm.breakdown(
+        runs, DEMO, "R@1", by="gold", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )  # 12 non-zero values
     assert result.pairs["ci_few"].all() and result.groups["some few"].all()
     assert "~[" in str(result) and "fewer than 30 non-zero values" in flat(str(result))
     assert result.to_dataframe()["some ci_few"].all()
@@ -280,9 +319,9 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
     ranks, test, correction = family
     runs = {name: placed(demo, list(r)) for name, r in ranks.items()}
     path = manifest(tmp_path_factory.mktemp("property"), runs)
-    common = {"test": test, "correction": correction, **FAST}
+    common = {"statistics": citeval_irm.StatisticsOptions(test=test, correction=correction, **FAST)}
     table = citeval_irm.results_table(path, measures="RR R@5", baseline="base", **common)
-    result = citeval_irm.breakdown(runs, DEMO, "gold", "RR", baseline="base", **common)
+    result = citeval_irm.breakdown(runs, DEMO, "RR", by="gold", baseline="base", **common)
     for pairs, p_column in ((table.to_dataframe().dropna(subset=["diff"]), "p"),
                             (result.pairs, f"p_{test}")):  # fmt: skip
         has_p = pairs[p_column].notna()
@@ -296,9 +335,16 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
         assert (pairs["significant"].astype(bool) == marked).all()
     # the same runs through compare (B as the table used it, no correction): the same p
     alone = citeval_irm.compare(
-        runs, DEMO, "RR R@5", baseline="base", queries="all", tukey=False, test=test,
-        correction="none", permutations=table.settings.permutations, bootstrap=200,
-    ).pairs.set_index(["system", "measure"])  # fmt: skip
+        runs,
+        DEMO,
+        "RR R@5",
+        baseline="base",
+        queries="all",
+        tukey=False,
+        statistics=citeval_irm.StatisticsOptions(
+            test=test, correction="none", permutations=table.settings.permutations, bootstrap=200
+        ),
+    ).pairs.set_index(["system", "measure"])
     cells = table.to_dataframe().dropna(subset=["diff"]).set_index(["system", "measure"])
     np.testing.assert_array_equal(cells["p"], alone.loc[cells.index, f"p_{test}"])
     np.testing.assert_array_equal(cells["direction"], alone.loc[cells.index, "direction"])
@@ -319,22 +365,42 @@ def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path
     qa.write_text("".join(rows), encoding="utf-8")
     changed = rows[:-1] + [rows[-1].replace(" 1\n", " 2\n")]  # one label differs
     qb.write_text("".join(changed), encoding="utf-8")
-    made = citeval_irm.evaluate(runs["a"], qa, "RR", progress=False)
+    made = citeval_irm.evaluate(
+        runs["a"], qa, "RR", options=citeval_irm.EvalOptions(progress=False)
+    )
     with pytest.raises(citeval_irm.InputError, match=r"a was evaluated on other judgements "
                        r"\(.*qa.txt\) than the comparison's qrels \(.*qb.txt\)"):  # fmt: skip
-        citeval_irm.compare({"a": made, "b": runs["b"]}, qb, "RR", **FAST)
-    both = {"a": made, "b": citeval_irm.evaluate(runs["b"], qb, "RR", progress=False)}
+        citeval_irm.compare(
+            {"a": made, "b": runs["b"]}, qb, "RR", statistics=citeval_irm.StatisticsOptions(**FAST)
+        )
+    both = {
+        "a": made,
+        "b": citeval_irm.evaluate(
+            runs["b"], qb, "RR", options=citeval_irm.EvalOptions(progress=False)
+        ),
+    }
     with pytest.raises(citeval_irm.InputError, match="b was evaluated on other judgements"):
-        citeval_irm.compare(both, measures="RR", **FAST)
+        citeval_irm.compare(both, measures="RR", statistics=citeval_irm.StatisticsOptions(**FAST))
     as_dict = {}
     for q, d, r in reversed(qrels[["query_id", "doc_id", "relevance"]].values.tolist()):
         as_dict.setdefault(q, {})[d] = r
-    same = citeval_irm.compare({"a": made, "b": runs["b"]}, as_dict, "RR", **FAST)
+    same = citeval_irm.compare(
+        {"a": made, "b": runs["b"]}, as_dict, "RR", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     assert same.pairs.iloc[0]["diff"] > 0
     for option, value in (("max_docs", 1), ("ties", "run_order"), ("empty_queries", "skip")):
-        other = citeval_irm.evaluate(runs["a"], qa, "RR", progress=False, **{option: value})
+        other = citeval_irm.evaluate(
+            runs["a"], qa, "RR", options=citeval_irm.EvalOptions(progress=False, **{option: value})
+        )
         with pytest.raises(citeval_irm.InputError, match=f"a was evaluated with {option}="):
-            citeval_irm.compare({"a": other, "b": runs["b"]}, qa, "RR", **FAST)
-    protocol = citeval_irm.evaluate(runs["a"], DEMO, protocol="goyal2026", progress=False)
+            citeval_irm.compare(
+                {"a": other, "b": runs["b"]},
+                qa,
+                "RR",
+                statistics=citeval_irm.StatisticsOptions(**FAST),
+            )
+    protocol = citeval_irm.evaluate(
+        runs["a"], DEMO, protocol="goyal2026", options=citeval_irm.EvalOptions(progress=False)
+    )
     with pytest.raises(citeval_irm.InputError, match="protocol goyal2026, the comparison uses"):
         citeval_irm.compare({"a": protocol, "b": runs["b"]}, DEMO, protocol="masterset2026")

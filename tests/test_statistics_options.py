@@ -50,14 +50,16 @@ def test_a_wrong_statistics_argument_names_itself(keywords, error, named):
     with pytest.raises(error, match=named):
         StatisticsOptions(**keywords)
     with pytest.raises(error, match=named):
-        citeval_irm.compare(RUNS, **keywords)
+        citeval_irm.compare(RUNS, statistics=StatisticsOptions(**keywords))
 
 
 def test_whole_numbers_are_taken_and_never_rounded():
     assert StatisticsOptions(permutations=1e4).permutations == 10_000  # a whole float
     assert StatisticsOptions(bootstrap=np.int64(500)).bootstrap == 500
     assert StatisticsOptions(alpha=np.float64(0.01)).alpha == 0.01
-    comparison = citeval_irm.compare(RUNS, permutations=2_000.0)
+    comparison = citeval_irm.compare(
+        RUNS, statistics=citeval_irm.StatisticsOptions(permutations=2_000.0)
+    )
     assert comparison.settings.permutations == 2_000
 
 

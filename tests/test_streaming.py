@@ -72,9 +72,11 @@ def same_result(a, b) -> None:
 def test_streamed_equals_in_memory(tmp_path, ties, empty_queries):
     run, qrels = citation_run(tmp_path)
     assert plan_reading(run, TINY).stream and not plan_reading(run).stream
-    options = {"protocol": "goyal2026", "ties": ties, "empty_queries": empty_queries}
-    whole = citeval_irm.evaluate(run, qrels, **options)
-    streamed = citeval_irm.evaluate(run, qrels, memory=TINY, **options)
+    fields = {"ties": ties, "empty_queries": empty_queries}
+    whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026", options=EvalOptions(**fields))
+    streamed = citeval_irm.evaluate(
+        run, qrels, protocol="goyal2026", options=EvalOptions(**fields, memory=TINY)
+    )
     same_result(whole, streamed)
     codes = {w.code for w in streamed.warnings}
     assert {"run_only_queries", "missing_queries", "queries_without_relevant"} <= codes
@@ -105,13 +107,20 @@ def test_gzip_extra_text_duplicates_and_other_engines(tmp_path):
     lines.insert(2000, lines[1990].replace(" sys", " dup"))  # a repeated (query, doc)
     packed = tmp_path / "run.trec.gz"
     packed.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    options = {"measures": "RR R@10 nDCG@10 AP Bpref", "duplicates": "keep_best"}
-    whole = citeval_irm.evaluate(packed, qrels, **options)
-    streamed = citeval_irm.evaluate(packed, qrels, memory=TINY, **options)
+    measures = "RR R@10 nDCG@10 AP Bpref"
+    whole = citeval_irm.evaluate(
+        packed, qrels, measures, options=EvalOptions(duplicates="keep_best")
+    )
+    streamed = citeval_irm.evaluate(
+        packed, qrels, measures, options=EvalOptions(duplicates="keep_best", memory=TINY)
+    )
     same_result(whole, streamed)
     assert {"run_extra_text", "duplicate_docs_dropped"} <= {w.code for w in streamed.warnings}
     verified = citeval_irm.evaluate(
-        packed, qrels, "RR nDCG@10", duplicates="keep_best", memory=TINY, verify=True
+        packed,
+        qrels,
+        "RR nDCG@10",
+        options=citeval_irm.EvalOptions(duplicates="keep_best", memory=TINY, verify=True),
     )
     assert verified["RR"] == whole["RR"]
 
@@ -123,7 +132,7 @@ def test_trec_eval_reference_run_streamed(trec_eval_dir):
     measures = "RR P@10 R@100 AP nDCG Rprec NumRet(rel=1)"
     same_result(
         citeval_irm.evaluate(run, qrels, measures),
-        citeval_irm.evaluate(run, qrels, measures, memory="1K"),
+        citeval_irm.evaluate(run, qrels, measures, options=citeval_irm.EvalOptions(memory="1K")),
     )
 
 
@@ -134,13 +143,17 @@ def test_errors_name_the_line_while_streaming(tmp_path):
     bad[2500] = bad[2500].rsplit(" ", 2)[0] + " oops sys"
     (tmp_path / "bad.trec").write_text("\n".join(bad) + "\n")
     with pytest.raises(citeval_irm.InputError, match=r"bad\.trec:2501: score 'oops'"):
-        citeval_irm.evaluate(tmp_path / "bad.trec", qrels, "RR", memory=TINY)
+        citeval_irm.evaluate(
+            tmp_path / "bad.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=TINY)
+        )
     repeated = list(lines)
     repeated.insert(3000, repeated[2999])  # a doc listed twice, far from the start
     (tmp_path / "dup.trec").write_text("\n".join(repeated) + "\n")
     for memory in (TINY, None):  # the same line on both paths
         with pytest.raises(citeval_irm.InputError, match=r"dup\.trec:3001: duplicate score"):
-            citeval_irm.evaluate(tmp_path / "dup.trec", qrels, "RR", memory=memory)
+            citeval_irm.evaluate(
+                tmp_path / "dup.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=memory)
+            )
 
 
 def test_a_run_not_grouped_by_query_is_detected(tmp_path):
@@ -195,9 +208,12 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
     moved = lines[:100] + lines[400:] + lines[100:400]  # queries 1-5 split, their ends last
     mixed = tmp_path / "mixed.trec"
     mixed.write_text("\n".join(moved) + "\n")
-    options = {"protocol": "goyal2026", "ties": "run_order"}
-    whole = citeval_irm.evaluate(mixed, qrels, **options)
-    streamed = citeval_irm.evaluate(mixed, qrels, memory=TINY, **options)
+    whole = citeval_irm.evaluate(
+        mixed, qrels, protocol="goyal2026", options=EvalOptions(ties="run_order")
+    )
+    streamed = citeval_irm.evaluate(
+        mixed, qrels, protocol="goyal2026", options=EvalOptions(ties="run_order", memory=TINY)
+    )
     note = [w for w in streamed.warnings if w.code == "run_sorted"]
     assert len(note) == 1 and "DuckDB" in note[0].message
     streamed.warnings = [w for w in streamed.warnings if w.code != "run_sorted"]
@@ -205,7 +221,9 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
     repeated = moved + [moved[150]]  # a duplicate, after the sort next to its first copy
     (tmp_path / "dup.trec").write_text("\n".join(repeated) + "\n")
     with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{len(repeated)}: duplicate"):
-        citeval_irm.evaluate(tmp_path / "dup.trec", qrels, "RR", memory=TINY)
+        citeval_irm.evaluate(
+            tmp_path / "dup.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=TINY)
+        )
 
 
 def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
@@ -220,7 +238,9 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
     lines += ["not-a-query Q0 X99-9999 1 1 bad"]
     path.write_text("\n".join(lines) + "\n")
     whole = citeval_irm.validate(path, "citeval/demo/test", same_year=True)
-    streamed = citeval_irm.validate(path, "citeval/demo/test", same_year=True, memory=TINY)
+    streamed = citeval_irm.validate(
+        path, "citeval/demo/test", same_year=True, options=citeval_irm.EvalOptions(memory=TINY)
+    )
     assert not whole.passed and whole.count("later_paper") > 10
     assert whole.to_dict() == streamed.to_dict()
     pd_testing = pytest.importorskip("pandas.testing")
@@ -229,8 +249,8 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
         path, "citeval/demo/test", options=EvalOptions(memory=TINY, progress=False)
     )
     assert given.to_dict() == streamed.to_dict()
-    with pytest.raises(TypeError, match="did you mean 'memory'"):
-        citeval_irm.validate(path, "citeval/demo/test", memroy=TINY)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'memory'"):
+        citeval_irm.validate(path, "citeval/demo/test", memory=TINY)
 
 
 def test_progress_on_a_terminal_and_not_otherwise(tmp_path):

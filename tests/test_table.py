@@ -34,13 +34,13 @@ def manifest(tmp_path_factory):
         write_popularity_corpus(root / "acl-200")
         runs = {}
         for dataset in (DEMO, ACL):
-            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, show_progress=False)
+            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, progress=False)
             if dataset == DEMO:
                 runs["titles", dataset] = citeval_irm.bm25_run(
-                    dataset, 300, fields=("title",), show_progress=False
+                    dataset, 300, fields=("title",), progress=False
                 )
             runs["future", dataset] = citeval_irm.bm25_run(
-                dataset, 300, temporal=dataset != DEMO, show_progress=False
+                dataset, 300, temporal=dataset != DEMO, progress=False
             )
         path = write_table_manifest(root / "paper", runs)
         yield path
@@ -48,7 +48,12 @@ def manifest(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def table(manifest):
-    return citeval_irm.results_table(manifest, baseline="bm25", published="goyal2026", **FAST)
+    return citeval_irm.results_table(
+        manifest,
+        baseline="bm25",
+        paper="goyal2026",
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
 
 
 def entries(manifest: Path) -> list[tuple[str, str, Path]]:
@@ -116,10 +121,11 @@ def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
         DEMO,
         protocol="goyal2026",
         baseline="bm25",
-        correction="none",
         queries="all",
         tukey=False,
-        **{**FAST, "permutations": 879},
+        statistics=citeval_irm.StatisticsOptions(
+            **{**FAST, "permutations": 879}, correction="none"
+        ),
     )
     own = alone.pairs.set_index("measure")
     for row in tested[tested["dataset"] == DEMO].itertuples():
@@ -188,12 +194,22 @@ def small_manifest(manifest: Path, folder: Path, delimiter: str = ",") -> Path:
 @pytest.mark.slow
 def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
     small = small_manifest(manifest, tmp_path, "\t")  # a TSV manifest
-    found = citeval_irm.results_table(small, measures="RR", baseline="bm25", **FAST)
+    found = citeval_irm.results_table(
+        small, measures="RR", baseline="bm25", statistics=citeval_irm.StatisticsOptions(**FAST)
+    )
     bm25 = pd.read_csv(small, sep="\t")["run"][0]
     assert found.value("bm25", DEMO, "RR") == pytest.approx(
-        citeval_irm.evaluate(bm25, DEMO, "RR", progress=False)["RR"]
+        citeval_irm.evaluate(bm25, DEMO, "RR", options=citeval_irm.EvalOptions(progress=False))[
+            "RR"
+        ]
     )
-    parallel = citeval_irm.results_table(small, measures="RR", baseline="bm25", jobs=2, **FAST)
+    parallel = citeval_irm.results_table(
+        small,
+        measures="RR",
+        baseline="bm25",
+        jobs=2,
+        statistics=citeval_irm.StatisticsOptions(**FAST),
+    )
     pd.testing.assert_frame_equal(parallel.to_dataframe(), found.to_dataframe())
     distributed = pytest.importorskip("distributed")
     with (
@@ -203,7 +219,11 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
         distributed.Client(cluster) as client,
     ):
         on_dask = citeval_irm.results_table(
-            small, measures="RR", baseline="bm25", engine="dask", scheduler=client, **FAST
+            small,
+            measures="RR",
+            baseline="bm25",
+            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
+            statistics=citeval_irm.StatisticsOptions(**FAST),
         )
     pd.testing.assert_frame_equal(on_dask.to_dataframe(), found.to_dataframe())
 

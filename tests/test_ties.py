@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ir_measures import AP, RR, R, Success, nDCG
 
 from citeval_irm import InputError, as_run, evaluate
+from citeval_irm.base.options import EvalOptions
 from citeval_irm.reading.ties import rank_run
 
 
@@ -51,8 +52,8 @@ def test_unknown_policy_is_an_error():
 def test_policy_changes_the_number_and_the_choice_is_reported():
     qrels = {"q": {"d10": 1}}
     run = {"q": {"d10": 1.0, "d9": 1.0}}
-    trec = evaluate(run, qrels, "RR", ties="trec_eval")
-    listed = evaluate(run, qrels, "RR", ties="run_order")
+    trec = evaluate(run, qrels, "RR", options=EvalOptions(ties="trec_eval"))
+    listed = evaluate(run, qrels, "RR", options=EvalOptions(ties="run_order"))
     assert trec["RR"] == 0.5 and listed["RR"] == 1.0
     assert [w.code for w in trec.warnings] == ["tied_scores"]
 

@@ -2,7 +2,7 @@
 
 :class:`EvalOptions` is how a run is read, ranked and scored, and how its numbers are
 shown; :class:`StatisticsOptions` is how runs are compared. Both are made once, from the
-command line (``cli``) or from a public function's keywords (:func:`options_from`), and
+command line (``cli``) or by the caller (``options=EvalOptions(ties='run_order')``), and
 handed whole to ``evaluate``, ``validate``, ``crosscheck``, ``compare``, ``table``,
 ``breakdown`` and the report, so no layer re-lists them. Every value is checked when the
 object is made, before any run is read: a typo fails at once, not after the evaluations.
@@ -12,9 +12,8 @@ object is made, before any run is read: a typo fails at once, not after the eval
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .choices import (
@@ -185,29 +184,15 @@ def whole_number(name: str, value, minimum: int) -> int:
     return int(value)
 
 
-def _names(kind) -> set[str]:
-    return {f.name for f in fields(kind)}
-
-
-def options_from(caller: str, keywords: dict, *given, exclude: tuple[str, ...] = ()) -> tuple:
-    """The option objects of ``given`` (an :class:`EvalOptions` and/or a
-    :class:`StatisticsOptions`, or ``None`` for the defaults, each given with its class as
-    ``(value, class)``) with ``keywords`` applied over them, each keyword to the object
-    that has a field of its name. A keyword no object has (or one in ``exclude``) is a
-    ``TypeError`` as Python gives for a function's keyword, naming close ones."""
-    kinds = [kind for _, kind in given]
-    known = set().union(*(_names(kind) for kind in kinds)) - set(exclude)
-    unknown = sorted(set(keywords) - known)
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}{hint}")
+def options_from(caller: str, *given) -> tuple:
+    """The option objects of ``given`` (each ``(value, class)``: an :class:`EvalOptions` or
+    a :class:`StatisticsOptions`, or ``None`` for the defaults); anything else is an error
+    naming the class ``caller`` expects."""
     built = []
     for value, kind in given:
         if value is not None and not isinstance(value, kind):
             raise InputError(
                 None, f"{caller}: expected {kind.__name__}, got {type(value).__name__}"
             )
-        mine = {k: v for k, v in keywords.items() if k in _names(kind)}
-        built.append(replace(value, **mine) if value is not None else kind(**mine))
+        built.append(value if value is not None else kind())
     return tuple(built)

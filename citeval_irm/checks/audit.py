@@ -286,7 +286,7 @@ def _splits_of(dataset_id: str) -> list[str]:
     return own or [dataset_id]
 
 
-def audit(dataset: str, protocol: str | Protocol | None = "goyal2026", *,
+def audit(dataset: str, *, protocol: str | Protocol | None = "goyal2026",
           same_year: bool = True) -> DatasetAudit:  # fmt: skip
     """Audit an ir_datasets dataset of citeval (a split, or a corpus: each of its splits).
 

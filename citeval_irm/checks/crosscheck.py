@@ -134,7 +134,7 @@ class CrosscheckReport(Printable):
 
     recipe: Recipe
     protocol: Protocol | None
-    ties: str
+    recipe_ties: str
     summary: pd.DataFrame
     differences: pd.DataFrame
     causes: pd.DataFrame
@@ -171,7 +171,7 @@ class CrosscheckReport(Printable):
             "recipe": self.recipe.name,
             "recipe_reference": self.recipe.reference,
             "protocol": self.protocol.name if self.protocol else None,
-            "ties": self.ties,
+            "recipe_ties": self.recipe_ties,
             "values_in": "fraction",
             "summary": _records(self.summary.reset_index()),
             "causes": _records(self.causes),
@@ -209,7 +209,7 @@ class CrosscheckReport(Printable):
         lines = [
             f"cross-check: trec_eval vs recipe {self.recipe.name} "
             f"({self.recipe.reference}); the recipe sees tied scores in "
-            f"{'the run' if self.ties == 'run_order' else 'trec_eval'}'s order"
+            f"{'the run' if self.recipe_ties == 'run_order' else 'trec_eval'}'s order"
             + (" (percent)" if percent else ""),
             _indent(
                 shown.rename(columns=_SHORT_NAMES).to_string(
@@ -472,17 +472,16 @@ def crosscheck(
     *,
     protocol: str | Protocol | None = None,
     recipe: str | Recipe | None = None,
-    ties: str = "run_order",
+    recipe_ties: str = "run_order",
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
     pool: Iterable[str] | None = None,
     options: EvalOptions | None = None,
-    **keywords,
 ) -> CrosscheckReport:
     """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
     semantics and with a recipe, and explain every per-query difference.
 
     ``recipe`` defaults to the protocol's own (``goyal2026``, ``masterset2026``); others:
-    ``duallcr``, ``symtax``, ``hatten``. ``ties``: the order in which the recipe sees tied
+    ``duallcr``, ``symtax``, ``hatten``. ``recipe_ties``: the order in which the recipe sees tied
     scores (``"run_order"``, as a paper's script reads its list, or ``"trec_eval"``); the
     trec_eval side always uses trec_eval's order. ``query_papers`` maps a query id to its
     citing / query paper (default: the ``citing_id`` of the queries when ``qrels`` is an
@@ -490,14 +489,14 @@ def crosscheck(
     the query id itself). ``pool``: the candidate pool, for a recipe that drops gold
     outside it (default: the docs of the qrels' dataset; without one, gold is kept).
 
-    ``options`` (an :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords,
+    ``options`` (an :class:`~citeval_irm.base.options.EvalOptions`,
     ``ties`` and ``duplicates`` aside: the recipe sees every copy of a doc, trec_eval the
     best-scored one): how the run is read, as in :func:`citeval_irm.evaluate`. A run file
     larger than ``memory`` allows is cross-checked a chunk of whole queries at a time, with
     the same report. ``max_docs`` is refused: the paper's script reads whole rankings.
     """
-    check_choice("ties", ties, TIE_POLICIES)
-    (options,) = options_from("crosscheck", keywords, (options, EvalOptions), exclude=_NOT_HERE)
+    check_choice("recipe_ties", recipe_ties, TIE_POLICIES)
+    (options,) = options_from("crosscheck", (options, EvalOptions))
     if options.max_docs is not None:
         raise InputError(
             None, "a cross-check reads whole rankings, as the paper's script: no max_docs"
@@ -520,7 +519,7 @@ def crosscheck(
         qrels_table,
         measure_list,
         recipe_obj,
-        ties,
+        recipe_ties,
         _paper_lookup(query_papers, qrels),
         pool_ids,
         Settings(measure_list, reference),
@@ -536,9 +535,6 @@ def crosscheck(
         label="citeval: cross-checking the run",
     )
     return _merge_checked(read, check, protocol_obj)
-
-
-_NOT_HERE = ("ties", "duplicates", "max_docs")  # keywords crosscheck does not take
 
 
 def _merge_checked(read: Read[_CheckedPart], check: _Check, protocol_obj) -> CrosscheckReport:
@@ -602,7 +598,7 @@ def _merge_checked(read: Read[_CheckedPart], check: _Check, protocol_obj) -> Cro
     return CrosscheckReport(
         recipe=recipe,
         protocol=protocol_obj,
-        ties=check.ties,
+        recipe_ties=check.ties,
         summary=summary,
         differences=diff_frame,
         causes=_cause_table(diff_frame),

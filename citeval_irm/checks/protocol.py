@@ -209,14 +209,13 @@ def _not_a_dataset(dataset) -> None:
 def validate(
     run,
     dataset,
+    measures=None,
     *,
+    protocol=None,
     same_year: bool = True,
     unknown_year: str = "admit",
-    measures=None,
-    protocol=None,
     strict: bool = False,
     options: EvalOptions | None = None,
-    **keywords,
 ) -> ValidationReport:
     """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
 
@@ -229,7 +228,7 @@ def validate(
     run will be evaluated with; every ranking must reach their deepest cut-off
     (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
     HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``options`` (an
-    :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords): ``memory``, as in
+    :class:`~citeval_irm.base.options.EvalOptions`): ``memory``, as in
     :func:`citeval_irm.evaluate`: a run file larger than it allows is checked a chunk of
     whole queries at a time (the same sources of chunks as evaluation), with the same report;
     ``progress``: the bar of a streamed check. ``max_docs``: the evaluation will count
@@ -246,7 +245,7 @@ def validate(
     from ..datasets import admissible_candidates
     from ..reading.sources import read_in_chunks
 
-    (options,) = options_from("validate", keywords, (options, EvalOptions))
+    (options,) = options_from("validate", (options, EvalOptions))
     max_docs = options.max_docs
     found = as_dataset(dataset)
     if found is None:

@@ -65,7 +65,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
     """Build the report of ``runs`` from what the command computed (``given``: the
     evaluations, comparison, cross-checks), with the command's options, write it, say
     where."""
-    from ..report import make_report
+    from ..report import Computed, make_report
 
     report = make_report(
         runs,
@@ -75,7 +75,7 @@ def _write_report(args: argparse.Namespace, runs: dict, measures=None, **given) 
         options=eval_options(args),
         same_year=getattr(args, "same_year", True),
         command=args.command_line,
-        **given,
+        computed=Computed(**given),
     )
     path = report.write(args.report)
     print(f"citeval: report written to {path}", file=sys.stderr)
@@ -199,7 +199,7 @@ def _eval_report(args: argparse.Namespace, result, crosscheck=None) -> None:
 
 def _crosscheck(args: argparse.Namespace):
     """The cross-check of the run with the recipe (which sees tied scores in
-    ``--ties``'s order in ``citeval crosscheck``, in the run's in ``citeval eval``)."""
+    ``--recipe-ties``'s order in ``citeval crosscheck``, in the run's in ``citeval eval``)."""
     from ..checks.crosscheck import crosscheck
 
     return crosscheck(
@@ -208,7 +208,7 @@ def _crosscheck(args: argparse.Namespace):
         args.measures,
         protocol=args.protocol,
         recipe=args.recipe,
-        ties=getattr(args, "recipe_ties", "run_order"),
+        recipe_ties=getattr(args, "recipe_ties", "run_order"),
         options=eval_options(args),
     )
 
@@ -398,6 +398,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     runs = _named_runs(args.runs)
     if isinstance(args.published, str) and args.paper is not None:
         raise InputError(None, "give your table with --published FILE or --paper, not both")
+    published = args.published_dataset or args.published
     if args.dataset is not None:
         check_dataset(args.dataset)
     with _quiet_ir_datasets():
@@ -409,13 +410,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             tukey=args.tukey,
             queries=args.queries,
-            published=args.published_dataset or bool(args.published),
-            paper=args.published if isinstance(args.published, str) else args.paper,
-            stage=args.stage,
-            same_year=args.same_year,
             options=eval_options(args),
             statistics=statistics_options(args),
         )
+        if published:  # the runs beside the paper's table: its own call over the comparison
+            from ..comparison.published_rows import compare_published
+
+            comparison.published = compare_published(
+                comparison,
+                runs,
+                paper=args.published if isinstance(args.published, str) else args.paper,
+                dataset=args.published_dataset,
+                stage=args.stage,
+                same_year=args.same_year,
+            )
     sys.stdout.write(comparison.format(args.format))
     say_warnings(comparison.warnings, args)
     if args.report:
@@ -435,13 +443,19 @@ def cmd_published(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     from ..comparison.results_table import results_table
 
+    paper = args.published if isinstance(args.published, str) else args.paper
+    if isinstance(args.published, str) and args.paper is not None:
+        raise InputError(None, "give your table with --published FILE or --paper, not both")
+    if args.published is True and paper is None:
+        paper = args.protocol or "goyal2026"
+
     with _quiet_ir_datasets():
         table = results_table(
             args.manifest,
             measures=args.measures,
             protocol=args.protocol,
             baseline=args.baseline,
-            published=args.published,
+            paper=paper,
             same_year=args.same_year,
             jobs=args.jobs,
             options=eval_options(args),
@@ -469,8 +483,8 @@ def cmd_breakdown(args: argparse.Namespace) -> int:
         result = breakdown(
             _named_runs(args.runs),
             args.dataset,
-            args.by,
-            args.measure,
+            args.measures,
+            by=args.by,
             protocol=args.protocol,
             bins=args.bins,
             min_queries=args.min_queries,
@@ -517,7 +531,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from ..checks.audit import audit
 
-    result = audit(args.dataset, args.protocol, same_year=args.same_year)
+    result = audit(args.dataset, protocol=args.protocol, same_year=args.same_year)
     sys.stdout.write(result.format(args.format))
     return 0
 
@@ -566,5 +580,5 @@ def _resolution_breakdown(args: argparse.Namespace, result):
     from ..comparison.breakdown import breakdown
 
     measure = args.by_measure or ("existence_rate" if args.catalogue else "in_pool_rate")
-    return breakdown(result, args.dataset, args.by, measure, bins=args.bins,
+    return breakdown(result, args.dataset, measure, by=args.by, bins=args.bins,
                      options=eval_options(args))  # fmt: skip

@@ -120,7 +120,7 @@ class DemoReport:
     def report(self, command: str | None = None):
         """The demo as a :class:`~citeval_irm.report.Report` (scores, comparison, checks,
         plots), from the objects already computed."""
-        from ..report import make_report
+        from ..report import Computed, make_report
 
         runs = {"bm25": self.run}
         if self.titles is not None:
@@ -129,10 +129,12 @@ class DemoReport:
             runs,
             self.dataset,
             protocol=self.evaluation.protocol,
-            evaluations={"bm25": self.evaluation},
-            comparison=self.comparison,
-            crosschecks={"bm25": self.crosscheck},
-            validations={"bm25": self.validation},
+            computed=Computed(
+                evaluations={"bm25": self.evaluation},
+                comparison=self.comparison,
+                crosschecks={"bm25": self.crosscheck},
+                validations={"bm25": self.validation},
+            ),
             same_year=self.same_year,
             command=command,
             descriptions={
@@ -152,7 +154,7 @@ def run_demo(
     same_year: bool = True,
     protocol: str = "goyal2026",
     output: str | Path | None = None,
-    show_progress: bool = False,
+    progress: bool = False,
     titles: bool = True,
 ) -> DemoReport:
     """BM25, evaluation, validation and cross-check of one dataset (the demo by default),
@@ -171,7 +173,7 @@ def run_demo(
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
-    ranking = {"temporal": temporal, "same_year": same_year, "show_progress": show_progress}
+    ranking = {"temporal": temporal, "same_year": same_year, "progress": progress}
     run = bm25_run(dataset, k, **ranking)
     run_path = write_run(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"

@@ -175,9 +175,18 @@ def add_table_commands(commands) -> None:
         protocol_help="protocol for every dataset (default: each dataset's own)",
     )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
-    ta.add_argument("--published", metavar="PAPER|FILE",
-                    help="interleave this paper's published rows (e.g. goyal2026), or those of "
-                    "your own table (a CSV with the shipped columns)")  # fmt: skip
+    ta.add_argument(
+        "--published",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="FILE",
+        help="interleave the published rows of --paper (default: --protocol's), "
+        "or those of your own table FILE (a CSV with the shipped columns)",
+    )
+    ta.add_argument("--paper", metavar="PAPER|FILE",
+                    help="whose published rows (e.g. goyal2026; implies --published), or a "
+                    "CSV file")  # fmt: skip
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
@@ -201,7 +210,7 @@ def add_table_commands(commands) -> None:
     bd.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
     bd.add_argument("--by", required=True, choices=FACETS, help="the facet to group by")
     which = bd.add_mutually_exclusive_group()
-    which.add_argument("-m", "--measure", help="the measure (default: the protocol's first)")
+    which.add_argument("-m", "--measures", help="the measure, one (default: the protocol's first)")
     add_protocol_option(which, "default: the dataset's")
     bd.add_argument(
         "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
@@ -276,8 +285,7 @@ def add_crosscheck_command(commands) -> None:
     add_run_options(cc, measures_required=False)  # a --recipe alone brings its measures
     add_recipe_options(cc)
     cc.add_argument(
-        "--ties",
-        dest="recipe_ties",
+        "--recipe-ties",
         choices=TIE_POLICIES,
         default="run_order",
         help="order in which the recipe sees tied scores (default: run_order, as a paper's "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow as pa
 
+from ..base.options import EvalOptions
 from ..reading.tables import lookup
 from ..scoring.table import MEASURES, MeasureDef, TrecName, trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
@@ -166,7 +167,7 @@ class TrecEvaluation:
         values = {}
         if measures:
             if len(run.query):
-                result = evaluate(run, qrels, measures, duplicates="error")
+                result = evaluate(run, qrels, measures, options=EvalOptions(duplicates="error"))
                 position = {q: n for n, q in enumerate(result.query_ids)}
                 matrix = result.values[[position[ids[i]] for i in order]]
             else:  # -J left no doc: every query scored on an empty ranking

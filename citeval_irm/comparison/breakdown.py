@@ -223,9 +223,11 @@ def popularity_section(comparison, dataset: str, display: EvalOptions | None = N
 
     s = comparison.settings
     found = breakdown(
-        comparison.results, dataset, "popularity", comparison.measures[0],
-        baseline=comparison.baseline, permutations=s.permutations, bootstrap=s.bootstrap,
-        seed=s.seed, ties=s.ties, options=display,
+        comparison.results, dataset, comparison.measures[0], by="popularity",
+        baseline=comparison.baseline,
+        options=replace(display or EvalOptions(), ties=s.ties),
+        statistics=StatisticsOptions(permutations=s.permutations, bootstrap=s.bootstrap,
+                                     seed=s.seed),
     )  # fmt: skip
     return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
 
@@ -258,16 +260,15 @@ def _p(p: float) -> str:
 def breakdown(
     runs,
     dataset: str,
-    by: str,
-    measure: str | None = None,
+    measures: str | None = None,
     *,
+    by: str,
     protocol=None,
     bins: int = 3,
     min_queries: int = MIN_QUERIES,
     baseline: str | None = None,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> Breakdown:
     """A measure's mean per group of ``dataset``'s queries, grouped ``by`` a facet.
 
@@ -276,7 +277,7 @@ def breakdown(
     dataset. ``by``: a facet of :data:`citeval_irm.comparison.facets.FACETS`. ``measure``: default
     the first of the protocol's (``protocol``, default the dataset's own). ``bins``:
     popularity bins (3: tail / torso / head). ``baseline``: the run the others are compared
-    with (default the first); ``statistics`` (or its fields as keywords) as in
+    with (default the first); ``statistics`` as in
     :func:`citeval_irm.compare`, corrected over every (group, run) tested; ``options`` (or
     its fields as keywords): how the runs are evaluated and the values printed, as in
     :func:`citeval_irm.evaluate`.
@@ -288,9 +289,15 @@ def breakdown(
     from .compare import run_warnings as warnings_of
 
     options, statistics = options_from(
-        "breakdown", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "breakdown", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     check_choice("test", statistics.test, TESTS)
+    if isinstance(measures, str) and measures in FACETS:
+        raise TypeError(
+            f"breakdown(runs, dataset, measures, *, by=...): {measures!r} is a facet, "
+            f"give it as by={measures!r}"
+        )
+    measure = measures
     if by not in FACETS:
         raise InputError(None, f"unknown facet {by!r}; choose from {', '.join(FACETS)}")
     settings = compare_settings(statistics, "all", options.ties)

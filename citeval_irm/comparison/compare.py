@@ -21,25 +21,32 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..base.choices import COMPARE_QUERY_POLICIES, check_choice
-from ..base.errors import CitevalError, EvalWarning, InputError, examples_of, issue, silenced
+from ..base.errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from ..base.measures import parse_measures
 from ..base.options import EvalOptions, StatisticsOptions, options_from
-from ..checks.protocol import ValidationReport, validate
-from ..evaluation.evaluate import evaluate
 from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
-from ..reading.tables import Qrels
 from . import family
 from .model import CompareSettings, Comparison
+from .runs import (
+    RunEvidence,
+    check_evaluated,
+    dataset_id,
+    evaluate_run,
+    is_evaluated,
+    named_inputs,
+    on_cluster,
+    run_name,
+)
+
+__all__ = ["compare", "compare_settings", "is_evaluated", "named_inputs", "run_name"]
 
 
 def compare(
@@ -51,13 +58,8 @@ def compare(
     baseline: str | None = None,
     tukey: bool | None = None,
     queries: str = "common",
-    published=False,
-    paper=None,
-    stage: str = "end-to-end",
-    same_year: bool = True,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
@@ -70,20 +72,16 @@ def compare(
     ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
     ``bonferroni``, ``bh``, ``none``; not applied to ``tukey``, which controls the error
     over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
-    ``published``: also put the runs beside the shipped published results of ``paper``
-    (default the protocol's) for the dataset ``qrels`` names, or for the table dataset
-    given as a string (e.g. ``"ACL-200"``), checked for like for like (each run validated
-    with :func:`citeval_irm.validate`, ``same_year`` as there); a table of your own, a CSV
-    path or a DataFrame with the shipped columns, as ``published`` or ``paper`` (labelled
-    "given by the user"; the shipped figures are labelled as transcribed, not verified). ``options``
-    (:class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords): how every run
+    The runs beside a paper's published table: :func:`citeval_irm.compare_published` over
+    the comparison. ``options``
+    (:class:`~citeval_irm.base.options.EvalOptions`): how every run
     is evaluated, as in :func:`citeval_irm.evaluate`; with ``engine="dask"`` each run is
-    evaluated (and validated) on a worker of the cluster at ``scheduler`` (an address or a
+    evaluated on a worker of the cluster at ``scheduler`` (an address or a
     ``distributed.Client``; default a local cluster), the qrels sent to every worker once;
     ``percent`` / ``decimals``: how the comparison prints.
     """
     options, statistics = options_from(
-        "compare", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "compare", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     settings = compare_settings(statistics, queries, options.ties)
     if tukey is not None and not isinstance(tukey, (bool, np.bool_)):
@@ -96,28 +94,17 @@ def compare(
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
     # qrels are read to evaluate the runs, and to check the runs given evaluated against;
     # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
-    named_only = qrels is None or (evaluated_already and _dataset_id(qrels) is not None)
+    named_only = qrels is None or (evaluated_already and dataset_id(qrels) is not None)
     qrels_table = None if named_only else read_qrels(qrels)
     checked = check_evaluated(named, qrels_table, protocol, options)
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
-    dataset = _dataset_id(qrels)
-    from ..checks.published import is_table_source
-
-    if is_table_source(published):  # a table of the user's own
-        paper, published = published, True
-    validate_on = dataset if published else None
-    recipe = None
-    if validate_on is not None:
-        from ..checks.published import scoring_recipe
-
-        recipe = scoring_recipe(paper, protocol)
+    dataset = dataset_id(qrels)
     jobs = {
-        name: (name, item, qrels_table, measures, protocol, per_run, validate_on, same_year, recipe)
-        for name, item in named.items()
+        name: (name, item, qrels_table, measures, protocol, per_run) for name, item in named.items()
     }
     if options.engine == "dask":
-        done = _on_cluster(jobs, options.scheduler)
+        done = on_cluster(jobs, options.scheduler)
     else:  # one run in memory at a time: only its facts are kept
         done = {name: evaluate_run(*job) for name, job in jobs.items()}
     results = {name: result for name, (result, _) in done.items()}
@@ -164,83 +151,8 @@ def compare(
             comparison.warnings.append(
                 EvalWarning("no_popularity", f"no popularity summary: {exc}", 1)
             )
-    if published:
-        from ..checks.published import beside_published
-
-        comparison.published = beside_published(
-            results,
-            facts,
-            dataset,
-            protocol=first.protocol,
-            paper=paper,
-            published_dataset=published if isinstance(published, str) else None,
-            stage=stage,
-            measures=names,
-        )
     issue(comparison.warnings)
     return comparison
-
-
-@dataclass(frozen=True)
-class RunFacts:
-    """What a comparison keeps of a run once it is evaluated (the run itself may be
-    millions of rows): the queries it ranks, its shortest ranking and, for a comparison with
-    published results, its validation against the dataset (or why there is none) and, when
-    the published table was scored by the paper's own script, the means of that script
-    beside trec_eval's on this run (:func:`citeval_irm.crosscheck`'s summary: ``trec_eval``,
-    ``recipe`` and ``difference`` by measure), or why there are none."""
-
-    ranked: pd.Index
-    shortest: int
-    validation: ValidationReport | None = None
-    unvalidated: str | None = None
-    scoring: pd.DataFrame | None = None
-    unscored: str | None = None
-
-    @classmethod
-    def of(
-        cls,
-        result: EvalResult,
-        run,
-        dataset: str | None,
-        same_year: bool,
-        memory=None,
-        recipe: str | None = None,
-    ) -> RunFacts:
-        """The facts of ``run`` from its evaluation ``result``; the run validated with
-        :func:`citeval_irm.validate` when ``dataset`` is given, and cross-checked with
-        ``recipe`` (the paper's script) there."""
-        validation, unvalidated = None, None
-        scoring, unscored = None, None
-        if dataset is not None:
-            try:
-                validation = validate(run, dataset, same_year=same_year, memory=memory)
-            except CitevalError as exc:
-                unvalidated = f"cannot validate: {exc}"
-            if recipe is not None:
-                scoring, unscored = scored_by_script(run, dataset, recipe)
-        ranked = result.ranked
-        return cls(
-            pd.Index(ranked.query_ids),
-            int(ranked.sizes.min()),
-            validation,
-            unvalidated,
-            scoring,
-            unscored,
-        )
-
-
-def scored_by_script(run, dataset: str, recipe: str) -> tuple[pd.DataFrame | None, str | None]:
-    """The means of ``recipe`` (a paper's script) beside trec_eval's on ``run`` (the
-    cross-check's summary), or why there are none: what a published table's scoring check
-    reads."""
-    from ..checks.crosscheck import crosscheck
-
-    try:
-        summary = crosscheck(run, dataset, recipe=recipe).summary
-    except CitevalError as exc:
-        return None, f"cannot cross-check with the paper's script: {exc}"
-    return summary[["trec_eval", "recipe", "difference"]], None
 
 
 def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> CompareSettings:
@@ -251,158 +163,6 @@ def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> 
     if statistics.test == "tukey":  # the HSD controls the error over its pairs itself
         fields["correction"] = "none"
     return CompareSettings(**fields, queries=queries, ties=ties)
-
-
-def is_evaluated(item) -> bool:
-    """Whether ``item`` is an evaluation already made (an EvalResult or alike: per-query
-    values and their aggregate), not a run to evaluate."""
-    return not isinstance(item, pd.DataFrame) and all(
-        hasattr(item, attribute) for attribute in ("per_query", "aggregate", "measures")
-    )
-
-
-RUN_FILE_SUFFIXES = (".gz", ".bz2", ".trec", ".run", ".txt", ".tsv", ".parquet", ".pq")
-
-
-def run_name(source) -> str | None:
-    """The one name of a run made from its source: ``bm25`` for ``runs/bm25.trec.gz``,
-    ``bm25.parquet`` or the folder ``bm25.parquet/``; ``None`` for ``<DataFrame>`` and the
-    like."""
-    text = str(source)
-    if text.startswith("<") or not text:
-        return None
-    name = Path(text.rstrip("/")).name
-    while (suffix := Path(name).suffix.lower()) in RUN_FILE_SUFFIXES and name != suffix:
-        name = name[: -len(suffix)]
-    return name or None
-
-
-def named_inputs(runs) -> dict[str, object]:
-    """Runs by name: the dict's keys, or file stems (``run1``, ``run2`` ... otherwise)."""
-    if isinstance(runs, Mapping):
-        named = {str(name): item for name, item in runs.items()}
-    else:
-        if isinstance(runs, (str, os.PathLike, pd.DataFrame)) or is_evaluated(runs):
-            runs = [runs]
-        named = {}
-        for position, item in enumerate(runs, 1):
-            if is_evaluated(item):
-                stem = run_name(item.run_source)
-            elif isinstance(item, (str, os.PathLike)):
-                stem = run_name(item)
-            else:
-                stem = run_name(getattr(item, "source", ""))
-            name = stem or f"run{position}"
-            if name in named:
-                raise InputError(
-                    None, f"two runs are named {name!r}: pass {{name: run}} to tell them apart"
-                )
-            named[name] = item
-    if not named:
-        raise InputError(None, "give at least one run to compare")
-    return named
-
-
-SCORING_OPTIONS = ("ties", "max_docs", "empty_queries")
-"""The options that change a run's per-query values (besides the qrels and the protocol)."""
-
-
-def check_evaluated(
-    named: dict, qrels_table: Qrels | None, protocol, options: EvalOptions
-) -> list[EvalWarning]:
-    """Every run given evaluated already must have been made as the comparison makes the
-    others: on the same judgements (its qrels fingerprint against ``qrels_table``'s, or
-    against the other evaluated runs' when no qrels are given), with the same protocol and
-    the same :data:`SCORING_OPTIONS`; an error names both otherwise. A result that keeps
-    no record of them (one built by hand) cannot be checked: a warning says so."""
-    from ..evaluation.fingerprint import qrels_fingerprint
-
-    wanted = protocol if protocol is None or isinstance(protocol, str) else protocol.name
-    reference = (qrels_fingerprint(qrels_table), qrels_table.source) if qrels_table else None
-    first: tuple[str, str, str] | None = None
-    unchecked = []
-    for name, item in (pair for pair in named.items() if is_evaluated(pair[1])):
-        made = getattr(item, "options", None)
-        for option in SCORING_OPTIONS:
-            theirs = getattr(made, option) if made is not None else None
-            if option == "ties":
-                theirs = getattr(getattr(item, "ties", None), "policy", None) or theirs
-            if (made is not None or option == "ties") and theirs is not None:
-                ours = getattr(options, option)
-                if theirs != ours:
-                    raise InputError(
-                        None,
-                        f"{name} was evaluated with {option}={theirs!r}, the comparison uses "
-                        f"{option}={ours!r}: every run must be evaluated the same way",
-                    )
-        own = getattr(getattr(item, "protocol", None), "name", None)
-        if wanted is not None and own is not None and own != wanted:
-            raise InputError(
-                None,
-                f"{name} was evaluated with protocol {own}, the comparison uses {wanted}: "
-                "every run must be evaluated the same way",
-            )
-        print_ = getattr(item, "qrels_fingerprint", None)
-        source = getattr(item, "qrels_source", "<qrels>")
-        if print_ is None:
-            unchecked.append(name)
-        elif reference is not None and print_ != reference[0]:
-            raise InputError(
-                None,
-                f"{name} was evaluated on other judgements ({source}) than the comparison's "
-                f"qrels ({reference[1]}): evaluate every run on the same qrels",
-            )
-        elif reference is None and first is not None and print_ != first[1]:
-            raise InputError(
-                None,
-                f"{name} was evaluated on other judgements ({source}) than {first[0]} "
-                f"({first[2]}): evaluate every run on the same qrels",
-            )
-        if print_ is not None and first is None:
-            first = (name, print_, source)
-    if not unchecked or (reference is None and first is None):  # nothing to check against
-        return []
-    against = f"against {reference[1]}" if reference else "against the others"
-    message = (
-        f"given evaluated without a record of their qrels (built by hand?): not checked "
-        f"{against}: {', '.join(unchecked)}"
-    )
-    return [EvalWarning("unchecked_qrels", message, len(unchecked))]
-
-
-def evaluate_run(
-    name: str,
-    item,
-    qrels_table: Qrels | None,
-    measures,
-    protocol,
-    options: EvalOptions,
-    validate_on: str | None,
-    same_year: bool,
-    recipe: str | None = None,
-) -> tuple[EvalResult, RunFacts | None]:
-    """One run's evaluation and facts (none when it came evaluated already): in this
-    process, or as a task on a Dask worker."""
-    if is_evaluated(item):  # checked by check_evaluated
-        return item, None
-    with silenced():  # the comparison issues its warnings once, in the caller's process
-        result = evaluate(item, qrels_table, measures, protocol=protocol, options=options)
-    facts = RunFacts.of(result, item, validate_on, same_year, options.memory, recipe)
-    return result, facts
-
-
-def _on_cluster(jobs: dict[str, tuple], scheduler) -> dict[str, tuple]:
-    """:func:`evaluate_run` of every run on the workers of a Dask cluster."""
-    from ..reading.daskengine import dask_client
-
-    with dask_client(scheduler) as client:
-        qrels = next(iter(jobs.values()))[2]
-        shared = client.scatter(qrels, broadcast=True, hash=False) if qrels is not None else None
-        futures = {
-            name: client.submit(evaluate_run, *job[:2], shared, *job[3:], pure=False)
-            for name, job in jobs.items()
-        }
-        return dict(zip(futures, client.gather(list(futures.values()))))
 
 
 def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[str]:
@@ -427,7 +187,7 @@ def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[s
 
 def compared_values(
     results: dict[str, EvalResult],
-    facts: dict[str, RunFacts | None],
+    facts: dict[str, RunEvidence | None],
     measures: list[str],
     policy: str,
 ) -> tuple[np.ndarray, list[str], pd.DataFrame, list[EvalWarning]]:
@@ -444,7 +204,7 @@ def compared_values(
 
 
 def _population(
-    results: dict[str, EvalResult], facts: dict[str, RunFacts | None], policy: str
+    results: dict[str, EvalResult], facts: dict[str, RunEvidence | None], policy: str
 ) -> tuple[list[str], pd.DataFrame, list[EvalWarning]]:
     """The queries compared (in the first run's order), each run's coverage, the warnings."""
     warnings: list[EvalWarning] = []
@@ -480,7 +240,7 @@ def _population(
 
 
 def _unranked(
-    name: str, result: EvalResult, facts: RunFacts | None, evaluated: pd.Index, policy: str
+    name: str, result: EvalResult, facts: RunEvidence | None, evaluated: pd.Index, policy: str
 ) -> tuple[pd.Index, EvalWarning | None]:
     """The evaluated queries a run does not rank, and the warning that counts them. A run
     given already evaluated cannot tell its unranked queries (scored 0) from the others:
@@ -540,13 +300,3 @@ def _qrels_source(qrels_table, qrels, first: EvalResult) -> str:
     if qrels_table is not None:
         return qrels_table.source
     return str(qrels) if isinstance(qrels, (str, os.PathLike)) else first.qrels_source
-
-
-def _dataset_id(qrels) -> str | None:
-    """The ir_datasets id the qrels came from, when they did."""
-    if isinstance(qrels, str) and not Path(qrels).exists():
-        import ir_datasets
-
-        if qrels in ir_datasets.registry:
-            return qrels
-    return None

@@ -134,8 +134,8 @@ class Comparison(Printable):
         raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
 
     def percent_default(self) -> bool:
-        """As ``compare(percent=...)`` asked, else the protocol's unit, else the published
-        table's (its rows share the runs' table), else fractions."""
+        """As ``compare(options=EvalOptions(percent=...))`` asked, else the protocol's unit,
+        else the published table's (its rows share the runs' table), else fractions."""
         if self.display is not None and self.display.percent is not None:
             return bool(self.display.percent)
         if self.protocol is not None:

@@ -9,7 +9,7 @@ compared with the baseline by :func:`citeval_irm.compare` (its paired tests over
 query, a query a run does not rank scoring 0, as the cells do), and the p-values of the
 whole table are corrected together. A run that breaks the protocol is shown, marked, and
 neither compared nor ranked best; a system without a run on a dataset is shown as missing.
-``published=PAPER`` interleaves the paper's published rows (marked, never ranked) with the
+``paper=PAPER`` interleaves the paper's published rows (marked, never ranked) with the
 like-for-like verdict of :mod:`citeval_irm.checks.published` per dataset in a footnote.
 """
 
@@ -144,7 +144,7 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
 
     from ..checks.protocol import validate
     from ..evaluation.evaluate import evaluate
-    from .compare import RunFacts
+    from .runs import RunEvidence
 
     with warnings.catch_warnings():  # the table carries them, counted, once
         warnings.simplefilter("ignore", EvalWarning)
@@ -154,7 +154,7 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
         )  # fmt: skip
         result = evaluate(entry.run, entry.dataset, measures, protocol=protocol, options=options)
     ranked = result.ranked
-    facts = RunFacts(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
+    facts = RunEvidence(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
     return result, facts
 
 
@@ -451,16 +451,15 @@ def _status(result, validation) -> str:
 
 def results_table(
     manifest,
-    *,
     measures=None,
+    *,
     protocol=None,
     baseline: str | None = None,
-    published=None,
+    paper=None,
     same_year: bool = True,
     jobs: int = 1,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    **keywords,
 ) -> ResultsTable:
     """The results table of the runs a manifest lists (a CSV / TSV path, or rows of
     ``system, dataset, run``).
@@ -468,18 +467,18 @@ def results_table(
     ``measures`` / ``protocol``: what every run is evaluated with (default: each dataset's
     own protocol). ``baseline``: the system the others are compared with on each dataset
     (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
-    every test of the table; ``statistics`` or its fields as keywords). ``published``: a
+    every test of the table; ``statistics``). ``paper``: a
     paper (``goyal2026``) whose published rows are interleaved where it has a table for the
     dataset, or a table of your own (a CSV path or DataFrame with the shipped columns);
     the footnote says where the figures come from. ``jobs``: processes evaluating runs at
-    once; ``options`` (or its fields as keywords): how runs are evaluated and values
+    once; ``options``: how runs are evaluated and values
     printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
     cluster at ``scheduler``.
     """
     from .compare import compare_settings
 
     options, statistics = options_from(
-        "results_table", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "results_table", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     test, correction, alpha = statistics.test, statistics.correction, statistics.alpha
     check_choice("test", test, TESTS)  # a paired test: the Tukey HSD marks no baseline
@@ -531,9 +530,9 @@ def results_table(
             tested = found.pairs.rename(columns={f"p_{test}": "p"})[_TESTED_COLUMNS]
             values = values.merge(tested, on=["system", "dataset", "measure"], how="left")
     published_systems: list[str] = []
-    if published is not None:
+    if paper is not None:
         extra, published_systems, verdicts = _published_rows(
-            published, datasets, names, results, facts, systems, protocol
+            paper, datasets, names, results, facts, systems, protocol
         )
         values = pd.concat([values, extra], ignore_index=True) if len(extra) else values
         notes += verdicts
@@ -644,7 +643,7 @@ def _published_rows(paper, datasets, names, results, facts, systems, protocol):
 def _with_scoring(facts, result, dataset: str, recipe: str | None):
     """A run's facts with its cross-check by the paper's script, which the published rows'
     scoring check reads (the run is read again only when a paper is asked for)."""
-    from .compare import scored_by_script
+    from .runs import scored_by_script
 
     if recipe is None or facts.scoring is not None:
         return facts

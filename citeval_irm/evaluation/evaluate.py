@@ -169,7 +169,6 @@ def evaluate(
     *,
     protocol: str | Protocol | None = None,
     options: EvalOptions | None = None,
-    **keywords,
 ) -> EvalResult:
     """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
@@ -197,7 +196,7 @@ def evaluate(
     progress bar (default: when standard error is a terminal and the run is streamed).
     ``percent`` / ``decimals``: how the result prints.
     """
-    (options,) = options_from("evaluate", keywords, (options, EvalOptions))
+    (options,) = options_from("evaluate", (options, EvalOptions))
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
     result = _evaluate(run, qrels_table, Settings(measure_list, options), protocol_obj)

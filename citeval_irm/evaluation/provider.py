@@ -26,6 +26,7 @@ from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
 
 from ..base import families  # noqa: F401 (trec_eval's families, registered first)
+from ..base.options import EvalOptions
 
 if TYPE_CHECKING:
     from ..scoring.table import MeasureDef
@@ -95,7 +96,9 @@ class CitevalEvaluator(providers.Evaluator):
             return
         table = _run_of(run)
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
-            result = evaluate(table, qrels, self.measures, duplicates="keep_best")
+            result = evaluate(
+                table, qrels, self.measures, options=EvalOptions(duplicates="keep_best")
+            )
             query_ids, values = result.query_ids, result.values.tolist()
         else:
             counted = counted_queries(qrels)

@@ -76,7 +76,7 @@ class BM25Index:
         docs: Iterable[tuple[str, str, int | None]],
         *,
         total: int | None = None,
-        show_progress: bool = True,
+        progress: bool = True,
         source: str = "<docs>",
     ) -> BM25Index:
         """Tokenize and index ``(doc_id, text, year)`` triples, streamed (the texts are not
@@ -86,7 +86,7 @@ class BM25Index:
 
         def texts() -> Iterator[str]:
             docs_bar = bar(
-                docs, desc="BM25 index: tokenize", unit="doc", total=total, enabled=show_progress
+                docs, desc="BM25 index: tokenize", unit="doc", total=total, enabled=progress
             )
             for doc_id, text, year in docs_bar:
                 ids.append(doc_id)
@@ -105,7 +105,7 @@ class BM25Index:
         self._position = {doc_id: n for n, doc_id in enumerate(self.doc_ids.tolist())}
         self.retriever.index(
             ([tokens[i] for i in order], self.tokenizer.get_vocab_dict()),
-            show_progress=show_progress and not is_quiet() and len(ids) >= BM25S_BARS,
+            show_progress=progress and not is_quiet() and len(ids) >= BM25S_BARS,
         )
         return self
 
@@ -124,7 +124,7 @@ class BM25Index:
         *,
         admissible=None,
         total: int | None = None,
-        show_progress: bool = True,
+        progress: bool = True,
     ) -> pd.DataFrame:
         """The top ``k`` docs of each query as a ``query_id, doc_id, score`` frame, best
         first. The query's own paper is never ranked; with ``admissible`` (an
@@ -137,9 +137,7 @@ class BM25Index:
         ):
             raise InputError(None, "the admissible candidates are not over this index's docs")
         query_ids, positions, values = [], [], []
-        for query in bar(
-            queries, desc="BM25 ranking", unit="query", total=total, enabled=show_progress
-        ):
+        for query in bar(queries, desc="BM25 ranking", unit="query", total=total, enabled=progress):
             scores = self.scores(query.text)
             if admissible is not None:
                 allowed = admissible.admissible_docs(query.query_id)
@@ -207,7 +205,7 @@ def bm25_run(
     b: float = 0.75,
     stemmer: str | None = "english",
     fields: tuple[str, ...] | None = None,
-    show_progress: bool = True,
+    progress: bool = True,
 ) -> Run:
     """A BM25 run over an ir_datasets dataset (or its id), ``k`` docs per query.
 
@@ -248,7 +246,7 @@ def bm25_run(
             for doc in data.docs_iter()
         ),
         total=data.docs_count(),
-        show_progress=show_progress,
+        progress=progress,
         source=name,
     )
     queries = [
@@ -269,7 +267,7 @@ def bm25_run(
             unknown_year=unknown_year,
             source=name,
         )
-    frame = index.rank(queries, k, admissible=admissible, show_progress=show_progress)
+    frame = index.rank(queries, k, admissible=admissible, progress=progress)
     warnings = list(admissible.warnings) if admissible is not None else []
     run = as_run(frame)
     run.source, run.warnings = f"bm25:{name}", warnings

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..base.errors import InputError, issue, silenced
 from ..base.options import EvalOptions, StatisticsOptions, options_from
@@ -31,6 +32,7 @@ from .facts import RunFacts, run_facts
 from .provenance import dataset_info, file_sha256
 
 __all__ = [
+    "Computed",
     "Facts",
     "Figure",
     "Items",
@@ -42,6 +44,23 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class Computed:
+    """What was computed already, shown in a report as it is (by run name), not again.
+
+    ``evaluations``: :class:`~citeval_irm.EvalResult` by run name; ``comparison``: a
+    :class:`~citeval_irm.Comparison` of the runs; ``crosschecks``:
+    :class:`~citeval_irm.CrosscheckReport` by run name (a cross-check appears only when
+    given); ``validations``: :class:`~citeval_irm.ValidationReport` by run name, or
+    ``False`` for no validation section.
+    """
+
+    evaluations: Mapping[str, EvalResult] | None = None
+    comparison: Comparison | None = None
+    crosschecks: Mapping[str, CrosscheckReport] | None = None
+    validations: Mapping[str, ValidationReport] | bool | None = None
+
+
 def make_report(
     runs,
     qrels,
@@ -50,35 +69,34 @@ def make_report(
     protocol=None,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
-    evaluations: Mapping[str, EvalResult] | None = None,
-    comparison: Comparison | None = None,
-    crosschecks: Mapping[str, CrosscheckReport] | None = None,
-    validations: Mapping[str, ValidationReport] | bool | None = None,
+    computed: Computed | None = None,
     same_year: bool = True,
     command: str | None = None,
     descriptions: Mapping[str, str] | None = None,
-    **keywords,
 ) -> Report:
     """A :class:`Report` of ``runs`` evaluated on ``qrels``.
 
     ``runs``: ``{name: run}`` or a list (named after the file stems, as in
     :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
-    reads (not an EvalResult: the plots need the rankings). The other objects, when given,
-    are shown as they are (``evaluations``, ``comparison``, ``crosschecks``, ``validations``,
-    by run name); what is missing is computed: the evaluations (``options``, an
-    :class:`~citeval_irm.base.options.EvalOptions`, or its fields as keywords, as in
-    :func:`citeval_irm.evaluate`), a comparison of two or more runs (``statistics``, or its
-    fields as keywords, as in :func:`citeval_irm.compare`), and, when ``qrels`` is a dataset,
+    reads (not an EvalResult: the plots need the rankings). What was computed already
+    (``computed``, a :class:`Computed`: evaluations, a comparison, cross-checks,
+    validations, by run name) is shown as it is; what is missing is computed: the
+    evaluations (``options``, an :class:`~citeval_irm.EvalOptions`, as in
+    :func:`citeval_irm.evaluate`), a comparison of two or more runs (``statistics``, as in
+    :func:`citeval_irm.compare`), and, when ``qrels`` is a dataset,
     each run's validation (``same_year`` as in :func:`citeval_irm.validate`;
-    ``validations=False``: none). A cross-check appears only when given. ``command`` is
+    ``Computed(validations=False)``: none). A cross-check appears only when given. ``command`` is
     printed as the way to repeat it; ``descriptions`` say how a run was made (by run name),
     beside its source. ``percent``: values in percent (fractions only; counts stay counts),
     or fractions; default: the protocol's unit; ``decimals``: default
     :func:`~citeval_irm.base.options.display_decimals`. The report's ``title`` may be set on it.
     """
     options, statistics = options_from(
-        "make_report", keywords, (options, EvalOptions), (statistics, StatisticsOptions)
+        "make_report", (options, EvalOptions), (statistics, StatisticsOptions)
     )
+    computed = computed if computed is not None else Computed()
+    evaluations, comparison = computed.evaluations, computed.comparison
+    crosschecks, validations = computed.crosschecks, computed.validations
     validate = validations is not False
     named = named_inputs(runs)
     for name, item in named.items():

@@ -111,7 +111,7 @@ def run_facts(
     """Read ``source`` once and compute every fact a report shows about it."""
     raw = as_run(source, duplicates=KEEP_ALL)
     run = as_run(raw, duplicates=options.duplicates)
-    policies = {"ties": options.ties, "empty_queries": options.empty_queries}
+    policies = EvalOptions(ties=options.ties, empty_queries=options.empty_queries)
     if evaluation is None:
         with silenced():  # make_report issues them, named after the run
             evaluation = evaluate(run, qrels, measures, protocol=protocol, options=options)
@@ -119,7 +119,7 @@ def run_facts(
     deepest = int(sizes.max()) if len(sizes) else 0
     cutoffs = recall_cutoffs(deepest, evaluation.measures)
     with silenced():  # the same run's warnings, once is enough
-        curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], **policies)
+        curve = evaluate(run, qrels, ["RR", *(f"R@{k}" for k in cutoffs)], options=policies)
     reciprocal = curve.values[:, 0]
     first_ranks = np.where(reciprocal > 0, np.rint(1 / np.where(reciprocal > 0, reciprocal, 1)), 0)
     unvalidated = None

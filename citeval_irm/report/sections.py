@@ -378,7 +378,7 @@ def crosscheck_section(
     section = Section("crosscheck", "Cross-check: the paper's recipe beside trec_eval")
     for name, report in crosschecks.items():
         fmt = Formatter.of(options, report.protocol, report.percent)
-        order = "the run's" if report.ties == "run_order" else "trec_eval's"
+        order = "the run's" if report.recipe_ties == "run_order" else "trec_eval's"
         section.add(
             Text(
                 f"{name}: trec_eval semantics beside recipe {report.recipe.name} "

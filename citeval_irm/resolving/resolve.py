@@ -207,13 +207,12 @@ def corpus_index(dataset) -> tuple[str, TitleIndex]:
 def resolve(
     generated,
     dataset,
+    measures=None,
     *,
+    protocol=None,
     catalogue=None,
     threshold: float = THRESHOLD,
-    measures=None,
-    protocol=None,
     options: EvalOptions | None = None,
-    **keywords,
 ):
     """Resolve generated reference lists against ``dataset``'s papers into a run.
 
@@ -232,7 +231,7 @@ def resolve(
     from ..evaluation.evaluate import evaluate
     from ..reading.tables import Run
 
-    (options,) = options_from("resolve", keywords, (options, EvalOptions))
+    (options,) = options_from("resolve", (options, EvalOptions))
     lists: GeneratedLists = read_generated(generated)
     known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
     name, index = corpus_index(dataset)

@@ -457,7 +457,7 @@ def _run_checks(
 ) -> list[Check]:
     """Setting and validation (the run's :class:`~citeval_irm.ValidationReport`) and depth
     of one run, from what the comparison kept of it
-    (:class:`~citeval_irm.comparison.compare.RunFacts`;
+    (:class:`~citeval_irm.comparison.runs.RunEvidence`;
     ``None`` for a run given already evaluated)."""
     if facts is None:
         reason = "given as an evaluation result, not a run: nothing to check"
@@ -502,7 +502,8 @@ def scoring_recipe(paper, protocol) -> str | None:
 
 def _scoring_check(name: str, facts, paper: Paper, shown: list[str]) -> Check:
     """Whether the paper's script and trec_eval semantics give this run the same figures at
-    the table's decimals (the run's cross-check, :attr:`RunFacts.scoring`): the published
+    the table's decimals (the run's cross-check,
+    :attr:`~citeval_irm.comparison.runs.RunEvidence.scoring`): the published
     figures came from the script, the runs' from trec_eval."""
     if facts is None or facts.scoring is None:
         reason = getattr(facts, "unscored", None) or (
