@@ -205,10 +205,10 @@ def test_a_report_marks_a_flagged_run_in_its_scores(runs, tmp_path):
     with the table's mark and says why under it."""
     honest = runs["whole"].groupby("query_id", sort=False).head(DEPTH)
     oracle = citeval_irm.read_run(runs["inserted"])
+    fast = citeval_irm.StatisticsOptions(permutations=200, bootstrap=100)
     both = citeval_irm.make_report(
-        {"bm25": honest, "oracle": oracle}, DEMO, ["RR", "R@10"], permutations=200,
-        bootstrap=100,
-    )  # fmt: skip
+        {"bm25": honest, "oracle": oracle}, DEMO, ["RR", "R@10"], statistics=fast
+    )
     text = both.to_markdown()
     scores = text.split("## Scores")[1].split("\n## ")[0]
     assert "oracle (b) ‡" in scores and "bm25 (a) ‡" not in scores
