@@ -38,6 +38,7 @@ from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
 from ..reading.tables import Qrels
+from ..resolving.result import RATES, Resolution
 from . import family
 from .model import CompareSettings, Comparison
 
@@ -62,8 +63,14 @@ def compare(
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
     ``runs``: ``{name: run}``, or a list whose names are the file stems (``bm25.trec`` is
-    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, or an
-    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted).
+    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, an
+    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted), or a
+    :class:`~citeval_irm.Resolution` (generated reference lists resolved by
+    :func:`citeval_irm.resolve`): its run's field measures are compared as any run's, and,
+    when every run is a resolution, so are the rates they all have (``in_pool_rate``,
+    ``existence_rate``, ``duplicate_rate``; or those ``measures`` names), each on the queries
+    whose lists have references in every run (the others left out of that rate's tests and
+    counted in a warning).
     ``baseline``: the run every other is compared with; ``None`` compares all pairs.
     ``statistics`` (:class:`~citeval_irm.base.options.StatisticsOptions`, or its fields as
     keywords): ``test``, the test behind the significance marks (``randomisation``, ``t``,
@@ -91,6 +98,7 @@ def compare(
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
+    rates, measures = compared_rates(named, measures)
     evaluated_already = all(is_evaluated(item) for item in named.values())
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
@@ -98,7 +106,10 @@ def compare(
     # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
     named_only = qrels is None or (evaluated_already and _dataset_id(qrels) is not None)
     qrels_table = None if named_only else read_qrels(qrels)
-    checked = check_evaluated(named, qrels_table, protocol, options)
+    checked = check_evaluated(
+        {name: field_result(name, item) for name, item in named.items()}, qrels_table, protocol,
+        options,
+    )  # fmt: skip
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
     dataset = _dataset_id(qrels)
@@ -122,26 +133,33 @@ def compare(
         done = {name: evaluate_run(*job) for name, job in jobs.items()}
     results = {name: result for name, (result, _) in done.items()}
     facts = {name: found for name, (_, found) in done.items()}
-    names = _measure_names(results, measures, protocol)
+    names = _measure_names(results, measures, protocol) if measures != [] else []
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
     warnings += checked
+    blocks = {None: (values, list(named), names)} if names else {}
+    per_query = [per_query_frame(values, population, names, list(named))]
+    for rate in rates:
+        rate_values, valued, left_out = valued_rate(named, rate)
+        blocks[rate] = (rate_values, list(named), [rate])
+        per_query.append(per_query_frame(rate_values, valued, [rate], list(named)))
+        warnings += left_out
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
-    found = family.tested({None: (values, list(named), names)}, baseline, settings, use_tukey)
+    found = family.tested(blocks, baseline, settings, use_tukey)
     warnings += found.warnings
     first = next(iter(results.values()))
+    tukey_tables = [t for t in found.tukey.values() if t is not None]
+    order = first.per_query.index  # the compared queries of every block, in the first's order
+    joined = pd.concat(per_query, axis=1)
     comparison = Comparison(
         names=list(named),
         baseline=baseline,
-        measures=names,
-        per_query=pd.DataFrame(
-            values.transpose(0, 2, 1).reshape(len(population), -1),
-            index=pd.Index(population, name="query_id"),
-            columns=pd.MultiIndex.from_product([names, list(named)], names=["measure", "run"]),
-        ),
+        measures=names + rates,
+        per_query=joined.reindex(order[order.isin(joined.index)]),
         pairs=found.pairs,
-        tukey=found.tukey[None],
+        tukey=pd.concat(tukey_tables, ignore_index=True) if tukey_tables else None,
         settings=found.settings,
         family=found.family,
+        rates=rates,
         coverage=coverage,
         warnings=warnings + run_warnings(results),
         protocol=first.protocol,
@@ -149,12 +167,12 @@ def compare(
         results=results,
         display=options,
     )
-    if dataset is not None:  # how much each run leans on popular papers, if it can be told
+    if dataset is not None and names:  # how much each run leans on popular papers, if told
         from .facets import popularity_summary
 
         try:
             comparison.popularity = popularity_summary(
-                {n: None if is_evaluated(item) else item for n, item in named.items()},
+                {n: _run_of(item) for n, item in named.items()},
                 results,
                 dataset,
                 names[0],
@@ -251,6 +269,74 @@ def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> 
     if statistics.test == "tukey":  # the HSD controls the error over its pairs itself
         fields["correction"] = "none"
     return CompareSettings(**fields, queries=queries, ties=ties)
+
+
+def compared_rates(named: dict, measures) -> tuple[list[str], object]:
+    """The resolution rates compared (those ``measures`` names, else every rate all the
+    runs have; none unless every run is a :class:`~citeval_irm.Resolution`) and the measures
+    left for the field (``[]`` when ``measures`` names rates only)."""
+    items = list(named.values())
+    if not all(isinstance(item, Resolution) for item in items):
+        return [], measures
+    shared = [r for r in RATES if all(r in item.rates for item in items)]
+    if measures is None or not isinstance(measures, (str, list, tuple)):
+        return shared, measures
+    asked = measures.replace(",", " ").split() if isinstance(measures, str) else list(measures)
+    named_rates = [str(m) for m in asked if str(m) in RATES]
+    if not named_rates:
+        return shared, measures
+    missing = [r for r in named_rates if r not in shared]
+    if missing:
+        raise InputError(None, f"{', '.join(missing)}: not a rate of every resolution compared "
+                         "(existence_rate needs a catalogue)")  # fmt: skip
+    rest = [m for m in asked if str(m) not in RATES]
+    return named_rates, rest
+
+
+def field_result(name: str, item):
+    """What a comparison evaluates or checks of ``item``: a resolution's evaluation of its
+    resolved run, anything else as it is."""
+    if not isinstance(item, Resolution):
+        return item
+    if item.evaluation is None:
+        raise InputError(None, f"{name}: no reference of {item.source} resolved to a paper of "
+                         f"{item.dataset}: there is no run to compare")  # fmt: skip
+    return item.evaluation
+
+
+def _run_of(item):
+    """The run behind ``item``, or ``None`` when only its evaluation is at hand."""
+    if isinstance(item, Resolution):
+        return item.run
+    return None if is_evaluated(item) else item
+
+
+def valued_rate(named: dict, rate: str) -> tuple[np.ndarray, list, list[EvalWarning]]:
+    """A rate of every resolution in ``named`` (queries x runs x 1) on the queries they all
+    have a value for (a list with no reference has none), those queries, and the warning
+    counting the queries left out."""
+    frame = pd.concat([item.per_query[rate] for item in named.values()], axis=1, join="inner")
+    valued = frame.notna().all(axis=1)
+    left = frame.index[~valued]
+    warnings = []
+    if len(left):
+        warnings.append(EvalWarning(
+            "queries_without_value", f"queries with no value of {rate} in some run (a list "
+            "with no reference): left out of its tests", len(left), examples_of(left),
+            "queries"))  # fmt: skip
+    kept = frame[valued]
+    if kept.empty:
+        raise InputError(None, f"no query has a value of {rate} in every run: nothing to compare")
+    return kept.to_numpy(dtype=np.float64)[:, :, None], list(kept.index), warnings
+
+
+def per_query_frame(values: np.ndarray, queries: list, measures: list[str], runs: list[str]):
+    """Values (queries x runs x measures) as a frame: ``queries`` by (measure, run)."""
+    return pd.DataFrame(
+        values.transpose(0, 2, 1).reshape(len(queries), -1),
+        index=pd.Index(queries, name="query_id"),
+        columns=pd.MultiIndex.from_product([measures, runs], names=["measure", "run"]),
+    )
 
 
 def is_evaluated(item) -> bool:
@@ -383,6 +469,10 @@ def evaluate_run(
 ) -> tuple[EvalResult, RunFacts | None]:
     """One run's evaluation and facts (none when it came evaluated already): in this
     process, or as a task on a Dask worker."""
+    if isinstance(item, Resolution):  # its run is at hand: its facts are known
+        result = field_result(name, item)
+        return result, RunFacts.of(result, item.run, validate_on, same_year, options.memory,
+                                   recipe)  # fmt: skip
     if is_evaluated(item):  # checked by check_evaluated
         return item, None
     with silenced():  # the comparison issues its warnings once, in the caller's process

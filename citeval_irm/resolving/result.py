@@ -34,6 +34,9 @@ CATALOGUE_KINDS = ("outside_pool", "nowhere")
 """What an unmatched reference is with a catalogue: a real paper outside the pool, or
 found nowhere."""
 RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
+LOWER_IS_BETTER = ("duplicate_rate",)
+"""The rates a system does better by keeping low: a significance mark (a letter, a table's
+arrow) points to the lower one."""
 
 
 def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation,
