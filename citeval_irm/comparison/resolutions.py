@@ -1,0 +1,80 @@
+"""Generated reference lists in a comparison: a :class:`~citeval_irm.Resolution` (what
+:func:`citeval_irm.resolve` made of them) compared, tabled or reported beside runs.
+
+A resolution stands for its resolved run: its field measures are those of the run's
+evaluation (checked and compared as any evaluated run's), its facts (the queries it ranks)
+those of its run. Its rates (:data:`~citeval_irm.resolving.result.RATES`) are compared when
+every run compared is a resolution: each rate on the queries every run has a value of it
+for (a list with no reference has none), the others left out of that rate's tests and
+counted in a warning, the same rule in :func:`citeval_irm.compare` and
+:func:`citeval_irm.results_table`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..base.errors import EvalWarning, InputError, examples_of
+from ..resolving.result import RATES, Resolution
+
+
+def compared_rates(named: dict, measures) -> tuple[list[str], object]:
+    """The resolution rates compared (those ``measures`` names, else every rate all the
+    runs have; none unless every run is a :class:`~citeval_irm.Resolution`) and the measures
+    left for the field (``[]`` when ``measures`` names rates only)."""
+    items = list(named.values())
+    if not all(isinstance(item, Resolution) for item in items):
+        return [], measures
+    shared = [r for r in RATES if all(r in item.rates for item in items)]
+    if measures is None or not isinstance(measures, (str, list, tuple)):
+        return shared, measures
+    asked = measures.replace(",", " ").split() if isinstance(measures, str) else list(measures)
+    named_rates = [str(m) for m in asked if str(m) in RATES]
+    if not named_rates:
+        return shared, measures
+    missing = [r for r in named_rates if r not in shared]
+    if missing:
+        raise InputError(None, f"{', '.join(missing)}: not a rate of every resolution compared "
+                         "(existence_rate needs a catalogue)")  # fmt: skip
+    rest = [m for m in asked if str(m) not in RATES]
+    return named_rates, rest
+
+
+def field_result(name: str, item):
+    """What a comparison evaluates or checks of ``item``: a resolution's evaluation of its
+    resolved run, anything else as it is."""
+    if not isinstance(item, Resolution):
+        return item
+    if item.evaluation is None:
+        raise InputError(None, f"{name}: no reference of {item.source} resolved to a paper of "
+                         f"{item.dataset}: there is no run to compare")  # fmt: skip
+    return item.evaluation
+
+
+def valued_rate(named: dict, rate: str) -> tuple[np.ndarray, list, list[EvalWarning]]:
+    """A rate of every resolution in ``named`` (queries x runs x 1) on the queries they all
+    have a value for (a list with no reference has none), those queries, and the warning
+    counting the queries left out."""
+    frame = pd.concat([item.per_query[rate] for item in named.values()], axis=1, join="inner")
+    valued = frame.notna().all(axis=1)
+    left = frame.index[~valued]
+    warnings = []
+    if len(left):
+        warnings.append(EvalWarning(
+            "queries_without_value", f"queries with no value of {rate} in some run (a list "
+            "with no reference): left out of its tests", len(left), examples_of(left),
+            "queries"))  # fmt: skip
+    kept = frame[valued]
+    if kept.empty:
+        raise InputError(None, f"no query has a value of {rate} in every run: nothing to compare")
+    return kept.to_numpy(dtype=np.float64)[:, :, None], list(kept.index), warnings
+
+
+def per_query_frame(values: np.ndarray, queries: list, measures: list[str], runs: list[str]):
+    """Values (queries x runs x measures) as a frame: ``queries`` by (measure, run)."""
+    return pd.DataFrame(
+        values.transpose(0, 2, 1).reshape(len(queries), -1),
+        index=pd.Index(queries, name="query_id"),
+        columns=pd.MultiIndex.from_product([measures, runs], names=["measure", "run"]),
+    )
