@@ -444,6 +444,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             published=args.published,
             same_year=args.same_year,
             jobs=args.jobs,
+            catalogue=args.catalogue,
+            threshold=args.threshold,
             options=eval_options(args),
             statistics=statistics_options(args),
         )

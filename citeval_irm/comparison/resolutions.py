@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import EvalWarning, InputError, examples_of
-from ..resolving.result import RATES, Resolution
+from ..resolving.result import LOWER_IS_BETTER, RATES, Resolution
 
 
 def compared_rates(named: dict, measures) -> tuple[list[str], object]:
@@ -78,3 +78,64 @@ def per_query_frame(values: np.ndarray, queries: list, measures: list[str], runs
         index=pd.Index(queries, name="query_id"),
         columns=pd.MultiIndex.from_product([measures, runs], names=["measure", "run"]),
     )
+
+
+GENERATED_SUFFIXES = (".jsonl", ".ndjson")
+"""A manifest's run file with one of these suffixes is a file of generated reference lists,
+resolved (:func:`citeval_irm.resolve`) before it is validated and evaluated; no TREC run or
+Parquet file is named so."""
+
+
+def is_generated(path) -> bool:
+    """Whether a manifest's run file holds generated reference lists (its suffix)."""
+    return str(path).lower().endswith(GENERATED_SUFFIXES)
+
+
+def resolved_entry(path, dataset: str, measures, protocol, options, resolving: dict):
+    """A manifest's generated lists resolved against ``dataset`` (``resolving``: resolve's
+    ``catalogue`` and ``threshold``): the :class:`~citeval_irm.Resolution`, an error when
+    nothing resolved (no run to validate or evaluate)."""
+    from ..resolving.resolve import resolve
+
+    found = resolve(path, dataset, measures=measures, protocol=protocol, options=options,
+                    **resolving)  # fmt: skip
+    if found.run is None:
+        raise InputError(str(path), f"no reference resolved to a paper of {dataset}: no run to "
+                         "put in the table")  # fmt: skip
+    return found
+
+
+def table_measures(results: list) -> list[str]:
+    """A results table's measures on one dataset: the field's (the first run's), then the
+    rates any resolution among ``results`` has."""
+    first = results[0]
+    fields = first.evaluation.names if isinstance(first, Resolution) else first.measures
+    rates = [r for r in RATES if any(r in getattr(x, "rates", ()) for x in results)]
+    return [str(m) for m in fields] + rates
+
+
+def rate_blocks(compared: dict, baseline: str, key) -> tuple[dict, list[EvalWarning]]:
+    """The test blocks of the rates on one dataset of a results table: for each rate the
+    baseline has, the systems that have it too (``compared``: system -> result), keyed
+    ``(key, rate)``; and the warnings counting the queries each leaves out."""
+    blocks, warnings = {}, []
+    if not isinstance(compared.get(baseline), Resolution):
+        return blocks, warnings
+    for rate in compared[baseline].rates:
+        having = {s: r for s, r in compared.items() if rate in getattr(r, "rates", ())}
+        if len(having) < 2:
+            continue
+        values, _, left_out = valued_rate(having, rate)
+        blocks[key, rate] = (values, list(having), [rate])
+        warnings += [w.of_run(str(key)) for w in left_out]
+    return blocks, warnings
+
+
+def rate_legend(rates: list[str]) -> str:
+    """The legend line of a table's rate columns."""
+    lower = [r for r in rates if r in LOWER_IS_BETTER]
+    better = f"; lower is better for {', '.join(lower)}" if lower else ""
+    return (f"{', '.join(rates)}: the resolution's rates, for a system whose run is generated "
+            "reference lists (.jsonl, resolved first; - for a ranked run): each the mean over "
+            "the queries whose lists have references, tested on the queries where the "
+            f"baseline's and the system's both have{better}")  # fmt: skip
