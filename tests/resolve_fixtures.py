@@ -173,8 +173,8 @@ DEMO = "citeval/demo/test"
 
 def demo_model_lists(gold: float, invented: float, seed: int, per_list: int = 8) -> dict:
     """GENERATED reference lists for the demo's test queries, as a language model of a given
-    quality might answer: demo titles (as they are, in capitals, or with a letter dropped:
-    a fuzzy match) and, each with
+    quality might answer: titles of demo papers older than the citing paper (as they are,
+    in capitals, or with a letter dropped: a fuzzy match) and, each with
     probability ``invented``, titles made of halves of two demo titles; the cited paper's
     title among the first five with probability ``gold``; the first query's
     list is empty and every tenth names its first paper twice. Two calls with other
@@ -209,8 +209,12 @@ def demo_model_lists(gold: float, invented: float, seed: int, per_list: int = 8)
     for n, entry in enumerate(test):
         references = []
         if n > 0:
+            citing = entry["context_id"].split("_")[0]  # only papers the protocol admits
+            earlier = [p for p in ids if p[1:3] < citing[1:3]]
             while len(references) < per_list:
-                references.append(made_up() if rng.random() < invented else named(rng.choice(ids)))
+                references.append(
+                    made_up() if rng.random() < invented else named(rng.choice(earlier))
+                )
             if rng.random() < gold:  # the cited paper, among the first five
                 references.insert(rng.randrange(5), named(entry["positive_ids"][0]))
             if n % 10 == 0:

@@ -469,8 +469,9 @@ def add_resolve_command(commands) -> None:
     rs.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
     add_resolution_options(rs)
     rs.add_argument("--report", dest="resolution_report", metavar="FILE",
-                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.csv: the "
-                    "decision for every reference)")  # fmt: skip
+                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.html, "
+                    ".md: the page with the scores, the resolution and its rate by popularity "
+                    "with the plot; .csv: the decision for every reference)")  # fmt: skip
     add_measure_options(rs, measures_help="measures the run is evaluated with (default: the "
                         "dataset's protocol)")  # fmt: skip
     rs.add_argument("--by", choices=FACETS,

@@ -139,3 +139,36 @@ def rate_legend(rates: list[str]) -> str:
             "reference lists (.jsonl, resolved first; - for a ranked run): each the mean over "
             "the queries whose lists have references, tested on the queries where the "
             f"baseline's and the system's both have{better}")  # fmt: skip
+
+
+NOT_VIOLATIONS = ("short_ranking", "missing_query")
+"""Checks of :func:`citeval_irm.validate` that a resolved run of generated lists fails by
+nature, not by breaking the protocol: a list is as long as the model made it, and a query
+none of whose references resolved has no ranking (it scores 0, as trec_eval -c scores it).
+A results table does not count them as violations of such a run (a note says how many);
+``citeval validate`` of the written run still reports them."""
+
+
+def generated_validation(report):
+    """``report`` (a run of generated lists validated) without :data:`NOT_VIOLATIONS`'s
+    violations, with a warning ``generated_lists`` counting the queries they were in."""
+    from dataclasses import replace
+
+    exempt = report.violations["check"].isin(NOT_VIOLATIONS)
+    if not exempt.any():
+        return report
+    counts = report.checks.set_index("check")["queries"]
+    said = ", ".join(f"{check} in {_queries(int(counts[check]))}" for check in NOT_VIOLATIONS
+                     if counts.get(check, 0))  # fmt: skip
+    warning = EvalWarning("generated_lists", f"generated lists: {said}, not counted as "
+                          "violations (a list is as long as the model made it; a query with "
+                          "no resolved paper scores 0)", int(exempt.sum()))  # fmt: skip
+    checks = report.checks.copy()
+    shown = checks["check"].isin(NOT_VIOLATIONS)
+    checks.loc[shown, ["queries", "pairs"]] = 0
+    return replace(report, violations=report.violations[~exempt], checks=checks,
+                   warnings=[*report.warnings, warning])  # fmt: skip
+
+
+def _queries(count: int) -> str:
+    return f"{count:,} {'query' if count == 1 else 'queries'}"

@@ -156,7 +156,7 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
     from ..checks.protocol import validate
     from ..evaluation.evaluate import evaluate
     from .compare import RunFacts
-    from .resolutions import is_generated, resolved_entry
+    from .resolutions import generated_validation, is_generated, resolved_entry
 
     with warnings.catch_warnings():  # the table carries them, counted, once
         warnings.simplefilter("ignore", EvalWarning)
@@ -169,6 +169,8 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
             run or entry.run, entry.dataset, same_year=same_year, measures=measures,
             protocol=protocol, options=replace(options, progress=False),
         )  # fmt: skip
+        if run is not None:
+            validation = generated_validation(validation)
         if result is None:
             result = evaluate(entry.run, entry.dataset, measures, protocol=protocol,
                               options=options)  # fmt: skip
@@ -540,6 +542,9 @@ def results_table(
                              "value": value, "status": status})  # fmt: skip
             if status == VIOLATION:
                 notes.append(f"{BROKEN} {system} on {dataset}: {validation.summary()}")
+            exempt = [w for w in validation.warnings if w.code == "generated_lists"] if (
+                validation is not None) else []  # fmt: skip
+            notes += [f"{system} on {dataset}: {w.message}" for w in exempt]
             if status == FLAGGED:
                 oracle = next(w for w in validation.warnings if w.code == "gold_always_present")
                 notes.append(f"{ORACLE} {system} on {dataset}: {oracle.message}")
@@ -632,7 +637,8 @@ def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, s
         blocks.update(more)
         warnings += left_out
     found = family.tested(blocks, baseline, settings, column="dataset")
-    found.pairs["dataset"] = [key[0] for key in found.pairs["dataset"]]
+    if len(found.pairs):  # the block's dataset (blocks: the field's, then each rate's)
+        found.pairs["dataset"] = [key[0] for key in found.pairs["dataset"]]
     found.warnings += warnings
     return found
 
