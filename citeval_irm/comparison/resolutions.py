@@ -117,7 +117,7 @@ def table_measures(results: list) -> list[str]:
 def rate_blocks(compared: dict, baseline: str, key) -> tuple[dict, list[EvalWarning]]:
     """The test blocks of the rates on one dataset of a results table: for each rate the
     baseline has, the systems that have it too (``compared``: system -> result), keyed
-    ``(key, rate)``; and the warnings counting the queries each leaves out."""
+    ``"<key> <rate>"``; and the warnings counting the queries each leaves out."""
     blocks, warnings = {}, []
     if not isinstance(compared.get(baseline), Resolution):
         return blocks, warnings
@@ -126,7 +126,7 @@ def rate_blocks(compared: dict, baseline: str, key) -> tuple[dict, list[EvalWarn
         if len(having) < 2:
             continue
         values, _, left_out = valued_rate(having, rate)
-        blocks[key, rate] = (values, list(having), [rate])
+        blocks[f"{key} {rate}"] = (values, list(having), [rate])
         warnings += [w.of_run(str(key)) for w in left_out]
     return blocks, warnings
 

@@ -616,7 +616,7 @@ def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, s
     from .compare import compared_values
     from .resolutions import field_result, rate_blocks
 
-    blocks, warnings = {}, []
+    blocks, warnings, owner = {}, [], {}
     for dataset in datasets:
         compared = {
             s: results[s, dataset]
@@ -632,13 +632,14 @@ def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, s
         fields = [m for m in names[dataset] if m not in RATES]
         runs = {s: field_result(s, r) for s, r in compared.items()}
         values, *_ = compared_values(runs, dict.fromkeys(compared), fields, "all")
-        blocks[dataset, None] = (values, list(compared), fields)
+        blocks[dataset] = (values, list(compared), fields)
         more, left_out = rate_blocks(compared, baseline, dataset)
         blocks.update(more)
+        owner.update(dict.fromkeys([dataset, *more], dataset))
         warnings += left_out
     found = family.tested(blocks, baseline, settings, column="dataset")
     if len(found.pairs):  # the block's dataset (blocks: the field's, then each rate's)
-        found.pairs["dataset"] = [key[0] for key in found.pairs["dataset"]]
+        found.pairs["dataset"] = found.pairs["dataset"].map(owner)
     found.warnings += warnings
     return found
 
