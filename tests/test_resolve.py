@@ -316,3 +316,21 @@ def test_the_example_runs_end_to_end(demo_home, tmp_path, capsys):
                                   bootstrap=200, permutations=200)  # fmt: skip
     rates = list(found.groups[found.runs[0]])
     assert rates == sorted(rates)  # fabrication falls with popularity
+
+
+def test_an_ascii_title_normalises_as_the_unicode_path_does():
+    """_plain's ASCII shortcut (one translation) gives what NFKC, NFKD, casefold and the
+    category rule give, for every ASCII character between letters."""
+    import unicodedata
+
+    from citeval_irm.resolving.normalise import _plain
+
+    def by_unicode(text: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+        kept = [" " if unicodedata.category(c)[0] in "PSZC" else c for c in decomposed
+                if unicodedata.category(c) != "Mn"]  # fmt: skip
+        return " ".join("".join(kept).split())
+
+    texts = [f"Ab{chr(c)}Cd {chr(c)}" for c in range(128)] + ["  A\tB--c (2015).  "]
+    assert [_plain(t) for t in texts] == [by_unicode(t) for t in texts]
+    assert _plain("M\u00fcller \u2013 \uff27lo\u0056e") == "muller glove"  # the Unicode path

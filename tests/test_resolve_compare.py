@@ -158,8 +158,22 @@ def test_the_report_shows_the_resolution_and_its_rate_by_popularity(models, tmp_
     assert re.search(r'<img[^>]+src="data:image/png;base64,', html)
     assert "outside pool" in html and "nowhere" in html
     capsys.readouterr()
-    assert main(["resolve", str(examples / "generated.jsonl"), "--dataset", DEMO, "-o", str(run),
-                 "--report", str(page), "-q"]) == 2  # an existing page without --force
+    assert (
+        main(
+            [
+                "resolve",
+                str(examples / "generated.jsonl"),
+                "--dataset",
+                DEMO,
+                "-o",
+                str(run),
+                "--report",
+                str(page),
+                "-q",
+            ]
+        )
+        == 2
+    )  # an existing page without --force
     assert "exists" in capsys.readouterr().err
 
 
