@@ -134,7 +134,8 @@ def compare(
         done = {name: evaluate_run(*job) for name, job in jobs.items()}
     results = {name: result for name, (result, _) in done.items()}
     facts = {name: found for name, (_, found) in done.items()}
-    names = _measure_names(results, measures, protocol) if measures != [] else []
+    only_rates = bool(rates) and measures == []  # measures named rates only
+    names = [] if only_rates else _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
     warnings += checked
     blocks = {None: (values, list(named), names)} if names else {}
