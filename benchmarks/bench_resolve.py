@@ -25,10 +25,10 @@ Measured (2 cores shared with other work, load average about 3; Python 3.11, Rap
 2,483,780 references in 161 s wall (15,425 references/s; the process got 67 % of a core:
 184 s of user time for the whole run): 123,999 by id, 1,117,764 exact, 361,561 fuzzy, 2,366
 ambiguous, 878,090 unmatched; run 1.4 s (1,603,296 rows); peak RSS 1.78 GB (the generated
-lists held as Python objects included). The run before (ids beyond the 100,000th paper not
-arXiv-shaped, a bug of this generator since fixed; ASCII titles normalised by the Unicode
-path) resolved in 304 s wall at 54 % of a core (28,345 by id, 973,744 unmatched, the rest
-the same). On 12,000 of these lists (240,000 references), resolution took 15.2 s of CPU
+lists held as Python objects included). The same benchmark before the change below resolved
+in 304 s wall at 54 % of a core (238 s of user time in all), the same decisions; the run
+measured before that (ids beyond the 100,000th paper not arXiv-shaped, a bug of this
+generator since fixed) had 28,345 by id and 973,744 unmatched. On 12,000 of these lists (240,000 references), resolution took 15.2 s of CPU
 before an ASCII title was normalised by one translation and identifiers were looked for
 only in texts with a digit, 12.2 s after, the decisions the same; under cProfile, the
 blocked fuzzy search (candidates and RapidFuzz's cdist) is about 40 % of it, normalising
