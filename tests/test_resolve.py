@@ -260,8 +260,13 @@ def test_bad_csv_and_report_paths(corpus, tmp_path, capsys):
     good = tmp_path / "good.jsonl"
     good.write_text('{"query_id": "q", "references": []}\n')
     assert cli("resolve", str(good), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
+               "--report", str(tmp_path / "r.pdf")) == 2  # fmt: skip
+    assert "written as .html or .md (the page), .json, .csv" in capsys.readouterr().err
+    # the page needs a run: none resolved, an error naming the file, nothing written
+    assert cli("resolve", str(good), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
                "--report", str(tmp_path / "r.html")) == 2  # fmt: skip
-    assert "written as .json, .csv" in capsys.readouterr().err
+    assert "r.html: no page report: no reference resolved" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.trec").exists()
 
 
 def test_the_threshold_script_on_a_small_labelled_set(demo_home, capsys):
