@@ -28,11 +28,12 @@ ambiguous, 878,090 unmatched; run 1.4 s (1,603,296 rows); peak RSS 1.78 GB (the 
 lists held as Python objects included). The same benchmark before the change below resolved
 in 304 s wall at 54 % of a core (238 s of user time in all), the same decisions; the run
 measured before that (ids beyond the 100,000th paper not arXiv-shaped, a bug of this
-generator since fixed) had 28,345 by id and 973,744 unmatched. On 12,000 of these lists (240,000 references), resolution took 15.2 s of CPU
-before an ASCII title was normalised by one translation and identifiers were looked for
-only in texts with a digit, 12.2 s after, the decisions the same; under cProfile, the
-blocked fuzzy search (candidates and RapidFuzz's cdist) is about 40 % of it, normalising
-titles and reading identifiers most of the rest.
+generator since fixed) had 28,345 by id and 973,744 unmatched. On 12,000 of these lists
+(240,000 references), resolution took 15.2 s of CPU before an ASCII title was normalised by
+one translation and identifiers were looked for only in texts with a digit, 12.2 s after,
+the decisions the same; under cProfile, the blocked fuzzy search (candidates and
+RapidFuzz's cdist) is about 40 % of it, normalising titles and reading identifiers most of
+the rest.
 """
 
 from __future__ import annotations
