@@ -166,3 +166,58 @@ def write_trap_corpus(folder: Path, filler: int = 300) -> dict:
               for pid, t in titles.items()}  # fmt: skip
     write_hatten_files(folder, papers, contexts, splits)
     return {"papers": papers, "queries": queries, "counts": counts}
+
+
+DEMO = "citeval/demo/test"
+
+
+def demo_model_lists(gold: float, invented: float, seed: int, per_list: int = 8) -> dict:
+    """GENERATED reference lists for the demo's test queries, as a language model of a given
+    quality might answer: titles of demo papers older than the citing paper (as they are,
+    in capitals, or with a letter dropped: a fuzzy match) and, each with
+    probability ``invented``, titles made of halves of two demo titles; the cited paper's
+    title among the first five with probability ``gold``; the first query's
+    list is empty and every tenth names its first paper twice. Two calls with other
+    ``gold`` / ``invented`` give two "models" to compare."""
+    import json
+    from importlib import resources
+
+    root = resources.files("citeval_irm").joinpath("datasets", "demo")
+    papers = json.loads(root.joinpath("papers.json").read_text(encoding="utf-8"))
+    test = json.loads(root.joinpath("test.json").read_text(encoding="utf-8"))
+    titles = {pid: p["title"] for pid, p in papers.items()}
+    ids, known = sorted(titles), {t.lower() for t in titles.values()}
+    rng = random.Random(seed)
+
+    def named(paper: str) -> str:
+        title, form = titles[paper], rng.random()
+        if form < 0.2:
+            return title.upper()
+        if form < 0.35 and len(title) > 30:
+            at = rng.randrange(5, len(title) - 5)
+            return title[:at] + title[at + 1 :]  # a letter dropped: a fuzzy match
+        return title
+
+    def made_up() -> str:
+        while True:
+            one, other = (titles[p].split() for p in rng.sample(ids, 2))
+            title = " ".join(one[: len(one) // 2] + other[len(other) // 2 :])
+            if title.lower() not in known:
+                return title
+
+    lists = {}
+    for n, entry in enumerate(test):
+        references = []
+        if n > 0:
+            citing = entry["context_id"].split("_")[0]  # only papers the protocol admits
+            earlier = [p for p in ids if p[1:3] < citing[1:3]]
+            while len(references) < per_list:
+                references.append(
+                    made_up() if rng.random() < invented else named(rng.choice(earlier))
+                )
+            if rng.random() < gold:  # the cited paper, among the first five
+                references.insert(rng.randrange(5), named(entry["positive_ids"][0]))
+            if n % 10 == 0:
+                references.append(references[0])
+        lists[entry["context_id"]] = references
+    return lists

@@ -272,8 +272,13 @@ def test_bad_csv_and_report_paths(corpus, tmp_path, capsys):
     good = tmp_path / "good.jsonl"
     good.write_text('{"query_id": "q", "references": []}\n')
     assert cli("resolve", str(good), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
+               "--report", str(tmp_path / "r.pdf")) == 2  # fmt: skip
+    assert "written as .html or .md (the page), .json, .csv" in capsys.readouterr().err
+    # the page needs a run: none resolved, an error naming the file, nothing written
+    assert cli("resolve", str(good), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
                "--report", str(tmp_path / "r.html")) == 2  # fmt: skip
-    assert "written as .json, .csv" in capsys.readouterr().err
+    assert "r.html: no page report: no reference resolved" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.trec").exists()
 
 
 def test_the_threshold_script_on_a_small_labelled_set(demo_home, capsys):
@@ -333,3 +338,21 @@ def test_the_example_runs_end_to_end(demo_home, tmp_path, capsys):
     )
     rates = list(found.groups[found.runs[0]])
     assert rates == sorted(rates)  # fabrication falls with popularity
+
+
+def test_an_ascii_title_normalises_as_the_unicode_path_does():
+    """_plain's ASCII shortcut (one translation) gives what NFKC, NFKD, casefold and the
+    category rule give, for every ASCII character between letters."""
+    import unicodedata
+
+    from citeval_irm.resolving.normalise import _plain
+
+    def by_unicode(text: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+        kept = [" " if unicodedata.category(c)[0] in "PSZC" else c for c in decomposed
+                if unicodedata.category(c) != "Mn"]  # fmt: skip
+        return " ".join("".join(kept).split())
+
+    texts = [f"Ab{chr(c)}Cd {chr(c)}" for c in range(128)] + ["  A\tB--c (2015).  "]
+    assert [_plain(t) for t in texts] == [by_unicode(t) for t in texts]
+    assert _plain("M\u00fcller \u2013 \uff27lo\u0056e") == "muller glove"  # the Unicode path

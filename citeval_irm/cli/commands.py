@@ -458,6 +458,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             paper=paper,
             same_year=args.same_year,
             jobs=args.jobs,
+            resolving={"catalogue": args.catalogue, "threshold": args.threshold},
             options=eval_options(args),
             statistics=statistics_options(args),
         )
@@ -570,9 +571,28 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     for warning in [*result.warnings, *own]:
         sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
     if args.resolution_report:
-        path = result.write_report(args.resolution_report)
+        path = _resolution_report(args, result)
         print(f"citeval: report written to {path}", file=sys.stderr)
     return 0
+
+
+def _resolution_report(args: argparse.Namespace, result):
+    """``citeval resolve --report FILE``: the page (``.html``, ``.md``: the scores, the
+    resolution, its rate by popularity with the plot, the checks) or the resolution's own
+    file (``.json``, ``.csv``, ``.txt``)."""
+    from ..resolving.result import report_kind
+
+    if report_kind(args.resolution_report) != "page":
+        return result.write_report(args.resolution_report)
+    if result.run is None:
+        raise InputError(args.resolution_report, "no page report: no reference resolved, so "
+                         "there is no run to report on (.json, .csv or .txt say so)")  # fmt: skip
+    from ..report import make_report
+
+    with _quiet_ir_datasets():
+        report = make_report({result.run_source: result}, args.dataset,
+                             options=eval_options(args), command=args.command_line)  # fmt: skip
+    return report.write(args.resolution_report)
 
 
 def _resolution_breakdown(args: argparse.Namespace, result):

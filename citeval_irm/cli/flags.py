@@ -260,6 +260,22 @@ def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
     return StatisticsOptions(**_given(args, StatisticsOptions))
 
 
+def add_resolution_options(parser: argparse.ArgumentParser, *, table: bool = False) -> None:
+    """``--catalogue FILE`` and ``--threshold``: how generated reference lists are resolved
+    (``citeval resolve``; ``citeval table``, for a manifest's ``.jsonl`` runs)."""
+    from ..resolving import THRESHOLD
+
+    where = section(parser, "resolution" if table else "input")
+    which = "a manifest's generated lists (.jsonl)" if table else "the lists"
+    where.add_argument("--catalogue", metavar="FILE",
+                       help="known titles (one a line, or CSV / JSONL with a title column): "
+                       "tells an unmatched reference outside the pool from one found nowhere "
+                       f"(for {which})")  # fmt: skip
+    where.add_argument("--threshold", type=float, default=THRESHOLD,
+                       help=f"fuzzy match threshold for {which}, fuzz.ratio 0-100 (default "
+                       f"{THRESHOLD:g})")  # fmt: skip
+
+
 def add_report_option(parser: argparse.ArgumentParser) -> None:
     """``--report PATH``: the results, checks and plots as one self-contained file."""
     section(parser, "output").add_argument(

@@ -49,6 +49,7 @@ from .flags import (
     add_quiet_option,
     add_recipe_options,
     add_report_option,
+    add_resolution_options,
     add_run_options,
     add_source_options,
     add_statistics_options,
@@ -166,7 +167,8 @@ def add_table_commands(commands) -> None:
         "dataset, run; run paths relative to the manifest) with its dataset's protocol, "
         "compares each system with --baseline on each dataset (compare's tests, corrected "
         "over the whole table) and prints the table: systems as rows, datasets as column "
-        "groups, measures as columns.",
+        "groups, measures as columns. A run file named .jsonl holds generated reference "
+        "lists: resolved first (as citeval resolve), its rates are columns too.",
     )
     ta.add_argument("manifest", help="CSV or TSV with columns system, dataset, run")
     add_measure_options(
@@ -190,6 +192,7 @@ def add_table_commands(commands) -> None:
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
+    add_resolution_options(ta, table=True)
     engine = {
         "choices": TABLE_ENGINES,
         "help": "dask: evaluate the runs on a Dask cluster's workers",
@@ -457,7 +460,7 @@ def add_demo_command(commands) -> None:
 
 def add_resolve_command(commands) -> None:
     """``citeval resolve``: generated reference lists (papers named) as a run of a dataset."""
-    from ..resolving import REPORT_SUFFIXES, THRESHOLD
+    from ..resolving import REPORT_SUFFIXES
 
     rs = commands.add_parser(
         "resolve",
@@ -472,14 +475,11 @@ def add_resolve_command(commands) -> None:
     rs.add_argument("generated", help="the generated lists: JSONL or CSV")
     rs.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
     rs.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
-    rs.add_argument("--catalogue", metavar="FILE",
-                    help="known titles (one a line, or CSV / JSONL with a title column): tells "
-                    "an unmatched reference outside the pool from one found nowhere")  # fmt: skip
-    threshold = f"fuzzy match threshold, fuzz.ratio 0-100 (default {THRESHOLD:g})"
-    rs.add_argument("--threshold", type=float, default=THRESHOLD, help=threshold)
+    add_resolution_options(rs)
     rs.add_argument("--report", dest="resolution_report", metavar="FILE",
-                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.csv: the "
-                    "decision for every reference)")  # fmt: skip
+                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.html, "
+                    ".md: the page with the scores, the resolution and its rate by popularity "
+                    "with the plot; .csv: the decision for every reference)")  # fmt: skip
     add_measure_options(rs, measures_help="measures the run is evaluated with (default: the "
                         "dataset's protocol)")  # fmt: skip
     rs.add_argument("--by", choices=FACETS,

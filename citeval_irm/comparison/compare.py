@@ -33,8 +33,10 @@ from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
+from ..resolving.result import Resolution
 from . import family
 from .model import CompareSettings, Comparison
+from .resolutions import compared_rates, field_result, per_query_frame, valued_rate
 from .runs import (
     RunEvidence,
     check_evaluated,
@@ -64,8 +66,14 @@ def compare(
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
     ``runs``: ``{name: run}``, or a list whose names are the file stems (``bm25.trec`` is
-    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, or an
-    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted).
+    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, an
+    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted), or a
+    :class:`~citeval_irm.Resolution` (generated reference lists resolved by
+    :func:`citeval_irm.resolve`): its run's field measures are compared as any run's, and,
+    when every run is a resolution, so are the rates they all have (``in_pool_rate``,
+    ``existence_rate``, ``duplicate_rate``; or those ``measures`` names), each on the queries
+    whose lists have references in every run (the others left out of that rate's tests and
+    counted in a warning).
     ``baseline``: the run every other is compared with; ``None`` compares all pairs.
     ``statistics`` (:class:`~citeval_irm.base.options.StatisticsOptions`, or its fields as
     keywords): ``test``, the test behind the significance marks (``randomisation``, ``t``,
@@ -89,6 +97,7 @@ def compare(
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
+    rates, measures = compared_rates(named, measures)
     evaluated_already = all(is_evaluated(item) for item in named.values())
     if qrels is None and not evaluated_already:
         raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
@@ -96,7 +105,10 @@ def compare(
     # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
     named_only = qrels is None or (evaluated_already and dataset_id(qrels) is not None)
     qrels_table = None if named_only else read_qrels(qrels)
-    checked = check_evaluated(named, qrels_table, protocol, options)
+    checked = check_evaluated(
+        {name: field_result(name, item) for name, item in named.items()}, qrels_table, protocol,
+        options,
+    )  # fmt: skip
     per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
                       scheduler=None, progress=False)  # fmt: skip
     dataset = dataset_id(qrels)
@@ -109,26 +121,34 @@ def compare(
         done = {name: evaluate_run(*job) for name, job in jobs.items()}
     results = {name: result for name, (result, _) in done.items()}
     facts = {name: found for name, (_, found) in done.items()}
-    names = _measure_names(results, measures, protocol)
+    only_rates = bool(rates) and measures == []  # measures named rates only
+    names = [] if only_rates else _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
     warnings += checked
+    blocks = {None: (values, list(named), names)} if names else {}
+    per_query = [per_query_frame(values, population, names, list(named))]
+    for rate in rates:
+        rate_values, valued, left_out = valued_rate(named, rate)
+        blocks[rate] = (rate_values, list(named), [rate])
+        per_query.append(per_query_frame(rate_values, valued, [rate], list(named)))
+        warnings += left_out
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
-    found = family.tested({None: (values, list(named), names)}, baseline, settings, use_tukey)
+    found = family.tested(blocks, baseline, settings, use_tukey)
     warnings += found.warnings
     first = next(iter(results.values()))
+    tukey_tables = [t for t in found.tukey.values() if t is not None]
+    order = first.per_query.index  # the compared queries of every block, in the first's order
+    joined = pd.concat(per_query, axis=1)
     comparison = Comparison(
         names=list(named),
         baseline=baseline,
-        measures=names,
-        per_query=pd.DataFrame(
-            values.transpose(0, 2, 1).reshape(len(population), -1),
-            index=pd.Index(population, name="query_id"),
-            columns=pd.MultiIndex.from_product([names, list(named)], names=["measure", "run"]),
-        ),
+        measures=names + rates,
+        per_query=joined.reindex(order[order.isin(joined.index)]),
         pairs=found.pairs,
-        tukey=found.tukey[None],
+        tukey=pd.concat(tukey_tables, ignore_index=True) if tukey_tables else None,
         settings=found.settings,
         family=found.family,
+        rates=rates,
         coverage=coverage,
         warnings=warnings + run_warnings(results),
         protocol=first.protocol,
@@ -136,12 +156,12 @@ def compare(
         results=results,
         display=options,
     )
-    if dataset is not None:  # how much each run leans on popular papers, if it can be told
+    if dataset is not None and names:  # how much each run leans on popular papers, if told
         from .facets import popularity_summary
 
         try:
             comparison.popularity = popularity_summary(
-                {n: None if is_evaluated(item) else item for n, item in named.items()},
+                {n: _run_of(item) for n, item in named.items()},
                 results,
                 dataset,
                 names[0],
@@ -163,6 +183,14 @@ def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> 
     if statistics.test == "tukey":  # the HSD controls the error over its pairs itself
         fields["correction"] = "none"
     return CompareSettings(**fields, queries=queries, ties=ties)
+
+
+def _run_of(item):
+    """The run behind ``item`` (a resolution's resolved run), or ``None`` when only its
+    evaluation is at hand."""
+    if isinstance(item, Resolution):
+        return item.run
+    return None if is_evaluated(item) else item
 
 
 def _measure_names(results: dict[str, EvalResult], measures, protocol) -> list[str]:

@@ -28,6 +28,7 @@ from ..printing.escaping import (
 )
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, latex_tabular, render, wrap
+from ..resolving.result import LOWER_IS_BETTER
 from ..scoring import percent_scale
 from .family import (
     CORRECTION_LABELS,
@@ -84,9 +85,11 @@ class Comparison(Printable):
 
     ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
     ``baseline``; ``tukey``: the randomised Tukey HSD over all pairs (or ``None``);
-    ``per_query``: the compared values (columns: measure, run); ``coverage``: per run, the
-    queries evaluated, ranked and not ranked; ``results``: each run's EvalResult;
-    ``published``: the runs beside the published results, when asked.
+    ``per_query``: the compared values (columns: measure, run; NaN where a query is not
+    compared on that measure); ``coverage``: per run, the queries evaluated, ranked and not
+    ranked; ``results``: each run's EvalResult; ``published``: the runs beside the published
+    results, when asked; ``rates``: the resolution rates among ``measures`` (resolutions
+    compared), each tested on the queries every run has a value of it for.
     """
 
     names: list[str]
@@ -105,12 +108,16 @@ class Comparison(Printable):
     popularity: pd.DataFrame | None = None
     display: EvalOptions | None = None  # how compare() was asked to print (percent, decimals)
     family: Family | None = None  # the tests corrected together (None: no pairs)
+    rates: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ access
     @property
     def num_queries(self) -> int:
-        """The number of queries compared."""
-        return len(self.per_query)
+        """The number of queries compared (on the field's measures, when rates are too)."""
+        fields = [m for m in self.measures if m not in self.rates]
+        if not self.rates or not fields:
+            return len(self.per_query)
+        return int(self.per_query[fields].notna().all(axis=1).sum())
 
     @property
     def means(self) -> pd.DataFrame:
@@ -209,9 +216,8 @@ class Comparison(Printable):
         for row in self.pairs[self.pairs["significant"]].itertuples():
             # the direction of the test behind the mark: wins against losses for the sign
             # test, the signed-rank sum for Wilcoxon, the mean for the others
-            winner, loser = (
-                (row.system, row.baseline) if row.direction > 0 else (row.baseline, row.system)
-            )
+            better = row.direction > 0 if row.measure not in LOWER_IS_BETTER else row.direction < 0
+            winner, loser = (row.system, row.baseline) if better else (row.baseline, row.system)
             out.setdefault((row.measure, winner), []).append(letters[loser])
         return out
 
@@ -223,6 +229,17 @@ class Comparison(Printable):
             f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
             f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
         )
+
+    def _rates_line(self) -> str | None:
+        """On which queries each resolution rate is compared."""
+        if not self.rates:
+            return None
+        counts = ", ".join(f"{rate} on {int(self.per_query[rate].notna().all(axis=1).sum()):,}"
+                           for rate in self.rates)  # fmt: skip
+        lower = [rate for rate in self.rates if rate in LOWER_IS_BETTER]
+        better = f"; lower is better for {', '.join(lower)}" if lower else ""
+        return (f"rates of the resolutions, each compared on the queries whose generated lists "
+                f"have references in every run: {counts}{better}")  # fmt: skip
 
     def _coverage_line(self) -> str | None:
         short = self.coverage[self.coverage["unranked"] > 0]
@@ -422,9 +439,9 @@ class Comparison(Printable):
     def _text(self, fmt: str, percent: bool, decimals: int) -> str:
         bullet = "- " if fmt == "markdown" else "  "
         out = [wrap(self._header(percent), "", fmt)]
-        coverage = self._coverage_line()
-        if coverage:
-            out.append(wrap(coverage, "", fmt))
+        for line in (self._coverage_line(), self._rates_line()):
+            if line:
+                out.append(wrap(line, "", fmt))
         headers, rows = self._means_rows(
             percent, decimals, bold=fmt == "markdown", aligned=fmt == "table"
         )

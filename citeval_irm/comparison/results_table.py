@@ -1,7 +1,12 @@
 """``results_table``: a paper's results table from a manifest of runs, in one call.
 
 The manifest (CSV or TSV, columns ``system, dataset, run``; run paths relative to the
-manifest) lists each system's run on each dataset. Every run is validated against its
+manifest) lists each system's run on each dataset; a run file named ``.jsonl`` (or
+``.ndjson``) holds generated reference lists, resolved first (:func:`citeval_irm.resolve`,
+with ``catalogue`` and ``threshold``): its resolved run is validated and evaluated as any
+run, and its rates (``in_pool_rate``, ...) are columns after the field's measures, tested
+against a baseline that has them (:mod:`citeval_irm.comparison.resolutions`). Every run is
+validated against its
 dataset (:func:`citeval_irm.validate`, with the measures it is evaluated with) and
 evaluated with the dataset's protocol (or the one given), the runs in parallel (processes,
 or the workers of a Dask cluster). On each dataset every system that obeys the protocol is
@@ -17,9 +22,11 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
@@ -29,9 +36,11 @@ from ..base.texts import read_utf8
 from ..printing.escaping import Markup, csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
+from ..resolving.result import LOWER_IS_BETTER, RATES
 from . import family
 from .family import Family, family_notes
 from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
+from .resolutions import rate_legend, table_measures
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
 OK, MISSING, VIOLATION, FLAGGED = "ok", "missing", "violation", "flagged"
@@ -137,23 +146,36 @@ def read_manifest(manifest) -> list[Entry]:
     return entries
 
 
-def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same_year: bool):
+def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same_year: bool,
+                    resolving: dict | None = None):  # fmt: skip
     """Validate then evaluate one run (in this process, a worker process or on a Dask
-    worker): its evaluation and what the comparison with published results needs."""
+    worker), generated lists resolved first (``resolving``: resolve's keywords): its
+    evaluation (a resolution, for generated lists) and what the comparison with published
+    results needs."""
     import warnings
 
     from ..checks.protocol import validate
     from ..evaluation.evaluate import evaluate
+    from .resolutions import generated_validation, is_generated, resolved_entry
     from .runs import RunEvidence
 
     with warnings.catch_warnings():  # the table carries them, counted, once
         warnings.simplefilter("ignore", EvalWarning)
+        result = run = None
+        if is_generated(entry.run):
+            result = resolved_entry(entry.run, entry.dataset, measures, protocol, options,
+                                    resolving or {})  # fmt: skip
+            run = result.run
         validation = validate(
-            entry.run, entry.dataset, same_year=same_year, measures=measures, protocol=protocol,
-            options=replace(options, progress=False),
+            run or entry.run, entry.dataset, same_year=same_year, measures=measures,
+            protocol=protocol, options=replace(options, progress=False),
         )  # fmt: skip
-        result = evaluate(entry.run, entry.dataset, measures, protocol=protocol, options=options)
-    ranked = result.ranked
+        if run is not None:
+            validation = generated_validation(validation)
+        if result is None:
+            result = evaluate(entry.run, entry.dataset, measures, protocol=protocol,
+                              options=options)  # fmt: skip
+    ranked = (result.evaluation if run is not None else result).ranked
     facts = RunEvidence(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
     return result, facts
 
@@ -166,16 +188,17 @@ def _protocol_of(dataset: str, protocol):
     return protocol if protocol is not None else dataset_protocol(find_dataset(dataset)[1])
 
 
-def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, jobs):
+def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, jobs,
+                  resolving=None):  # fmt: skip
     """Every entry evaluated: in this process (``jobs=1``), in ``jobs`` processes, or on
     a Dask cluster (``engine="dask"``); results in manifest order."""
     local = "citeval" if options.engine == "dask" else options.engine
     each = replace(options, engine=local, scheduler=None, progress=False)
     work = [
-        (entry, measures, _protocol_of(entry.dataset, protocol), each, same_year)
+        (entry, measures, _protocol_of(entry.dataset, protocol), each, same_year, resolving)
         for entry in entries
     ]
-    for entry, m, p, _, _ in work:
+    for entry, m, p, *_ in work:
         if m is None and p is None:
             raise InputError(
                 None, f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
@@ -289,12 +312,12 @@ class ResultsTable(Printable):
                 for measure in self.measures[dataset]:
                     key = (system, dataset, measure)
                     cell = indexed.loc[key] if key in indexed.index else None
-                    cells.append(self._cell(cell, scale, best.get((dataset, measure)) == system,
-                                            latex))  # fmt: skip
+                    bold = best.get((dataset, measure)) == system
+                    cells.append(self._cell(cell, scale, bold, latex, measure))
             rows.append(cells)
         return rows
 
-    def _cell(self, cell, scale: float, bold: bool, latex: bool) -> str:
+    def _cell(self, cell, scale: float, bold: bool, latex: bool, measure: str = "") -> str:
         if cell is None or pd.isna(cell["value"]):
             return "--" if latex else "-"
         text = number(cell["value"] * scale, self.decimals)
@@ -302,7 +325,9 @@ class ResultsTable(Printable):
         marks += {VIOLATION: BROKEN, FLAGGED: ORACLE}.get(cell["status"], "")
         significant = cell.get("significant")
         if not pd.isna(significant) and bool(significant):  # NaN: not tested
-            marks += BETTER if cell["direction"] > 0 else WORSE  # the test's own direction
+            better = cell["direction"] > 0  # the test's own direction; lower is better for
+            better = not better if measure in LOWER_IS_BETTER else better  # duplicate_rate
+            marks += BETTER if better else WORSE
         if latex:
             text = f"\\textbf{{{text}}}" if bold else text
             text = f"\\textit{{{text}}}" if cell["status"] == "published" else text
@@ -315,7 +340,8 @@ class ResultsTable(Printable):
         ours = self.values[(self.values["status"] == OK) & self.values["value"].notna()]
         best = {}
         for (dataset, measure), group in ours.groupby(["dataset", "measure"], sort=False):
-            top = group[group["value"] == group["value"].max()]
+            low = measure in LOWER_IS_BETTER
+            top = group[group["value"] == (group["value"].min() if low else group["value"].max())]
             if len(top) == 1 and len(group) > 1:
                 best[dataset, measure] = top["system"].iloc[0]
         return best
@@ -345,6 +371,9 @@ class ResultsTable(Printable):
             lines.append(f"{ORACLE}: {ORACLE_MEANS}: compared, not bold")
         if (self.values["status"] == MISSING).any():
             lines.append("-: no run of that system on that dataset")
+        rates = [m for m in RATES if (self.values["measure"] == m).any()]
+        if rates:
+            lines.append(rate_legend(rates))
         return lines + self.notes
 
     def _render(self, fmt: str) -> str:
@@ -458,6 +487,7 @@ def results_table(
     paper=None,
     same_year: bool = True,
     jobs: int = 1,
+    resolving: Mapping | None = None,
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> ResultsTable:
@@ -473,7 +503,9 @@ def results_table(
     the footnote says where the figures come from. ``jobs``: processes evaluating runs at
     once; ``options``: how runs are evaluated and values
     printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
-    cluster at ``scheduler``.
+    cluster at ``scheduler``. ``resolving``: how the generated lists a manifest names
+    (``.jsonl``) are resolved, ``{"catalogue": FILE, "threshold": 90}`` as in
+    :func:`citeval_irm.resolve` (default: no catalogue, its threshold).
     """
     from .compare import compare_settings
 
@@ -488,12 +520,16 @@ def results_table(
     if baseline is not None and baseline not in systems:
         raise InputError(None, f"baseline {baseline!r} is not a system of the manifest: "
                          f"{', '.join(systems)}")  # fmt: skip
-    done = _evaluate_all(entries, measures, protocol, options, same_year, jobs)
+    resolving = {k: v for k, v in dict(resolving or {}).items() if v is not None}
+    unknown = set(resolving) - {"catalogue", "threshold"}
+    if unknown:
+        raise InputError(None, f"resolving takes catalogue and threshold, not {sorted(unknown)}")
+    done = _evaluate_all(entries, measures, protocol, options, same_year, jobs, resolving)
     results = {(e.system, e.dataset): r for e, (r, _) in zip(entries, done)}
     facts = {(e.system, e.dataset): f for e, (_, f) in zip(entries, done)}
     first = next(iter(results.values()))
     percent = options.shown_percent(first.protocol)
-    names = {d: [str(m) for m in next(r for (s, dd), r in results.items() if dd == d).measures]
+    names = {d: table_measures([r for (_, dd), r in results.items() if dd == d])
              for d in datasets}  # fmt: skip
     rows, notes, warnings = [], [], []
     for system in systems:
@@ -502,11 +538,15 @@ def results_table(
             validation = facts[system, dataset].validation if result is not None else None
             status = _status(result, validation)
             for measure in names[dataset]:
-                value = float(result.aggregate[measure]) if result is not None else float("nan")
+                missing = result is None
+                value = float("nan") if missing else float(result.aggregate.get(measure, np.nan))
                 rows.append({"system": system, "dataset": dataset, "measure": measure,
                              "value": value, "status": status})  # fmt: skip
             if status == VIOLATION:
                 notes.append(f"{BROKEN} {system} on {dataset}: {validation.summary()}")
+            exempt = [w for w in validation.warnings if w.code == "generated_lists"] if (
+                validation is not None) else []  # fmt: skip
+            notes += [f"{system} on {dataset}: {w.message}" for w in exempt]
             if status == FLAGGED:
                 oracle = next(w for w in validation.warnings if w.code == "gold_always_present")
                 notes.append(f"{ORACLE} {system} on {dataset}: {oracle.message}")
@@ -576,8 +616,9 @@ def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, s
     (:func:`citeval_irm.comparison.family.tested`); a dataset without a usable baseline
     gets a note."""
     from .compare import compared_values
+    from .resolutions import field_result, rate_blocks
 
-    blocks = {}
+    blocks, warnings, owner = {}, [], {}
     for dataset in datasets:
         compared = {
             s: results[s, dataset]
@@ -590,9 +631,19 @@ def _baseline_tests(results, facts, systems, datasets, names, baseline, notes, s
             continue
         if len(compared) < 2:
             continue
-        values, *_ = compared_values(compared, dict.fromkeys(compared), names[dataset], "all")
-        blocks[dataset] = (values, list(compared), names[dataset])
-    return family.tested(blocks, baseline, settings, column="dataset")
+        fields = [m for m in names[dataset] if m not in RATES]
+        runs = {s: field_result(s, r) for s, r in compared.items()}
+        values, *_ = compared_values(runs, dict.fromkeys(compared), fields, "all")
+        blocks[dataset] = (values, list(compared), fields)
+        more, left_out = rate_blocks(compared, baseline, dataset)
+        blocks.update(more)
+        owner.update(dict.fromkeys([dataset, *more], dataset))
+        warnings += left_out
+    found = family.tested(blocks, baseline, settings, column="dataset")
+    if len(found.pairs):  # the block's dataset (blocks: the field's, then each rate's)
+        found.pairs["dataset"] = found.pairs["dataset"].map(owner)
+    found.warnings += warnings
+    return found
 
 
 def _published_rows(paper, datasets, names, results, facts, systems, protocol):
@@ -647,6 +698,8 @@ def _with_scoring(facts, result, dataset: str, recipe: str | None):
 
     if recipe is None or facts.scoring is not None:
         return facts
+    if hasattr(result, "rates"):  # generated lists: the script scores a run file
+        return replace(facts, unscored="generated lists: not scored by the paper's script")
     scoring, unscored = scored_by_script(result.run_source, dataset, recipe)
     return replace(facts, scoring=scoring, unscored=unscored)
 

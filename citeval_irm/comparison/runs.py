@@ -205,6 +205,13 @@ def evaluate_run(
 ) -> tuple[EvalResult, RunEvidence | None]:
     """One run's evaluation and facts (none when it came evaluated already): in this
     process, or as a task on a Dask worker."""
+    from ..resolving.result import Resolution
+
+    if isinstance(item, Resolution):  # its run is at hand: its facts are known
+        from .resolutions import field_result
+
+        result = field_result(name, item)
+        return result, RunEvidence.of(result, item.run, None, True, options.memory)
     if is_evaluated(item):  # checked by check_evaluated
         return item, None
     with silenced():  # the comparison issues its warnings once, in the caller's process

@@ -17,19 +17,22 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..base.errors import InputError, issue, silenced
+from ..base.errors import CitevalError, InputError, issue, silenced
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import ValidationReport
 from ..comparison.compare import compare, is_evaluated, named_inputs
 from ..comparison.model import Comparison
+from ..comparison.resolutions import field_result, generated_validation
 from ..evaluation.results import EvalResult
 from ..printing.blocks import Facts, Figure, Items, Section, Table, Text
 from ..printing.document import Report
 from ..reading.io import as_dataset, as_qrels
+from ..resolving.result import Resolution
 from . import sections
 from .facts import RunFacts, run_facts
 from .provenance import dataset_info, file_sha256
+from .resolution import popularity_rate_section, resolution_section
 
 __all__ = [
     "Computed",
@@ -78,7 +81,10 @@ def make_report(
 
     ``runs``: ``{name: run}`` or a list (named after the file stems, as in
     :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
-    reads (not an EvalResult: the plots need the rankings). What was computed already
+    reads (not an EvalResult: the plots need the rankings), or a
+    :class:`~citeval_irm.Resolution` (:func:`citeval_irm.resolve`'s generated lists: its
+    resolved run is the run, and the report adds how the lists were resolved and their rate
+    by the cited paper's popularity, with the plot). What was computed already
     (``computed``, a :class:`Computed`: evaluations, a comparison, cross-checks,
     validations, by run name) is shown as it is; what is missing is computed: the
     evaluations (``options``, an :class:`~citeval_irm.EvalOptions`, as in
@@ -99,8 +105,11 @@ def make_report(
     crosschecks, validations = computed.crosschecks, computed.validations
     validate = validations is not False
     named = named_inputs(runs)
+    resolutions = {n: item for n, item in named.items() if isinstance(item, Resolution)}
     for name, item in named.items():
-        if is_evaluated(item):
+        if name in resolutions:
+            field_result(name, item)  # an error when it resolved nothing
+        elif is_evaluated(item):
             raise InputError(None, f"{name}: a report needs the run itself, not its evaluation")
     evaluations = dict(evaluations or {})
     validations = dict(validations) if validate and validations else {}
@@ -108,12 +117,16 @@ def make_report(
     qrels_table = as_qrels(qrels)
     found = as_dataset(qrels)
     dataset_id = found[0] if found is not None and isinstance(qrels, str) else None
+    for name, item in resolutions.items():
+        evaluations.setdefault(name, item.evaluation)
+        if validate and dataset_id is not None and name not in validations:
+            validations[name] = resolved_validation(item, dataset_id, same_year)
     facts: list[RunFacts] = []
     for name, source in named.items():  # one run in memory at a time
         facts.append(
             run_facts(
                 name,
-                source,
+                source.run if name in resolutions else source,
                 qrels_table,
                 measures,
                 protocol=protocol,
@@ -137,7 +150,7 @@ def make_report(
     if comparison is None and len(facts) > 1:
         with silenced():  # each run's warnings are issued above
             comparison = compare(
-                results, measures=measures, protocol=protocol, options=options,
+                {**results, **resolutions}, measures=measures, protocol=protocol, options=options,
                 statistics=statistics,
             )  # fmt: skip
     first = facts[0].evaluation
@@ -161,6 +174,10 @@ def make_report(
         ),
         sections.scores_section(facts, comparison, fmt),
     ]
+    if resolutions:
+        parts.append(resolution_section(resolutions))
+        if dataset_id is not None:
+            parts.append(popularity_rate_section(resolutions, dataset_id, options, statistics))
     if comparison is not None:
         parts.append(sections.differences_section(comparison, fmt))
         if comparison.published is not None:
@@ -183,6 +200,18 @@ def make_report(
         summary=_summary(facts, comparison, crosschecks, where, fmt),
         sections=[p for p in parts if p is not None],
     )
+
+
+def resolved_validation(resolution: Resolution, dataset: str, same_year: bool):
+    """A resolution's run validated (:func:`~citeval_irm.comparison.resolutions.
+    generated_validation`: short lists are no violation), or ``None`` when it cannot be."""
+    from ..checks.protocol import validate
+
+    try:
+        with silenced():
+            return generated_validation(validate(resolution.run, dataset, same_year=same_year))
+    except CitevalError:
+        return None  # run_facts validates it again and says why it cannot
 
 
 def _warnings(facts, comparison, crosschecks) -> list[str]:

@@ -239,7 +239,8 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
     panels, data = [], {}
     for row in pairs.head(MAX_DIFFERENCE_PANELS).itertuples():
         values = comparison.per_query
-        diffs = (values[(measure, row.system)] - values[(measure, row.baseline)]).to_numpy()
+        diffs = (values[(measure, row.system)] - values[(measure, row.baseline)]).dropna()
+        diffs = diffs.to_numpy()  # (NaN: a query compared on a resolution's rates only)
         title = f"{row.system} - {row.baseline}"
         panels.append((title, diffs))
         data[title] = np.sort(diffs)[::-1].tolist()

@@ -11,6 +11,9 @@ THRESHOLD = 90.0
 precision and recall on a labelled set of 1,000 GENERATED references are in the README
 (``scripts/resolve_threshold.py``)."""
 
-REPORT_SUFFIXES = {".json": "json", ".csv": "decisions", ".md": "markdown", ".txt": "table"}
+REPORT_SUFFIXES = {".json": "json", ".csv": "decisions", ".txt": "table", ".html": "page",
+                   ".htm": "page", ".md": "page"}  # fmt: skip
 """What a resolution report file holds, by suffix: everything (JSON), the decision for
-every reference (CSV), or the printed report."""
+every reference (CSV), the printed report (``.txt``), or, as every command's ``--report``,
+the page (``.html`` or ``.md``: :func:`citeval_irm.make_report` of the resolution: the
+scores, how the lists were resolved, the rate by popularity with its plot, the checks)."""

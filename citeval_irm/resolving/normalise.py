@@ -76,8 +76,17 @@ def undo_latex(text: str) -> str:
     return text.replace("---", "-").replace("--", "-").replace("~", " ")
 
 
+_ASCII_SPACES = str.maketrans(
+    {chr(c): " " for c in range(128) if unicodedata.category(chr(c))[0] in "PSZC"}
+)
+"""The ASCII characters :func:`_plain` makes spaces (punctuation, symbols, spaces, controls)."""
+
+
 def _plain(text: str) -> str:
-    """NFKC, accents dropped, case folded, every punctuation mark or symbol a space."""
+    """NFKC, accents dropped, case folded, every punctuation mark or symbol a space (an
+    ASCII text, which neither normal form changes, by one translation: the same result)."""
+    if text.isascii():
+        return " ".join(text.lower().translate(_ASCII_SPACES).split())
     text = unicodedata.normalize("NFKC", text)
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     out = []
@@ -143,6 +152,7 @@ _ACL_OLD = r"[A-Z]\d{2}-\d{4}"
 _ACL_NEW = r"\d{4}\.[a-z0-9]+(?:-[a-z0-9]+)*\.\d+"
 _ACL_IN_TEXT = re.compile(rf"(?<![\w.])({_ACL_OLD}|{_ACL_NEW})(?![\w-])")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 ARXIV_DOI = "10.48550/arxiv."
 ACL_DOI = "10.18653/v1/"
 
@@ -194,7 +204,7 @@ def identifiers(fields: dict[str, str], text: str = "") -> list[str]:
     dois = (
         [doi(str(fields["doi"])) or str(fields["doi"]).strip().lower()] if fields.get("doi") else []
     )
-    if text:
+    if text and _DIGIT.search(text):  # every arXiv id, Anthology id and DOI has a digit
         dois.append(doi(text))
         add(arxiv_id(text) if ARXIV_DOI not in text.lower() else None)
         add(acl_id(text) if ACL_DOI not in text.lower() else None)

@@ -34,6 +34,9 @@ CATALOGUE_KINDS = ("outside_pool", "nowhere")
 """What an unmatched reference is with a catalogue: a real paper outside the pool, or
 found nowhere."""
 RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
+LOWER_IS_BETTER = ("duplicate_rate",)
+"""The rates a system does better by keeping low: a significance mark (a letter, a table's
+arrow) points to the lower one."""
 
 
 def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation,
@@ -234,10 +237,15 @@ class Resolution(Printable):
         return lines
 
     def write_report(self, path, *, force: bool = True) -> Path:
-        """The report as a file, by suffix (:data:`REPORT_SUFFIXES`), written atomically."""
+        """The report as a file, by suffix (:data:`REPORT_SUFFIXES`: ``.json``, ``.csv``,
+        ``.txt``), written atomically; the page (``.html``, ``.md``) is
+        ``citeval_irm.make_report({name: resolution}, dataset).write(path)``."""
         from ..base.outputs import atomic_output
 
         kind = report_kind(path, force=force)
+        if kind == "page":
+            raise InputError(str(path), "the page report is made by citeval_irm.make_report("
+                             "{name: resolution}, dataset).write(path)")  # fmt: skip
         text = csv_frame(self.decisions) if kind == "decisions" else self.format(kind)
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
@@ -250,8 +258,8 @@ def report_kind(path, *, force: bool = True) -> str:
 
     suffix = Path(path).suffix.lower()
     if suffix not in REPORT_SUFFIXES:
-        raise InputError(str(path), "a resolution report is written as .json, .csv (one row "
-                         "per reference), .md or .txt: name it so")  # fmt: skip
+        raise InputError(str(path), "a resolution report is written as .html or .md (the "
+                         "page), .json, .csv (a row a reference) or .txt: name it so")  # fmt: skip
     check_output(path, force=force)
     return REPORT_SUFFIXES[suffix]
 

@@ -467,13 +467,18 @@ def percent_scale(measure, percent: bool) -> float:
     """What ``measure``'s values are multiplied by when printed (``percent``: in percent):
     100 for a fraction, 1 for trec_eval's counts (the table's summed rows: NumRet, NumRel,
     NumQ, NumRet(rel=1)), which are never percentages. A measure outside the table is
-    ir-measures' and a fraction."""
+    ir-measures' and a fraction; so is a name no measure has (a resolution's rates,
+    ``in_pool_rate``: shares of a list's references)."""
     if not percent:
         return 1.0
     if isinstance(measure, str):
+        from ..base.errors import InputError
         from ..base.measures import parse_measures
 
-        measure = parse_measures(measure)[0]
+        try:
+            measure = parse_measures(measure)[0]
+        except InputError:
+            return 100.0
     found = definition(measure)
     return 1.0 if found is not None and found.summed else 100.0
 
