@@ -44,7 +44,7 @@ WARNING_CODES = (
     "permutations_too_few", "pool_unknown", "gold_always_present", "docs_without_year",
     "queries_without_year", "count_mismatch", "not_pinned", "env_folder_wins",
     "facet_unavailable", "unchecked_qrels", "empty_run", "queries_not_in_dataset",
-    "reference_fields_ignored", "queries_without_value",
+    "reference_fields_ignored", "queries_without_value", "generated_lists",
 )  # fmt: skip
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 

@@ -568,8 +568,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     if by is not None:
         sys.stdout.write("\n" + by.format(args.format if args.format != "markdown" else "table"))
     own = [w for w in by.warnings if w.code == "queries_without_value"] if by else []
-    for warning in [*result.warnings, *own]:
-        sys.stderr.write(f"warning: {plain_text(str(warning))}\n")
+    say_warnings([*result.warnings, *own], args)
     if args.resolution_report:
         path = _resolution_report(args, result)
         print(f"citeval: report written to {path}", file=sys.stderr)
