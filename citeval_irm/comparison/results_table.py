@@ -461,19 +461,50 @@ def results_table(
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> ResultsTable:
-    """The results table of the runs a manifest lists (a CSV / TSV path, or rows of
-    ``system, dataset, run``).
+    """The results table of the runs a manifest lists, tested per dataset.
 
-    ``measures`` / ``protocol``: what every run is evaluated with (default: each dataset's
-    own protocol). ``baseline``: the system the others are compared with on each dataset
-    (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
-    every test of the table; ``statistics``). ``paper``: a
-    paper (``goyal2026``) whose published rows are interleaved where it has a table for the
-    dataset, or a table of your own (a CSV path or DataFrame with the shipped columns);
-    the footnote says where the figures come from. ``jobs``: processes evaluating runs at
-    once; ``options``: how runs are evaluated and values
-    printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
-    cluster at ``scheduler``.
+    The table a paper prints, made from the runs themselves: every run validated and
+    evaluated the same way, with significance against a baseline and, if asked, the
+    published rows beside them.
+
+    Parameters
+    ----------
+    manifest : path or iterable of rows
+        A CSV / TSV path, or rows of ``system, dataset, run``.
+    measures : str, Measure or iterable, optional
+        What every run is evaluated with. Default: each dataset's own protocol.
+    protocol : str or Protocol, optional
+        A paper's protocol, for every dataset.
+    baseline : str, optional
+        The system the others are compared with on each dataset.
+    paper : str, path or DataFrame, optional
+        A paper (``"goyal2026"``) whose published rows are interleaved where it has a table
+        for the dataset, or a table of your own (a CSV path or DataFrame with the shipped
+        columns); the footnote says where the figures come from.
+    same_year : bool, default True
+        Whether papers of the query paper's own year are admissible (the validation).
+    jobs : int, default 1
+        Processes evaluating runs at once.
+    options : EvalOptions, optional
+        How runs are evaluated and values printed, as in :func:`citeval_irm.evaluate`;
+        ``engine="dask"``: on the workers of the cluster at ``scheduler``.
+    statistics : StatisticsOptions, optional
+        ``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
+        every test of the table.
+
+    Returns
+    -------
+    ResultsTable
+        A row per (dataset, system), a column per measure, significance marks.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> rows = [
+    ...     {"system": "bm25", "dataset": "citeval/demo/test", "run": "bm25.trec"},
+    ...     {"system": "titles", "dataset": "citeval/demo/test", "run": "titles.trec"},
+    ... ]
+    >>> table = citeval_irm.results_table(rows, baseline="bm25")  # doctest: +SKIP
     """
     from .compare import compare_settings
 

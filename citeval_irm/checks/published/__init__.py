@@ -179,14 +179,36 @@ def published(
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedResults:
-    """The published results shipped with the package, all of them or those of one dataset
-    (its table name, ``"ACL-200"``, or a citeval id, ``"citeval/acl-200/test"``), paper,
-    setting or stage. An unknown dataset is an error listing the shipped ones.
+    """The published results shipped with the package, or those of one dataset, paper,
+    setting or stage.
 
-    ``paper``: a shipped paper's name (``"goyal2026"``), or a table of your own: a CSV
-    file (path) or a DataFrame with the shipped columns (``dataset, setting, stage,
-    system, measure, value, source``), then labelled "given by the user". Every output
-    says where the figures come from (:attr:`Paper.provenance`)."""
+    Every figure carries where it comes from (:attr:`Paper.provenance`), so a comparison
+    with a paper's numbers says whether they were checked against the paper.
+
+    Parameters
+    ----------
+    dataset : str, optional
+        A dataset's table name (``"ACL-200"``) or a citeval id (``"citeval/acl-200/test"``).
+        An unknown dataset is an error listing the shipped ones.
+    paper : str, path or DataFrame, optional
+        A shipped paper's name (``"goyal2026"``), or a table of your own: a CSV file (path)
+        or a DataFrame with the shipped columns (``dataset, setting, stage, system, measure,
+        value, source``), then labelled "given by the user".
+    setting : str, optional
+        The setting of a published table.
+    stage : str, optional
+        The stage of a published table (``"end-to-end"``, ``"reranking"``).
+
+    Returns
+    -------
+    PublishedResults
+        The rows, with their provenance.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> rows = citeval_irm.published("ACL-200", paper="goyal2026")
+    """
     paper, papers, frame = table_source(paper)
     keep = np.ones(len(frame), dtype=bool)
     if paper is not None:
