@@ -117,7 +117,7 @@ _QUIRK_CAUSE = {
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class CrosscheckReport(Printable):
     """The cross-check of one run: per-measure summary, every differing query with its
     causes, counts per cause, and tie ranges.
@@ -143,6 +143,15 @@ class CrosscheckReport(Printable):
     recipe_per_query: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
     percent: bool = False
+
+    def _summary(self) -> dict[str, object]:
+        differing = self.differences["query_id"].nunique() if len(self.differences) else 0
+        return {
+            "recipe": self.recipe.name,
+            "measures": len(self.summary),
+            "queries_differing": int(differing),
+            "unexplained": self.unexplained,
+        }
 
     @property
     def unexplained(self) -> int:

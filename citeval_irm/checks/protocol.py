@@ -28,7 +28,7 @@ from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
 from ..papers import PROTOCOLS
 from ..printing.escaping import plain_text
-from ..printing.printable import Printable
+from ..printing.printable import Printable, file_name
 from ..reading.io import KEEP_ALL, as_dataset, repeated_rows
 
 CHECKS: dict[str, str] = {
@@ -67,7 +67,7 @@ _EXAMPLES = 5
 _TABLE_EXAMPLES = 3
 
 
-@dataclass
+@dataclass(repr=False)
 class ValidationReport(Printable):
     """What :func:`validate` found.
 
@@ -92,6 +92,16 @@ class ValidationReport(Printable):
     warnings: list[EvalWarning] = field(default_factory=list)
     depth: int | None = None
     ceiling: dict[str, float] = field(default_factory=dict)
+
+    def _summary(self) -> dict[str, object]:
+        return {
+            "run": file_name(self.run_source),
+            "dataset": self.dataset,
+            "queries": self.num_queries,
+            "passed": self.passed,
+            "violations": len(self.violations),
+            "warnings": len(self.warnings),
+        }
 
     def ceiling_line(self) -> str | None:
         """``recall ceiling under this protocol (...): R@10 <= 96.42 %``, or ``None`` at
@@ -120,7 +130,7 @@ class ValidationReport(Printable):
     def to_dict(self) -> dict:
         return {
             "dataset": self.dataset,
-            "run": self.run_source,
+            "run": file_name(self.run_source),
             "same_year": self.same_year,
             "dataset_queries": self.num_queries,
             "dataset_docs": self.num_docs,

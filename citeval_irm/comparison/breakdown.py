@@ -45,7 +45,7 @@ MIN_QUERIES = 30
 """Groups smaller than this are flagged: their intervals are wide and their tests weak."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Breakdown(Printable):
     """What :func:`breakdown` found. ``groups``: one row per group (``group``, ``queries``,
     ``small``, and per run ``<run>``, ``<run> low``, ``<run> high``); ``pairs``: one row
@@ -69,6 +69,16 @@ class Breakdown(Printable):
     warnings: list[EvalWarning] = field(default_factory=list)
     settings: CompareSettings | None = None  # as used: B raised for the family, if it was
     family: Family | None = None  # the (group, run) tests corrected together
+
+    def _summary(self) -> dict[str, object]:
+        return {
+            "dataset": self.dataset,
+            "by": self.facet,
+            "measure": self.measure,
+            "runs": self.runs,
+            "groups": len(self.groups),
+            "baseline": self.baseline,
+        }
 
     FORMATS = LISTING_FORMATS
 

@@ -26,7 +26,7 @@ from ..printing.escaping import (
     latex_label,
     latex_text,
 )
-from ..printing.printable import Printable
+from ..printing.printable import Printable, Shown
 from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..scoring import percent_scale
 from .family import (
@@ -78,7 +78,7 @@ class CompareSettings:
     permutations_requested: int | None = None  # when B was raised for the family
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison(Printable):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
@@ -107,6 +107,16 @@ class Comparison(Printable):
     family: Family | None = None  # the tests corrected together (None: no pairs)
 
     # ------------------------------------------------------------------ access
+    def _summary(self) -> dict[str, object]:
+        facts = {"runs": self.names, "queries": self.num_queries, "measures": len(self.measures)}
+        if self.baseline is not None:
+            facts["baseline"] = self.baseline
+        facts["test"] = self.settings.test
+        if len(self.pairs):
+            marked = int(self.pairs["significant"].astype(bool).sum())
+            facts["significant"] = Shown(f"{marked} of {len(self.pairs)}")
+        return facts
+
     @property
     def num_queries(self) -> int:
         """The number of queries compared."""

@@ -198,7 +198,7 @@ def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, 
         return [future.result() for future in futures]
 
 
-@dataclass
+@dataclass(repr=False)
 class ResultsTable(Printable):
     """A paper's results table: systems (rows) by datasets (column groups) by measures.
 
@@ -224,6 +224,16 @@ class ResultsTable(Printable):
     validations: dict = field(default_factory=dict, repr=False)
     settings: CompareSettings | None = None  # the tests' settings, B as used (None: no tests)
     family: Family | None = None  # the tests corrected together
+
+    def _summary(self) -> dict[str, object]:
+        measures = {m for names in self.measures.values() for m in names}
+        return {
+            "datasets": self.datasets,
+            "systems": self.systems,
+            "measures": len(measures),
+            "baseline": self.baseline,
+            "published_systems": len(self.published_systems),
+        }
 
     FORMATS = TABLE_FORMATS
 

@@ -19,7 +19,7 @@ from ..base.errors import EvalWarning, InputError
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals
 from ..printing.escaping import csv_text, plain_text, trec_field
-from ..printing.printable import Printable
+from ..printing.printable import Printable, file_name
 from ..reading.ties import TieReport
 from ..scoring import (
     is_integer_measure,
@@ -60,7 +60,7 @@ class RankedQueries:
         return RankedQueries(self.query_ids, np.minimum(self.sizes, max_docs))
 
 
-@dataclass
+@dataclass(repr=False)
 class EvalResult(Printable):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
 
@@ -84,6 +84,10 @@ class EvalResult(Printable):
     qrels_fingerprint: str | None = field(default=None, repr=False)  # which judgements
 
     # ------------------------------------------------------------------ access
+    def _summary(self) -> dict[str, object]:
+        facts = {"run": file_name(self.run_source), "queries": self.num_queries}
+        return {**facts, "measures": len(self.measures), **self.aggregates}
+
     @property
     def names(self) -> list[str]:
         return [str(m) for m in self.measures]

@@ -4,7 +4,9 @@ A report declares the formats it prints (``FORMATS``), renders each but JSON in 
 (its text escaped by :mod:`citeval_irm.printing.escaping`), and describes itself in ``to_dict``;
 ``format`` checks the name, JSON comes from ``to_dict`` through the one JSON writer
 (strictly valid), and ``str(report)`` is the table, so results print well in a terminal
-and a notebook alike (ranx's objects do the same).
+and a notebook alike (ranx's objects do the same). ``repr(report)`` is one short line in
+scipy's style (``EvalResult(run='bm25.trec', queries=163, RR=0.3003, ...)``): the few facts
+the class's ``_summary`` names, cut at :data:`REPR_LIMIT` characters.
 """
 
 from __future__ import annotations
@@ -14,6 +16,44 @@ from typing import ClassVar
 
 from ..base.errors import InputError
 from .escaping import json_dumps
+
+REPR_LIMIT = 300  # the most characters a result's repr takes
+
+
+class Shown(str):
+    """A value a short repr shows as it is (``9 of 11``), not quoted."""
+
+
+def short_repr(name: str, facts: dict[str, object], limit: int = REPR_LIMIT) -> str:
+    """``name(key=value, ...)`` in one line of at most ``limit`` characters: strings quoted,
+    floats to four decimals, lists of them in brackets; the facts that do not fit are
+    replaced by ``...``."""
+    shown = [f"{key}={_shown(value)}" for key, value in facts.items()]
+    text = f"{name}({', '.join(shown)})"
+    while len(text) > limit and shown:
+        shown.pop()
+        text = f"{name}({', '.join([*shown, '...'])})"
+    return text
+
+
+def file_name(source: str) -> str:
+    """A run's or qrels' source as a short repr names it: a path by its file name
+    (``/data/runs/bm25.trec`` is ``bm25.trec``); a URL, an id or ``<run>`` as it is."""
+    if "://" in source or source.startswith("<") or ":" in source.split("/", 1)[0]:
+        return source
+    return source.rstrip("/").rsplit("/", 1)[-1] or source
+
+
+def _shown(value) -> str:
+    if isinstance(value, Shown):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    if isinstance(value, str):
+        return repr(" ".join(value.split()))
+    return repr(value)
 
 
 class Printable(ABC):
@@ -32,6 +72,13 @@ class Printable(ABC):
 
     def __str__(self) -> str:
         return self.format("table")
+
+    def __repr__(self) -> str:
+        return short_repr(type(self).__name__, self._summary())
+
+    def _summary(self) -> dict[str, object]:
+        """What ``repr`` shows, most telling first (it is cut at :data:`REPR_LIMIT`)."""
+        return {}
 
     def _json(self, **options) -> dict:
         """What ``format("json")`` prints: :meth:`to_dict`, unless the options change it."""

@@ -47,7 +47,7 @@ from .tables import (  # noqa: F401 (the tables' names, here as before)
 # --------------------------------------------------------------------------- what is shipped
 
 
-@dataclass
+@dataclass(repr=False)
 class PublishedResults(Printable):
     """Published figures: one row per paper, dataset, setting, stage, system and measure.
 
@@ -59,6 +59,10 @@ class PublishedResults(Printable):
     frame: pd.DataFrame
     papers: dict[str, Paper]
     dataset: str | None = None
+
+    def _summary(self) -> dict[str, object]:
+        datasets = sorted(self.frame["dataset"].unique()) if len(self.frame) else []
+        return {"rows": len(self.frame), "papers": sorted(self.papers), "datasets": datasets}
 
     def to_dataframe(self) -> pd.DataFrame:
         return self.frame.copy()
@@ -256,7 +260,7 @@ class Check:
         return f"{self.aspect}{who}: {shown}: {self.detail}"
 
 
-@dataclass
+@dataclass(repr=False)
 class PublishedComparison(Printable):
     """Runs beside one published table, with what makes the comparison like for like or not.
 
@@ -275,6 +279,16 @@ class PublishedComparison(Printable):
     figures: pd.DataFrame
     checks: list[Check]
     notes: list[str]
+
+    def _summary(self) -> dict[str, object]:
+        return {
+            "paper": self.paper.name,
+            "dataset": self.dataset,
+            "stage": self.stage,
+            "runs": [str(r) for r in self.yours.columns],
+            "systems": len(self.figures.columns),
+            "like_for_like": self.like_for_like,
+        }
 
     @property
     def like_for_like(self) -> bool:
