@@ -107,3 +107,28 @@ def test_a_source_is_named_by_its_file_name():
     assert file_name("/data/runs/bm25.trec") == "bm25.trec" and file_name("<run>") == "<run>"
     assert file_name("https://h/x.parquet") == "https://h/x.parquet"
     assert file_name("ir_datasets:citeval/demo/test") == "ir_datasets:citeval/demo/test"
+
+
+@pytest.mark.parametrize("name", sorted(set(public_results()) - {"Resolution", "Report"}))
+def test_every_result_has_to_frame_with_one_meaning(results, name):
+    """``to_frame()``: per query where the result holds per-query values, else one row per
+    what it reports; ``to_dataframe`` / ``kind=`` are gone."""
+    import pandas as pd
+
+    result = results[name]
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) > 0, name
+    assert not hasattr(result, "to_dataframe"), name
+    assert list(inspect.signature(type(result).to_frame).parameters) in (
+        ["self"],
+        ["self", "percent"],
+    )
+    if name == "EvalResult":
+        assert list(frame.index) == [*result.query_ids, "all"]
+        assert frame.at["all", "RR"] == pytest.approx(100 * result["RR"])  # goyal2026: percent
+    if name == "Comparison":
+        assert frame.index.name == "query_id" and len(frame) == result.num_queries
+    if name == "CrosscheckReport":
+        assert len(frame) == 11
+    if name == "ValidationReport":
+        assert "check" in frame.columns

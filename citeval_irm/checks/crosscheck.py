@@ -153,6 +153,12 @@ class CrosscheckReport(Printable):
             "unexplained": self.unexplained,
         }
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure (index ``measure``): ``trec_eval``, ``recipe``,
+        ``difference``, the largest per-query difference, ``queries_differing`` and the tie
+        range. The differing queries, one row per (query, measure): :attr:`differences`."""
+        return self.summary.copy()
+
     @property
     def unexplained(self) -> int:
         """Number of (query, measure) differences no cause accounts for."""

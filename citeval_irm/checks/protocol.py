@@ -110,6 +110,11 @@ class ValidationReport(Printable):
 
         return ceiling_line(self.ceiling)
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per check of the protocol (``check``, its count of pairs or queries,
+        examples). The offending pairs, one row each: :attr:`violations`."""
+        return self.checks.copy()
+
     @property
     def passed(self) -> bool:
         """True when no check found anything."""

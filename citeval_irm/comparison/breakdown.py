@@ -39,7 +39,7 @@ from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
 
 PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
                 "reachable")  # fmt: skip
-"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_dataframe`."""
+"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_frame`."""
 
 MIN_QUERIES = 30
 """Groups smaller than this are flagged: their intervals are wide and their tests weak."""
@@ -82,7 +82,7 @@ class Breakdown(Printable):
 
     FORMATS = LISTING_FORMATS
 
-    def to_dataframe(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """One row per group: sizes, means and intervals, and the differences."""
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
@@ -114,7 +114,7 @@ class Breakdown(Printable):
 
     def _render(self, fmt: str) -> str:
         if fmt == "csv":
-            return csv_frame(self.to_dataframe())
+            return csv_frame(self.to_frame())
         headers, rows = self.table()
         scale = "percent" if self.percent else "fraction"
         lines = [

@@ -248,7 +248,7 @@ class ResultsTable(Printable):
             return None
         return float(row["value"].iloc[0])
 
-    def to_dataframe(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per (system, dataset, measure)."""
         return self.values.copy()
 

@@ -62,7 +62,28 @@ class Printable(ABC):
     FORMATS: ClassVar[tuple[str, ...]] = ("table", "json")
 
     def format(self, fmt: str = "table", **options) -> str:
-        """The report as ``fmt`` (one of :attr:`FORMATS`); options are the format's."""
+        """The result printed as ``fmt``.
+
+        Parameters
+        ----------
+        fmt : str, default "table"
+            One of the class's :attr:`FORMATS` (``table``, ``json``, and per class
+            ``markdown``, ``latex``, ``csv``, ``trec_eval``, ...).
+        **options
+            The format's own options (``percent``, ``decimals``, ``per_query``, ...), as the
+            class's formats take them.
+
+        Returns
+        -------
+        str
+            The text; ``str(result)`` is ``format("table")``, JSON is strictly valid.
+
+        Examples
+        --------
+        >>> import citeval_irm
+        >>> result = citeval_irm.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, "RR")
+        >>> text = result.format("json")
+        """
         if fmt not in self.FORMATS:
             raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(self.FORMATS)}")
         if fmt == "json":
@@ -83,6 +104,14 @@ class Printable(ABC):
     def _json(self, **options) -> dict:
         """What ``format("json")`` prints: :meth:`to_dict`, unless the options change it."""
         return self.to_dict()
+
+    @abstractmethod
+    def to_frame(self):
+        """The result's main table as a pandas DataFrame, the same meaning on every result:
+        one row per query where the result holds values per query (``EvalResult``:
+        then the aggregate row ``"all"``; ``Comparison``; ``Resolution``), else one row per
+        what it reports (a measure, a check, a group, a cell, a published figure, a
+        split). The other tables are the result's attributes."""
 
     @abstractmethod
     def to_dict(self) -> dict:

@@ -64,7 +64,7 @@ class PublishedResults(Printable):
         datasets = sorted(self.frame["dataset"].unique()) if len(self.frame) else []
         return {"rows": len(self.frame), "papers": sorted(self.papers), "datasets": datasets}
 
-    def to_dataframe(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
     def groups(self) -> pd.DataFrame:
@@ -303,7 +303,7 @@ class PublishedComparison(Printable):
         rows = [self.figures.loc[m].rsub(self.yours.at[m, r]) for m, r in index]
         return pd.DataFrame(rows, index=index, columns=self.figures.columns)
 
-    def to_dataframe(self) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per measure, run and published system (yours, published, difference)."""
         rows = [
             {
@@ -333,7 +333,7 @@ class PublishedComparison(Printable):
             "like_for_like": self.like_for_like,
             "checks": [check.__dict__ for check in self.checks],
             "notes": list(self.notes),
-            "rows": self.to_dataframe().to_dict(orient="records"),
+            "rows": self.to_frame().to_dict(orient="records"),
         }
 
     def title(self) -> str:
