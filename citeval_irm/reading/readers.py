@@ -176,7 +176,7 @@ def as_qrels(obj) -> Qrels:
     Returns
     -------
     Qrels
-        The columnar qrels.
+        ``obj`` itself when it is a Qrels, else ``obj`` read into columns.
 
     Examples
     --------
