@@ -21,11 +21,15 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..base.errors import InputError
 from ..base.measures import Protocol
 from ..printing.printable import Printable
 from ..printing.text_tables import render
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REASONS = ("self", "outside_pool", "later")
 _EXAMPLES = 3
@@ -149,7 +153,7 @@ class DatasetAudit(Printable):
             ],
         }  # fmt: skip
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per split: counts, unreachable gold by reason, the ceiling per cut-off."""
         import pandas as pd
 

@@ -83,7 +83,14 @@ class Breakdown(Printable):
     FORMATS = LISTING_FORMATS
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group: sizes, means and intervals, and the differences."""
+        """The groups, one row each.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per group: ``group``, ``queries``, ``small``, each run's mean and interval, and
+            each run's difference with the baseline (``<run> diff``, ``<run> p_adj``, ...).
+        """
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
             rows = self.pairs[self.pairs["system"] == system].set_index("group")

@@ -249,7 +249,15 @@ class ResultsTable(Printable):
         return float(row["value"].iloc[0])
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy: one row per (system, dataset, measure)."""
+        """The table's cells, tidy.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (system, dataset, measure): ``value`` (a fraction), ``status``, and
+            for the systems compared with the baseline ``diff``, ``p``, ``p_adj`` and
+            ``significant``. The table as printed: :meth:`wide`.
+        """
         return self.values.copy()
 
     def wide(self) -> pd.DataFrame:

@@ -65,6 +65,8 @@ class PublishedResults(Printable):
         return {"rows": len(self.frame), "papers": sorted(self.papers), "datasets": datasets}
 
     def to_frame(self) -> pd.DataFrame:
+        """The published figures, one row each: ``paper, dataset, split, setting, stage,
+        system, measure, value, source`` (values as printed, in the paper's unit)."""
         return self.frame.copy()
 
     def groups(self) -> pd.DataFrame:
@@ -304,7 +306,8 @@ class PublishedComparison(Printable):
         return pd.DataFrame(rows, index=index, columns=self.figures.columns)
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy: one row per measure, run and published system (yours, published, difference)."""
+        """One row per measure, run and published system: ``yours``, ``published`` and
+        ``difference``, in the table's unit."""
         rows = [
             {
                 "measure": measure,
