@@ -97,6 +97,10 @@ class Printable(ABC):
     def __repr__(self) -> str:
         return short_repr(type(self).__name__, self._summary())
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the main table (:meth:`to_frame`) as HTML, not the line."""
+        return self.to_frame().to_html()
+
     def _summary(self) -> dict[str, object]:
         """What ``repr`` shows, most telling first (it is cut at :data:`REPR_LIMIT`)."""
         return {}
