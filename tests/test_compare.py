@@ -174,11 +174,13 @@ def test_table_marks_and_legend(comparison):
 
 
 def test_tidy_frames_csv_json_markdown(comparison):
-    pairs = comparison.to_dataframe()
+    pairs = comparison.pairs
     assert list(pairs[["measure", "baseline", "system"]].iloc[0]) == ["RR", "base", "better"]
-    means = comparison.to_dataframe("means")
-    assert len(means) == 12 and set(means.columns) == {"measure", "run", "mean"}
-    assert len(comparison.to_dataframe("tukey")) == 12
+    assert comparison.means.size == 12 and len(comparison.tukey) == 12
+    frame = comparison.to_frame()  # the compared per-query values
+    assert frame.index.name == "query_id" and len(frame) == comparison.num_queries
+    assert frame.columns.names == ["measure", "run"] and frame.shape[1] == 12
+    assert frame[("RR", "base")].mean() == pytest.approx(comparison.means.loc["RR", "base"])
     csv = pd.read_csv(io.StringIO(comparison.format("csv")))
     assert len(csv) == 8 and csv["significant"].sum() == 4
     payload = json.loads(comparison.format("json"))

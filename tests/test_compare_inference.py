@@ -297,4 +297,4 @@ def test_pairs_frame_keeps_its_columns_for_a_notebook(demo_runs):
         {"bm25": demo_runs["bm25"], "titles": demo_runs["titles"]}, DEMO, "RR", baseline="bm25"
     )
     assert {"wilcoxon_method", "direction", "unavailable"} <= set(comparison.pairs.columns)
-    assert isinstance(comparison.to_dataframe(), pd.DataFrame)
+    assert isinstance(comparison.to_frame(), pd.DataFrame)

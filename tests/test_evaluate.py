@@ -137,7 +137,7 @@ def test_protocols_measures_and_presentation():
 
 def test_formats():
     result = evaluate(RUN, QRELS, "RR R@2")
-    frame = result.to_frame(per_query=True, percent=True)
+    frame = result.to_frame(percent=True)
     assert list(frame.index) == ["c1", "c2", "c3", "all"]
     assert frame.loc["c2", "RR"] == pytest.approx(100 / 3)
     csv = result.format("csv", per_query=True)

@@ -34,7 +34,7 @@ def test_goyal2026_round_trips_from_the_transcribed_csv():
     with open(source, newline="", encoding="utf-8") as f:
         renamed = {"value_percent": "value"}
         expected = [{renamed.get(k, k): v for k, v in row.items()} for row in csv.DictReader(f)]
-    frame = citeval_irm.published(paper="goyal2026").to_dataframe()
+    frame = citeval_irm.published(paper="goyal2026").to_frame()
     shipped = frame[["dataset", "setting", "stage", "system", "measure", "value", "source"]]
     rows = shipped.assign(value=shipped["value"].map("{:.2f}".format)).to_dict(orient="records")
     assert rows == expected
@@ -121,7 +121,7 @@ def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
         "like for like: NO" in text and "dataset: DIFFERS: the run is on citeval/demo/test" in text
     )
     assert "note: not in the table: R@50 R@300 nDCG@50 nDCG@300" in text
-    tidy = comparison.to_dataframe("published")
+    tidy = comparison.published.to_frame()
     assert len(tidy) == 7 * 2 * 5
     latex = comparison.format("latex")
     assert "PPM (published) & 50.31 & 64.10 & 73.08 & 80.20 & -- & -- &" in latex

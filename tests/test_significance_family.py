@@ -96,7 +96,7 @@ def test_table_marks_a_cell_in_the_direction_of_the_test(demo, tmp_path, capsys)
         baseline="a",
         statistics=citeval_irm.StatisticsOptions(test="sign", **FAST),
     )
-    cell = table.to_dataframe().set_index("system").loc["b"]
+    cell = table.to_frame().set_index("system").loc["b"]
     assert cell["significant"] and cell["direction"] == 1 and cell["diff"] < 0
     row = next(line for line in str(table).splitlines() if line.strip().startswith("b "))
     assert row.rstrip().endswith("▲")  # better by wins against losses, as compare says
@@ -141,7 +141,7 @@ def test_tests_without_a_p_are_left_out_of_the_table_family(demo, tmp_path):
             baseline="base",
             statistics=citeval_irm.StatisticsOptions(test="t", correction=correction, **FAST),
         )
-        cells = table.to_dataframe().set_index(["system", "measure"])
+        cells = table.to_frame().set_index(["system", "measure"])
         assert cells.loc["copy", "p"].isna().all() and cells.loc["copy", "p_adj"].isna().all()
         tested = cells.loc["better"]
         expected = statsmodels_multitest.multipletests(tested["p"], method=STATSMODELS[correction])
@@ -209,7 +209,7 @@ def test_table_raises_b_for_its_family_and_says_so(demo, tmp_path, capsys, monke
             measures=ELEVEN,
             statistics=citeval_irm.StatisticsOptions(permutations=100, bootstrap=100),
         )
-    assert not table.to_dataframe()["significant"].any()
+    assert not table.to_frame()["significant"].any()
     text = flat(str(table))
     assert "cannot reach significance (11 of 11 tests" in text
     assert "the smallest possible p_adj is 0.1089" in text  # 11 / 101
@@ -286,7 +286,7 @@ def test_an_interval_on_few_non_zero_differences_is_flagged_everywhere(demo, cap
     )  # 12 non-zero values
     assert result.pairs["ci_few"].all() and result.groups["some few"].all()
     assert "~[" in str(result) and "fewer than 30 non-zero values" in flat(str(result))
-    assert result.to_dataframe()["some ci_few"].all()
+    assert result.to_frame()["some ci_few"].all()
 
 
 # --------------------------------------------------------------------------- the property
@@ -322,7 +322,7 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
     common = {"statistics": citeval_irm.StatisticsOptions(test=test, correction=correction, **FAST)}
     table = citeval_irm.results_table(path, measures="RR R@5", baseline="base", **common)
     result = citeval_irm.breakdown(runs, DEMO, "RR", by="gold", baseline="base", **common)
-    for pairs, p_column in ((table.to_dataframe().dropna(subset=["diff"]), "p"),
+    for pairs, p_column in ((table.to_frame().dropna(subset=["diff"]), "p"),
                             (result.pairs, f"p_{test}")):  # fmt: skip
         has_p = pairs[p_column].notna()
         if has_p.any():
@@ -345,7 +345,7 @@ def test_table_and_breakdown_correct_like_statsmodels_and_test_like_compare(
             test=test, correction="none", permutations=table.settings.permutations, bootstrap=200
         ),
     ).pairs.set_index(["system", "measure"])
-    cells = table.to_dataframe().dropna(subset=["diff"]).set_index(["system", "measure"])
+    cells = table.to_frame().dropna(subset=["diff"]).set_index(["system", "measure"])
     np.testing.assert_array_equal(cells["p"], alone.loc[cells.index, f"p_{test}"])
     np.testing.assert_array_equal(cells["direction"], alone.loc[cells.index, "direction"])
 

@@ -75,7 +75,7 @@ def test_every_cell_equals_citeval_eval_of_its_run(manifest, table, capsys):
 
 def test_a_missing_run_is_missing_not_zero(table):
     assert table.value("titles", ACL, "RR") is None
-    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    cells = table.to_frame().set_index(["system", "dataset", "measure"])
     assert cells.loc[("titles", ACL, "RR"), "status"] == "missing"
     row = next(line for line in str(table).splitlines() if line.strip().startswith("titles"))
     assert row.split()[-1] == "-" and " 0.00" not in row
@@ -85,7 +85,7 @@ def test_a_missing_run_is_missing_not_zero(table):
 
 
 def test_a_violating_run_is_marked_never_compared_nor_bold(table):
-    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    cells = table.to_frame().set_index(["system", "dataset", "measure"])
     assert cells.loc[("future", DEMO, "RR"), "status"] == "violation"
     assert pd.isna(cells.loc[("future", DEMO, "RR"), "p"])  # not tested
     assert cells.loc[("future", ACL, "RR"), "status"] == "ok"
@@ -105,7 +105,7 @@ def test_a_violating_run_is_marked_never_compared_nor_bold(table):
 
 
 def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
-    cells = table.to_dataframe()
+    cells = table.to_frame()
     tested = cells[cells["p"].notna()]
     # titles on the demo (11 measures) and future on ACL-200 (11): bm25 is the baseline
     assert set(zip(tested["system"], tested["dataset"])) == {("titles", DEMO), ("future", ACL)}
@@ -138,7 +138,7 @@ def test_tests_are_compares_corrected_over_the_whole_table(manifest, table):
 
 def test_published_rows_are_marked_with_a_verdict_per_dataset(table):
     assert table.published_systems == ["BM25", "SciNCL", "HAtten", "SymTax", "PPM"]
-    cells = table.to_dataframe().set_index(["system", "dataset", "measure"])
+    cells = table.to_frame().set_index(["system", "dataset", "measure"])
     assert cells.loc[("PPM", ACL, "RR"), "value"] == pytest.approx(0.5031)
     assert ("PPM", DEMO, "RR") not in cells.index  # no table for the demo
     notes = " ".join(table.notes)
@@ -210,7 +210,7 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
         jobs=2,
         statistics=citeval_irm.StatisticsOptions(**FAST),
     )
-    pd.testing.assert_frame_equal(parallel.to_dataframe(), found.to_dataframe())
+    pd.testing.assert_frame_equal(parallel.to_frame(), found.to_frame())
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
@@ -225,7 +225,7 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
             options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
             statistics=citeval_irm.StatisticsOptions(**FAST),
         )
-    pd.testing.assert_frame_equal(on_dask.to_dataframe(), found.to_dataframe())
+    pd.testing.assert_frame_equal(on_dask.to_frame(), found.to_frame())
 
 
 def test_the_cli_prints_every_format_and_writes_the_report(manifest, capsys, tmp_path):

@@ -172,11 +172,27 @@ def _parse_one(token: str) -> list[Measure]:
 
 
 def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Measures from ir-measures syntax: ``"RR R@10 nDCG@10"`` (space- or comma-separated;
-    ``nDCG@10,20`` is nDCG@10 and nDCG@20, as trec_eval lists cut-offs), trec_eval's
-    (``"recip_rank ndcg_cut.5,10"``), a list of strings or measure objects.
-    Names are matched case-insensitively where that is unambiguous (``ndcg@10``, ``mrr``).
-    Duplicates are dropped, order is kept."""
+    """Measures from ir-measures syntax, trec_eval's names or measure objects.
+
+    Parameters
+    ----------
+    spec : str, Measure or iterable of str / Measure
+        ``"RR R@10 nDCG@10"`` (space- or comma-separated; ``nDCG@10,20`` is nDCG@10 and
+        nDCG@20, as trec_eval lists cut-offs), trec_eval's (``"recip_rank ndcg_cut.5,10"``), a
+        list of strings or measure objects. Names are matched case-insensitively where that is
+        unambiguous (``ndcg@10``, ``mrr``); an unknown name is an error naming close ones.
+
+    Returns
+    -------
+    list of Measure
+        The ir-measures measures, duplicates dropped, order kept.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> citeval_irm.parse_measures("RR R@10,20 recip_rank")
+    [RR, R@10, R@20]
+    """
     if isinstance(spec, (Measure, str)):
         items: list[str | Measure] = [spec]
     elif isinstance(spec, Iterable) and not isinstance(spec, (bytes, Mapping)):

@@ -21,11 +21,15 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..base.errors import InputError
 from ..base.measures import Protocol
 from ..printing.printable import Printable
 from ..printing.text_tables import render
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REASONS = ("self", "outside_pool", "later")
 _EXAMPLES = 3
@@ -149,7 +153,7 @@ class DatasetAudit(Printable):
             ],
         }  # fmt: skip
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per split: counts, unreachable gold by reason, the ceiling per cut-off."""
         import pandas as pd
 
@@ -288,12 +292,34 @@ def _splits_of(dataset_id: str) -> list[str]:
 
 def audit(dataset: str, *, protocol: str | Protocol | None = "goyal2026",
           same_year: bool = True) -> DatasetAudit:  # fmt: skip
-    """Audit an ir_datasets dataset of citeval (a split, or a corpus: each of its splits).
+    """Audit what a dataset allows under a protocol before any run is made.
 
-    ``protocol``: whose cut-offs the recall ceiling is given at (a name of
-    ``citeval protocols`` or a :class:`Protocol`); ``same_year``: whether a paper of the
-    citing paper's own year (month) is reachable. Reads the corpus's papers once (dates,
-    titles) and each split's queries and qrels.
+    Gold papers no admissible ranking can reach cap every system's recall; the audit gives
+    that ceiling, so a low number is read against what is possible.
+
+    Parameters
+    ----------
+    dataset : str
+        An ir_datasets id of citeval: a split (``"citeval/demo/test"``) or a corpus (each of
+        its splits).
+    protocol : str or Protocol, default "goyal2026"
+        Whose cut-offs the recall ceiling is given at (a name of ``citeval protocols`` or a
+        :class:`Protocol`).
+    same_year : bool, default True
+        Whether a paper of the citing paper's own year (month) is reachable.
+
+    Returns
+    -------
+    DatasetAudit
+        Per split: the queries, the unreachable gold and the recall ceiling at each cut-off.
+        The corpus's papers are read once (dates, titles), then each split's queries and
+        qrels.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> audit = citeval_irm.audit("citeval/demo/test")
+    >>> print(audit.format())  # doctest: +SKIP
     """
     import ir_datasets
 

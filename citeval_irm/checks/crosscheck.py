@@ -117,7 +117,7 @@ _QUIRK_CAUSE = {
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class CrosscheckReport(Printable):
     """The cross-check of one run: per-measure summary, every differing query with its
     causes, counts per cause, and tie ranges.
@@ -143,6 +143,21 @@ class CrosscheckReport(Printable):
     recipe_per_query: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
     percent: bool = False
+
+    def _summary(self) -> dict[str, object]:
+        differing = self.differences["query_id"].nunique() if len(self.differences) else 0
+        return {
+            "recipe": self.recipe.name,
+            "measures": len(self.summary),
+            "queries_differing": int(differing),
+            "unexplained": self.unexplained,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure (index ``measure``): ``trec_eval``, ``recipe``,
+        ``difference``, the largest per-query difference, ``queries_differing`` and the tie
+        range. The differing queries, one row per (query, measure): :attr:`differences`."""
+        return self.summary.copy()
 
     @property
     def unexplained(self) -> int:
@@ -477,23 +492,54 @@ def crosscheck(
     pool: Iterable[str] | None = None,
     options: EvalOptions | None = None,
 ) -> CrosscheckReport:
-    """Compute ``measures`` (or a protocol's, or else the recipe's own) with trec_eval
-    semantics and with a recipe, and explain every per-query difference.
+    """Score a run with trec_eval's semantics and with a paper's own script, and explain every
+    per-query difference.
 
-    ``recipe`` defaults to the protocol's own (``goyal2026``, ``masterset2026``); others:
-    ``duallcr``, ``symtax``, ``hatten``. ``recipe_ties``: the order in which the recipe sees tied
-    scores (``"run_order"``, as a paper's script reads its list, or ``"trec_eval"``); the
-    trec_eval side always uses trec_eval's order. ``query_papers`` maps a query id to its
-    citing / query paper (default: the ``citing_id`` of the queries when ``qrels`` is an
-    ir_datasets dataset, else the ``<citing>`` part of a ``<citing>_<cited>_<n>`` id, else
-    the query id itself). ``pool``: the candidate pool, for a recipe that drops gold
-    outside it (default: the docs of the qrels' dataset; without one, gold is kept).
+    A paper's evaluation script often differs from trec_eval (ties, duplicates, gold outside
+    the pool); the report names the quirk behind each difference, so a published number can
+    be reproduced or corrected.
 
-    ``options`` (an :class:`~citeval_irm.base.options.EvalOptions`,
-    ``ties`` and ``duplicates`` aside: the recipe sees every copy of a doc, trec_eval the
-    best-scored one): how the run is read, as in :func:`citeval_irm.evaluate`. A run file
-    larger than ``memory`` allows is cross-checked a chunk of whole queries at a time, with
-    the same report. ``max_docs`` is refused: the paper's script reads whole rankings.
+    Parameters
+    ----------
+    run : path, Parquet, DataFrame, dict, records or Run
+        The run, in any form :func:`citeval_irm.evaluate` reads.
+    qrels : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id
+        What the run is scored against.
+    measures : str, Measure or iterable, optional
+        ir-measures syntax. Default: the protocol's, or else the recipe's own.
+    protocol : str or Protocol, optional
+        A paper's protocol (``"goyal2026"``); its recipe is the default ``recipe``.
+    recipe : str or Recipe, optional
+        The paper's script: ``goyal2026``, ``masterset2026``, ``duallcr``, ``symtax``,
+        ``hatten``. Default: the protocol's own.
+    recipe_ties : str, default "run_order"
+        The order in which the recipe sees tied scores: ``"run_order"`` (as a paper's script
+        reads its list) or ``"trec_eval"``. The trec_eval side always uses trec_eval's order.
+    query_papers : mapping or callable, optional
+        Query id -> its citing (query) paper. Default: the queries' ``citing_id`` when
+        ``qrels`` is an ir_datasets dataset, else the ``<citing>`` part of a
+        ``<citing>_<cited>_<n>`` id, else the query id itself.
+    pool : iterable of str, optional
+        The candidate pool, for a recipe that drops gold outside it. Default: the docs of the
+        qrels' dataset; without one, gold is kept.
+    options : EvalOptions, optional
+        How the run is read (``memory``, ``progress``, ...), as in
+        :func:`citeval_irm.evaluate`; ``ties`` and ``duplicates`` are not used (the recipe sees
+        every copy of a doc, trec_eval the best-scored one) and ``max_docs`` is refused (the
+        paper's script reads whole rankings). A run file larger than ``memory`` allows is
+        cross-checked a chunk of whole queries at a time, with the same report.
+
+    Returns
+    -------
+    CrosscheckReport
+        Both sides' means, the queries that differ and each difference's cause.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> report = citeval_irm.crosscheck(run, "citeval/demo/test", protocol="goyal2026")
+    >>> print(report.format())  # doctest: +SKIP
     """
     check_choice("recipe_ties", recipe_ties, TIE_POLICIES)
     (options,) = options_from("crosscheck", (options, EvalOptions))

@@ -28,7 +28,7 @@ from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
 from ..papers import PROTOCOLS
 from ..printing.escaping import plain_text
-from ..printing.printable import Printable
+from ..printing.printable import Printable, file_name
 from ..reading.io import KEEP_ALL, as_dataset, repeated_rows
 
 CHECKS: dict[str, str] = {
@@ -67,7 +67,7 @@ _EXAMPLES = 5
 _TABLE_EXAMPLES = 3
 
 
-@dataclass
+@dataclass(repr=False)
 class ValidationReport(Printable):
     """What :func:`validate` found.
 
@@ -93,12 +93,27 @@ class ValidationReport(Printable):
     depth: int | None = None
     ceiling: dict[str, float] = field(default_factory=dict)
 
+    def _summary(self) -> dict[str, object]:
+        return {
+            "run": file_name(self.run_source),
+            "dataset": self.dataset,
+            "queries": self.num_queries,
+            "passed": self.passed,
+            "violations": len(self.violations),
+            "warnings": len(self.warnings),
+        }
+
     def ceiling_line(self) -> str | None:
         """``recall ceiling under this protocol (...): R@10 <= 96.42 %``, or ``None`` at
         100 %."""
         from .audit import ceiling_line
 
         return ceiling_line(self.ceiling)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per check of the protocol (``check``, its count of pairs or queries,
+        examples). The offending pairs, one row each: :attr:`violations`."""
+        return self.checks.copy()
 
     @property
     def passed(self) -> bool:
@@ -120,7 +135,7 @@ class ValidationReport(Printable):
     def to_dict(self) -> dict:
         return {
             "dataset": self.dataset,
-            "run": self.run_source,
+            "run": file_name(self.run_source),
             "same_year": self.same_year,
             "dataset_queries": self.num_queries,
             "dataset_docs": self.num_docs,
@@ -217,30 +232,56 @@ def validate(
     strict: bool = False,
     options: EvalOptions | None = None,
 ) -> ValidationReport:
-    """Check every (query, doc) pair of ``run`` against ``dataset``'s protocol.
+    """Check every (query, doc) pair of a run against a dataset's protocol.
 
-    ``run``: any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and
-    reported, not an error). ``dataset``: an ir_datasets dataset or id with docs and queries
-    that carry years and the citing paper (``citeval/acl-200/test``, ``citeval/demo/test``).
-    ``same_year``: whether papers of the query paper's own year are allowed (default yes,
-    as on the command line and in :func:`~citeval_irm.bm25_run`). ``unknown_year``:
-    ``"admit"`` or ``"exclude"`` docs without a year. ``measures`` / ``protocol``: what the
-    run will be evaluated with; every ranking must reach their deepest cut-off
-    (``short_ranking``). Default: the dataset's own protocol (``goyal2026`` for the
-    HAtten-format corpora and the demo, ``masterset2026`` for MasterSet). ``options`` (an
-    :class:`~citeval_irm.base.options.EvalOptions`): ``memory``, as in
-    :func:`citeval_irm.evaluate`: a run file larger than it allows is checked a chunk of
-    whole queries at a time (the same sources of chunks as evaluation), with the same report;
-    ``progress``: the bar of a streamed check. ``max_docs``: the evaluation will count
-    only the first ``max_docs`` docs of each ranking (trec_eval ``-M``): the depth check
-    reads the rankings so cut; every pair of the run is still checked, as submitted.
+    A run that ranks a paper published after the query paper, the query paper itself, or
+    too few docs for the measures' cut-offs gives numbers no paper can be compared with; the
+    report counts each violation, by query.
 
-    ``gold_always_present`` (oracle insertion: a pipeline that puts the gold paper into the
-    candidates before reranking) reads the rankings of queries with a gold paper that cover
-    at most :data:`ORACLE_MAX_COVERAGE` of their admissible pool (a ranking of most of the
-    pool holds the gold whoever made it) and warns, with the counts, when
-    :func:`oracle_verdict` finds too few of them missing their gold for an honest first
-    stage; ``strict=True`` makes the queries that hold one violations.
+    Parameters
+    ----------
+    run : path, Parquet, DataFrame, dict, records or Run
+        Any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and reported,
+        not an error).
+    dataset : str or ir_datasets dataset
+        An ir_datasets dataset or id with docs and queries that carry years and the citing
+        paper (``"citeval/acl-200/test"``, ``"citeval/demo/test"``).
+    measures : str, Measure or iterable, optional
+        What the run will be evaluated with: every ranking must reach their deepest cut-off
+        (``short_ranking``). Default: the protocol's.
+    protocol : str or Protocol, optional
+        Default: the dataset's own (``goyal2026`` for the HAtten-format corpora and the demo,
+        ``masterset2026`` for MasterSet).
+    same_year : bool, default True
+        Whether papers of the query paper's own year are allowed (as on the command line and
+        in :func:`~citeval_irm.bm25_run`).
+    unknown_year : {"admit", "exclude"}, default "admit"
+        What happens to docs without a year.
+    strict : bool, default False
+        Make the oracle-insertion warning a violation. ``gold_always_present`` (a pipeline
+        that puts the gold paper into the candidates before reranking) reads the rankings of
+        queries with a gold paper that cover at most :data:`ORACLE_MAX_COVERAGE` of their
+        admissible pool and warns, with the counts, when :func:`oracle_verdict` finds too few
+        of them missing their gold for an honest first stage; ``strict=True`` makes the
+        queries that hold one violations.
+    options : EvalOptions, optional
+        ``memory`` (a run file larger than it allows is checked a chunk of whole queries at a
+        time, with the same report), ``progress``, and ``max_docs`` (the depth check reads the
+        rankings so cut; every pair is still checked, as submitted), as in
+        :func:`citeval_irm.evaluate`.
+
+    Returns
+    -------
+    ValidationReport
+        ``passed``, the violations by check and query, and the warnings.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> report = citeval_irm.validate(run, "citeval/demo/test")
+    >>> report.passed  # doctest: +SKIP
+    True
     """
     from ..datasets import admissible_candidates
     from ..reading.sources import read_in_chunks

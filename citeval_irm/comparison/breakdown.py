@@ -39,13 +39,13 @@ from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
 
 PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
                 "reachable")  # fmt: skip
-"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_dataframe`."""
+"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_frame`."""
 
 MIN_QUERIES = 30
 """Groups smaller than this are flagged: their intervals are wide and their tests weak."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Breakdown(Printable):
     """What :func:`breakdown` found. ``groups``: one row per group (``group``, ``queries``,
     ``small``, and per run ``<run>``, ``<run> low``, ``<run> high``); ``pairs``: one row
@@ -70,10 +70,27 @@ class Breakdown(Printable):
     settings: CompareSettings | None = None  # as used: B raised for the family, if it was
     family: Family | None = None  # the (group, run) tests corrected together
 
+    def _summary(self) -> dict[str, object]:
+        return {
+            "dataset": self.dataset,
+            "by": self.facet,
+            "measure": self.measure,
+            "runs": self.runs,
+            "groups": len(self.groups),
+            "baseline": self.baseline,
+        }
+
     FORMATS = LISTING_FORMATS
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """One row per group: sizes, means and intervals, and the differences."""
+    def to_frame(self) -> pd.DataFrame:
+        """The groups, one row each.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per group: ``group``, ``queries``, ``small``, each run's mean and interval, and
+            each run's difference with the baseline (``<run> diff``, ``<run> p_adj``, ...).
+        """
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
             rows = self.pairs[self.pairs["system"] == system].set_index("group")
@@ -104,7 +121,7 @@ class Breakdown(Printable):
 
     def _render(self, fmt: str) -> str:
         if fmt == "csv":
-            return csv_frame(self.to_dataframe())
+            return csv_frame(self.to_frame())
         headers, rows = self.table()
         scale = "percent" if self.percent else "fraction"
         lines = [
@@ -270,17 +287,47 @@ def breakdown(
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> Breakdown:
-    """A measure's mean per group of ``dataset``'s queries, grouped ``by`` a facet.
+    """A measure's mean per group of a dataset's queries, grouped by a facet.
 
-    ``runs``: one run, a list (named after their file stems) or ``{name: run}``; anything
-    :func:`citeval_irm.evaluate` reads, or an :class:`~citeval_irm.EvalResult` of the
-    dataset. ``by``: a facet of :data:`citeval_irm.comparison.facets.FACETS`. ``measure``: default
-    the first of the protocol's (``protocol``, default the dataset's own). ``bins``:
-    popularity bins (3: tail / torso / head). ``baseline``: the run the others are compared
-    with (default the first); ``statistics`` as in
-    :func:`citeval_irm.compare`, corrected over every (group, run) tested; ``options`` (or
-    its fields as keywords): how the runs are evaluated and the values printed, as in
-    :func:`citeval_irm.evaluate`.
+    A system better on average may be worse on the queries that matter (rare papers, recent
+    years); the breakdown tests the difference within each group.
+
+    Parameters
+    ----------
+    runs : run, list or dict
+        One run, a list (named after their file stems) or ``{name: run}``; anything
+        :func:`citeval_irm.evaluate` reads, or an :class:`~citeval_irm.EvalResult` of the
+        dataset.
+    dataset : str
+        The ir_datasets dataset or id whose queries are grouped.
+    measures : str, optional
+        The one measure broken down. Default: the first of the protocol's.
+    by : str
+        A facet of :data:`citeval_irm.comparison.facets.FACETS` (keyword-only).
+    protocol : str or Protocol, optional
+        Default: the dataset's own.
+    bins : int, default 3
+        Popularity bins (3: tail / torso / head).
+    min_queries : int, default 30
+        Groups smaller than this are flagged.
+    baseline : str, optional
+        The run the others are compared with. Default: the first.
+    options : EvalOptions, optional
+        How the runs are evaluated and the values printed, as in
+        :func:`citeval_irm.evaluate`.
+    statistics : StatisticsOptions, optional
+        As in :func:`citeval_irm.compare`, corrected over every (group, run) tested.
+
+    Returns
+    -------
+    Breakdown
+        Each group's size and each run's mean in it, with the tests against the baseline.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> groups = citeval_irm.breakdown({"bm25": run}, "citeval/demo/test", "RR", by="year")
     """
     from ..checks.protocol import dataset_protocol
     from ..evaluation.evaluate import evaluate

@@ -65,28 +65,61 @@ def compare(
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
 
-    ``runs``: ``{name: run}``, or a list whose names are the file stems (``bm25.trec`` is
-    ``bm25``); a run is anything :func:`citeval_irm.evaluate` reads, an
-    :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted), or a
-    :class:`~citeval_irm.Resolution` (generated reference lists resolved by
-    :func:`citeval_irm.resolve`): its run's field measures are compared as any run's, and,
-    when every run is a resolution, so are the rates they all have (``in_pool_rate``,
-    ``existence_rate``, ``duplicate_rate``; or those ``measures`` names), each on the queries
-    whose lists have references in every run (the others left out of that rate's tests and
-    counted in a warning).
-    ``baseline``: the run every other is compared with; ``None`` compares all pairs.
-    ``statistics`` (:class:`~citeval_irm.base.options.StatisticsOptions`, or its fields as
-    keywords): ``test``, the test behind the significance marks (``randomisation``, ``t``,
-    ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
-    ``bonferroni``, ``bh``, ``none``; not applied to ``tukey``, which controls the error
-    over its pairs itself). ``tukey``: run the Tukey HSD (default: with three or more runs).
-    The runs beside a paper's published table: :func:`citeval_irm.compare_published` over
-    the comparison. ``options``
-    (:class:`~citeval_irm.base.options.EvalOptions`): how every run
-    is evaluated, as in :func:`citeval_irm.evaluate`; with ``engine="dask"`` each run is
-    evaluated on a worker of the cluster at ``scheduler`` (an address or a
-    ``distributed.Client``; default a local cluster), the qrels sent to every worker once;
-    ``percent`` / ``decimals``: how the comparison prints.
+    A difference of means says nothing about whether it would hold on other queries; the
+    paired tests, corrected over the family of comparisons, and the intervals do.
+
+    Parameters
+    ----------
+    runs : dict or list
+        ``{name: run}``, or a list whose names are the file stems (``bm25.trec`` is ``bm25``);
+        a run is anything :func:`citeval_irm.evaluate` reads, an
+        :class:`~citeval_irm.EvalResult` already computed (then ``qrels`` may be omitted), or a
+        :class:`~citeval_irm.Resolution` (generated lists resolved by
+        :func:`citeval_irm.resolve`): its run's field measures are compared as any run's,
+        and, when every run is a resolution, so are the rates they all have
+        (``in_pool_rate``, ``existence_rate``, ``duplicate_rate``, or those ``measures``
+        names), each on the queries whose lists have references in every run.
+    qrels : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id, optional
+        What the runs are scored against.
+    measures : str, Measure or iterable, optional
+        ir-measures syntax. Default: the protocol's.
+    protocol : str or Protocol, optional
+        A paper's protocol (``"goyal2026"``).
+    baseline : str, optional
+        The run every other is compared with; ``None`` compares all pairs.
+    tukey : bool, optional
+        Run the randomised Tukey HSD. Default: with three or more runs.
+    queries : {"common", "all"}, default "common"
+        Which queries are compared.
+    options : EvalOptions, optional
+        How every run is evaluated, as in :func:`citeval_irm.evaluate`; with
+        ``engine="dask"`` each run is evaluated on a worker of the cluster at ``scheduler``
+        (an address or a ``distributed.Client``; default a local cluster), the qrels sent to
+        every worker once; ``percent`` / ``decimals``: how the comparison prints.
+    statistics : StatisticsOptions, optional
+        ``test``, the test behind the significance marks (``randomisation``, ``t``,
+        ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
+        ``bonferroni``, ``bh``, ``none``; not applied to ``tukey``, which controls the error
+        over its pairs itself), ``alpha``, ``confidence``, the draws and ``seed``.
+
+    Returns
+    -------
+    Comparison
+        Each run's means, every pair's tests, intervals and effect sizes. The runs beside a
+        paper's published table: :func:`citeval_irm.compare_published` over it.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> runs = {
+    ...     "bm25": citeval_irm.bm25_run("citeval/demo/test", progress=False),
+    ...     "titles": citeval_irm.bm25_run("citeval/demo/test", fields=("title",), progress=False),
+    ... }
+    >>> comparison = citeval_irm.compare(runs, "citeval/demo/test", protocol="goyal2026")
+    >>> tested = citeval_irm.compare(
+    ...     runs, "citeval/demo/test", "RR R@10",
+    ...     statistics=citeval_irm.StatisticsOptions(test="t"),
+    ... )
     """
     options, statistics = options_from(
         "compare", (options, EvalOptions), (statistics, StatisticsOptions)

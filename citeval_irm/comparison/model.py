@@ -26,7 +26,7 @@ from ..printing.escaping import (
     latex_label,
     latex_text,
 )
-from ..printing.printable import Printable
+from ..printing.printable import Printable, Shown
 from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..resolving.result import LOWER_IS_BETTER
 from ..scoring import percent_scale
@@ -79,7 +79,7 @@ class CompareSettings:
     permutations_requested: int | None = None  # when B was raised for the family
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison(Printable):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
@@ -111,6 +111,16 @@ class Comparison(Printable):
     rates: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ access
+    def _summary(self) -> dict[str, object]:
+        facts = {"runs": self.names, "queries": self.num_queries, "measures": len(self.measures)}
+        if self.baseline is not None:
+            facts["baseline"] = self.baseline
+        facts["test"] = self.settings.test
+        if len(self.pairs):
+            marked = int(self.pairs["significant"].astype(bool).sum())
+            facts["significant"] = Shown(f"{marked} of {len(self.pairs)}")
+        return facts
+
     @property
     def num_queries(self) -> int:
         """The number of queries compared (on the field's measures, when rates are too)."""
@@ -124,21 +134,18 @@ class Comparison(Printable):
         """Mean of each measure (rows) for each run (columns) over the compared queries."""
         return self.per_query.mean().unstack("run").reindex(index=self.measures, columns=self.names)
 
-    def to_dataframe(self, kind: str = "pairs") -> pd.DataFrame:
-        """Tidy tables: ``pairs`` (default), ``means`` (one row per measure and run),
-        ``tukey`` or ``published``."""
-        if kind == "pairs":
-            return self.pairs.copy()
-        if kind == "means":
-            long = self.means.stack().rename("mean").reset_index()
-            return long.rename(columns={"level_0": "measure"})
-        if kind == "tukey":
-            return self.tukey.copy() if self.tukey is not None else pd.DataFrame()
-        if kind == "published":
-            if self.published is None:
-                raise InputError(None, "no published comparison: compare(..., published=True)")
-            return self.published.to_dataframe()
-        raise InputError(None, f"unknown kind {kind!r}; choose pairs, means, tukey or published")
+    def to_frame(self) -> pd.DataFrame:
+        """The compared per-query values: one row per query (index ``query_id``), one column
+        per (measure, run), as fractions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of :attr:`per_query`. The other tables are attributes: :attr:`pairs`
+            (one row per measure and pair), :attr:`means` (measures by runs),
+            :attr:`tukey`; the published rows: ``comparison.published.to_frame()``.
+        """
+        return self.per_query.copy()
 
     def percent_default(self) -> bool:
         """As ``compare(options=EvalOptions(percent=...))`` asked, else the protocol's unit,
@@ -165,8 +172,10 @@ class Comparison(Printable):
         run)."""
         percent, decimals = self.shown(percent, decimals)
         if fmt == "csv":
-            frame = self.to_dataframe("pairs" if len(self.pairs) else "means")
-            return csv_frame(frame)
+            if len(self.pairs):
+                return csv_frame(self.pairs)
+            long = self.means.stack().rename("mean").reset_index()
+            return csv_frame(long.rename(columns={"level_0": "measure"}))
         if fmt == "latex":
             return self._latex(percent, decimals)
         return self._text(fmt, percent, decimals)

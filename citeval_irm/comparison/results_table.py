@@ -221,7 +221,7 @@ def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, 
         return [future.result() for future in futures]
 
 
-@dataclass
+@dataclass(repr=False)
 class ResultsTable(Printable):
     """A paper's results table: systems (rows) by datasets (column groups) by measures.
 
@@ -248,6 +248,16 @@ class ResultsTable(Printable):
     settings: CompareSettings | None = None  # the tests' settings, B as used (None: no tests)
     family: Family | None = None  # the tests corrected together
 
+    def _summary(self) -> dict[str, object]:
+        measures = {m for names in self.measures.values() for m in names}
+        return {
+            "datasets": self.datasets,
+            "systems": self.systems,
+            "measures": len(measures),
+            "baseline": self.baseline,
+            "published_systems": len(self.published_systems),
+        }
+
     FORMATS = TABLE_FORMATS
 
     def value(self, system: str, dataset: str, measure: str) -> float | None:
@@ -261,8 +271,16 @@ class ResultsTable(Printable):
             return None
         return float(row["value"].iloc[0])
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """Tidy: one row per (system, dataset, measure)."""
+    def to_frame(self) -> pd.DataFrame:
+        """The table's cells, tidy.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (system, dataset, measure): ``value`` (a fraction), ``status``, and
+            for the systems compared with the baseline ``diff``, ``p``, ``p_adj`` and
+            ``significant``. The table as printed: :meth:`wide`.
+        """
         return self.values.copy()
 
     def wide(self) -> pd.DataFrame:
@@ -491,21 +509,54 @@ def results_table(
     options: EvalOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> ResultsTable:
-    """The results table of the runs a manifest lists (a CSV / TSV path, or rows of
-    ``system, dataset, run``).
+    """The results table of the runs a manifest lists, tested per dataset.
 
-    ``measures`` / ``protocol``: what every run is evaluated with (default: each dataset's
-    own protocol). ``baseline``: the system the others are compared with on each dataset
-    (``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
-    every test of the table; ``statistics``). ``paper``: a
-    paper (``goyal2026``) whose published rows are interleaved where it has a table for the
-    dataset, or a table of your own (a CSV path or DataFrame with the shipped columns);
-    the footnote says where the figures come from. ``jobs``: processes evaluating runs at
-    once; ``options``: how runs are evaluated and values
-    printed, as in :func:`citeval_irm.evaluate`; ``engine="dask"``: on the workers of the
-    cluster at ``scheduler``. ``resolving``: how the generated lists a manifest names
-    (``.jsonl``) are resolved, ``{"catalogue": FILE, "threshold": 90}`` as in
-    :func:`citeval_irm.resolve` (default: no catalogue, its threshold).
+    The table a paper prints, made from the runs themselves: every run validated and
+    evaluated the same way, with significance against a baseline and, if asked, the
+    published rows beside them.
+
+    Parameters
+    ----------
+    manifest : path or iterable of rows
+        A CSV / TSV path, or rows of ``system, dataset, run``.
+    measures : str, Measure or iterable, optional
+        What every run is evaluated with. Default: each dataset's own protocol.
+    protocol : str or Protocol, optional
+        A paper's protocol, for every dataset.
+    baseline : str, optional
+        The system the others are compared with on each dataset.
+    paper : str, path or DataFrame, optional
+        A paper (``"goyal2026"``) whose published rows are interleaved where it has a table
+        for the dataset, or a table of your own (a CSV path or DataFrame with the shipped
+        columns); the footnote says where the figures come from.
+    same_year : bool, default True
+        Whether papers of the query paper's own year are admissible (the validation).
+    jobs : int, default 1
+        Processes evaluating runs at once.
+    resolving : dict, optional
+        How the generated lists a manifest names (``.jsonl``) are resolved,
+        ``{"catalogue": FILE, "threshold": 90}`` as in :func:`citeval_irm.resolve`
+        (default: no catalogue, its threshold).
+    options : EvalOptions, optional
+        How runs are evaluated and values printed, as in :func:`citeval_irm.evaluate`;
+        ``engine="dask"``: on the workers of the cluster at ``scheduler``.
+    statistics : StatisticsOptions, optional
+        ``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
+        every test of the table.
+
+    Returns
+    -------
+    ResultsTable
+        A row per (dataset, system), a column per measure, significance marks.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> rows = [
+    ...     {"system": "bm25", "dataset": "citeval/demo/test", "run": "bm25.trec"},
+    ...     {"system": "titles", "dataset": "citeval/demo/test", "run": "titles.trec"},
+    ... ]
+    >>> table = citeval_irm.results_table(rows, baseline="bm25")  # doctest: +SKIP
     """
     from .compare import compare_settings
 

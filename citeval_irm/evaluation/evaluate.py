@@ -172,29 +172,51 @@ def evaluate(
 ) -> EvalResult:
     """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
-    ``run``: a TREC run path, Parquet (a file, a folder of files or a URL), DataFrame
-    ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno, score``), ``{qid: {doc:
-    score}}`` or records. ``qrels``: a TREC qrels path, Parquet, DataFrame ``query_id,
-    doc_id, relevance`` (or ``qid, docno, label``), dict, records, or an ir_datasets dataset
-    / id. ``measures``: ir-measures syntax (``"RR R@10 nDCG@10"``, ``MRR`` and ``HR@K``
-    accepted) or objects; or give ``protocol="goyal2026"`` / ``"masterset2026"``.
+    One call gives the mean of every measure, its per-query values and the warnings a
+    reviewer would ask about (queries without a ranking, ties, short rankings), computed as
+    trec_eval computes them so the numbers match a paper's trec_eval output.
 
-    ``options``: an :class:`~citeval_irm.base.options.EvalOptions`; its fields may also be
-    given as keywords (over ``options``): ``ties``: ``"trec_eval"`` or ``"run_order"`` (see
-    :mod:`citeval_irm.reading.ties`). ``duplicates``: ``"error"`` or ``"keep_best"``.
-    ``empty_queries``: ``"zero"`` or ``"skip"`` (see the module docstring). ``engine``:
-    ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (the citeval kernels on the workers of a
-    Dask cluster, ``scheduler``: its address or a ``distributed.Client``; the run a dask
-    DataFrame or Parquet); ``verify``: compute with both engines and raise
-    :class:`VerificationError` on any per-query difference above 1e-9. ``max_docs``: only
-    the first ``max_docs`` docs of each ranking count, in the tie policy's order
-    (trec_eval's ``-M``); every measure and count sees only those.
+    Parameters
+    ----------
+    run : path, Parquet, DataFrame, dict, records or Run
+        A TREC run file (plain or gzip), Parquet (a file, a folder of files or a URL), a
+        DataFrame ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno, score``),
+        ``{qid: {doc: score}}`` or records.
+    qrels : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id
+        A TREC qrels file, Parquet, a DataFrame ``query_id, doc_id, relevance`` (or ``qid,
+        docno, label``), a dict, records, or an ir_datasets dataset or id.
+    measures : str, Measure or iterable, optional
+        ir-measures syntax (``"RR R@10 nDCG@10"``; ``MRR`` and ``HR@K`` accepted) or measure
+        objects. Default: the protocol's measures.
+    protocol : str or Protocol, optional
+        A paper's protocol (``"goyal2026"``, ``"masterset2026"``): its measures and unit.
+    options : EvalOptions, optional
+        How the run is read, ranked and scored, and how the result prints:
+        ``ties`` (``"trec_eval"`` or ``"run_order"``), ``duplicates`` (``"error"`` or
+        ``"keep_best"``), ``empty_queries`` (``"zero"`` or ``"skip"``), ``max_docs``
+        (trec_eval's ``-M``), ``engine`` (``"citeval"``, ``"pytrec_eval"`` or ``"dask"``, with
+        ``scheduler``), ``verify`` (both engines; :class:`VerificationError` on a per-query
+        difference above 1e-9), ``memory`` (a run file expected to need more is read in
+        chunks of whole queries, with the same result), ``progress``, ``percent`` and
+        ``decimals``. Default: an :class:`~citeval_irm.EvalOptions` of defaults.
 
-    ``memory``: what reading the run may take (bytes, or ``"2G"``, ``"500M"``; default half
-    of the memory available). A run file expected to need more is read in chunks of whole
-    queries (:mod:`citeval_irm.reading.sources`), with the same result. ``progress``: show a
-    progress bar (default: when standard error is a terminal and the run is streamed).
-    ``percent`` / ``decimals``: how the result prints.
+    Returns
+    -------
+    EvalResult
+        ``aggregate`` (measure -> mean), ``per_query`` (query -> measure -> value),
+        ``warnings``; ``format()`` prints it, ``to_frame()`` gives the per-query table.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> result = citeval_irm.evaluate(run, "citeval/demo/test", "RR R@10")
+    >>> result.aggregate["RR"]  # doctest: +SKIP
+    0.3003
+    >>> exact = citeval_irm.evaluate(
+    ...     run, "citeval/demo/test", protocol="goyal2026",
+    ...     options=citeval_irm.EvalOptions(ties="run_order"),
+    ... )
     """
     (options,) = options_from("evaluate", (options, EvalOptions))
     measure_list, protocol_obj = resolve_measures(measures, protocol)

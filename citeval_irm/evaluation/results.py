@@ -19,7 +19,7 @@ from ..base.errors import EvalWarning, InputError
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals
 from ..printing.escaping import csv_text, plain_text, trec_field
-from ..printing.printable import Printable
+from ..printing.printable import Printable, file_name
 from ..reading.ties import TieReport
 from ..scoring import (
     is_integer_measure,
@@ -60,7 +60,7 @@ class RankedQueries:
         return RankedQueries(self.query_ids, np.minimum(self.sizes, max_docs))
 
 
-@dataclass
+@dataclass(repr=False)
 class EvalResult(Printable):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
 
@@ -84,6 +84,10 @@ class EvalResult(Printable):
     qrels_fingerprint: str | None = field(default=None, repr=False)  # which judgements
 
     # ------------------------------------------------------------------ access
+    def _summary(self) -> dict[str, object]:
+        facts = {"run": file_name(self.run_source), "queries": self.num_queries}
+        return {**facts, "measures": len(self.measures), **self.aggregates}
+
     @property
     def names(self) -> list[str]:
         return [str(m) for m in self.measures]
@@ -127,13 +131,35 @@ class EvalResult(Printable):
             decimals = self.options.decimals
         return display_decimals(percent, self.protocol, decimals)
 
-    def to_frame(self, *, percent: bool | None = None, per_query: bool = False) -> pd.DataFrame:
-        """The aggregate as a one-row DataFrame (index ``"all"``), or with ``per_query`` the
-        per-query table followed by the ``"all"`` row; in percent if asked (fractions only:
-        counts such as NumRet stay counts)."""
+    def to_frame(self, *, percent: bool | None = None) -> pd.DataFrame:
+        """The per-query table followed by the aggregate row ``"all"`` (as trec_eval ``-q``
+        prints them).
+
+        Parameters
+        ----------
+        percent : bool, optional
+            Values in percent (fractions only: counts such as NumRet stay counts). Default:
+            as ``evaluate`` was asked, else the protocol's unit.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per counted query (index ``query_id``), then ``"all"``; one column
+            per measure. The aggregate alone: :attr:`aggregate`.
+
+        Examples
+        --------
+        >>> import citeval_irm
+        >>> result = citeval_irm.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, "RR")
+        >>> result.to_frame().loc["all", "RR"]
+        np.float64(1.0)
+        """
+        return self._frame(self.default_percent() if percent is None else percent, True)
+
+    def _frame(self, percent: bool, per_query: bool) -> pd.DataFrame:
+        """The aggregate row ``"all"``, after the per-query rows if ``per_query``."""
         import pandas as pd
 
-        percent = self.default_percent() if percent is None else percent
         frame = self.aggregate.to_frame(AGGREGATE).T
         if per_query:
             self._check_aggregate_name()
@@ -216,7 +242,7 @@ class EvalResult(Printable):
         )
 
     def _repr_html_(self) -> str:
-        return self.to_frame().to_html(
+        return self._frame(self.default_percent(), per_query=False).to_html(
             float_format=lambda v: f"{v:.{self.decimals(self.default_percent())}f}"
         )
 
@@ -238,7 +264,7 @@ class EvalResult(Printable):
                 for name in self.names
             ]
         else:
-            frame = self.to_frame(percent=percent, per_query=True)
+            frame = self._frame(percent, per_query=True)
             frame.index = frame.index.map(plain_text)
             text = frame.to_string(float_format=lambda v: f"{v:.{decimals}f}")
             lines += ["  " + line for line in text.splitlines()]

@@ -207,16 +207,48 @@ def bm25_run(
     fields: tuple[str, ...] | None = None,
     progress: bool = True,
 ) -> Run:
-    """A BM25 run over an ir_datasets dataset (or its id), ``k`` docs per query.
+    """A BM25 run over an ir_datasets dataset, ``k`` docs per query, obeying its protocol.
 
-    The query's own paper (``citing_id``, else read off the query id) is never ranked for
-    it. ``temporal=True`` (the default, as in :func:`~citeval_irm.validate`) ranks only
-    admissible candidates (published no later than the query paper; ``same_year`` says
-    whether its own year is allowed, ``unknown_year`` what happens to docs without a year:
-    ``"admit"`` or ``"exclude"``); ``temporal=False`` ranks every paper. ``stemmer``: a Snowball
-    language for PyStemmer, or ``None``. ``fields``: the doc fields to index (e.g.
-    ``("title",)``, a weaker baseline to compare with); default ``doc.default_text()``, title
-    + abstract. Progress bars go to standard error.
+    A baseline that ranks papers the query paper could not have cited inflates every
+    number; this one ranks only admissible candidates, and never the query's own paper
+    (``citing_id``, else read off the query id).
+
+    Parameters
+    ----------
+    dataset : str or ir_datasets dataset
+        The dataset (or its id) whose docs are indexed and queries ranked.
+    k : int, default 300
+        Docs per query.
+    temporal : bool, default True
+        Rank only admissible candidates (published no later than the query paper), as in
+        :func:`~citeval_irm.validate`; ``False`` ranks every paper.
+    same_year : bool, default True
+        Whether papers of the query paper's own year are admissible.
+    unknown_year : {"admit", "exclude"}, default "admit"
+        What happens to docs without a year.
+    k1 : float, default 1.5
+        BM25's k1.
+    b : float, default 0.75
+        BM25's b.
+    stemmer : str or None, default "english"
+        A Snowball language for PyStemmer, or ``None``.
+    fields : tuple of str, optional
+        The doc fields indexed (e.g. ``("title",)``, a weaker baseline to compare with).
+        Default: ``doc.default_text()``, title + abstract.
+    progress : bool, default True
+        Progress bars on standard error.
+
+    Returns
+    -------
+    Run
+        The ranked run, ready for :func:`citeval_irm.evaluate` or
+        :func:`citeval_irm.write_run`.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> titles = citeval_irm.bm25_run("citeval/demo/test", fields=("title",), progress=False)
     """
     from ..datasets import AdmissibleCandidates
     from ..datasets.registry import missing_parts

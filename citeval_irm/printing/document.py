@@ -12,9 +12,10 @@ from pathlib import Path
 from ..base.outputs import atomic_output, report_format
 from .blocks import Figure, Section, Table, Text
 from .pages import render
+from .printable import short_repr
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
     """A report: a title, a one-line summary and its sections, rendered by :meth:`to_html`
     or :meth:`to_markdown`, or written by :meth:`write` (format from the file suffix)."""
@@ -22,6 +23,10 @@ class Report:
     title: str
     summary: str
     sections: list[Section]
+
+    def __repr__(self) -> str:
+        facts = {"title": self.title, "sections": [s.key for s in self.sections]}
+        return short_repr("Report", {**facts, "figures": len(self.figures())})
 
     def section(self, key: str) -> Section:
         for section in self.sections:

@@ -4,7 +4,9 @@ A report declares the formats it prints (``FORMATS``), renders each but JSON in 
 (its text escaped by :mod:`citeval_irm.printing.escaping`), and describes itself in ``to_dict``;
 ``format`` checks the name, JSON comes from ``to_dict`` through the one JSON writer
 (strictly valid), and ``str(report)`` is the table, so results print well in a terminal
-and a notebook alike (ranx's objects do the same).
+and a notebook alike (ranx's objects do the same). ``repr(report)`` is one short line in
+scipy's style (``EvalResult(run='bm25.trec', queries=163, RR=0.3003, ...)``): the few facts
+the class's ``_summary`` names, cut at :data:`REPR_LIMIT` characters.
 """
 
 from __future__ import annotations
@@ -15,6 +17,44 @@ from typing import ClassVar
 from ..base.errors import InputError
 from .escaping import json_dumps
 
+REPR_LIMIT = 300  # the most characters a result's repr takes
+
+
+class Shown(str):
+    """A value a short repr shows as it is (``9 of 11``), not quoted."""
+
+
+def short_repr(name: str, facts: dict[str, object], limit: int = REPR_LIMIT) -> str:
+    """``name(key=value, ...)`` in one line of at most ``limit`` characters: strings quoted,
+    floats to four decimals, lists of them in brackets; the facts that do not fit are
+    replaced by ``...``."""
+    shown = [f"{key}={_shown(value)}" for key, value in facts.items()]
+    text = f"{name}({', '.join(shown)})"
+    while len(text) > limit and shown:
+        shown.pop()
+        text = f"{name}({', '.join([*shown, '...'])})"
+    return text
+
+
+def file_name(source: str) -> str:
+    """A run's or qrels' source as a short repr names it: a path by its file name
+    (``/data/runs/bm25.trec`` is ``bm25.trec``); a URL, an id or ``<run>`` as it is."""
+    if "://" in source or source.startswith("<") or ":" in source.split("/", 1)[0]:
+        return source
+    return source.rstrip("/").rsplit("/", 1)[-1] or source
+
+
+def _shown(value) -> str:
+    if isinstance(value, Shown):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    if isinstance(value, str):
+        return repr(" ".join(value.split()))
+    return repr(value)
+
 
 class Printable(ABC):
     """Base of the result objects: ``format(fmt, **options)``, ``str``, ``to_dict``."""
@@ -22,7 +62,28 @@ class Printable(ABC):
     FORMATS: ClassVar[tuple[str, ...]] = ("table", "json")
 
     def format(self, fmt: str = "table", **options) -> str:
-        """The report as ``fmt`` (one of :attr:`FORMATS`); options are the format's."""
+        """The result printed as ``fmt``.
+
+        Parameters
+        ----------
+        fmt : str, default "table"
+            One of the class's :attr:`FORMATS` (``table``, ``json``, and per class
+            ``markdown``, ``latex``, ``csv``, ``trec_eval``, ...).
+        **options
+            The format's own options (``percent``, ``decimals``, ``per_query``, ...), as the
+            class's formats take them.
+
+        Returns
+        -------
+        str
+            The text; ``str(result)`` is ``format("table")``, JSON is strictly valid.
+
+        Examples
+        --------
+        >>> import citeval_irm
+        >>> result = citeval_irm.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, "RR")
+        >>> text = result.format("json")
+        """
         if fmt not in self.FORMATS:
             raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(self.FORMATS)}")
         if fmt == "json":
@@ -33,9 +94,28 @@ class Printable(ABC):
     def __str__(self) -> str:
         return self.format("table")
 
+    def __repr__(self) -> str:
+        return short_repr(type(self).__name__, self._summary())
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the main table (:meth:`to_frame`) as HTML, not the line."""
+        return self.to_frame().to_html()
+
+    def _summary(self) -> dict[str, object]:
+        """What ``repr`` shows, most telling first (it is cut at :data:`REPR_LIMIT`)."""
+        return {}
+
     def _json(self, **options) -> dict:
         """What ``format("json")`` prints: :meth:`to_dict`, unless the options change it."""
         return self.to_dict()
+
+    @abstractmethod
+    def to_frame(self):
+        """The result's main table as a pandas DataFrame, the same meaning on every result:
+        one row per query where the result holds values per query (``EvalResult``:
+        then the aggregate row ``"all"``; ``Comparison``; ``Resolution``), else one row per
+        what it reports (a measure, a check, a group, a cell, a published figure, a
+        split). The other tables are the result's attributes."""
 
     @abstractmethod
     def to_dict(self) -> dict:

@@ -90,15 +90,40 @@ def convert(
     memory: int | str | None = None,
     force: bool = True,
 ) -> Converted:
-    """Write the run (or, ``kind="qrels"``, the qrels) ``source`` as Parquet at ``target``.
+    """Write a run (or qrels) as Parquet, the form read fastest and on a Dask cluster.
 
-    A run goes to one file unless it is larger than ``memory`` allows (see
-    :func:`citeval_irm.reading.streaming.plan_reading`) or ``partition_rows`` is given: then to a
-    folder of files of about ``partition_rows`` rows of whole queries each. Every row is
-    kept as it is (duplicates too); the target appears only once complete. An existing
-    file is replaced only with ``force`` (``citeval convert --force``); a folder only if it
-    holds nothing but the parts of an earlier conversion (see
-    :func:`citeval_irm.base.outputs.check_folder_output`). Both are checked before any work.
+    Every row is kept as it is (duplicates too); the target appears only once complete.
+
+    Parameters
+    ----------
+    source : path, Parquet, DataFrame, dict, records, Run or Qrels
+        The run or qrels to read.
+    target : str or PathLike
+        The file or folder written.
+    kind : {"run", "qrels"}, default "run"
+        What ``source`` is.
+    partition_rows : int, optional
+        Write a folder of files of about ``partition_rows`` rows of whole queries each.
+    memory : int or str, optional
+        What reading may take (bytes or ``"2G"``): a run larger than it allows goes to a
+        folder of files (see :func:`citeval_irm.reading.streaming.plan_reading`).
+    force : bool, default True
+        Replace an existing file (``citeval convert --force``); a folder is replaced only if
+        it holds nothing but the parts of an earlier conversion (see
+        :func:`citeval_irm.base.outputs.check_folder_output`). Both are checked before any
+        work.
+
+    Returns
+    -------
+    Converted
+        The path written, its rows, queries and files.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> path = citeval_irm.write_run(run, "bm25.trec")
+    >>> written = citeval_irm.convert("bm25.trec", "bm25.parquet")
     """
     import pyarrow.parquet as pq
 

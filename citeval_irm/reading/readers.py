@@ -57,13 +57,30 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
 
 
 def read_run(source, *, duplicates: str = "error") -> Run:
-    """Read a run from a TREC file (plain or gzip), Parquet (a file, a folder of files or a
-    URL; columns ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any
-    in-memory form (see :func:`as_run`).
+    """Read a run from a file or any in-memory form.
 
-    ``duplicates="error"`` (the default, like trec_eval) rejects a repeated (query, doc);
-    ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
-    ``Run.warnings``.
+    Parameters
+    ----------
+    source : path, Parquet, DataFrame, dict, records or Run
+        A TREC file (plain or gzip), Parquet (a file, a folder of files or a URL; columns
+        ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any in-memory
+        form (see :func:`as_run`).
+    duplicates : {"error", "keep_best"}, default "error"
+        ``"error"`` (like trec_eval) rejects a repeated (query, doc) with the file and line;
+        ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
+        ``Run.warnings``.
+
+    Returns
+    -------
+    Run
+        The columnar run.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.read_run({"q1": {"d1": 2.0, "d2": 1.0}})
+    >>> len(run)  # doctest: +SKIP
+    2
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_run(source, duplicates=duplicates)
@@ -73,11 +90,26 @@ def read_run(source, *, duplicates: str = "error") -> Run:
 
 
 def read_qrels(source) -> Qrels:
-    """Read qrels from a TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet
-    (``query_id, doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or
-    id, or any in-memory form (see :func:`as_qrels`).
+    """Read qrels from a file, an ir_datasets dataset or any in-memory form.
 
-    A repeated (query, doc) is an error: which of two labels is meant cannot be guessed.
+    Parameters
+    ----------
+    source : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id
+        A TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet (``query_id,
+        doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or id, or any
+        in-memory form (see :func:`as_qrels`). A repeated (query, doc) is an error: which of
+        two labels is meant cannot be guessed.
+
+    Returns
+    -------
+    Qrels
+        The columnar qrels.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> qrels = citeval_irm.read_qrels({"q1": {"d1": 1}})
+    >>> demo = citeval_irm.read_qrels("citeval/demo/test")
     """
     if not isinstance(source, (str, os.PathLike)):
         return as_qrels(source)
@@ -90,10 +122,28 @@ def read_qrels(source) -> Qrels:
 
 
 def as_run(obj, *, duplicates: str = "error") -> Run:
-    """A :class:`Run` from a path, a Run, a DataFrame (``query_id, doc_id, score``, or
-    PyTerrier's ``qid, docno, score``), a ``{qid: {doc: score}}`` dict, or an iterable of
-    records with those fields (ir-measures ``ScoredDoc``, ir_datasets scoreddocs). The
-    duplicate policy applies to a Run too (one read with every copy kept, say)."""
+    """A :class:`Run` from any form of a run.
+
+    Parameters
+    ----------
+    obj : path, Run, DataFrame, dict or records
+        A path, a Run, a DataFrame (``query_id, doc_id, score``, or PyTerrier's ``qid, docno,
+        score``), a ``{qid: {doc: score}}`` dict, or an iterable of records with those fields
+        (ir-measures ``ScoredDoc``, ir_datasets scoreddocs).
+    duplicates : {"error", "keep_best"}, default "error"
+        The duplicate policy, as in :func:`read_run`; it applies to a Run too (one read with
+        every copy kept, say).
+
+    Returns
+    -------
+    Run
+        The columnar run (``obj`` itself when it is a Run that needs nothing done).
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.as_run([{"query_id": "q1", "doc_id": "d1", "score": 1.0}])
+    """
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj, duplicates=duplicates)
     if isinstance(obj, Run):
@@ -113,10 +163,26 @@ def as_run(obj, *, duplicates: str = "error") -> Run:
 
 
 def as_qrels(obj) -> Qrels:
-    """A :class:`Qrels` from a path, a Qrels, an ir_datasets dataset or id, a DataFrame
-    (``query_id, doc_id, relevance``, or PyTerrier's ``qid, docno, label``), a
-    ``{qid: {doc: rel}}`` dict (an empty inner dict is a query with no relevant doc), or an
-    iterable of records (ir-measures / ir_datasets ``Qrel``)."""
+    """A :class:`Qrels` from any form of qrels.
+
+    Parameters
+    ----------
+    obj : path, Qrels, ir_datasets dataset / id, DataFrame, dict or records
+        A path, a Qrels, an ir_datasets dataset or id, a DataFrame (``query_id, doc_id,
+        relevance``, or PyTerrier's ``qid, docno, label``), a ``{qid: {doc: rel}}`` dict (an
+        empty inner dict is a query with no relevant doc), or an iterable of records
+        (ir-measures / ir_datasets ``Qrel``).
+
+    Returns
+    -------
+    Qrels
+        ``obj`` itself when it is a Qrels, else ``obj`` read into columns.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> qrels = citeval_irm.as_qrels({"q1": {"d1": 1}, "q2": {}})
+    """
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):

@@ -21,9 +21,32 @@ _ASCII_SPACE = "[ \t\n\v\f\r]"
 
 
 def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
-    """Write a run as a TREC run file (``qid Q0 docid rank score tag``), ranked by score
-    (ties in trec_eval order), with ranks from 1. A ``.gz`` suffix writes gzip. The file
-    appears only once complete (see :func:`citeval_irm.base.outputs.atomic_output`)."""
+    """Write a run as a TREC run file (``qid Q0 docid rank score tag``).
+
+    The run is ranked by score (ties in trec_eval order), with ranks from 1, so the file
+    gives the same numbers in trec_eval as the run in citeval.
+
+    Parameters
+    ----------
+    run : path, Parquet, DataFrame, dict, records or Run
+        The run, in any form :func:`as_run` reads.
+    path : str or PathLike
+        The file written; a ``.gz`` suffix writes gzip. It appears only once complete (see
+        :func:`citeval_irm.base.outputs.atomic_output`).
+    tag : str, default "citeval"
+        The run tag of the TREC file.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> path = citeval_irm.write_run(run, "bm25.trec", tag="bm25")
+    """
     from ..base.outputs import atomic_output
     from .ties import rank_run
 

@@ -77,25 +77,50 @@ def make_report(
     command: str | None = None,
     descriptions: Mapping[str, str] | None = None,
 ) -> Report:
-    """A :class:`Report` of ``runs`` evaluated on ``qrels``.
+    """A :class:`Report` of runs evaluated on qrels: one document with the evaluations, the
+    comparison, the validations and plots, and the command that repeats it.
 
-    ``runs``: ``{name: run}`` or a list (named after the file stems, as in
-    :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
-    reads (not an EvalResult: the plots need the rankings), or a
-    :class:`~citeval_irm.Resolution` (:func:`citeval_irm.resolve`'s generated lists: its
-    resolved run is the run, and the report adds how the lists were resolved and their rate
-    by the cited paper's popularity, with the plot). What was computed already
-    (``computed``, a :class:`Computed`: evaluations, a comparison, cross-checks,
-    validations, by run name) is shown as it is; what is missing is computed: the
-    evaluations (``options``, an :class:`~citeval_irm.EvalOptions`, as in
-    :func:`citeval_irm.evaluate`), a comparison of two or more runs (``statistics``, as in
-    :func:`citeval_irm.compare`), and, when ``qrels`` is a dataset,
-    each run's validation (``same_year`` as in :func:`citeval_irm.validate`;
-    ``Computed(validations=False)``: none). A cross-check appears only when given. ``command`` is
-    printed as the way to repeat it; ``descriptions`` say how a run was made (by run name),
-    beside its source. ``percent``: values in percent (fractions only; counts stay counts),
-    or fractions; default: the protocol's unit; ``decimals``: default
-    :func:`~citeval_irm.base.options.display_decimals`. The report's ``title`` may be set on it.
+    Parameters
+    ----------
+    runs : dict or list
+        ``{name: run}`` or a list (named after the file stems, as in
+        :func:`citeval_irm.compare`); each run a path or anything :func:`citeval_irm.evaluate`
+        reads (not an EvalResult: the plots need the rankings), or a
+        :class:`~citeval_irm.Resolution` (its resolved run is the run; the report adds how
+        the lists were resolved and their rate by the cited paper's popularity).
+    qrels : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id
+        What the runs are scored against; a dataset also gives each run's validation.
+    measures : str, Measure or iterable, optional
+        ir-measures syntax. Default: the protocol's.
+    protocol : str or Protocol, optional
+        A paper's protocol; its unit is the default of ``options.percent``.
+    options : EvalOptions, optional
+        How the runs are evaluated, as in :func:`citeval_irm.evaluate`; ``percent``: values
+        in percent (fractions only; counts stay counts), default the protocol's unit;
+        ``decimals``: default :func:`~citeval_irm.base.options.display_decimals`.
+    statistics : StatisticsOptions, optional
+        The comparison of two or more runs, as in :func:`citeval_irm.compare`.
+    computed : Computed, optional
+        What was computed already (evaluations, a comparison, cross-checks, validations, by
+        run name), shown as it is; what is missing is computed. ``Computed(validations=False)``:
+        no validation. A cross-check appears only when given.
+    same_year : bool, default True
+        As in :func:`citeval_irm.validate`.
+    command : str, optional
+        Printed as the way to repeat the report.
+    descriptions : mapping of str to str, optional
+        How each run was made, by run name, shown beside its source.
+
+    Returns
+    -------
+    Report
+        The document; ``write(path)`` writes HTML or Markdown. Its ``title`` may be set on it.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> report = citeval_irm.make_report({"bm25": run}, "citeval/demo/test", protocol="goyal2026")
     """
     options, statistics = options_from(
         "make_report", (options, EvalOptions), (statistics, StatisticsOptions)

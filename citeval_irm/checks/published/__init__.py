@@ -47,7 +47,7 @@ from .tables import (  # noqa: F401 (the tables' names, here as before)
 # --------------------------------------------------------------------------- what is shipped
 
 
-@dataclass
+@dataclass(repr=False)
 class PublishedResults(Printable):
     """Published figures: one row per paper, dataset, setting, stage, system and measure.
 
@@ -60,7 +60,13 @@ class PublishedResults(Printable):
     papers: dict[str, Paper]
     dataset: str | None = None
 
-    def to_dataframe(self) -> pd.DataFrame:
+    def _summary(self) -> dict[str, object]:
+        datasets = sorted(self.frame["dataset"].unique()) if len(self.frame) else []
+        return {"rows": len(self.frame), "papers": sorted(self.papers), "datasets": datasets}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The published figures, one row each: ``paper, dataset, split, setting, stage,
+        system, measure, value, source`` (values as printed, in the paper's unit)."""
         return self.frame.copy()
 
     def groups(self) -> pd.DataFrame:
@@ -179,14 +185,36 @@ def published(
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedResults:
-    """The published results shipped with the package, all of them or those of one dataset
-    (its table name, ``"ACL-200"``, or a citeval id, ``"citeval/acl-200/test"``), paper,
-    setting or stage. An unknown dataset is an error listing the shipped ones.
+    """The published results shipped with the package, or those of one dataset, paper,
+    setting or stage.
 
-    ``paper``: a shipped paper's name (``"goyal2026"``), or a table of your own: a CSV
-    file (path) or a DataFrame with the shipped columns (``dataset, setting, stage,
-    system, measure, value, source``), then labelled "given by the user". Every output
-    says where the figures come from (:attr:`Paper.provenance`)."""
+    Every figure carries where it comes from (:attr:`Paper.provenance`), so a comparison
+    with a paper's numbers says whether they were checked against the paper.
+
+    Parameters
+    ----------
+    dataset : str, optional
+        A dataset's table name (``"ACL-200"``) or a citeval id (``"citeval/acl-200/test"``).
+        An unknown dataset is an error listing the shipped ones.
+    paper : str, path or DataFrame, optional
+        A shipped paper's name (``"goyal2026"``), or a table of your own: a CSV file (path)
+        or a DataFrame with the shipped columns (``dataset, setting, stage, system, measure,
+        value, source``), then labelled "given by the user".
+    setting : str, optional
+        The setting of a published table.
+    stage : str, optional
+        The stage of a published table (``"end-to-end"``, ``"reranking"``).
+
+    Returns
+    -------
+    PublishedResults
+        The rows, with their provenance.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> rows = citeval_irm.published("ACL-200", paper="goyal2026")
+    """
     paper, papers, frame = table_source(paper)
     keep = np.ones(len(frame), dtype=bool)
     if paper is not None:
@@ -234,7 +262,7 @@ class Check:
         return f"{self.aspect}{who}: {shown}: {self.detail}"
 
 
-@dataclass
+@dataclass(repr=False)
 class PublishedComparison(Printable):
     """Runs beside one published table, with what makes the comparison like for like or not.
 
@@ -254,6 +282,16 @@ class PublishedComparison(Printable):
     checks: list[Check]
     notes: list[str]
 
+    def _summary(self) -> dict[str, object]:
+        return {
+            "paper": self.paper.name,
+            "dataset": self.dataset,
+            "stage": self.stage,
+            "runs": [str(r) for r in self.yours.columns],
+            "systems": len(self.figures.columns),
+            "like_for_like": self.like_for_like,
+        }
+
     @property
     def like_for_like(self) -> bool:
         """True only when every aspect was checked and is the same."""
@@ -267,8 +305,9 @@ class PublishedComparison(Printable):
         rows = [self.figures.loc[m].rsub(self.yours.at[m, r]) for m, r in index]
         return pd.DataFrame(rows, index=index, columns=self.figures.columns)
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """Tidy: one row per measure, run and published system (yours, published, difference)."""
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure, run and published system: ``yours``, ``published`` and
+        ``difference``, in the table's unit."""
         rows = [
             {
                 "measure": measure,
@@ -297,7 +336,7 @@ class PublishedComparison(Printable):
             "like_for_like": self.like_for_like,
             "checks": [check.__dict__ for check in self.checks],
             "notes": list(self.notes),
-            "rows": self.to_dataframe().to_dict(orient="records"),
+            "rows": self.to_frame().to_dict(orient="records"),
         }
 
     def title(self) -> str:
