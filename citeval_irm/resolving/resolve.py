@@ -216,15 +216,48 @@ def resolve(
 ):
     """Resolve generated reference lists against ``dataset``'s papers into a run.
 
-    ``generated``: a JSONL or CSV file, a dict ``{query_id: [references]}`` or a list of
-    records (:mod:`~citeval_irm.resolving.generated`); ``dataset``: an ir_datasets id (or
-    dataset) whose papers the references name; ``catalogue``: a file of known titles that
-    tells an unmatched reference outside the pool from one found nowhere; ``threshold``:
-    the fuzzy match's (0-100, default :data:`THRESHOLD`). ``measures`` / ``protocol``: what
-    the resolved run is evaluated with (default the dataset's protocol); ``options`` (or its
-    fields as keywords): as :func:`citeval_irm.evaluate`. Returns a
-    :class:`~citeval_irm.resolving.result.Resolution` (its ``run`` is written with
-    :func:`citeval_irm.write_run`).
+    A language model names papers, not corpus ids: before its list can be scored, each
+    reference must be matched to a paper of the benchmark, and what cannot be matched must
+    be counted (not in the pool is not the same as fabricated), so that models are compared
+    on the same footing.
+
+    Parameters
+    ----------
+    generated : path, dict or list of records
+        The lists: a JSONL file (``{"query_id": ..., "references": [...]}``, each reference a
+        string or an object with any of ``title``, ``authors``, ``year``, ``venue``,
+        ``arxiv``, ``doi``, ``acl``), a CSV file (``query_id, rank, reference``), a dict
+        ``{query_id: [references]}`` or a list of records.
+    dataset : str or ir_datasets dataset
+        The dataset whose papers the references name (``"citeval/demo/test"``).
+    measures : str, Measure or iterable, optional
+        What the resolved run is evaluated with. Default: the dataset's protocol.
+    protocol : str or Protocol, optional
+        A paper's protocol, instead of ``measures``.
+    catalogue : path, optional
+        Known titles (one a line, or CSV / JSONL with a ``title`` column): an unmatched
+        reference it knows is outside the pool, one it does not know is found nowhere;
+        without it the report says it cannot tell.
+    threshold : float, default THRESHOLD
+        The fuzzy title match's threshold (RapidFuzz ``fuzz.ratio``, 0-100).
+    options : EvalOptions, optional
+        How the resolved run is evaluated, as in :func:`citeval_irm.evaluate`.
+
+    Returns
+    -------
+    Resolution
+        The decision for every reference, counts and rates per query and overall, the
+        resolved ``run`` (write it with :func:`citeval_irm.write_run`) and its evaluation.
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> lists = {"C15-1988_Q09-1593_0": [
+    ...     "Improving information extraction with entity linking and gazetteers (2009)",
+    ...     "An invented title about nothing",
+    ... ]}
+    >>> citeval_irm.resolve(lists, "citeval/demo/test", "RR")  # doctest: +ELLIPSIS
+    Resolution(dataset='citeval/demo/test', queries=1, references=2, id=0, exact=1, ...)
     """
     import pandas as pd
 
