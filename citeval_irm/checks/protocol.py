@@ -93,6 +93,13 @@ class ValidationReport(Printable):
     depth: int | None = None
     ceiling: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def oracle_warning(self) -> EvalWarning | None:
+        """The ``gold_always_present`` warning, when the run holds the gold in nearly every
+        ranking that could miss it (an oracle first stage?); ``None`` otherwise: what every
+        table and report showing the run marks it by."""
+        return next((w for w in self.warnings if w.code == "gold_always_present"), None)
+
     def _summary(self) -> dict[str, object]:
         return {
             "run": file_name(self.run_source),

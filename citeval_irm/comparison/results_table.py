@@ -493,7 +493,7 @@ def _status(result, validation) -> str:
         return MISSING
     if not validation.passed:
         return VIOLATION
-    return FLAGGED if any(w.code == "gold_always_present" for w in validation.warnings) else OK
+    return FLAGGED if validation.oracle_warning is not None else OK
 
 
 def results_table(
@@ -599,7 +599,7 @@ def results_table(
                 validation is not None) else []  # fmt: skip
             notes += [f"{system} on {dataset}: {w.message}" for w in exempt]
             if status == FLAGGED:
-                oracle = next(w for w in validation.warnings if w.code == "gold_always_present")
+                oracle = validation.oracle_warning
                 notes.append(f"{ORACLE} {system} on {dataset}: {oracle.message}")
             if result is not None:
                 warnings += [

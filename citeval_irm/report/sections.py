@@ -186,10 +186,7 @@ def scores_section(
 def oracle_flagged(runs: Sequence[RunFacts]) -> list[str]:
     """The runs whose validation flags ``gold_always_present``."""
     return [
-        r.name
-        for r in runs
-        if r.validation is not None
-        and any(w.code == "gold_always_present" for w in r.validation.warnings)
+        r.name for r in runs if r.validation is not None and r.validation.oracle_warning is not None
     ]
 
 
