@@ -215,10 +215,12 @@ def test_eval_on_a_qrels_file_stays_light(tmp_path) -> None:
         ],
         ["--help"],
     ):
+        # ends as the console script does (cli.run: os._exit, no interpreter teardown under
+        # Arrow's reader threads, which can abort a process that has said all it had to)
         code = (
-            "import sys\nfrom citeval_irm.cli import main\n"
+            "import os, sys\nfrom citeval_irm.cli import main\n"
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
-            f"print([m for m in {heavy!r} if m in sys.modules])"
+            f"print([m for m in {heavy!r} if m in sys.modules], flush=True)\nos._exit(0)"
         )
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
