@@ -73,7 +73,7 @@ _EXPORTS = {
     "InputError": "base.errors",
     "UnknownDatasetError": "base.errors",
     "EvalWarning": "base.errors",
-    "VerificationError": "evaluation.evaluate",
+    "VerificationError": "evaluation.engines",
     "DownloadError": "base.downloads",
     "ChecksumError": "base.downloads",
     "DataNotFoundError": "datasets.sources",
@@ -145,7 +145,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .comparison.published_rows import compare_published  # noqa: F401
     from .comparison.results_table import ResultsTable, results_table  # noqa: F401
     from .datasets.sources import DataNotFoundError  # noqa: F401
-    from .evaluation.evaluate import VerificationError, evaluate  # noqa: F401
+    from .evaluation.engines import VerificationError  # noqa: F401
+    from .evaluation.evaluate import evaluate  # noqa: F401
     from .evaluation.results import EvalResult  # noqa: F401
     from .papers import PROTOCOLS, RECIPES  # noqa: F401
     from .papers.baseline import bm25_run  # noqa: F401

@@ -171,7 +171,8 @@ class TrecEvaluation:
                 position = {q: n for n, q in enumerate(result.query_ids)}
                 matrix = result.values[[position[ids[i]] for i in order]]
             else:  # -J left no doc: every query scored on an empty ranking
-                from ..evaluation.evaluate import Settings, unranked_values
+                from ..evaluation.parts import unranked_values
+                from ..evaluation.settings import Settings
 
                 matrix = unranked_values(Settings(measures), qrels, np.array(order))
             for column, measure in enumerate(measures):

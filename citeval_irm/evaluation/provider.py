@@ -89,7 +89,10 @@ class CitevalEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from ..reading.tables import lookup
-        from .evaluate import Settings, counted_queries, evaluate, unranked_values
+        from .evaluate import evaluate
+        from .parts import unranked_values
+        from .population import counted_queries
+        from .settings import Settings
 
         qrels = self._qrels
         if not len(qrels.all_query_ids):

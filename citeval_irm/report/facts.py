@@ -17,7 +17,8 @@ from ..base.choices import KEEP_ALL
 from ..base.errors import CitevalError, silenced
 from ..base.options import EvalOptions
 from ..checks.protocol import ValidationReport, validate
-from ..evaluation.evaluate import evaluate, population
+from ..evaluation.evaluate import evaluate
+from ..evaluation.population import population
 from ..evaluation.results import EvalResult
 from ..reading.io import as_run
 from ..reading.tables import Qrels, Run
@@ -152,8 +153,8 @@ def tie_ranges(run: Run, qrels: Qrels, evaluation: EvalResult, empty_queries: st
     measures = [m for m in evaluation.measures if supports(m)]
     if not measures:
         return {}
-    people = population(run, qrels, empty_queries)
-    rankings = build_rankings(run, qrels, people.counted, ties="trec_eval")
+    counted = population(run, qrels, empty_queries).counted
+    rankings = build_rankings(run, qrels, counted, ties="trec_eval")
     worst, expected, best = tie_range_matrix(measures, rankings)
     return {
         str(m): TieRange(

@@ -1,0 +1,216 @@
+"""The one scoring of a chunk of whole queries (:func:`score_part`) and the one merge of
+a run's chunks into its :class:`~citeval_irm.evaluation.results.EvalResult`
+(:func:`merge_parts`).
+
+Every run goes through them, whichever way it was read (one chunk in memory, many
+streamed, partitions on Dask): a chunk is ranked (the tie policy and ``max_docs``), its
+tie facts, its queries and its warnings are collected, and its counted queries are scored
+by the engines; the merge makes the population of the whole run, scores the queries no
+chunk ranks on an empty ranking, and merges the warnings (in the in-memory order) and the
+tie report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+
+from ..base.errors import EvalWarning, examples_of
+from ..base.measures import Protocol
+from ..reading.tables import Qrels, Run, lookup, take
+from ..reading.ties import TieReport, rank_order, tie_report
+from ..scoring import aggregate
+from .depth import short_ranking_warnings
+from .engines import engine_values
+from .fingerprint import qrels_fingerprint
+from .population import Population, counted_queries, population_of
+from .results import EvalResult, RankedQueries
+from .settings import Settings
+
+
+@dataclass
+class Part:
+    """What scoring one chunk of whole queries leaves: its per-query values and the facts
+    the whole run's population, warnings and tie report are made of."""
+
+    rows: np.ndarray  # positions in qrels.all_query_ids of the counted queries scored
+    values: np.ndarray  # one row per position of ``rows``
+    run_ids: pa.Array  # the chunk's run queries, first-appearance order
+    sizes: np.ndarray  # rows of each of ``run_ids``
+    tie_examples: tuple[str, ...]
+    tie_ids: frozenset[str]
+    tied_docs: int
+    warnings: list[EvalWarning]
+
+
+def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
+    """Score the queries of ``run`` (whole queries, any subset of a run) that count."""
+    present, sizes = run.ranked_queries()
+    run_ids = take(run.query_ids, present)
+    counted = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    counted[counted_queries(qrels, settings.empty_queries)] = True
+    in_qrels = lookup(run_ids, qrels.all_query_ids)
+    rows = in_qrels[in_qrels >= 0]
+    rows = rows[counted[rows]]
+    population = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
+    order = rank_order(run, settings.ties, settings.max_docs)
+    report = tie_report(run, order)
+    values = engine_values(settings, run, qrels, population, order)
+    return Part(
+        rows,
+        values,
+        run_ids,
+        sizes,
+        report.examples,
+        report.query_ids,
+        report.tied_docs,
+        list(run.warnings),
+    )
+
+
+def empty_run(source: str = "<run>") -> Run:
+    """A run with no row: what a query no chunk ranks is scored on."""
+    no_ids = pa.nulls(0, pa.string())
+    empty = np.zeros(0, dtype=np.int32)
+    return Run(empty, no_ids, empty.copy(), no_ids, np.zeros(0), source)
+
+
+def unranked_values(
+    settings: Settings, qrels: Qrels, positions: np.ndarray, source: str = "<run>"
+) -> np.ndarray:
+    """Per-query values of the qrels queries at ``positions`` (in ``all_query_ids``) when
+    the run ranks none of them: each scored on an empty ranking, as ``trec_eval -c``."""
+    nothing = empty_run(source)
+    left = Population(positions, take(qrels.all_query_ids, positions).to_pylist(), [])
+    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
+
+
+_RUN_WARNING_ORDER = (
+    "duplicate_docs_dropped",
+    "duplicate_docs_kept",
+    "run_extra_text",
+    "run_comment_lines",
+)
+
+
+def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
+    """One warning per code: counts added, the first examples kept, in the order the
+    in-memory reader gives them (one list alone, a run read whole, stays as it is)."""
+    lists = [list(warnings) for warnings in lists if warnings]
+    if len(lists) == 1:
+        return lists[0]
+    merged: dict[str, EvalWarning] = {}
+    for warnings in lists:
+        for w in warnings:
+            known = merged.get(w.code)
+            if known is None:
+                merged[w.code] = w
+            else:
+                examples = examples_of((*known.examples, *w.examples))
+                merged[w.code] = replace(known, count=known.count + w.count, examples=examples)
+    rank = {code: i for i, code in enumerate(_RUN_WARNING_ORDER)}
+    return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
+
+
+def in_population_order(
+    counted: np.ndarray,
+    qrels: Qrels,
+    pieces: Iterable[tuple[np.ndarray, np.ndarray]],
+    width: int,
+    unranked: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Per-query rows of the chunks (``pieces``: positions in ``qrels.all_query_ids`` and
+    their rows) in the order of the ``counted`` queries; those no chunk holds from
+    ``unranked(positions)``, as the empty ranking scores them. What every merge of a run
+    read in chunks (its values, the cross-check's tie ranges) puts together."""
+    row_of = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+    row_of[counted] = np.arange(len(counted))
+    out = np.zeros((len(counted), width))
+    scored = np.zeros(len(qrels.all_query_ids), dtype=bool)
+    for rows, values in pieces:
+        out[row_of[rows]] = values
+        scored[rows] = True
+    missing = counted[~scored[counted]]
+    if missing.size:
+        out[row_of[missing]] = unranked(missing)
+    return out
+
+
+def merge_parts(
+    parts: list[Part],
+    qrels: Qrels,
+    settings: Settings,
+    protocol,
+    source: str,
+    notes: list[EvalWarning] | None = None,
+) -> EvalResult:
+    """The evaluation of a whole run from its parts (in run order): per-query rows put in
+    the population's order, the queries no part ranks scored on an empty ranking, the
+    warnings and tie report of the whole run (``notes``: warnings of reading the run that
+    no part holds, merged with theirs)."""
+    run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
+    population = population_of(run_ids, source, qrels, settings.empty_queries)
+    values = in_population_order(
+        population.counted,
+        qrels,
+        [(p.rows, p.values) for p in parts],
+        len(settings.measures),
+        lambda missing: unranked_values(settings, qrels, missing, source),
+    )
+    report = TieReport(
+        settings.ties,
+        sum(p.tied_docs for p in parts),
+        examples_of(e for p in parts for e in p.tie_examples),
+        frozenset().union(*(p.tie_ids for p in parts)),
+    )
+    tie_warning = report.warning()
+    warnings = (
+        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
+        + list(qrels.warnings)
+        + population.warnings
+        + ([tie_warning] if tie_warning else [])
+    )
+    sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    ranked = RankedQueries(run_ids.to_pylist(), sizes)
+    result = make_result(
+        settings, population, values, warnings, report, protocol, source, qrels.source, ranked
+    )
+    result.qrels_fingerprint = qrels_fingerprint(qrels)  # what a comparison checks it against
+    return result
+
+
+def make_result(
+    settings: Settings,
+    population: Population,
+    values: np.ndarray,
+    warnings: list[EvalWarning],
+    report,
+    protocol: Protocol | None,
+    run_source: str,
+    qrels_source: str | None = None,
+    ranked: RankedQueries | None = None,
+) -> EvalResult:
+    """The :class:`EvalResult` of per-query values: aggregates computed here, once, and
+    the rankings shorter than a cut-off (counted warnings), whichever path read the run."""
+    measure_list = settings.measures
+    if ranked is not None:
+        ranked = ranked.cut(settings.max_docs)
+        warnings = warnings + short_ranking_warnings(ranked, measure_list, population.query_ids)
+    aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
+    return EvalResult(
+        measures=measure_list,
+        query_ids=population.query_ids,
+        values=values,
+        aggregates=aggregates,
+        warnings=warnings,
+        protocol=protocol,
+        ties=report,
+        run_source=run_source,
+        qrels_source=qrels_source if qrels_source is not None else population.qrels_source,
+        engine=settings.engine,
+        ranked=ranked,
+        options=replace(settings.options, scheduler=None),  # no client inside a result
+    )
