@@ -34,9 +34,10 @@ NOT_RETRIEVED = "none"
 
 
 @dataclass(frozen=True)
-class TieRange:
-    """A measure's reported value and the mean of its worst, expected and best value over
-    every order of the tied scores."""
+class RunTieRange:
+    """A measure's reported value for a whole run and the mean over its queries of the
+    worst, expected and best value over every order of the tied scores (one query's range
+    is :class:`citeval_irm.scoring.tieaware.TieRange`)."""
 
     value: float
     worst: float
@@ -62,7 +63,7 @@ class RunFacts:
     recall: dict[int, float]
     first_ranks: np.ndarray
     """Per evaluated query: the rank of its first relevant paper (0: none retrieved)."""
-    tie_ranges: dict[str, TieRange]
+    tie_ranges: dict[str, RunTieRange]
     validation: ValidationReport | None
     unvalidated: str | None
 
@@ -157,7 +158,7 @@ def tie_ranges(run: Run, qrels: Qrels, evaluation: EvalResult, empty_queries: st
     rankings = build_rankings(run, qrels, counted, ties="trec_eval")
     worst, expected, best = tie_range_matrix(measures, rankings)
     return {
-        str(m): TieRange(
+        str(m): RunTieRange(
             evaluation.aggregates[str(m)],
             aggregate(m, worst[:, i]),
             aggregate(m, expected[:, i]),
