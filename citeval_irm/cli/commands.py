@@ -19,7 +19,8 @@ from ..base.choices import (
 from ..base.errors import CitevalError, InputError
 from ..base.options import EvalOptions
 from ..papers import PROTOCOLS, RECIPES
-from ..printing.escaping import json_dumps, plain_text
+from ..printing.escaping import json_dumps
+from ..printing.printable import warning_line
 from .flags import (
     DEMO_REPORT,
     EXIT_STRICT_FAILURE,
@@ -29,13 +30,13 @@ from .flags import (
 
 
 def say_warnings(warnings, args: argparse.Namespace) -> None:
-    """A command's warnings on standard error, one line each (:meth:`EvalWarning.terminal_line
-    <citeval_irm.base.errors.EvalWarning.terminal_line>`, escaped): each line once, however
+    """A command's warnings on standard error, one line each (:func:`~citeval_irm.printing.
+    printable.warning_line`, as a result's ``warnings_text``): each line once, however
     many steps of the command found it, and none of the codes ``--quiet-warning`` names."""
     hidden = set(getattr(args, "quiet_warning", None) or ())
     said: set[str] = set()
     for warning in warnings:
-        line = f"warning: {plain_text(warning.terminal_line())}"
+        line = warning_line(warning)
         if warning.code not in hidden and line not in said:
             said.add(line)
             print(line, file=sys.stderr)

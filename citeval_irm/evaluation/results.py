@@ -19,7 +19,7 @@ from ..base.errors import EvalWarning, InputError
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals
 from ..printing.escaping import csv_text, plain_text, trec_field
-from ..printing.printable import Printable, file_name
+from ..printing.printable import Printable, file_name, warning_line
 from ..reading.ties import TieReport
 from ..scoring import (
     is_integer_measure,
@@ -272,7 +272,7 @@ class EvalResult(Printable):
 
     def warnings_text(self) -> str:
         """The warnings, one per line, for a terminal."""
-        return "".join(f"warning: {plain_text(w.terminal_line())}\n" for w in self.warnings)
+        return "".join(warning_line(w) + "\n" for w in self.warnings)
 
     def _json_of(self, rows, percent: bool, per_query: bool) -> dict:
         out = {

@@ -14,8 +14,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from ..base.errors import InputError
-from .escaping import json_dumps
+from ..base.errors import EvalWarning, InputError
+from .escaping import json_dumps, plain_text
 
 REPR_LIMIT = 300  # the most characters a result's repr takes
 
@@ -42,6 +42,23 @@ def file_name(source: str) -> str:
     if "://" in source or source.startswith("<") or ":" in source.split("/", 1)[0]:
         return source
     return source.rstrip("/").rsplit("/", 1)[-1] or source
+
+
+def warning_line(warning: EvalWarning) -> str:
+    """The one line a warning takes on a terminal: ``warning:``, then its
+    :meth:`~citeval_irm.base.errors.EvalWarning.terminal_line`, escaped (no newline).
+
+    Parameters
+    ----------
+    warning : EvalWarning
+        The warning.
+
+    Returns
+    -------
+    str
+        The line, what a result's ``warnings_text`` and the command line both print.
+    """
+    return f"warning: {plain_text(warning.terminal_line())}"
 
 
 def _shown(value) -> str:
