@@ -3,7 +3,8 @@
 A path goes to the TREC parse (:mod:`citeval_irm.reading.trec_lines`, fast path first) or to
 Parquet (:mod:`citeval_irm.reading.parquet`), an ir_datasets id or dataset and any in-memory
 form to :mod:`citeval_irm.reading.forms`; every one then meets the duplicate policy
-(:mod:`citeval_irm.reading.duplicates`).
+(:mod:`citeval_irm.reading.duplicates`). :func:`as_run` and :func:`as_qrels` read every
+form; :func:`read_run` and :func:`read_qrels` are the same readers under a file's name.
 """
 
 from __future__ import annotations
@@ -82,11 +83,7 @@ def read_run(source, *, duplicates: str = "error") -> Run:
     >>> len(run)  # doctest: +SKIP
     2
     """
-    if not isinstance(source, (str, os.PathLike)):
-        return as_run(source, duplicates=duplicates)
-    if is_parquet(source):
-        return read_parquet(source, "score", duplicates)
-    return _read_unique(Path(source), RUN_LAYOUT, "score", duplicates)
+    return as_run(source, duplicates=duplicates)  # as_run reads every form, a file too
 
 
 def read_qrels(source) -> Qrels:
@@ -111,14 +108,7 @@ def read_qrels(source) -> Qrels:
     >>> qrels = citeval_irm.read_qrels({"q1": {"d1": 1}})
     >>> demo = citeval_irm.read_qrels("citeval/demo/test")
     """
-    if not isinstance(source, (str, os.PathLike)):
-        return as_qrels(source)
-    dataset = as_dataset(source)
-    if dataset is not None:
-        return qrels_from_dataset(*dataset)
-    if is_parquet(source):
-        return read_parquet(source, "relevance", "error")
-    return _read_unique(Path(source), QRELS_LAYOUT, "relevance", "error")
+    return as_qrels(source)  # as_qrels reads every form, a file too
 
 
 def as_run(obj, *, duplicates: str = "error") -> Run:
@@ -145,7 +135,9 @@ def as_run(obj, *, duplicates: str = "error") -> Run:
     >>> run = citeval_irm.as_run([{"query_id": "q1", "doc_id": "d1", "score": 1.0}])
     """
     if isinstance(obj, (str, os.PathLike)):
-        return read_run(obj, duplicates=duplicates)
+        if is_parquet(obj):
+            return read_parquet(obj, "score", duplicates)
+        return _read_unique(Path(obj), RUN_LAYOUT, "score", duplicates)
     if isinstance(obj, Run):
         if duplicates == KEEP_ALL:
             return obj
@@ -185,11 +177,13 @@ def as_qrels(obj) -> Qrels:
     """
     if isinstance(obj, Qrels):
         return obj
-    if isinstance(obj, (str, os.PathLike)):
-        return read_qrels(obj)
     dataset = as_dataset(obj)
     if dataset is not None:
         return qrels_from_dataset(*dataset)
+    if isinstance(obj, (str, os.PathLike)):
+        if is_parquet(obj):
+            return read_parquet(obj, "relevance", "error")
+        return _read_unique(Path(obj), QRELS_LAYOUT, "relevance", "error")
     unjudged: tuple[str, ...] = ()
     if isinstance(obj, Mapping):
         unjudged = tuple(str(q) for q, ranking in obj.items() if not ranking)
