@@ -2,7 +2,8 @@
 
 Each subcommand parses its arguments and calls one public function: its options are
 declared once in :mod:`.flags`, each command's parser is built in :mod:`.parser`, and its
-handler, in :mod:`.commands`, builds the options objects once and calls the function.
+handler, in :mod:`.commands` or :mod:`.data_commands`, reads its arguments once
+(:mod:`.invocation`) and calls the function.
 Results go to standard output (so ``--format trec_eval`` output can be diffed), warnings and
 errors to standard error; bad input exits with status 2 and a message naming the file, line
 and problem.
@@ -24,8 +25,8 @@ from collections.abc import Callable, Sequence
 from ..base.errors import CitevalError, EvalWarning
 from ..base.progress import set_quiet
 from ..printing.escaping import plain_text
-from .commands import check_report
 from .flags import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, EXIT_STRICT_FAILURE
+from .invocation import check_report
 from .parser import build_parser
 
 __all__ = ["EXIT_INPUT_ERROR", "EXIT_INTERRUPTED", "EXIT_STRICT_FAILURE", "build_parser", "main",

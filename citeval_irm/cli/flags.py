@@ -276,6 +276,30 @@ def add_resolution_options(parser: argparse.ArgumentParser, *, table: bool = Fal
                        f"{THRESHOLD:g})")  # fmt: skip
 
 
+def add_published_options(
+    parser: argparse.ArgumentParser,
+    *,
+    published_help: str,
+    paper_help: str,
+    dataset_help: str | None = None,
+) -> None:
+    """``--published [FILE]`` (the runs beside a published table: the shipped one, or the
+    user's FILE), ``--published-dataset`` (with ``dataset_help``: another dataset's table)
+    and ``--paper PAPER|FILE`` (whose table), each in the command's own words:
+    ``citeval compare`` and ``citeval table``."""
+    parser.add_argument(
+        "--published",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="FILE",
+        help=published_help,
+    )
+    if dataset_help is not None:
+        parser.add_argument("--published-dataset", help=dataset_help)
+    parser.add_argument("--paper", metavar="PAPER|FILE", help=paper_help)
+
+
 def add_report_option(parser: argparse.ArgumentParser) -> None:
     """``--report PATH``: the results, checks and plots as one self-contained file."""
     section(parser, "output").add_argument(

@@ -1,5 +1,5 @@
 """The ``citeval`` argument parser: one function per command, adding the options it takes
-from :mod:`.flags` and its handler from :mod:`.commands`."""
+from :mod:`.flags` and its handler from :mod:`.commands` or :mod:`.data_commands`."""
 
 from __future__ import annotations
 
@@ -18,26 +18,28 @@ from ..base.choices import (
 )
 from ..evaluation.results import FORMATS
 from .commands import (
-    DEMO_REPORT,
-    cmd_audit,
-    cmd_baseline_bm25,
     cmd_breakdown,
     cmd_compare,
-    cmd_convert,
     cmd_crosscheck,
+    cmd_eval,
+    cmd_resolve,
+    cmd_table,
+    cmd_validate,
+)
+from .data_commands import (
+    cmd_audit,
+    cmd_baseline_bm25,
+    cmd_convert,
     cmd_datasets,
     cmd_demo,
-    cmd_eval,
     cmd_import,
     cmd_protocols,
     cmd_published,
     cmd_recipes,
-    cmd_resolve,
-    cmd_table,
-    cmd_validate,
     cmd_verify,
 )
 from .flags import (
+    DEMO_REPORT,
     DISPLAY,
     EVALUATION,
     STATISTICS,
@@ -46,6 +48,7 @@ from .flags import (
     add_measure_options,
     add_options,
     add_protocol_option,
+    add_published_options,
     add_quiet_option,
     add_recipe_options,
     add_report_option,
@@ -86,8 +89,8 @@ def add_convert_command(commands) -> None:
     cv.set_defaults(handler=cmd_convert)
 
 
-def add_compare_commands(commands) -> None:
-    """``citeval compare`` and ``citeval published``."""
+def add_compare_command(commands) -> None:
+    """``citeval compare``: runs compared query by query (beside a published table)."""
     co = commands.add_parser(
         "compare",
         help="compare runs query by query: differences, intervals, effect sizes, paired tests",
@@ -116,31 +119,23 @@ def add_compare_commands(commands) -> None:
     )
     add_options(co, *EVALUATION, *DISPLAY)
     add_format_option(co, COMPARE_FORMATS, help="output format")
-    co.add_argument(
-        "--published",
-        nargs="?",
-        const=True,
-        default=False,
-        metavar="FILE",
-        help="also print the runs beside the published results for the dataset: the shipped "
-        "ones (transcribed, not verified), or your own table FILE (a CSV with the shipped "
-        "columns; give it after the runs)",
-    )
-    co.add_argument(
-        "--published-dataset",
-        help="compare with this table dataset instead (e.g. ACL-200); flagged not like for like "
-        "when it is not the run's",
-    )
-    co.add_argument(
-        "--paper",
-        metavar="PAPER|FILE",
-        help="whose published results (default: the protocol's), or a CSV file",
+    add_published_options(
+        co,
+        published_help="also print the runs beside the published results for the dataset: the "
+        "shipped ones (transcribed, not verified), or your own table FILE (a CSV with the "
+        "shipped columns; give it after the runs)",
+        dataset_help="compare with this table dataset instead (e.g. ACL-200); flagged not like "
+        "for like when it is not the run's",
+        paper_help="whose published results (default: the protocol's), or a CSV file",
     )
     co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
     add_year_options(co, unknown_year=False)
     add_report_option(co)
     co.set_defaults(handler=cmd_compare)
 
+
+def add_published_command(commands) -> None:
+    """``citeval published``: the shipped published tables, or one of the user's."""
     pu = commands.add_parser(
         "published",
         help="list the published results shipped, or show some",
@@ -158,8 +153,8 @@ def add_compare_commands(commands) -> None:
     pu.set_defaults(handler=cmd_published)
 
 
-def add_table_commands(commands) -> None:
-    """``citeval table`` and ``citeval breakdown``."""
+def add_table_command(commands) -> None:
+    """``citeval table``: a paper's results table from a manifest of runs."""
     ta = commands.add_parser(
         "table",
         help="a paper's results table from a manifest of runs (systems x datasets x measures)",
@@ -177,18 +172,12 @@ def add_table_commands(commands) -> None:
         protocol_help="protocol for every dataset (default: each dataset's own)",
     )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
-    ta.add_argument(
-        "--published",
-        nargs="?",
-        const=True,
-        default=False,
-        metavar="FILE",
-        help="interleave the published rows of --paper (default: --protocol's), "
+    add_published_options(
+        ta,
+        published_help="interleave the published rows of --paper (default: --protocol's), "
         "or those of your own table FILE (a CSV with the shipped columns)",
+        paper_help="whose published rows (e.g. goyal2026; implies --published), or a CSV file",
     )
-    ta.add_argument("--paper", metavar="PAPER|FILE",
-                    help="whose published rows (e.g. goyal2026; implies --published), or a "
-                    "CSV file")  # fmt: skip
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
     ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
@@ -202,6 +191,9 @@ def add_table_commands(commands) -> None:
     add_report_option(ta)
     ta.set_defaults(handler=cmd_table)
 
+
+def add_breakdown_command(commands) -> None:
+    """``citeval breakdown``: a measure per group of queries."""
     bd = commands.add_parser(
         "breakdown",
         help="a measure per group of queries (year, heading, gold count, venue, popularity)",
@@ -244,8 +236,10 @@ def build_parser() -> argparse.ArgumentParser:
     baselines = add_baseline_command(commands)
     add_validate_command(commands)
     add_demo_command(commands)
-    add_compare_commands(commands)
-    add_table_commands(commands)
+    add_compare_command(commands)
+    add_published_command(commands)
+    add_table_command(commands)
+    add_breakdown_command(commands)
     add_convert_command(commands)
     add_resolve_command(commands)
     add_quiet_option(commands, baselines)
