@@ -126,28 +126,127 @@ def make_report(
         "make_report", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     computed = computed if computed is not None else Computed()
-    evaluations, comparison = computed.evaluations, computed.comparison
-    crosschecks, validations = computed.crosschecks, computed.validations
-    validate = validations is not False
     named = named_inputs(runs)
+    resolutions = _resolutions(named)
+    known = _Known.of(computed)
+    qrels_table = as_qrels(qrels)
+    dataset_id = _dataset_id(qrels)
+    known.add_resolutions(resolutions, dataset_id, same_year)
+    facts = _read_runs(
+        named,
+        resolutions,
+        known,
+        qrels_table,
+        measures,
+        protocol=protocol,
+        options=options,
+        dataset=dataset_id,
+        same_year=same_year,
+        descriptions=descriptions,
+    )
+    comparison = computed.comparison
+    if comparison is None and len(facts) > 1:
+        comparison = _compared(facts, resolutions, measures, protocol, options, statistics)
+    fmt = sections.Formatter.of(options, facts[0].evaluation.protocol)
+    setup = _setup_section(facts, qrels, dataset_id, options, command, comparison, fmt)
+    parts = [
+        setup,
+        sections.scores_section(facts, comparison, fmt),
+        *_resolution_sections(resolutions, dataset_id, options, statistics),
+        *_comparison_sections(comparison, dataset_id, options, fmt),
+        sections.ties_section(facts, fmt),
+        sections.validation_section(facts),
+        sections.crosscheck_section(known.crosschecks, options),
+        sections.warnings_section(_warnings(facts, comparison, known.crosschecks)),
+        sections.environment_section(),
+    ]
+    names = ", ".join(f.name for f in facts)
+    where = dataset_id or facts[0].evaluation.qrels_source
+    return Report(
+        title=f"citeval report: {names} on {where}",
+        summary=_summary(facts, comparison, known.crosschecks, where, fmt),
+        sections=[p for p in parts if p is not None],
+    )
+
+
+@dataclass
+class _Known:
+    """What a report is given already, by run name, and what it adds of the resolutions'
+    (their evaluations, their validations)."""
+
+    evaluations: dict[str, EvalResult]
+    validations: dict[str, ValidationReport]
+    crosschecks: dict[str, CrosscheckReport]
+    validate: bool
+
+    @classmethod
+    def of(cls, computed: Computed) -> _Known:
+        validate = computed.validations is not False
+        validations = computed.validations
+        return cls(
+            evaluations=dict(computed.evaluations or {}),
+            validations=dict(validations) if validate and validations else {},
+            crosschecks=dict(computed.crosschecks or {}),
+            validate=validate,
+        )
+
+    def add_resolutions(
+        self, resolutions: Mapping[str, Resolution], dataset_id: str | None, same_year: bool
+    ) -> None:
+        """Each resolution's own evaluation, and its validation (short lists no violation)
+        where a dataset gives one and none was given."""
+        for name, item in resolutions.items():
+            self.evaluations.setdefault(name, item.evaluation)
+            if self.validate and dataset_id is not None and name not in self.validations:
+                self.validations[name] = resolved_validation(item, dataset_id, same_year)
+
+
+def _dataset_id(qrels) -> str | None:
+    """The ir_datasets id the qrels are given as (a string), else ``None``."""
+    found = as_dataset(qrels)
+    return found[0] if found is not None and isinstance(qrels, str) else None
+
+
+def _compared(facts, resolutions, measures, protocol, options, statistics) -> Comparison:
+    """The comparison of the runs' evaluations (and resolutions), their warnings silenced:
+    each run's are issued by :func:`_read_runs`."""
+    results = {f.name: f.evaluation for f in facts}
+    with silenced():
+        return compare(
+            {**results, **resolutions}, measures=measures, protocol=protocol, options=options,
+            statistics=statistics,
+        )  # fmt: skip
+
+
+def _resolutions(named: Mapping[str, object]) -> dict[str, Resolution]:
+    """The runs given as a :class:`Resolution` (each must have resolved something); a run
+    given evaluated is an error: the plots need the rankings."""
     resolutions = {n: item for n, item in named.items() if isinstance(item, Resolution)}
     for name, item in named.items():
         if name in resolutions:
             field_result(name, item)  # an error when it resolved nothing
         elif is_evaluated(item):
             raise InputError(None, f"{name}: a report needs the run itself, not its evaluation")
-    evaluations = dict(evaluations or {})
-    validations = dict(validations) if validate and validations else {}
-    crosschecks = dict(crosschecks or {})
-    qrels_table = as_qrels(qrels)
-    found = as_dataset(qrels)
-    dataset_id = found[0] if found is not None and isinstance(qrels, str) else None
-    for name, item in resolutions.items():
-        evaluations.setdefault(name, item.evaluation)
-        if validate and dataset_id is not None and name not in validations:
-            validations[name] = resolved_validation(item, dataset_id, same_year)
+    return resolutions
+
+
+def _read_runs(
+    named: Mapping[str, object],
+    resolutions: Mapping[str, Resolution],
+    known: _Known,
+    qrels_table,
+    measures,
+    *,
+    protocol,
+    options: EvalOptions,
+    dataset: str | None,
+    same_year: bool,
+    descriptions: Mapping[str, str] | None,
+) -> list[RunFacts]:
+    """Each run read once (one in memory at a time) into its :class:`RunFacts`, its source
+    with its description; the warnings of the evaluations made here issued, by run."""
     facts: list[RunFacts] = []
-    for name, source in named.items():  # one run in memory at a time
+    for name, source in named.items():
         facts.append(
             run_facts(
                 name,
@@ -156,75 +255,67 @@ def make_report(
                 measures,
                 protocol=protocol,
                 options=options,
-                evaluation=evaluations.get(name),
-                dataset=dataset_id if validate else None,
-                validation=validations.get(name),
+                evaluation=known.evaluations.get(name),
+                dataset=dataset if known.validate else None,
+                validation=known.validations.get(name),
                 same_year=same_year,
             )
         )
     for fact in facts:
         if descriptions and fact.name in descriptions:
             fact.source = f"{fact.source} ({descriptions[fact.name]})"
-    results = {f.name: f.evaluation for f in facts}
     issue(
-        w.of_run(name)
-        for name, result in results.items()
-        if name not in evaluations
-        for w in result.warnings
+        w.of_run(f.name)
+        for f in facts
+        if f.name not in known.evaluations
+        for w in f.evaluation.warnings
     )
-    if comparison is None and len(facts) > 1:
-        with silenced():  # each run's warnings are issued above
-            comparison = compare(
-                {**results, **resolutions}, measures=measures, protocol=protocol, options=options,
-                statistics=statistics,
-            )  # fmt: skip
-    first = facts[0].evaluation
-    fmt = sections.Formatter.of(options, first.protocol)
+    return facts
+
+
+def _setup_section(facts, qrels, dataset_id, options: EvalOptions, command, comparison, fmt):
+    """What was evaluated and how: the qrels' file (with its sha256) or the dataset, the
+    policies of the options."""
     qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
     policies = {
         "ties": options.ties,
         "duplicates": options.duplicates,
         "empty_queries": options.empty_queries,
     }
-    parts = [
-        sections.setup_section(
-            facts,
-            first.qrels_source,
-            file_sha256(qrels_path) if qrels_path is not None else None,
-            dataset_info(dataset_id) if dataset_id is not None else None,
-            policies,
-            command,
-            comparison,
-            fmt,
-        ),
-        sections.scores_section(facts, comparison, fmt),
-    ]
-    if resolutions:
-        parts.append(resolution_section(resolutions))
-        if dataset_id is not None:
-            parts.append(popularity_rate_section(resolutions, dataset_id, options, statistics))
-    if comparison is not None:
-        parts.append(sections.differences_section(comparison, fmt))
-        if comparison.published is not None:
-            parts.append(sections.published_section(comparison))
-        if comparison.popularity is not None and dataset_id is not None:
-            from ..comparison.breakdown import popularity_section
-
-            parts.append(popularity_section(comparison, dataset_id, options))
-    parts += [
-        sections.ties_section(facts, fmt),
-        sections.validation_section(facts),
-        sections.crosscheck_section(crosschecks, options),
-        sections.warnings_section(_warnings(facts, comparison, crosschecks)),
-        sections.environment_section(),
-    ]
-    names = ", ".join(f.name for f in facts)
-    where = dataset_id or first.qrels_source
-    return Report(
-        title=f"citeval report: {names} on {where}",
-        summary=_summary(facts, comparison, crosschecks, where, fmt),
-        sections=[p for p in parts if p is not None],
+    return sections.setup_section(
+        facts,
+        facts[0].evaluation.qrels_source,
+        file_sha256(qrels_path) if qrels_path is not None else None,
+        dataset_info(dataset_id) if dataset_id is not None else None,
+        policies,
+        command,
+        comparison,
+        fmt,
     )
+
+
+def _resolution_sections(resolutions, dataset_id, options, statistics) -> list[Section]:
+    """How generated lists were resolved, and their rate by popularity (with a dataset)."""
+    if not resolutions:
+        return []
+    parts = [resolution_section(resolutions)]
+    if dataset_id is not None:
+        parts.append(popularity_rate_section(resolutions, dataset_id, options, statistics))
+    return parts
+
+
+def _comparison_sections(comparison, dataset_id, options, fmt) -> list[Section]:
+    """The comparison's differences, its published rows and its popularity summary."""
+    if comparison is None:
+        return []
+    parts = [sections.differences_section(comparison, fmt)]
+    if comparison.published is not None:
+        parts.append(sections.published_section(comparison))
+    if comparison.popularity is not None and dataset_id is not None:
+        from ..comparison.breakdown import popularity_section
+
+        parts.append(popularity_section(comparison, dataset_id, options))
+    return parts
 
 
 def resolved_validation(resolution: Resolution, dataset: str, same_year: bool):

@@ -105,18 +105,29 @@ def setup_section(
         ("queries without a relevant doc", options["empty_queries"]),
     ]
     if comparison is not None:
-        s = comparison.settings
-        pairs.append(
-            (
-                "comparison",
-                f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
-                f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
-                f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}"
-                + (f", baseline {comparison.baseline}" if comparison.baseline else ""),
-            )
-        )
+        pairs.append(("comparison", _comparison_settings(comparison)))
     section = Section("setup", "What was evaluated")
     section.add(Facts("setup", tuple(pairs)))
+    section.add(_runs_table(runs))
+    if dataset is not None:
+        section.add(_dataset_files(dataset))
+    return section
+
+
+def _comparison_settings(comparison: Comparison) -> str:
+    """How the runs were compared, in one line: the test, its correction, the interval,
+    the draws, the queries and the baseline."""
+    s = comparison.settings
+    return (
+        f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
+        f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
+        f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}"
+        + (f", baseline {comparison.baseline}" if comparison.baseline else "")
+    )
+
+
+def _runs_table(runs: Sequence[RunFacts]):
+    """Each run's source, its sha256 and its size."""
     rows = [
         [
             r.name,
@@ -129,10 +140,7 @@ def setup_section(
         for r in runs
     ]
     headers = ["run", "source", "sha256", "lines", "queries", "docs per query"]
-    section.add(table("runs", headers, rows, left=3, caption="Runs"))
-    if dataset is not None:
-        section.add(_dataset_files(dataset))
-    return section
+    return table("runs", headers, rows, left=3, caption="Runs")
 
 
 def _dataset_files(dataset: DatasetInfo):
