@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from ..base.options import EvalOptions
 from ..reading.tables import lookup
-from ..scoring.table import MEASURES, MeasureDef, TrecName, trec_name_of
+from ..scoring.table import MEASURES, MeasureDef, TrecName
+from ..scoring.trec_names import trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
 
 _CLEARED = ("num_ret", "utility", "unj", "rbp_resid")  # trec_eval.c's cleanup of a bogus query

@@ -16,8 +16,6 @@ from .table import (
     MeasureDef,
     aggregate,
     definition,
-    is_integer_measure,
-    is_summary_only,
     params_of,
     percent_scale,
     reads_gains,
@@ -26,10 +24,9 @@ from .table import (
     sign_blind,
     supports,
     tie_range_matrix,
-    trec_eval_base_name,
-    trec_eval_name,
     trec_eval_sort_key,
 )
+from .trec_names import is_integer_measure, is_summary_only, trec_eval_base_name, trec_eval_name
 
 __all__ = [
     "MEASURES",

@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..base.errors import InputError
-from .table import require, trec_eval_base_name, trec_eval_family
+from .table import require, trec_eval_family
+from .trec_names import trec_eval_base_name
 
 # the parameters pytrec_eval reads from a measure's name (its _combine_measures): numbers
 # >= 0, comma separated; it would read ``ndcg_1=3`` as ``ndcg.1``, so that name is not given
