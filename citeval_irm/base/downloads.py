@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .contents import content_problem
 from .errors import CitevalError
 from .locking import exclusive
 from .outputs import (
@@ -230,52 +231,6 @@ def verify_record(path: str | os.PathLike, *, full: bool = False) -> dict | None
     return record
 
 
-# --------------------------------------------------------------------------- content checks
-
-FORMATS = {
-    ".json": ("JSON", (b"{", b"["), {b"{": b"}", b"[": b"]"}),
-    ".parquet": ("Parquet", (b"PAR1",), {b"PAR1": b"PAR1"}),
-}
-_HEAD = 4096
-
-
-def content_problem(path: str | os.PathLike, name: str | None = None) -> str | None:
-    """Why the file at ``path`` cannot be the file ``name`` (default: its own name) in its
-    format, judged by its first and last bytes (``None`` if it can): an empty body, an HTML
-    error page, a compressed body or a cut-off transfer is caught here before it is
-    recorded as trusted. Formats are known by suffix (:data:`FORMATS`); others must only
-    be non-empty."""
-    path = Path(path)
-    size = path.stat().st_size
-    if size == 0:
-        return "the body is empty (0 bytes)"
-    suffix = Path(name or path.name).suffix.lower()
-    if suffix not in FORMATS:
-        return None
-    label, openings, closings = FORMATS[suffix]
-    with open(path, "rb") as handle:
-        head = handle.read(_HEAD)
-        handle.seek(max(size - _HEAD, 0))
-        tail = handle.read()
-    opened = head.lstrip() if label == "JSON" else head
-    opening = next((o for o in openings if opened.startswith(o)), None)
-    if opening is None:
-        shown = head[:40].decode("utf-8", errors="replace")
-        hint = ""
-        if head[:2] == b"\x1f\x8b":
-            hint = " (gzip-compressed)"
-        elif head.lstrip()[:1] == b"<":
-            hint = " (an HTML or XML page, not the file)"
-        return f"not a {label} file{hint}: it starts with {shown!r}"
-    closing = tail.rstrip() if label == "JSON" else tail
-    if not closing.endswith(closings[opening]):
-        return (
-            f"a {label} file cut short: it does not end with {closings[opening].decode()!r} "
-            f"({size:,} bytes)"
-        )
-    return None
-
-
 class _Retryable(DownloadError):
     """A failure worth another try: server error, dropped connection, truncation, stall."""
 
@@ -337,29 +292,9 @@ def _fetch_once(
             decode = _decoder(response, url)
             length = response.headers.get("Content-Length")
             total = int(length) if length is not None and length.isdigit() else None
-            received = 0
-            window_start, window_bytes = time.monotonic(), 0
             bytes_bar = {"unit": "B", "unit_scale": True, "unit_divisor": 1024}
             with progress_bar(desc=desc, enabled=progress, total=total, **bytes_bar) as bar:
-                while chunk := response.read1(_CHUNK):
-                    handle.write(decode(chunk))
-                    received += len(chunk)
-                    window_bytes += len(chunk)
-                    bar.update(len(chunk))
-                    now = time.monotonic()
-                    if now > ends:
-                        raise DownloadError(
-                            f"{url}: not finished within the deadline of {limits.deadline:g} s "
-                            f"({received:,} bytes received)"
-                        )
-                    if window_bytes >= STALL_BYTES:
-                        window_start, window_bytes = now, 0
-                    elif now - window_start > limits.stall_timeout:
-                        raise _Retryable(
-                            f"{url}: stalled: {window_bytes:,} bytes in the last "
-                            f"{now - window_start:.0f} s (stall timeout {limits.stall_timeout:g} s)"
-                        )
-                handle.write(decode(b"", final=True))
+                received = _stream(response, decode, handle, url, bar, limits, ends)
     except urllib.error.HTTPError as exc:
         problem = f"{url}: HTTP {exc.code} {exc.reason}"
         if exc.code >= 500 or exc.code == 429:
@@ -373,6 +308,35 @@ def _fetch_once(
         raise _Retryable(f"{url}: {type(exc).__name__}: {reason}") from None
     if total is not None and received != total:
         raise _Retryable(f"{url}: truncated transfer: got {received} of {total} bytes")
+    return received
+
+
+def _stream(response, decode, handle, url: str, bar, limits: Limits, ends: float) -> int:
+    """Copy the body of ``response`` into ``handle`` (through ``decode``), counting its
+    bytes on ``bar``; return the bytes received. Past the deadline ``ends`` is a
+    :class:`DownloadError`; less than :data:`STALL_BYTES` in ``limits.stall_timeout``
+    seconds a stall (retried)."""
+    received = 0
+    window_start, window_bytes = time.monotonic(), 0
+    while chunk := response.read1(_CHUNK):
+        handle.write(decode(chunk))
+        received += len(chunk)
+        window_bytes += len(chunk)
+        bar.update(len(chunk))
+        now = time.monotonic()
+        if now > ends:
+            raise DownloadError(
+                f"{url}: not finished within the deadline of {limits.deadline:g} s "
+                f"({received:,} bytes received)"
+            )
+        if window_bytes >= STALL_BYTES:
+            window_start, window_bytes = now, 0
+        elif now - window_start > limits.stall_timeout:
+            raise _Retryable(
+                f"{url}: stalled: {window_bytes:,} bytes in the last "
+                f"{now - window_start:.0f} s (stall timeout {limits.stall_timeout:g} s)"
+            )
+    handle.write(decode(b"", final=True))
     return received
 
 
