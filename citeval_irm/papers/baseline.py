@@ -251,6 +251,37 @@ def bm25_run(
     >>> titles = citeval_irm.bm25_run("citeval/demo/test", fields=("title",), progress=False)
     """
     from ..datasets import AdmissibleCandidates
+
+    name, data = _checked_dataset(dataset, temporal, fields)
+    index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(
+        (
+            (doc.doc_id, _doc_text(doc, fields), getattr(doc, "year", None))
+            for doc in data.docs_iter()
+        ),
+        total=data.docs_count(),
+        progress=progress,
+        source=name,
+    )
+    queries = _queries_of(data)
+    admissible = None
+    if temporal:
+        admissible = AdmissibleCandidates(
+            zip(index.doc_ids.tolist(), index.doc_years),
+            ((q.query_id, q.paper, q.year) for q in queries),
+            same_year=same_year,
+            unknown_year=unknown_year,
+            source=name,
+        )
+    frame = index.rank(queries, k, admissible=admissible, progress=progress)
+    warnings = list(admissible.warnings) if admissible is not None else []
+    run = as_run(frame)
+    run.source, run.warnings = f"bm25:{name}", warnings
+    return run
+
+
+def _checked_dataset(dataset, temporal: bool, fields: tuple[str, ...] | None):
+    """The dataset's id and ir_datasets dataset, once it is known to have docs and queries,
+    years where ``temporal`` needs them, and the doc ``fields`` asked for."""
     from ..datasets.registry import missing_parts
 
     found = as_dataset(dataset)
@@ -271,17 +302,12 @@ def bm25_run(
     unknown = [f for f in fields or () if f not in doc_fields]
     if unknown or fields == ():
         raise InputError(name, f"fields must be among the docs' {', '.join(doc_fields)}")
+    return name, data
 
-    index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(
-        (
-            (doc.doc_id, _doc_text(doc, fields), getattr(doc, "year", None))
-            for doc in data.docs_iter()
-        ),
-        total=data.docs_count(),
-        progress=progress,
-        source=name,
-    )
-    queries = [
+
+def _queries_of(data) -> list[QueryInfo]:
+    """Each query's text, paper (``citing_id``, else read off the query id) and year."""
+    return [
         QueryInfo(
             query.query_id,
             query.default_text(),
@@ -290,17 +316,3 @@ def bm25_run(
         )
         for query in data.queries_iter()
     ]
-    admissible = None
-    if temporal:
-        admissible = AdmissibleCandidates(
-            zip(index.doc_ids.tolist(), index.doc_years),
-            ((q.query_id, q.paper, q.year) for q in queries),
-            same_year=same_year,
-            unknown_year=unknown_year,
-            source=name,
-        )
-    frame = index.rank(queries, k, admissible=admissible, progress=progress)
-    warnings = list(admissible.warnings) if admissible is not None else []
-    run = as_run(frame)
-    run.source, run.warnings = f"bm25:{name}", warnings
-    return run

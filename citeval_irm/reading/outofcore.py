@@ -40,28 +40,8 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
             "or group it yourself (`sort -s -k1,1 RUN`), or give --memory enough to read it "
             "whole",
         ) from None
-    import pyarrow.parquet as pq
-
     unsorted, grouped = workdir / "rows.parquet", workdir / "grouped.parquet"
-    if is_parquet(source):
-        parsed = (
-            (_with_lines(batch, first), counts)
-            for (batch, counts), first in _numbered(parquet_batches(source, "score"))
-        )
-    else:
-        raw = pa.OSFile(os.fspath(source), "rb")
-        wanted = ("query_id", "doc_id", "score")
-        parsed = line_batches(Path(source), RUN_LAYOUT, wanted, "score", 1 << 22, raw)
-    writer, read = None, LineCounts()
-    try:
-        for batch, counts in parsed:
-            read += counts
-            if writer is None:
-                writer = pq.ParquetWriter(unsorted, batch.schema)
-            writer.write_batch(batch)
-    finally:
-        if writer is not None:
-            writer.close()
+    read = _write_rows(source, unsorted)
     limit = max(memory >> 20, 64)
     connection = duckdb.connect(config={"memory_limit": f"{limit}MB", "threads": 1})
     try:
@@ -84,6 +64,33 @@ def sort_by_query(source, workdir: Path, memory: int, reason=None) -> tuple[Path
         connection.close()
     unsorted.unlink()
     return grouped, read
+
+
+def _write_rows(source, unsorted: Path) -> LineCounts:
+    """The rows of the run ``source`` (with their line numbers) written to the Parquet file
+    ``unsorted`` as they are parsed; what reading skipped."""
+    import pyarrow.parquet as pq
+
+    if is_parquet(source):
+        parsed = (
+            (_with_lines(batch, first), counts)
+            for (batch, counts), first in _numbered(parquet_batches(source, "score"))
+        )
+    else:
+        raw = pa.OSFile(os.fspath(source), "rb")
+        wanted = ("query_id", "doc_id", "score")
+        parsed = line_batches(Path(source), RUN_LAYOUT, wanted, "score", 1 << 22, raw)
+    writer, read = None, LineCounts()
+    try:
+        for batch, counts in parsed:
+            read += counts
+            if writer is None:
+                writer = pq.ParquetWriter(unsorted, batch.schema)
+            writer.write_batch(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    return read
 
 
 # DuckDB buffers a row group whole before writing it: its default size keeps the sort

@@ -156,6 +156,33 @@ def _groups(rank: np.ndarray, continues: np.ndarray) -> tuple[np.ndarray, np.nda
     return rank[first][group], sizes[group]
 
 
+def _kept_rows(
+    row_query: np.ndarray,
+    docs: np.ndarray,
+    n_docs: int,
+    first_copy_only: bool,
+    depth: int | None,
+    exclude_doc: np.ndarray | None,
+    exclude_first_copy: bool,
+) -> np.ndarray:
+    """Which ranked rows :func:`build_rankings` keeps: those of a counted query, less the
+    recipes' departures, in this order (``first_copy_only``, ``depth``, ``exclude_doc``)."""
+    keep = row_query >= 0
+    if first_copy_only:
+        rows = np.flatnonzero(keep)
+        keep[rows[~first_copies(row_query[rows], docs[rows], n_docs)]] = False
+    if depth is not None:
+        rows = np.flatnonzero(keep)
+        keep[rows[position_in_segment(row_query[rows]) >= depth]] = False
+    if exclude_doc is not None:
+        rows = np.flatnonzero(keep)
+        rows = rows[docs[rows] == exclude_doc[row_query[rows]]]
+        if exclude_first_copy:
+            rows = rows[run_starts(row_query[rows])]
+        keep[rows] = False
+    return keep
+
+
 def build_rankings(
     run: Run,
     qrels: Qrels,
@@ -189,19 +216,9 @@ def build_rankings(
     row_query = run_position.astype(np.int32)[order.gather(run.query)]
     docs = order.gather(run.doc)
     scores = order.gather(run.score)
-    keep = row_query >= 0
-    if first_copy_only:
-        rows = np.flatnonzero(keep)
-        keep[rows[~first_copies(row_query[rows], docs[rows], len(run.doc_ids))]] = False
-    if depth is not None:
-        rows = np.flatnonzero(keep)
-        keep[rows[position_in_segment(row_query[rows]) >= depth]] = False
-    if exclude_doc is not None:
-        rows = np.flatnonzero(keep)
-        rows = rows[docs[rows] == exclude_doc[row_query[rows]]]
-        if exclude_first_copy:
-            rows = rows[run_starts(row_query[rows])]
-        keep[rows] = False
+    keep = _kept_rows(
+        row_query, docs, len(run.doc_ids), first_copy_only, depth, exclude_doc, exclude_first_copy
+    )
     tied = order.tied
     if not keep.all():  # rows dropped: their ties are recomputed below
         row_query, docs, scores, tied = row_query[keep], docs[keep], scores[keep], None
