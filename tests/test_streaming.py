@@ -347,7 +347,7 @@ def _grouped(line: str, queries: int) -> bytes:
 )
 @pytest.mark.parametrize("compress", [False, True])
 def test_segments_of_whole_lines_read_as_the_whole_file_is(tmp_path, name, text, compress):
-    """The fast streamed parse cuts the text into segments of whole lines (here of 16 x 64
+    """The fast streamed parse cuts the text into segments of whole lines (here of 8 x 64
     bytes, so each case crosses many): every line end, a byte-order mark where pyarrow
     would drop it and trec_eval keeps it, a line longer than a segment, gzip: the chunks
     hold exactly the rows the whole-file reader reads."""

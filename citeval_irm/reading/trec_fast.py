@@ -276,7 +276,7 @@ def _finite_floats(values: pa.Array) -> bool:
     )
 
 
-SEGMENT_BLOCKS = 16  # blocks parsed by one read_csv call, on both cores
+SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
 
 
 def fast_batches(
@@ -329,11 +329,12 @@ class _Segments:
     for one the fast parse cannot vouch for, or one that opens with a byte-order mark after
     the file's start (pyarrow would drop it, trec_eval keeps it).
 
-    The pieces are views of a few buffers used in turn (no copy of the text but the part
-    line that is carried to the next piece); a piece's buffer is written again only three
-    pieces later, long after its parse (which copies what it keeps) has ended."""
+    The pieces are views of two buffers used in turn (no copy of the text but the part
+    line carried to the next piece): :func:`fast_batches` asks for piece ``i + 2``, which
+    is written over piece ``i``, only once the parse of piece ``i`` (which copies what it
+    keeps) has ended."""
 
-    BUFFERS = 3
+    BUFFERS = 2
 
     def __init__(self, stream: pa.NativeFile, size: int, screen: _Screen):
         self.stream, self.size, self.screen = stream, size, screen
