@@ -185,35 +185,6 @@ class _Screen:
         return _empty_fields(codes, pairs, self.delimiter)
 
 
-class _Screened:
-    """A file object over an Arrow stream that hands every byte it reads to a
-    :class:`_Screen` (the whole-file parse reads through it); a byte-order mark at the
-    start is dropped, as pyarrow drops it."""
-
-    def __init__(self, stream: pa.NativeFile, delimiter: str):
-        self.stream, self.screen = stream, _Screen(delimiter)
-        self.started = self.closed = False
-
-    @property
-    def odd(self) -> bool:
-        return self.screen.odd
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        if not self.started:
-            self.started = True
-            if data.startswith(BOM):
-                data = data[len(BOM) :]
-        self.screen.see(data)
-        return data
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        self.closed = True
-
-
 def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:
     """Whether any byte of ``codes`` at ``at`` and the one after it bound an empty field: two
     delimiters, or a delimiter and a line end either way (two line ends are ``\\r\\n`` or
@@ -227,25 +198,19 @@ def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:
     )
 
 
-def _screened_input(stream: pa.NativeFile, path: Path) -> tuple[pa.NativeFile, _Screened]:
-    screen = _Screened(stream, "\t" if "\t" in _first_line(path) else " ")
-    return pa.PythonFile(screen, mode="r"), screen
-
-
 def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
     """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
-    fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
-    :class:`NeedLineNumbers` for anything else, or for anything to report."""
-    read, parse, convert = _csv_options(path, layout, wanted, value_column)
-    stream, screen = _screened_input(input_stream(path), path)
-    try:
-        table = pa_csv.read_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        raise NeedLineNumbers from exc
-    if screen.odd:
+    fields per line, query ids dictionary-encoded, doc ids as text and values typed by
+    Arrow's parser; raises :class:`NeedLineNumbers` for anything else, or for anything to
+    report. The whole file through :func:`fast_batches`: one fast parse, whole or streamed."""
+    with pa.OSFile(os.fspath(path), "rb") as raw:
+        batches = [
+            batch for batch, _ in fast_batches(path, layout, wanted, value_column, _BLOCK_SIZE, raw)
+        ]
+    if not batches:  # nothing but blank lines: the line-aware parse says what it is
         raise NeedLineNumbers
+    table = pa.Table.from_batches(batches)
+    del batches
     columns: dict[str, object] = {
         "query_id": table["query_id"].unify_dictionaries().combine_chunks(),
         "doc_id": table["doc_id"].combine_chunks(),
