@@ -52,7 +52,7 @@ _EXPORTS = {
     "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
-    "CrosscheckReport": "checks.crosscheck",
+    "CrosscheckReport": "checks.crosscheck_report",
     "ValidationReport": "checks.protocol",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
@@ -136,7 +136,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.measures import Protocol, parse_measures  # noqa: F401
     from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
-    from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
+    from .checks.crosscheck import crosscheck  # noqa: F401
+    from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
     from .checks.protocol import ValidationReport, validate  # noqa: F401
     from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
