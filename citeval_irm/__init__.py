@@ -53,7 +53,7 @@ _EXPORTS = {
     # what they return
     "EvalResult": "evaluation.results",
     "CrosscheckReport": "checks.crosscheck_report",
-    "ValidationReport": "checks.protocol",
+    "ValidationReport": "checks.validation_report",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown",
@@ -138,8 +138,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
-    from .checks.protocol import ValidationReport, validate  # noqa: F401
+    from .checks.protocol import validate  # noqa: F401
     from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401
+    from .checks.validation_report import ValidationReport  # noqa: F401
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401
