@@ -37,7 +37,7 @@ _EXPORTS = {
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
     "resolve": "resolving.resolve",
-    "published": "checks.published",
+    "published": "checks.published.listing",
     "make_report": "report",
     "bm25_run": "papers.baseline",
     "read_run": "reading.io",
@@ -59,8 +59,8 @@ _EXPORTS = {
     "Breakdown": "comparison.breakdown",
     "ResultsTable": "comparison.results_table",
     "Resolution": "resolving.result",
-    "PublishedResults": "checks.published",
-    "PublishedComparison": "checks.published",
+    "PublishedResults": "checks.published.listing",
+    "PublishedComparison": "checks.published.comparison",
     "Report": "report",
     "Run": "reading.tables",
     "Qrels": "reading.tables",
@@ -139,7 +139,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
     from .checks.protocol import validate  # noqa: F401
-    from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401
+    from .checks.published.comparison import PublishedComparison  # noqa: F401
+    from .checks.published.listing import PublishedResults, published  # noqa: F401
     from .checks.validation_report import ValidationReport  # noqa: F401
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
