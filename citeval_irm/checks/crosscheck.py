@@ -37,10 +37,11 @@ from ..papers.recipes import Recipe, check_recipe_measures, query_paper_of
 from ..reading.io import KEEP_ALL, as_dataset, as_qrels
 from ..reading.sources import read_in_chunks
 from .crosscheck_causes import CAUSES, TOLERANCE  # noqa: F401 (their names, here as before)
-from .crosscheck_chunk import Check
-from .crosscheck_chunk import check_chunk as _check_chunk  # a global here: tests count chunks
+from .crosscheck_chunk import Check, check_chunk
 from .crosscheck_merge import merge_checked
 from .crosscheck_report import CrosscheckReport
+
+_check_chunk = check_chunk  # what each chunk is read into: a global here, a test wraps it
 
 
 def crosscheck(
