@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
-from ..base.errors import CitevalError, EvalWarning, InputError, issue
+from ..base.errors import CitevalError, EvalWarning, InputError, issue, silenced
 from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..base.texts import read_utf8
 from ..printing.escaping import Markup, csv_frame, latex_label, latex_text
@@ -152,32 +152,18 @@ def _evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same
     worker), generated lists resolved first (``resolving``: resolve's keywords): its
     evaluation (a resolution, for generated lists) and what the comparison with published
     results needs."""
-    import warnings
-
-    from ..checks.protocol import validate
-    from ..evaluation.evaluate import evaluate
     from .resolutions import generated_validation, is_generated, resolved_entry
-    from .runs import RunEvidence
+    from .runs import RunEvidence, run_validation, validated_evaluation
 
-    with warnings.catch_warnings():  # the table carries them, counted, once
-        warnings.simplefilter("ignore", EvalWarning)
-        result = run = None
-        if is_generated(entry.run):
-            result = resolved_entry(entry.run, entry.dataset, measures, protocol, options,
-                                    resolving or {})  # fmt: skip
-            run = result.run
-        validation = validate(
-            run or entry.run, entry.dataset, same_year=same_year, measures=measures,
-            protocol=protocol, options=replace(options, progress=False),
-        )  # fmt: skip
-        if run is not None:
-            validation = generated_validation(validation)
-        if result is None:
-            result = evaluate(entry.run, entry.dataset, measures, protocol=protocol,
-                              options=options)  # fmt: skip
-    ranked = (result.evaluation if run is not None else result).ranked
-    facts = RunEvidence(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
-    return result, facts
+    if not is_generated(entry.run):
+        return validated_evaluation(entry.run, entry.dataset, measures, protocol, options,
+                                    dataset=entry.dataset, same_year=same_year)  # fmt: skip
+    with silenced():  # the table carries the warnings, counted, once
+        result = resolved_entry(entry.run, entry.dataset, measures, protocol, options,
+                                resolving or {})  # fmt: skip
+        validation = run_validation(result.run, entry.dataset, measures, protocol, options,
+                                    same_year)  # fmt: skip
+    return result, RunEvidence.ranked_by(result.evaluation, generated_validation(validation))
 
 
 def _protocol_of(dataset: str, protocol):
@@ -192,8 +178,9 @@ def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, 
                   resolving=None):  # fmt: skip
     """Every entry evaluated: in this process (``jobs=1``), in ``jobs`` processes, or on
     a Dask cluster (``engine="dask"``); results in manifest order."""
-    local = "citeval" if options.engine == "dask" else options.engine
-    each = replace(options, engine=local, scheduler=None, progress=False)
+    from .fanout import fan_out, per_run_options
+
+    each = per_run_options(options)
     work = [
         (entry, measures, _protocol_of(entry.dataset, protocol), each, same_year, resolving)
         for entry in entries
@@ -204,21 +191,7 @@ def _evaluate_all(entries, measures, protocol, options: EvalOptions, same_year, 
                 None, f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
                 "measures or a protocol"
             )  # fmt: skip
-    if options.engine == "dask":
-        from ..reading.daskengine import dask_client
-
-        with dask_client(options.scheduler) as client:
-            futures = [client.submit(_evaluate_entry, *job, pure=False) for job in work]
-            return client.gather(futures)
-    if jobs <= 1 or len(work) == 1:
-        return [_evaluate_entry(*job) for job in work]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")  # no forked copy of a loaded dataset
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
-        futures = [pool.submit(_evaluate_entry, *job) for job in work]
-        return [future.result() for future in futures]
+    return fan_out(_evaluate_entry, work, options, processes=jobs)
 
 
 @dataclass(repr=False)
