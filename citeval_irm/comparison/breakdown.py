@@ -35,7 +35,8 @@ from .family import (
     few_line,
     is_unreachable,
 )
-from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
+from .labels import TEST_DIRECTIONS, TEST_LABELS, format_p
+from .model import CompareSettings
 
 PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
                 "reachable")  # fmt: skip
@@ -158,7 +159,7 @@ class Breakdown(Printable):
                 mark = "*" if pair["significant"] else ""
                 diff = number(pair["diff"] * scale, self.decimals, sign=True)
                 blocked = f" {UNREACHABLE_MARK}" if is_unreachable(pair) else ""
-                cells.append(f"{diff}{mark} (p={_p(pair['p_adj'])}){blocked}")
+                cells.append(f"{diff}{mark} (p={format_p(pair['p_adj'])}){blocked}")
             rows.append(cells)
         return headers, rows
 
@@ -266,12 +267,6 @@ def _valued(groups, values: np.ndarray, measure: str):
 
 def _pair_label(row) -> str:
     return f"{row.system} on {row.group}"
-
-
-def _p(p: float) -> str:
-    from .model import format_p
-
-    return format_p(p)
 
 
 def breakdown(

@@ -39,7 +39,8 @@ from ..printing.text_tables import blocks, number, render, wrap
 from ..resolving.result import LOWER_IS_BETTER, RATES
 from . import family
 from .family import Family, family_notes
-from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
+from .labels import TEST_DIRECTIONS, TEST_LABELS
+from .model import CompareSettings
 from .resolutions import rate_legend, table_measures
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
