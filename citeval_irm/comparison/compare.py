@@ -132,16 +132,9 @@ def compare(
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     rates, measures = compared_rates(named, measures)
     qrels_table = _qrels_table(named, qrels)
-    checked = check_evaluated(
-        {name: field_result(name, item) for name, item in named.items()}, qrels_table, protocol,
-        options,
-    )  # fmt: skip
-    jobs = [
-        (name, item, measures, protocol, per_run_options(options)) for name, item in named.items()
-    ]
-    done = fan_out(evaluate_run, jobs, options, shared={"qrels_table": qrels_table})
-    results = {name: result for name, (result, _) in zip(named, done)}
-    facts = {name: found for name, (_, found) in zip(named, done)}
+    given = {name: field_result(name, item) for name, item in named.items()}
+    checked = check_evaluated(given, qrels_table, protocol, options)
+    results, facts = _evaluated(named, qrels_table, measures, protocol, options)
     only_rates = bool(rates) and measures == []  # measures named rates only
     names = [] if only_rates else _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
@@ -176,6 +169,21 @@ def compare(
         _add_popularity(comparison, named, dataset, options.ties)
     issue(comparison.warnings)
     return comparison
+
+
+def _evaluated(
+    named: dict, qrels_table: Qrels | None, measures, protocol, options: EvalOptions
+) -> tuple[dict[str, EvalResult], dict[str, RunEvidence | None]]:
+    """Each run's evaluation and evidence (:func:`~.runs.evaluate_run`), fanned out as
+    ``options`` ask (one after the other here, or on a Dask cluster, the qrels sent to
+    every worker once)."""
+    jobs = [
+        (name, item, measures, protocol, per_run_options(options)) for name, item in named.items()
+    ]
+    done = fan_out(evaluate_run, jobs, options, shared={"qrels_table": qrels_table})
+    results = {name: result for name, (result, _) in zip(named, done)}
+    facts = {name: found for name, (_, found) in zip(named, done)}
+    return results, facts
 
 
 def _qrels_table(named: dict, qrels) -> Qrels | None:
