@@ -174,9 +174,9 @@ def compare(
 def _evaluated(
     named: dict, qrels_table: Qrels | None, measures, protocol, options: EvalOptions
 ) -> tuple[dict[str, EvalResult], dict[str, RunEvidence | None]]:
-    """Each run's evaluation and evidence (:func:`~.runs.evaluate_run`), fanned out as
-    ``options`` ask (one after the other here, or on a Dask cluster, the qrels sent to
-    every worker once)."""
+    """Each run's evaluation and evidence
+    (:func:`~citeval_irm.comparison.runs.evaluate_run`), fanned out as ``options`` ask (one
+    after the other here, or on a Dask cluster, the qrels sent to every worker once)."""
     jobs = [
         (name, item, measures, protocol, per_run_options(options)) for name, item in named.items()
     ]

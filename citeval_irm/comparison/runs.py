@@ -1,6 +1,8 @@
 """The runs a comparison is given: their names, whether one came evaluated already (and
-made as the comparison makes the others), each one's evaluation and the evidence kept of it
-(:class:`RunEvidence`), in this process or on the workers of a Dask cluster."""
+made as the comparison makes the others), and each one validated (against a dataset, when
+one is given) then evaluated, the one way ``compare`` and ``results_table`` do it
+(:func:`validated_evaluation`), with the evidence kept of it (:class:`RunEvidence`); the
+runs are fanned out by :mod:`citeval_irm.comparison.fanout`."""
 
 from __future__ import annotations
 
@@ -155,15 +157,13 @@ def check_evaluated(
     for name, item in (pair for pair in named.items() if is_evaluated(pair[1])):
         _check_scoring(name, item, options)
         _check_protocol(name, item, wanted)
-        made_on = (
-            getattr(item, "qrels_fingerprint", None),
-            getattr(item, "qrels_source", "<qrels>"),
-        )
-        if made_on[0] is None:
+        fingerprint = getattr(item, "qrels_fingerprint", None)
+        if fingerprint is None:
             unchecked.append(name)
             continue
-        _check_qrels(name, made_on, reference, first)
-        first = first or (name, *made_on)
+        source = getattr(item, "qrels_source", "<qrels>")
+        _check_qrels(name, fingerprint, source, reference, first)
+        first = first or (name, fingerprint, source)
     if not unchecked or (reference is None and first is None):  # nothing to check against
         return []
     against = f"against {reference[1]}" if reference else "against the others"
@@ -205,13 +205,14 @@ def _check_protocol(name: str, item, wanted: str | None) -> None:
 
 def _check_qrels(
     name: str,
-    made_on: tuple[str, str],
+    fingerprint: str,
+    source: str,
     reference: tuple[str, str] | None,
     first: tuple[str, str, str] | None,
 ) -> None:
-    """An evaluated run's qrels (``made_on``: fingerprint, source) must be the comparison's
-    (``reference``), or without them those of the ``first`` evaluated run."""
-    fingerprint, source = made_on
+    """An evaluated run's qrels (its ``fingerprint``, made from ``source``) must be the
+    comparison's (``reference``: fingerprint, source), or without them those of the
+    ``first`` evaluated run (name, fingerprint, source)."""
     if reference is not None and fingerprint != reference[0]:
         raise InputError(
             None,

@@ -1,8 +1,9 @@
 """A results table's runs: each manifest entry validated then evaluated (generated lists
-resolved first), fanned out over processes or a Dask cluster (:mod:`.fanout`); the cells
-they make with their statuses and the notes on them; every system that obeys the protocol
-tested against the baseline, one family for the whole table; and the paper's published
-rows beside them, with a like-for-like verdict per dataset."""
+resolved first), fanned out over processes or a Dask cluster
+(:mod:`citeval_irm.comparison.fanout`); the cells they make with their statuses and the
+notes on them; every system that obeys the protocol tested against the baseline, one
+family for the whole table; and the paper's published rows beside them, with a
+like-for-like verdict per dataset."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def evaluated_runs(entries: list[Entry], measures, protocol, options: EvalOption
         facts={(e.system, e.dataset): f for e, (_, f) in zip(entries, done)},
         measures={
             d: table_measures([r for (_, dd), r in results.items() if dd == d]) for d in datasets
-        },  # fmt: skip
+        },
     )
 
 
