@@ -37,7 +37,7 @@ _EXPORTS = {
     "breakdown": "comparison.breakdown",
     "results_table": "comparison.results_table",
     "resolve": "resolving.resolve",
-    "published": "checks.published",
+    "published": "checks.published.listing",
     "make_report": "report",
     "bm25_run": "papers.baseline",
     "read_run": "reading.io",
@@ -52,15 +52,15 @@ _EXPORTS = {
     "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
-    "CrosscheckReport": "checks.crosscheck",
-    "ValidationReport": "checks.protocol",
+    "CrosscheckReport": "checks.crosscheck_report",
+    "ValidationReport": "checks.validation_report",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown",
     "ResultsTable": "comparison.results_table",
     "Resolution": "resolving.result",
-    "PublishedResults": "checks.published",
-    "PublishedComparison": "checks.published",
+    "PublishedResults": "checks.published.listing",
+    "PublishedComparison": "checks.published.comparison",
     "Report": "report",
     "Run": "reading.tables",
     "Qrels": "reading.tables",
@@ -136,9 +136,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.measures import Protocol, parse_measures  # noqa: F401
     from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
-    from .checks.crosscheck import CrosscheckReport, crosscheck  # noqa: F401
-    from .checks.protocol import ValidationReport, validate  # noqa: F401
-    from .checks.published import PublishedComparison, PublishedResults, published  # noqa: F401
+    from .checks.crosscheck import crosscheck  # noqa: F401
+    from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
+    from .checks.protocol import validate  # noqa: F401
+    from .checks.published.comparison import PublishedComparison  # noqa: F401
+    from .checks.published.listing import PublishedResults, published  # noqa: F401
+    from .checks.validation_report import ValidationReport  # noqa: F401
     from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +29,20 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 # --------------------------------------------------------------------------- the tables
+
+
+def test_importing_the_package_of_the_tables_is_light():
+    """Its names come from their modules on first use: the package itself imports no pandas."""
+    code = (
+        "import sys, citeval_irm.checks.published; "
+        "print(sorted(m for m in ('pandas', 'numpy', 'pyarrow') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    import citeval_irm.checks.published as package
+
+    assert package.published is citeval_irm.published and package.read_table is read_table
+    assert set(package._NAMES) <= set(dir(package))
 
 
 def test_goyal2026_round_trips_from_the_transcribed_csv():

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import ir_measures
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -187,3 +188,17 @@ def test_verify_names_the_query_and_measure(monkeypatch):
         evaluate(
             {"q": {"a": 1.0}}, {"q": {"a": 1}}, "P@1", options=citeval_irm.EvalOptions(verify=True)
         )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.sets(st.text("abcd", max_size=3), max_size=20),
+    dictionary=st.sets(st.text("abcd", max_size=3), max_size=80),
+)
+def test_lookup_of_unique_values_either_way_round(values, dictionary):
+    """Probing the larger of two unique sets into the smaller finds what probing the
+    smaller into the larger finds (a qrels' docs against a chunk's doc dictionary)."""
+    from citeval_irm.reading.tables import lookup, lookup_unique
+
+    a, b = pa.array(sorted(values), pa.string()), pa.array(sorted(dictionary), pa.string())
+    assert lookup_unique(a, b).tolist() == lookup(a, b).tolist()

@@ -328,3 +328,38 @@ def test_read_in_blocks_of_a_few_bytes_as_the_whole_file_is(tmp_path_factory, da
         whole.doc_strings().to_pylist()
     )
     assert np.concatenate([c.score for c in chunks]).tolist() == whole.score.tolist()
+
+
+def _grouped(line: str, queries: int) -> bytes:
+    return "".join(line.format(q=q) for q in range(queries)).encode()
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("crlf", _grouped("q{q} Q0 d1 1 3 t\r\nq{q} Q0 d2 2 2 t\r\n", 40)),
+        ("cr only", _grouped("q{q} Q0 d1 1 3 t\rq{q} Q0 d2 2 2 t\r", 40)),
+        ("bom, no last line end", b"\xef\xbb\xbfq1 Q0 d1 1 3 t\nq2 Q0 d2 1 2 t"),
+        ("a line opening with a bom", _grouped("q{q} Q0 d1 1 3 t\n\ufeffq{q}b Q0 d2 1 2 t\n", 30)),
+        ("a line longer than a segment", b"q1 Q0 " + b"d" * 5000 + b" 1 3 t\nq2 Q0 d 1 2 t\n"),
+        ("tabs", _grouped("q{q}\tQ0\td1\t1\t3\tt\nq{q}\tQ0\td2\t1\t2\tt\n", 50)),
+    ],
+)
+@pytest.mark.parametrize("compress", [False, True])
+def test_segments_of_whole_lines_read_as_the_whole_file_is(tmp_path, name, text, compress):
+    """The fast streamed parse cuts the text into segments of whole lines (here of 8 x 64
+    bytes, so each case crosses many): every line end, a byte-order mark where pyarrow
+    would drop it and trec_eval keeps it, a line longer than a segment, gzip: the chunks
+    hold exactly the rows the whole-file reader reads."""
+    path = tmp_path / ("run.trec.gz" if compress else "run.trec")
+    path.write_bytes(gzip.compress(text) if compress else text)
+    whole = citeval_irm.read_run(path, duplicates="keep_all")
+    chunks = list(iter_run_chunks(path, 1, duplicates="keep_all", block_size=64))
+    assert len(chunks) >= 2
+    assert [q for c in chunks for q in c.query_strings().to_pylist()] == (
+        whole.query_strings().to_pylist()
+    )
+    assert [d for c in chunks for d in c.doc_strings().to_pylist()] == (
+        whole.doc_strings().to_pylist()
+    )
+    assert np.concatenate([c.score for c in chunks]).tolist() == whole.score.tolist()

@@ -216,33 +216,16 @@ def audit_split(
     citing, dates = {}, {}
     for query_id, citing_id, date in queries:
         citing[query_id], dates[query_id] = citing_id, date
-    gold: dict[str, list[str]] = defaultdict(list)
-    judged = 0
-    for query_id, doc_id, relevance in qrels:
-        if relevance > 0:
-            judged += 1
-            gold[query_id].append(doc_id)
-    unknown = [q for q in gold if q not in citing]
-    if unknown:
-        raise InputError(
-            split, f"{len(unknown)} qrels queries are not queries, e.g. {unknown[0]!r}"
-        )
+    gold = _gold_of(split, qrels, citing)
     lost = {r: 0 for r in REASONS}
     examples: dict[str, list[str]] = {r: [] for r in REASONS}
     reachable: dict[str, int] = {}
     for query_id, docs in gold.items():
-        bound = dates[query_id]
         ok = 0
         for doc in docs:
-            reason = None
-            if doc == citing[query_id]:
-                reason = "self"
-            elif pool is not None and doc not in pool:
-                reason = "outside_pool"
-            elif bound is not None and paper_dates is not None:
-                date = paper_dates.get(doc)
-                if date is not None and (date > bound or (not same_year and date == bound)):
-                    reason = "later"
+            reason = _unreachable(
+                doc, citing[query_id], dates[query_id], pool, paper_dates, same_year
+            )
             if reason is None:
                 ok += 1
             else:
@@ -259,12 +242,48 @@ def audit_split(
     return SplitAudit(
         split,
         len(citing),
-        judged,
+        sum(len(docs) for docs in gold.values()),
         unreachable,
         sum(1 for q in gold if reachable[q] == 0),
         ceiling,
         {r: e for r, e in examples.items() if e},
     )
+
+
+def _gold_of(split: str, qrels: Iterable[tuple], citing: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each query's gold papers (its qrels rows with a positive label, in their order); a
+    qrels query that is not one of ``citing``'s queries is an error."""
+    gold: dict[str, list[str]] = defaultdict(list)
+    for query_id, doc_id, relevance in qrels:
+        if relevance > 0:
+            gold[query_id].append(doc_id)
+    unknown = [q for q in gold if q not in citing]
+    if unknown:
+        raise InputError(
+            split, f"{len(unknown)} qrels queries are not queries, e.g. {unknown[0]!r}"
+        )
+    return gold
+
+
+def _unreachable(
+    doc: str,
+    citing_id: str,
+    bound,
+    pool: set[str] | None,
+    paper_dates: Mapping[str, tuple] | None,
+    same_year: bool,
+) -> str | None:
+    """Why a gold paper cannot be reached, the first reason of :data:`REASONS` that applies
+    (``bound``: the citing paper's date key), or ``None``."""
+    if doc == citing_id:
+        return "self"
+    if pool is not None and doc not in pool:
+        return "outside_pool"
+    if bound is not None and paper_dates is not None:
+        date = paper_dates.get(doc)
+        if date is not None and (date > bound or (not same_year and date == bound)):
+            return "later"
+    return None
 
 
 def duplicate_titles(papers: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:

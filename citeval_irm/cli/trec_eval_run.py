@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.options import EvalOptions
-from ..reading.tables import lookup
+from ..reading.tables import lookup, lookup_unique
 from ..scoring.table import MEASURES, MeasureDef, TrecName
 from ..scoring.trec_names import trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
@@ -303,7 +303,7 @@ def _judged(run, qrels) -> np.ndarray:
     """Per run row: whether the qrels judge its (query, doc) with a label >= 0."""
     keep = qrels.relevance >= 0
     query = lookup(qrels.query_ids, run.query_ids)[qrels.query[keep]]
-    doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[keep]]
+    doc = lookup_unique(qrels.doc_ids, run.doc_ids)[qrels.doc[keep]]
     both = (query >= 0) & (doc >= 0)
     width = np.int64(len(run.doc_ids) + 1)
     judged = np.unique(query[both] * width + doc[both])

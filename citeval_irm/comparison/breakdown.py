@@ -35,7 +35,8 @@ from .family import (
     few_line,
     is_unreachable,
 )
-from .model import TEST_DIRECTIONS, TEST_LABELS, CompareSettings
+from .labels import TEST_DIRECTIONS, TEST_LABELS, format_p
+from .model import CompareSettings
 
 PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
                 "reachable")  # fmt: skip
@@ -158,7 +159,7 @@ class Breakdown(Printable):
                 mark = "*" if pair["significant"] else ""
                 diff = number(pair["diff"] * scale, self.decimals, sign=True)
                 blocked = f" {UNREACHABLE_MARK}" if is_unreachable(pair) else ""
-                cells.append(f"{diff}{mark} (p={_p(pair['p_adj'])}){blocked}")
+                cells.append(f"{diff}{mark} (p={format_p(pair['p_adj'])}){blocked}")
             rows.append(cells)
         return headers, rows
 
@@ -268,12 +269,6 @@ def _pair_label(row) -> str:
     return f"{row.system} on {row.group}"
 
 
-def _p(p: float) -> str:
-    from .model import format_p
-
-    return format_p(p)
-
-
 def breakdown(
     runs,
     dataset: str,
@@ -329,36 +324,87 @@ def breakdown(
     >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
     >>> groups = citeval_irm.breakdown({"bm25": run}, "citeval/demo/test", "RR", by="year")
     """
-    from ..checks.protocol import dataset_protocol
-    from ..evaluation.evaluate import evaluate
-    from ..reading.io import as_dataset, read_qrels
-    from .compare import compare_settings, is_evaluated, named_inputs
+    from ..reading.io import read_qrels
+    from .compare import compare_settings, named_inputs
     from .compare import run_warnings as warnings_of
 
     options, statistics = options_from(
         "breakdown", (options, EvalOptions), (statistics, StatisticsOptions)
     )
     check_choice("test", statistics.test, TESTS)
+    _check_facet(measures, by)
+    settings = compare_settings(statistics, "all", options.ties)
+    found, protocol = _dataset_of(dataset, protocol)
+    name = found[0]
+    named = named_inputs(runs if isinstance(runs, (Mapping, list, tuple)) else [runs])
+    if baseline is not None and baseline not in named:
+        raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
+    baseline = baseline or next(iter(named))
+    if measures is None and protocol is None:
+        raise InputError(None, f"{name} names no protocol: give a measure")
+    results, measure = _evaluated(named, name, measures, protocol, options)
+    first = next(iter(results.values()))
+    groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(first.per_query.index)
+    values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
+    groups, values, unvalued = _valued(groups, values, measure)
+    names = list(named)
+    rows, blocks = _group_rows(groups, values, names, measure, settings, min_queries)
+    tested = family.tested(blocks, baseline, settings, column="group") if len(names) > 1 else None
+    issue(tested.warnings if tested else [])  # B raised for the family, as compare says
+    percent = options.shown_percent(first.protocol)
+    return Breakdown(
+        dataset=name,
+        facet=by,
+        measure=measure,
+        runs=names,
+        baseline=baseline if len(names) > 1 else None,
+        groups=pd.DataFrame(rows),
+        pairs=tested.pairs if tested else pd.DataFrame(),
+        overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
+        percent=percent,
+        decimals=options.shown_decimals(first.protocol, percent),
+        min_queries=min_queries,
+        test=settings.test,
+        correction=settings.correction,
+        confidence=settings.confidence,
+        warnings=warnings_of(results) + unvalued + (tested.warnings if tested else []),
+        settings=tested.settings if tested else settings,
+        family=tested.family if tested else None,
+    )
+
+
+def _check_facet(measures, by: str) -> None:
+    """``by`` must be a facet, and a facet given as the measure says where it goes."""
     if isinstance(measures, str) and measures in FACETS:
         raise TypeError(
             f"breakdown(runs, dataset, measures, *, by=...): {measures!r} is a facet, "
             f"give it as by={measures!r}"
         )
-    measure = measures
     if by not in FACETS:
         raise InputError(None, f"unknown facet {by!r}; choose from {', '.join(FACETS)}")
-    settings = compare_settings(statistics, "all", options.ties)
+
+
+def _dataset_of(dataset, protocol) -> tuple[tuple[str, object], object]:
+    """The dataset (its id and the ir_datasets dataset) and the protocol: the one given,
+    else the dataset's own."""
+    from ..checks.protocol import dataset_protocol
+    from ..reading.io import as_dataset
+
     found = as_dataset(dataset)
     if found is None:
         raise InputError(None, f"breakdown needs a dataset id, not {dataset!r}")
-    name, data = found
-    protocol = protocol or dataset_protocol(data)
-    named = named_inputs(runs if isinstance(runs, (Mapping, list, tuple)) else [runs])
-    if baseline is not None and baseline not in named:
-        raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
-    baseline = baseline or next(iter(named))
-    if measure is None and protocol is None:
-        raise InputError(None, f"{name} names no protocol: give a measure")
+    return found, protocol or dataset_protocol(found[1])
+
+
+def _evaluated(
+    named: dict, dataset: str, measure: str | None, protocol, options: EvalOptions
+) -> tuple[dict, str]:
+    """Each run's evaluation on ``dataset`` (a run given evaluated as it is) and the
+    measure broken down (default: the first run's first); every run must have its values
+    on the same queries."""
+    from ..evaluation.evaluate import evaluate
+    from .compare import is_evaluated
+
     values_of_all = all(
         is_evaluated(item) and measure in item.per_query.columns for item in named.values()
     )  # a value every result already has per query (a resolution's existence_rate) is
@@ -368,23 +414,31 @@ def breakdown(
     results = {
         run: item
         if is_evaluated(item)
-        else evaluate(item, name, measure, protocol=protocol, options=evaluated_with)
+        else evaluate(item, dataset, measure, protocol=protocol, options=evaluated_with)
         for run, item in named.items()
     }
     first = next(iter(results.values()))
     measure = measure or str(first.measures[0])
-    per_query = first.per_query
     for run, result in results.items():
         if measure not in result.per_query.columns:
             raise InputError(None, f"{run} has no values for {measure}")
-        if not result.per_query.index.equals(per_query.index):
+        if not result.per_query.index.equals(first.per_query.index):
             raise InputError(
                 None, f"{run} was evaluated on other queries than {next(iter(results))}"
             )
-    groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(per_query.index)
-    values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
-    groups, values, unvalued = _valued(groups, values, measure)
-    names = list(named)
+    return results, measure
+
+
+def _group_rows(
+    groups: pd.Series,
+    values: np.ndarray,
+    names: list[str],
+    measure: str,
+    settings: CompareSettings,
+    min_queries: int,
+) -> tuple[list[dict], dict]:
+    """Per group (in its facet's order, empty ones left out): its size, each run's mean and
+    BCa interval (compare's bootstrap stream), and its block of values to test."""
     rows, blocks = [], {}
     bootstrap_stream = np.random.SeedSequence(settings.seed).spawn(3)[1]  # compare's stream
     for group in groups.cat.categories:
@@ -403,25 +457,4 @@ def breakdown(
             row[f"{run} few"] = bool(nonzero < stats.FEW_NONZERO and not np.isnan(low[position]))
         rows.append(row)
         blocks[group] = (chunk[:, :, None], names, [measure])
-    found = family.tested(blocks, baseline, settings, column="group") if len(names) > 1 else None
-    issue(found.warnings if found else [])  # B raised for the family, as compare says
-    percent = options.shown_percent(first.protocol)
-    return Breakdown(
-        dataset=name,
-        facet=by,
-        measure=measure,
-        runs=names,
-        baseline=baseline if len(names) > 1 else None,
-        groups=pd.DataFrame(rows),
-        pairs=found.pairs if found else pd.DataFrame(),
-        overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
-        percent=percent,
-        decimals=options.shown_decimals(first.protocol, percent),
-        min_queries=min_queries,
-        test=settings.test,
-        correction=settings.correction,
-        confidence=settings.confidence,
-        warnings=warnings_of(results) + unvalued + (found.warnings if found else []),
-        settings=found.settings if found else settings,
-        family=found.family if found else None,
-    )
+    return rows, blocks

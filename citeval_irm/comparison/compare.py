@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -33,8 +32,10 @@ from ..base.options import EvalOptions, StatisticsOptions, options_from
 from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
+from ..reading.tables import Qrels
 from ..resolving.result import Resolution
 from . import family
+from .fanout import fan_out, per_run_options
 from .model import CompareSettings, Comparison
 from .resolutions import compared_rates, field_result, per_query_frame, valued_rate
 from .runs import (
@@ -44,7 +45,6 @@ from .runs import (
     evaluate_run,
     is_evaluated,
     named_inputs,
-    on_cluster,
     run_name,
 )
 
@@ -131,52 +131,27 @@ def compare(
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")
     rates, measures = compared_rates(named, measures)
-    evaluated_already = all(is_evaluated(item) for item in named.values())
-    if qrels is None and not evaluated_already:
-        raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
-    # qrels are read to evaluate the runs, and to check the runs given evaluated against;
-    # with every run evaluated, a dataset id only names the dataset (nothing downloaded)
-    named_only = qrels is None or (evaluated_already and dataset_id(qrels) is not None)
-    qrels_table = None if named_only else read_qrels(qrels)
-    checked = check_evaluated(
-        {name: field_result(name, item) for name, item in named.items()}, qrels_table, protocol,
-        options,
-    )  # fmt: skip
-    per_run = replace(options, engine="citeval" if options.engine == "dask" else options.engine,
-                      scheduler=None, progress=False)  # fmt: skip
-    dataset = dataset_id(qrels)
-    jobs = {
-        name: (name, item, qrels_table, measures, protocol, per_run) for name, item in named.items()
-    }
-    if options.engine == "dask":
-        done = on_cluster(jobs, options.scheduler)
-    else:  # one run in memory at a time: only its facts are kept
-        done = {name: evaluate_run(*job) for name, job in jobs.items()}
-    results = {name: result for name, (result, _) in done.items()}
-    facts = {name: found for name, (_, found) in done.items()}
+    qrels_table = _qrels_table(named, qrels)
+    given = {name: field_result(name, item) for name, item in named.items()}
+    checked = check_evaluated(given, qrels_table, protocol, options)
+    results, facts = _evaluated(named, qrels_table, measures, protocol, options)
     only_rates = bool(rates) and measures == []  # measures named rates only
     names = [] if only_rates else _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
     warnings += checked
-    blocks = {None: (values, list(named), names)} if names else {}
-    per_query = [per_query_frame(values, population, names, list(named))]
-    for rate in rates:
-        rate_values, valued, left_out = valued_rate(named, rate)
-        blocks[rate] = (rate_values, list(named), [rate])
-        per_query.append(per_query_frame(rate_values, valued, [rate], list(named)))
-        warnings += left_out
+    blocks, per_query, left_out = _blocks(named, values, population, names, rates)
+    warnings += left_out
     use_tukey = (len(named) >= 3 if tukey is None else tukey) or settings.test == "tukey"
     found = family.tested(blocks, baseline, settings, use_tukey)
     warnings += found.warnings
     first = next(iter(results.values()))
     tukey_tables = [t for t in found.tukey.values() if t is not None]
     order = first.per_query.index  # the compared queries of every block, in the first's order
-    joined = pd.concat(per_query, axis=1)
     comparison = Comparison(
         names=list(named),
         baseline=baseline,
         measures=names + rates,
-        per_query=joined.reindex(order[order.isin(joined.index)]),
+        per_query=per_query.reindex(order[order.isin(per_query.index)]),
         pairs=found.pairs,
         tukey=pd.concat(tukey_tables, ignore_index=True) if tukey_tables else None,
         settings=found.settings,
@@ -189,23 +164,71 @@ def compare(
         results=results,
         display=options,
     )
+    dataset = dataset_id(qrels)
     if dataset is not None and names:  # how much each run leans on popular papers, if told
-        from .facets import popularity_summary
-
-        try:
-            comparison.popularity = popularity_summary(
-                {n: _run_of(item) for n, item in named.items()},
-                results,
-                dataset,
-                names[0],
-                ties=options.ties,
-            )
-        except CitevalError as exc:  # the scores stand without it: say why it is missing
-            comparison.warnings.append(
-                EvalWarning("no_popularity", f"no popularity summary: {exc}", 1)
-            )
+        _add_popularity(comparison, named, dataset, options.ties)
     issue(comparison.warnings)
     return comparison
+
+
+def _evaluated(
+    named: dict, qrels_table: Qrels | None, measures, protocol, options: EvalOptions
+) -> tuple[dict[str, EvalResult], dict[str, RunEvidence | None]]:
+    """Each run's evaluation and evidence
+    (:func:`~citeval_irm.comparison.runs.evaluate_run`), fanned out as ``options`` ask (one
+    after the other here, or on a Dask cluster, the qrels sent to every worker once)."""
+    jobs = [
+        (name, item, measures, protocol, per_run_options(options)) for name, item in named.items()
+    ]
+    done = fan_out(evaluate_run, jobs, options, shared={"qrels_table": qrels_table})
+    results = {name: result for name, (result, _) in zip(named, done)}
+    facts = {name: found for name, (_, found) in zip(named, done)}
+    return results, facts
+
+
+def _qrels_table(named: dict, qrels) -> Qrels | None:
+    """The qrels read, to evaluate the runs and to check the runs given evaluated against;
+    with every run evaluated, a dataset id only names the dataset (nothing downloaded)."""
+    evaluated_already = all(is_evaluated(item) for item in named.values())
+    if qrels is None and not evaluated_already:
+        raise InputError(None, "give qrels (a file or a dataset id) to evaluate the runs on")
+    named_only = qrels is None or (evaluated_already and dataset_id(qrels) is not None)
+    return None if named_only else read_qrels(qrels)
+
+
+def _blocks(
+    named: dict, values: np.ndarray, population: list[str], names: list[str], rates: list[str]
+) -> tuple[dict, pd.DataFrame, list[EvalWarning]]:
+    """The blocks tested (the field's measures on the compared ``population``, then each
+    rate on the queries every run has a value of it for), their per-query values side by
+    side, and the warnings counting the queries a rate leaves out."""
+    runs = list(named)
+    blocks = {None: (values, runs, names)} if names else {}
+    per_query = [per_query_frame(values, population, names, runs)]
+    warnings = []
+    for rate in rates:
+        rate_values, valued, left_out = valued_rate(named, rate)
+        blocks[rate] = (rate_values, runs, [rate])
+        per_query.append(per_query_frame(rate_values, valued, [rate], runs))
+        warnings += left_out
+    return blocks, pd.concat(per_query, axis=1), warnings
+
+
+def _add_popularity(comparison: Comparison, named: dict, dataset: str, ties: str) -> None:
+    """The comparison's popularity summary (how much each run leans on popular papers),
+    or the warning that says why there is none (the scores stand without it)."""
+    from .facets import popularity_summary
+
+    try:
+        comparison.popularity = popularity_summary(
+            {n: _run_of(item) for n, item in named.items()},
+            comparison.results,
+            dataset,
+            comparison.measures[0],
+            ties=ties,
+        )
+    except CitevalError as exc:
+        comparison.warnings.append(EvalWarning("no_popularity", f"no popularity summary: {exc}", 1))
 
 
 def compare_settings(statistics: StatisticsOptions, queries: str, ties: str) -> CompareSettings:

@@ -1,66 +1,29 @@
-"""The result of :func:`citeval_irm.compare` and its output formats.
-
-Printed as a table a person reads (means with significance letters, then each pair's
-difference, interval, effect size, win / tie / loss and p-values, then a legend that says how
-every number was made), as Markdown, as LaTeX (booktabs) for a paper, as CSV or JSON, and as
-tidy DataFrames for a notebook. Values are stored as fractions; percent is presentation.
+"""The result of :func:`citeval_irm.compare`: the runs' per-query values compared, each
+pair's tests, the settings they were made with, and what the result gives a notebook (tidy
+DataFrames, JSON). Values are stored as fractions; percent is presentation. Its text
+formats are :mod:`citeval_irm.comparison.model_formats`'s, its legend
+:mod:`citeval_irm.comparison.model_legend`'s.
 """
 
 from __future__ import annotations
 
-import math
 import string
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from ..base.choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
+from ..base.choices import COMPARE_FORMATS
 from ..base.errors import EvalWarning, InputError
 from ..base.measures import Protocol
 from ..base.options import EvalOptions, display_decimals
-from ..printing.escaping import (
-    Markup,
-    csv_frame,
-    finite_values,
-    latex_comment,
-    latex_label,
-    latex_text,
-)
+from ..printing.escaping import finite_values, latex_label
 from ..printing.printable import Printable, Shown
-from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..resolving.result import LOWER_IS_BETTER
-from ..scoring import percent_scale
-from .family import (
-    CORRECTION_LABELS,
-    FEW_MARK,
-    UNREACHABLE_MARK,
-    Family,
-    family_notes,
-    few_line,
-)
+from .family import Family
+from .model_formats import ComparisonFormats
+from .model_legend import comparison_legend
 
 FORMATS = COMPARE_FORMATS
-TEST_LABELS = {
-    "randomisation": "randomisation test",
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "tukey": "randomised Tukey HSD",
-}
-_P_COLUMNS = {
-    "randomisation": "p(rand)",
-    "t": "p(t)",
-    "wilcoxon": "p(wsr)",
-    "sign": "p(sign)",
-    "tukey": "p(tukey)",
-}
-TEST_DIRECTIONS = {
-    "randomisation": "the mean difference",
-    "t": "the mean difference",
-    "wilcoxon": "the signed-rank sum",
-    "sign": "wins against losses",
-    "tukey": "the mean difference",
-}
 
 
 @dataclass(frozen=True)
@@ -80,7 +43,7 @@ class CompareSettings:
 
 
 @dataclass(repr=False)
-class Comparison(Printable):
+class Comparison(ComparisonFormats, Printable):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
     ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
@@ -164,21 +127,8 @@ class Comparison(Printable):
             decimals = self.display.decimals
         return percent, display_decimals(percent, self.protocol, decimals)
 
-    # ------------------------------------------------------------------ formats
+    # ---------------------------- formats (the text ones: model_formats.ComparisonFormats)
     FORMATS = FORMATS
-
-    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
-        """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
-        run)."""
-        percent, decimals = self.shown(percent, decimals)
-        if fmt == "csv":
-            if len(self.pairs):
-                return csv_frame(self.pairs)
-            long = self.means.stack().rename("mean").reset_index()
-            return csv_frame(long.rename(columns={"level_0": "measure"}))
-        if fmt == "latex":
-            return self._latex(percent, decimals)
-        return self._text(fmt, percent, decimals)
 
     def _repr_html_(self) -> str:
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
@@ -230,65 +180,6 @@ class Comparison(Printable):
             out.setdefault((row.measure, winner), []).append(letters[loser])
         return out
 
-    def _header(self, percent: bool) -> str:
-        protocol = f", protocol {self.protocol.name}" if self.protocol else ""
-        unit = "; values in percent" if percent else ""
-        runs = f"{len(self.names)} runs" if len(self.names) > 1 else "1 run"
-        return (
-            f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
-            f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
-        )
-
-    def _rates_line(self) -> str | None:
-        """On which queries each resolution rate is compared."""
-        if not self.rates:
-            return None
-        counts = ", ".join(f"{rate} on {int(self.per_query[rate].notna().all(axis=1).sum()):,}"
-                           for rate in self.rates)  # fmt: skip
-        lower = [rate for rate in self.rates if rate in LOWER_IS_BETTER]
-        better = f"; lower is better for {', '.join(lower)}" if lower else ""
-        return (f"rates of the resolutions, each compared on the queries whose generated lists "
-                f"have references in every run: {counts}{better}")  # fmt: skip
-
-    def _coverage_line(self) -> str | None:
-        short = self.coverage[self.coverage["unranked"] > 0]
-        if short.empty:
-            return None
-        parts = ", ".join(
-            f"{run} ranks {row.ranked:,} of {row.evaluated:,}" for run, row in short.iterrows()
-        )
-        if self.settings.queries == "common":
-            return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
-        return f"queries: every qrels query, unranked ones scored 0 ({parts})"
-
-    def _means_rows(
-        self, percent: bool, decimals: int, bold: bool = False, aligned: bool = False
-    ) -> tuple[list[str], list[list[str]]]:
-        """The means with their letters; ``bold``: the best run of each measure in Markdown
-        bold; ``aligned``: each column's letters padded to one width, so that in a
-        right-aligned text table the numbers line up."""
-        letters, beats = self.letters(), self.beats()
-        best = self._best(False)
-        headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
-        marks = {
-            name: ["".join(sorted(beats.get((m, name), []))) for m in self.means.index]
-            for name in self.names
-        }
-        width = {name: max(map(len, column), default=0) for name, column in marks.items()}
-        rows = []
-        for i, (measure, row) in enumerate(self.means.iterrows()):
-            cells = [measure]
-            scale = percent_scale(measure, percent)
-            for name in self.names:
-                mark = marks[name][i].ljust(width[name]) if aligned else marks[name][i]
-                text = f"{row[name] * scale:.{decimals}f}"
-                cell = text + (f" {mark}" if mark else "")  # letters: inert in every format
-                if bold and row[name] == best[measure] and len(self.names) > 1:
-                    cell = Markup(f"**{text}**" + (f" {mark}" if mark else ""))
-                cells.append(cell)
-            rows.append(cells)
-        return headers, rows
-
     def table(
         self, kind: str, percent: bool | None = None, decimals: int | None = None
     ) -> tuple[list[str], list[list[str]]]:
@@ -303,276 +194,11 @@ class Comparison(Printable):
             return ["measure", "pair", "diff", "p(tukey)"], self._tukey_rows(percent, decimals)
         raise InputError(None, f"no {kind!r} table; choose means, pairs or tukey (if computed)")
 
-    def _p_columns(self) -> list[str]:
-        tests = ["randomisation", "t", "wilcoxon", "sign"]
-        return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
-
-    def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
-        tests = self._p_columns()
-        headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
-        headers += [_P_COLUMNS[t] for t in tests] + ["p_adj", ""]
-        rows = []
-        for row in self.pairs.itertuples():
-            scale = percent_scale(row.measure, percent)
-            if math.isnan(row.ci_low):
-                ci = "n/a"
-            else:
-                low, high = (_signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
-                ci = (FEW_MARK if row.ci_few else "") + f"[{low}, {high}]"
-            cells = [
-                row.measure,
-                f"{row.system} - {row.baseline}",
-                _signed(row.diff * scale, decimals),
-                ci,
-                _effect(row.effect_size),
-                f"{row.wins}/{row.ties}/{row.losses}",
-            ]
-            cells += [format_p(getattr(row, f"p_{t}")) for t in tests]
-            mark = "*" if row.significant else ""
-            if not row.significant and not math.isnan(row.p_adj) and not row.reachable:
-                mark = UNREACHABLE_MARK
-            cells += [format_p(row.p_adj), mark]
-            rows.append(cells)
-        return headers, rows
-
-    def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
-        return [
-            [
-                row.measure,
-                f"{row.system_b} - {row.system_a}",
-                _signed(row.diff * percent_scale(row.measure, percent), decimals),
-                format_p(row.p_tukey),
-            ]
-            for row in self.tukey.itertuples()
-        ]
-
-    def _diff_meaning(self) -> str:
-        if self.baseline is not None:
-            return f"each run minus the baseline ({self.baseline})"
-        return "the pair's first run minus its second (each later run minus each earlier one)"
-
     def legend(self) -> list[str]:
         """What every column means and how it was computed, one sentence per line."""
-        s = self.settings
-        test = TEST_LABELS[s.test]
-        lines = []
-        if len(self.pairs):
-            exact = int(self.pairs["randomisation_exact"].sum())
-            rand = (
-                f"p(rand): randomisation test, paired and two-sided, sign flips of the per-query "
-                f"differences, {s.permutations:,} random flips (seed {s.seed}), "
-                "p = (b + 1) / (B + 1)"
-            )
-            if s.permutations_requested is not None:
-                rand += (
-                    f" (B raised from {s.permutations_requested:,}: the family's smallest "
-                    "corrected p, at its floor, must be at most alpha / 2)"
-                )
-            if exact:
-                rand += (
-                    f"; exact (all sign vectors enumerated) for {exact} of {len(self.pairs)} tests"
-                )
-            lines += [
-                f"diff: {self._diff_meaning()}, the mean of the per-query differences; "
-                f"{s.confidence:.0%} CI: paired bootstrap BCa interval (bias-corrected and "
-                f"accelerated, Efron 1987; {s.bootstrap:,} resamples of the queries, "
-                f"seed {s.seed})",
-                "d_z: standardised mean difference (mean / standard deviation of the per-query "
-                "differences); W/T/L: queries where the pair's first run does better / the same / "
-                "worse",
-                rand,
-                "p(t): paired t-test (scipy); p(sign): sign test, exact binomial of wins against "
-                "losses (ties dropped); " + self._wilcoxon_line(),
-            ]
-            if s.test == "tukey":
-                lines.append(
-                    "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
-                    "the pairs of a measure; not corrected across measures)"
-                )
-            else:
-                lines.append(
-                    f"p_adj: {test} p-values, {CORRECTION_LABELS[s.correction]}-"
-                    f"corrected over the {self.family.size} tests shown{self.family.left_note()}"
-                )
-            lines.append(
-                f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that "
-                f"run, in the direction of the {test}'s own statistic ({TEST_DIRECTIONS[s.test]})"
-            )
-            lines += self._caveats()
-            for reason, count in self.pairs["unavailable"].dropna().value_counts().items():
-                tests = "test" if count == 1 else "tests"
-                lines.append(f"n/a ({count} {tests}): {reason}")
-        if self.tukey is not None:
-            method = (
-                "every shuffling enumerated"
-                if self.tukey["exact"].any()
-                else (
-                    f"{s.permutations:,} random shufflings (seed {s.seed}), p = (b + 1) / (B + 1)"
-                )
-            )
-            lines.append(
-                "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
-                f"each query; range of the run means), {method}"
-            )
-        if len(self.pairs):
-            lines.append(
-                "a p-value says whether a difference is there, not whether it matters: read it "
-                f"beside diff, the CI and d_z (the more queries, here {self.num_queries:,}, the "
-                "smaller the differences that come out significant)"
-            )
-        return lines
-
-    def _caveats(self) -> list[str]:
-        """The legend's lines on tests that cannot come out significant, on marks whose
-        direction is not the mean's, and on intervals resting on few non-zero differences."""
-        lines = family_notes(
-            self.pairs, self.family, TEST_LABELS[self.settings.test],
-            lambda row: f"{row.measure} {row.system} - {row.baseline}",
-        )  # fmt: skip
-        few = int(self.pairs["ci_few"].sum())
-        if few:
-            lines.append(few_line(few, len(self.pairs), "differences (W + L)"))
-        return lines
-
-    def _wilcoxon_line(self) -> str:
-        methods = self.pairs["wilcoxon_method"].value_counts()
-        exact, normal = int(methods.get("exact", 0)), int(methods.get("normal", 0))
-        return (
-            "p(wsr): Wilcoxon signed-rank test on the non-zero differences (zeros dropped, "
-            f"ties in magnitude given mid-ranks): exact distribution for {exact} of "
-            f"{len(self.pairs)} tests (at most {EXACT_WILCOXON_MAX} non-zero "
-            f"differences), normal approximation with tie correction and no continuity "
-            f"correction for {normal}"
+        return comparison_legend(
+            self.pairs, self.tukey, self.settings, self.family, self.baseline, self.num_queries
         )
-
-    def _text(self, fmt: str, percent: bool, decimals: int) -> str:
-        bullet = "- " if fmt == "markdown" else "  "
-        out = [wrap(self._header(percent), "", fmt)]
-        for line in (self._coverage_line(), self._rates_line()):
-            if line:
-                out.append(wrap(line, "", fmt))
-        headers, rows = self._means_rows(
-            percent, decimals, bold=fmt == "markdown", aligned=fmt == "table"
-        )
-        out.append(render(headers, rows, fmt))
-        if fmt == "markdown" and len(self.names) > 1:
-            note = "bold: the best of the runs compared here"
-            if self.published is not None:
-                note += " (the published systems, in their own table, are not ranked with them)"
-            out.append(note)
-        if len(self.pairs):
-            headers, rows = self._pair_rows(percent, decimals)
-            out.append(render(headers, rows, fmt, left=2))
-        else:
-            out.append(f"{bullet}one run: nothing to test")
-        if self.tukey is not None and self.baseline is not None:
-            out.append("randomised Tukey HSD, all pairs:")
-            out.append(render(*self.table("tukey", percent, decimals), fmt, left=2))
-        legend = self.legend()
-        if legend:
-            out.append("legend:")
-            out += [wrap(line, bullet, fmt) for line in legend]
-        if self.popularity is not None:
-            from .facets import popularity_lines
-
-            out += [wrap(line, bullet if n else "", fmt)
-                    for n, line in enumerate(popularity_lines(self.popularity))]  # fmt: skip
-        if self.published is not None:
-            out.append("")
-            out.append(self.published.format(fmt))
-        return blocks(out, fmt)
-
-    def _latex(self, percent: bool, decimals: int) -> str:
-        letters, beats = self.letters(), self.beats()
-        means = self.means
-        published = self.published
-        ranked_with = published is not None and published.like_for_like
-        best = self._best(ranked_with)
-        rows: list[list[str] | None] = []
-        if published is not None:
-            rows += published.latex_rows(self.measures, best if ranked_with else None)
-            rows.append(None)
-        for name in self.names:
-            cells = [latex_text(f"({letters[name]}) {name}")]
-            for measure in self.measures:
-                value = means.at[measure, name]
-                text = f"{value * percent_scale(measure, percent):.{decimals}f}"
-                if value == best[measure]:
-                    text = f"\\textbf{{{text}}}"
-                mark = "".join(sorted(beats.get((measure, name), [])))
-                cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
-            rows.append(cells)
-        headers = ["System", *(latex_text(m) for m in self.measures)]
-        caption = self._caption(percent, ranked_with)
-        comment = latex_comment(
-            f"citeval compare: {', '.join(self.names)} on {self.num_queries:,} queries"
-        )
-        return (
-            comment
-            + "\\begin{table}[t]\n\\centering\n"
-            + latex_tabular(headers, rows)
-            + f"\\caption{{{caption}}}\n\\label{{{self.label()}}}\n\\end{{table}}\n"
-        )
-
-    def _best(self, with_published: bool) -> dict[str, float]:
-        """Each measure's best mean (a fraction) among the rows it is comparable with: the
-        runs, and the published systems only when the comparison is like for like."""
-        best = {m: self.means.loc[m].max() for m in self.measures}
-        if with_published:
-            unit = 100.0 if self.published.paper.percent else 1.0
-            for measure in self.published.figures.index:
-                top = self.published.figures.loc[measure].max() / unit
-                best[measure] = max(best[measure], top)
-        return best
-
-    def _caption(self, percent: bool, ranked_with: bool) -> str:
-        """What the table claims: the best in bold among which rows, the marks' test and its
-        correction (over which family), the published table's like-for-like verdict."""
-        s = self.settings
-        unit = " (percent)" if percent else ""
-        caption = f"Means over {self.num_queries:,} queries{unit}. "
-        if self.published is None:
-            caption += "Best run in bold. "
-        elif ranked_with:
-            caption += "Best in bold, published systems included (like for like). "
-        else:
-            caption += (
-                "Best of the runs compared here in bold; the published systems are not ranked "
-                f"with them ({latex_text(self._published_verdict())}). "
-            )
-        if len(self.pairs):
-            if s.test == "tukey":
-                family = (
-                    "it controls the family-wise error over the pairs of each measure; not "
-                    f"corrected across the {len(self.measures)} measures"
-                )
-            else:
-                family = (
-                    f"{CORRECTION_LABELS[s.correction]}-corrected over the "
-                    f"{int(self.pairs['p_adj'].notna().sum())} tests of the table"
-                )
-            caption += (
-                f"A superscript letter: significantly better than that system "
-                f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
-                f"{s.permutations:,} permutations, seed {s.seed})."
-            )
-            if self.family.unreachable:
-                caption += (
-                    f" {self.family.unreachable} of the {self.family.size} tests cannot reach "
-                    f"significance on these data (too few non-zero differences; smallest "
-                    f"possible corrected p {self.family.lowest_floor:.4g})."
-                )
-        if self.published is not None:
-            caption += f" Published figures {latex_text(self.published.paper.provenance)}."
-        return caption
-
-    def _published_verdict(self) -> str:
-        """The like-for-like verdict and the aspects that differ, for a caption."""
-        verdict = self.published.verdict()
-        differ = list(
-            dict.fromkeys(c.aspect for c in self.published.checks if c.status == "differs")
-        )
-        return verdict + (f": {', '.join(differ)} differ" if differ else "")
 
     def label(self) -> str:
         """A LaTeX label unique to this comparison (its runs, measures, queries, qrels and
@@ -581,21 +207,3 @@ class Comparison(Printable):
         qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
         key = repr((self.names, self.measures, self.num_queries, qrels))
         return latex_label("compare", key, repr(asdict(self.settings)))
-
-
-def format_p(p: float) -> str:
-    """A p-value for a table: four decimals, ``<0.0001`` below that."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "n/a"
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
-
-
-def _signed(value: float, decimals: int) -> str:
-    """A difference with its sign; one that rounds to zero prints as 0.00, never -0.00."""
-    if round(value, decimals) == 0:
-        return f"{0.0:.{decimals}f}"
-    return f"{value:+.{decimals}f}"
-
-
-def _effect(value: float) -> str:
-    return "n/a" if math.isnan(value) else _signed(value, 2)

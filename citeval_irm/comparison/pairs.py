@@ -42,18 +42,13 @@ def paired_statistics(
     ``p_floor``: the smallest p the primary test can give on the pair's data;
     ``ci_few``: the interval rests on fewer than ``FEW_NONZERO`` non-zero differences."""
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(settings.seed).spawn(3)]
-    pairs = pairs_of(names, baseline)
-    keys = [(m, a, b) for m in range(len(measures)) for a, b in pairs]
-    tukey_p = None
-    tukey_table = None
-    tukey_floor = np.nan
+    keys = [(m, a, b) for m in range(len(measures)) for a, b in pairs_of(names, baseline)]
     single = len(values) < 2  # one query: nothing to infer, whatever the test
+    tukey_p, tukey_table, tukey_floor = None, None, np.nan
     if use_tukey and len(names) >= 2:
-        tukey_p, exact = tukey.randomised_tukey_hsd(values, settings.permutations, streams[2])
-        if single:
-            tukey_p[:] = np.nan
-        tukey_table = _tukey_table(values, names, measures, tukey_p, exact)
-        tukey_floor = _tukey_floor(values, settings.permutations, exact)
+        tukey_p, tukey_table, tukey_floor = _tukey(
+            values, names, measures, settings.permutations, streams[2], single
+        )
     if not keys:
         return pd.DataFrame(columns=PAIR_COLUMNS), tukey_table
     diffs = np.stack([values[:, b, m] - values[:, a, m] for m, a, b in keys], axis=1)
@@ -62,8 +57,6 @@ def paired_statistics(
     rows = []
     for column, (m, a, b) in enumerate(keys):
         d = diffs[:, column]
-        reason = stats.degenerate(d)
-        mean = d.mean()
         nonzero = int((d != 0).sum())
         row = {
             "measure": measures[m],
@@ -71,7 +64,7 @@ def paired_statistics(
             "system": names[b],
             "baseline_mean": values[:, a, m].mean(),
             "system_mean": values[:, b, m].mean(),
-            "diff": mean,
+            "diff": d.mean(),
             "ci_low": low[column],
             "ci_high": high[column],
             "ci_few": bool(nonzero < stats.FEW_NONZERO and not np.isnan(low[column])),
@@ -82,7 +75,6 @@ def paired_statistics(
             "p_randomisation": np.nan if single else p_rand[column],
             "randomisation_exact": bool(exact[column]),
         }
-        directions = {"randomisation": _sign(mean), "tukey": _sign(mean)}
         floors = {
             "randomisation": stats.p_floor(
                 "randomisation", nonzero, exact=bool(exact[column]),
@@ -90,20 +82,52 @@ def paired_statistics(
             ),
             "tukey": tukey_floor,
         }  # fmt: skip
-        for name, function in TEST_FUNCTIONS.items():
-            outcome = function(d)
-            row[f"p_{name}"] = outcome.p
-            directions[name] = outcome.direction
-            floors[name] = stats.p_floor(name, nonzero, method=outcome.method)
-            if name == "wilcoxon":
-                row["wilcoxon_method"] = outcome.method
-        if tukey_p is not None:
-            row["p_tukey"] = tukey_p[a, b, m]
-        row["direction"] = directions[settings.test]
-        row["p_floor"] = np.nan if np.isnan(row[f"p_{settings.test}"]) else floors[settings.test]
-        row["unavailable"] = _unavailable(row, reason, settings.test)
-        rows.append(row)
+        p_tukey = None if tukey_p is None else tukey_p[a, b, m]
+        rows.append(_with_tests(row, d, nonzero, settings.test, floors, p_tukey))
     return pd.DataFrame(rows), tukey_table
+
+
+def _tukey(
+    values: np.ndarray,
+    names: list[str],
+    measures: list[str],
+    permutations: int,
+    stream: np.random.Generator,
+    single: bool,
+) -> tuple[np.ndarray, pd.DataFrame, float]:
+    """The randomised Tukey HSD over all runs: its p per (run a, run b, measure) (NaN with
+    one query), its table and the smallest p it can give."""
+    p, exact = tukey.randomised_tukey_hsd(values, permutations, stream)
+    if single:
+        p[:] = np.nan
+    return (
+        p,
+        _tukey_table(values, names, measures, p, exact),
+        _tukey_floor(values, permutations, exact),
+    )
+
+
+def _with_tests(
+    row: dict, d: np.ndarray, nonzero: int, test: str, floors: dict, p_tukey: float | None
+) -> dict:
+    """``row`` (a pair's differences ``d`` described, its randomisation test) with the
+    other paired tests, the Tukey HSD's p (``None``: not run), and for the chosen ``test``
+    its own direction, its floor (``floors``: the randomisation test's and Tukey's; the
+    others' are added) and what the row cannot show."""
+    directions = {"randomisation": _sign(row["diff"]), "tukey": _sign(row["diff"])}
+    for name, function in TEST_FUNCTIONS.items():
+        outcome = function(d)
+        row[f"p_{name}"] = outcome.p
+        directions[name] = outcome.direction
+        floors[name] = stats.p_floor(name, nonzero, method=outcome.method)
+        if name == "wilcoxon":
+            row["wilcoxon_method"] = outcome.method
+    if p_tukey is not None:
+        row["p_tukey"] = p_tukey
+    row["direction"] = directions[test]
+    row["p_floor"] = np.nan if np.isnan(row[f"p_{test}"]) else floors[test]
+    row["unavailable"] = _unavailable(row, stats.degenerate(d), test)
+    return row
 
 
 def _tukey_floor(values: np.ndarray, permutations: int, exact: bool) -> float:

@@ -1,12 +1,14 @@
 """The runs a comparison is given: their names, whether one came evaluated already (and
-made as the comparison makes the others), each one's evaluation and the evidence kept of it
-(:class:`RunEvidence`), in this process or on the workers of a Dask cluster."""
+made as the comparison makes the others), and each one validated (against a dataset, when
+one is given) then evaluated, the one way ``compare`` and ``results_table`` do it
+(:func:`validated_evaluation`), with the evidence kept of it (:class:`RunEvidence`); the
+runs are fanned out by :mod:`citeval_irm.comparison.fanout`."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -59,15 +61,16 @@ class RunEvidence:
                 unvalidated = f"cannot validate: {exc}"
             if recipe is not None:
                 scoring, unscored = scored_by_script(run, dataset, recipe)
+        found = cls.ranked_by(result, validation)
+        return replace(found, unvalidated=unvalidated, scoring=scoring, unscored=unscored)
+
+    @classmethod
+    def ranked_by(
+        cls, result: EvalResult, validation: ValidationReport | None = None
+    ) -> RunEvidence:
+        """The queries ``result``'s run ranks and its shortest ranking, with ``validation``."""
         ranked = result.ranked
-        return cls(
-            pd.Index(ranked.query_ids),
-            int(ranked.sizes.min()),
-            validation,
-            unvalidated,
-            scoring,
-            unscored,
-        )
+        return cls(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
 
 
 def scored_by_script(run, dataset: str, recipe: str) -> tuple[pd.DataFrame | None, str | None]:
@@ -149,47 +152,18 @@ def check_evaluated(
 
     wanted = protocol if protocol is None or isinstance(protocol, str) else protocol.name
     reference = (qrels_fingerprint(qrels_table), qrels_table.source) if qrels_table else None
-    first: tuple[str, str, str] | None = None
+    first: tuple[str, str, str] | None = None  # the first run with a record of its qrels
     unchecked = []
     for name, item in (pair for pair in named.items() if is_evaluated(pair[1])):
-        made = getattr(item, "options", None)
-        for option in SCORING_OPTIONS:
-            theirs = getattr(made, option) if made is not None else None
-            if option == "ties":
-                theirs = getattr(getattr(item, "ties", None), "policy", None) or theirs
-            if (made is not None or option == "ties") and theirs is not None:
-                ours = getattr(options, option)
-                if theirs != ours:
-                    raise InputError(
-                        None,
-                        f"{name} was evaluated with {option}={theirs!r}, the comparison uses "
-                        f"{option}={ours!r}: every run must be evaluated the same way",
-                    )
-        own = getattr(getattr(item, "protocol", None), "name", None)
-        if wanted is not None and own is not None and own != wanted:
-            raise InputError(
-                None,
-                f"{name} was evaluated with protocol {own}, the comparison uses {wanted}: "
-                "every run must be evaluated the same way",
-            )
-        print_ = getattr(item, "qrels_fingerprint", None)
-        source = getattr(item, "qrels_source", "<qrels>")
-        if print_ is None:
+        _check_scoring(name, item, options)
+        _check_protocol(name, item, wanted)
+        fingerprint = getattr(item, "qrels_fingerprint", None)
+        if fingerprint is None:
             unchecked.append(name)
-        elif reference is not None and print_ != reference[0]:
-            raise InputError(
-                None,
-                f"{name} was evaluated on other judgements ({source}) than the comparison's "
-                f"qrels ({reference[1]}): evaluate every run on the same qrels",
-            )
-        elif reference is None and first is not None and print_ != first[1]:
-            raise InputError(
-                None,
-                f"{name} was evaluated on other judgements ({source}) than {first[0]} "
-                f"({first[2]}): evaluate every run on the same qrels",
-            )
-        if print_ is not None and first is None:
-            first = (name, print_, source)
+            continue
+        source = getattr(item, "qrels_source", "<qrels>")
+        _check_qrels(name, fingerprint, source, reference, first)
+        first = first or (name, fingerprint, source)
     if not unchecked or (reference is None and first is None):  # nothing to check against
         return []
     against = f"against {reference[1]}" if reference else "against the others"
@@ -200,38 +174,105 @@ def check_evaluated(
     return [EvalWarning("unchecked_qrels", message, len(unchecked))]
 
 
+def _check_scoring(name: str, item, options: EvalOptions) -> None:
+    """An evaluated run's :data:`SCORING_OPTIONS` (its tie policy, when it has no options
+    on record) must be the comparison's."""
+    made = getattr(item, "options", None)
+    for option in SCORING_OPTIONS:
+        theirs = getattr(made, option) if made is not None else None
+        if option == "ties":
+            theirs = getattr(getattr(item, "ties", None), "policy", None) or theirs
+        if (made is not None or option == "ties") and theirs is not None:
+            ours = getattr(options, option)
+            if theirs != ours:
+                raise InputError(
+                    None,
+                    f"{name} was evaluated with {option}={theirs!r}, the comparison uses "
+                    f"{option}={ours!r}: every run must be evaluated the same way",
+                )
+
+
+def _check_protocol(name: str, item, wanted: str | None) -> None:
+    """An evaluated run's protocol, when it has one, must be the comparison's."""
+    own = getattr(getattr(item, "protocol", None), "name", None)
+    if wanted is not None and own is not None and own != wanted:
+        raise InputError(
+            None,
+            f"{name} was evaluated with protocol {own}, the comparison uses {wanted}: "
+            "every run must be evaluated the same way",
+        )
+
+
+def _check_qrels(
+    name: str,
+    fingerprint: str,
+    source: str,
+    reference: tuple[str, str] | None,
+    first: tuple[str, str, str] | None,
+) -> None:
+    """An evaluated run's qrels (its ``fingerprint``, made from ``source``) must be the
+    comparison's (``reference``: fingerprint, source), or without them those of the
+    ``first`` evaluated run (name, fingerprint, source)."""
+    if reference is not None and fingerprint != reference[0]:
+        raise InputError(
+            None,
+            f"{name} was evaluated on other judgements ({source}) than the comparison's "
+            f"qrels ({reference[1]}): evaluate every run on the same qrels",
+        )
+    if reference is None and first is not None and fingerprint != first[1]:
+        raise InputError(
+            None,
+            f"{name} was evaluated on other judgements ({source}) than {first[0]} "
+            f"({first[2]}): evaluate every run on the same qrels",
+        )
+
+
+def run_validation(
+    run, dataset: str, measures, protocol, options: EvalOptions, same_year: bool
+) -> ValidationReport:
+    """``run`` validated against ``dataset`` with the measures and protocol it is evaluated
+    with (no progress bar)."""
+    return validate(run, dataset, same_year=same_year, measures=measures, protocol=protocol,
+                    options=replace(options, progress=False))  # fmt: skip
+
+
+def validated_evaluation(
+    run,
+    qrels,
+    measures,
+    protocol,
+    options: EvalOptions,
+    *,
+    dataset: str | None = None,
+    same_year: bool = True,
+) -> tuple[EvalResult, RunEvidence]:
+    """One run validated against ``dataset`` (when given, :func:`run_validation`), then
+    evaluated on ``qrels``, and the evidence kept of it; nothing issued (the caller issues
+    the warnings of what it returns, once): in this process, a worker process or on a Dask
+    worker."""
+    with silenced():
+        validation = None
+        if dataset is not None:
+            validation = run_validation(run, dataset, measures, protocol, options, same_year)
+        result = evaluate(run, qrels, measures, protocol=protocol, options=options)
+    return result, RunEvidence.ranked_by(result, validation)
+
+
 def evaluate_run(
-    name: str, item, qrels_table: Qrels | None, measures, protocol, options: EvalOptions
+    name: str, item, measures, protocol, options: EvalOptions, qrels_table: Qrels | None = None
 ) -> tuple[EvalResult, RunEvidence | None]:
-    """One run's evaluation and facts (none when it came evaluated already): in this
-    process, or as a task on a Dask worker."""
+    """One run of a comparison: its evaluation and evidence (none when it came evaluated
+    already; a resolution's run is at hand, its field measures evaluated already)."""
     from ..resolving.result import Resolution
 
-    if isinstance(item, Resolution):  # its run is at hand: its facts are known
+    if isinstance(item, Resolution):
         from .resolutions import field_result
 
         result = field_result(name, item)
-        return result, RunEvidence.of(result, item.run, None, True, options.memory)
+        return result, RunEvidence.ranked_by(result)
     if is_evaluated(item):  # checked by check_evaluated
         return item, None
-    with silenced():  # the comparison issues its warnings once, in the caller's process
-        result = evaluate(item, qrels_table, measures, protocol=protocol, options=options)
-    facts = RunEvidence.of(result, item, None, True, options.memory)
-    return result, facts
-
-
-def on_cluster(jobs: dict[str, tuple], scheduler) -> dict[str, tuple]:
-    """:func:`evaluate_run` of every run on the workers of a Dask cluster."""
-    from ..reading.daskengine import dask_client
-
-    with dask_client(scheduler) as client:
-        qrels = next(iter(jobs.values()))[2]
-        shared = client.scatter(qrels, broadcast=True, hash=False) if qrels is not None else None
-        futures = {
-            name: client.submit(evaluate_run, *job[:2], shared, *job[3:], pure=False)
-            for name, job in jobs.items()
-        }
-        return dict(zip(futures, client.gather(list(futures.values()))))
+    return validated_evaluation(item, qrels_table, measures, protocol, options)
 
 
 def dataset_id(qrels) -> str | None:

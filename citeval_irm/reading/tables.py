@@ -147,6 +147,20 @@ def lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     return numpy_of(found, fill=-1).astype(np.int64)
 
 
+def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
+    """:func:`lookup` of ``values`` that hold no value twice (a dictionary too): whichever
+    of the two is the larger is probed into a hash table of the smaller, as building the
+    table is what costs (a chunk's hundreds of thousands of doc ids against a qrels' tens of
+    thousands: one tenth of the time)."""
+    if len(dictionary) <= 2 * len(values):
+        return lookup(values, dictionary)
+    back = lookup(dictionary, values)  # position in values of each dictionary entry
+    found = np.flatnonzero(back >= 0)
+    out = np.full(len(values), -1, dtype=np.int64)
+    out[back[found]] = found
+    return out
+
+
 def run_starts(*keys: np.ndarray) -> np.ndarray:
     """Which rows start a new run of equal consecutive values (of all ``keys`` together)."""
     out = np.ones(len(keys[0]), dtype=bool)

@@ -10,7 +10,6 @@ with its line, raises :class:`NeedLineNumbers`: the line-aware parse
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import os
 from dataclasses import dataclass
@@ -80,7 +79,10 @@ def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int 
     ``len(layout)`` fields: ids dictionary-encoded, values typed by Arrow's parser. Shared by
     the whole-file read and the streaming one, so both parse alike."""
     delimiter = "\t" if "\t" in _first_line(path) else " "
-    types = {name: _ID_TYPE for name in ("query_id", "doc_id")}
+    # query ids repeat in runs of rows: a block's dictionary of them is small. Doc ids are
+    # read as text and coded once per chunk (``tables.encode``): coding them per block too
+    # would hash each one twice (about a fifth of the parse's time).
+    types = {"query_id": _ID_TYPE, "doc_id": pa.string()}
     types[value_column] = _VALUE_TYPES[value_column]
     return (
         pa_csv.ReadOptions(column_names=list(layout), block_size=block_size),
@@ -124,9 +126,9 @@ class LineCounts:
         return out
 
 
-class _Screened:
-    """A file object over an Arrow stream that notes whether its bytes hold anything the
-    fast (one-delimiter) parse would read otherwise than trec_eval's tokenisation: another
+class _Screen:
+    """Notes whether the bytes of a file, handed over in order, hold anything the fast
+    (one-delimiter) parse would read otherwise than trec_eval's tokenisation: another
     whitespace character, an empty field (a doubled delimiter, one at a line's start or
     end) or a comment line.
 
@@ -137,35 +139,33 @@ class _Screened:
     in value, has its larger one there too), the exact check looking only at the pairs
     found (none in a file with ``\\n`` line ends)."""
 
-    def __init__(self, stream: pa.NativeFile, delimiter: str):
-        self.stream, self.delimiter = stream, ord(delimiter)
+    def __init__(self, delimiter: str):
+        self.delimiter = ord(delimiter)
         self.others = [c.encode() for c in (" ", "\t", "\v", "\f") if c != delimiter]
         self.separating = max(self.delimiter, *_LINE_ENDS)  # no separator is above it
         self.scratch = np.empty(0, dtype=np.uint8)  # reused: no fresh pages for every block
         self.previous = 0x0A  # the byte before the first: a line start
-        self.started = self.odd = self.closed = False
+        self.odd = False
 
-    def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        if not self.started:
-            self.started = True
-            if data.startswith(BOM):  # pyarrow drops it too
-                data = data[len(BOM) :]
-        if not data:
+    def see(self, data: bytes | bytearray, start: int = 0, end: int | None = None) -> bool:
+        """Screen the next bytes of the file, ``data[start:end]`` (none at its end); whether
+        anything so far is odd."""
+        end = len(data) if end is None else end
+        if end <= start:
             self.odd = self.odd or self.previous == self.delimiter  # an empty last field
         elif not self.odd:
-            self.odd = self._odd(data)
-            self.previous = data[-1]
-        return data
+            self.odd = self._odd(data, start, end)
+            self.previous = data[end - 1]
+        return self.odd
 
-    def _odd(self, data: bytes) -> bool:
-        if any(c in data for c in self.others):
+    def _odd(self, data: bytes | bytearray, start: int, end: int) -> bool:
+        if any(data.find(c, start, end) >= 0 for c in self.others):
             return True
-        codes = np.frombuffer(data, dtype=np.uint8)
+        codes = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
         boundary = np.array([self.previous, codes[0]], dtype=np.uint8)
         if _empty_fields(boundary, np.zeros(1, dtype=np.int64), self.delimiter):
             return True
-        if b"#" in data:  # a comment line: '#' opening a line
+        if data.find(b"#", start, end) >= 0:  # a comment line: '#' opening a line
             if self.previous in _LINE_ENDS and codes[0] == 0x23:
                 return True
             before = codes[np.flatnonzero(codes[1:] == 0x23)]
@@ -184,12 +184,6 @@ class _Screened:
         pairs = np.flatnonzero(larger <= self.separating)
         return _empty_fields(codes, pairs, self.delimiter)
 
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        self.closed = True
-
 
 def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:
     """Whether any byte of ``codes`` at ``at`` and the one after it bound an empty field: two
@@ -204,27 +198,22 @@ def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:
     )
 
 
-def _screened_input(stream: pa.NativeFile, path: Path) -> tuple[pa.NativeFile, _Screened]:
-    screen = _Screened(stream, "\t" if "\t" in _first_line(path) else " ")
-    return pa.PythonFile(screen, mode="r"), screen
-
-
 def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], value_column: str):
     """Columns of a file with one delimiter (tab or space) between exactly ``len(layout)``
-    fields per line, ids dictionary-encoded and values typed by Arrow's parser; raises
-    :class:`NeedLineNumbers` for anything else, or for anything to report."""
-    read, parse, convert = _csv_options(path, layout, wanted, value_column)
-    stream, screen = _screened_input(input_stream(path), path)
-    try:
-        table = pa_csv.read_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        raise NeedLineNumbers from exc
-    if screen.odd:
+    fields per line, query ids dictionary-encoded, doc ids as text and values typed by
+    Arrow's parser; raises :class:`NeedLineNumbers` for anything else, or for anything to
+    report. The whole file through :func:`fast_batches`: one fast parse, whole or streamed."""
+    with pa.OSFile(os.fspath(path), "rb") as raw:
+        batches = [
+            batch for batch, _ in fast_batches(path, layout, wanted, value_column, _BLOCK_SIZE, raw)
+        ]
+    if not batches:  # nothing but blank lines: the line-aware parse says what it is
         raise NeedLineNumbers
+    table = pa.Table.from_batches(batches)
+    del batches
     columns: dict[str, object] = {
-        name: table[name].unify_dictionaries().combine_chunks() for name in ("query_id", "doc_id")
+        "query_id": table["query_id"].unify_dictionaries().combine_chunks(),
+        "doc_id": table["doc_id"].combine_chunks(),
     }
     columns[value_column] = _fast_values(table[value_column], value_column)
     del table
@@ -252,35 +241,123 @@ def _finite_floats(values: pa.Array) -> bool:
     )
 
 
+SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
+
+
 def fast_batches(
     path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
 ):
-    """The fast parse of ``path`` one block at a time: record batches of ``wanted`` (ids
-    dictionary-encoded per batch), each checked as :func:`read_fast` checks a whole file;
-    raises :class:`NeedLineNumbers` at the first block that needs the line-aware path.
-    ``raw`` is the open file, so a caller can follow how far it has been read."""
+    """The fast parse of ``path`` a segment at a time: record batches of ``wanted`` (ids
+    dictionary-encoded per batch), each segment checked as :func:`read_fast` checks a whole
+    file before any of its batches is handed out; raises :class:`NeedLineNumbers` at the
+    first segment that needs the line-aware path. ``raw`` is the open file, so a caller can
+    follow how far it has been read.
+
+    A segment is ``SEGMENT_BLOCKS`` blocks of whole lines, parsed by pyarrow's whole-table
+    reader (its blocks on every core) while the batches of the segment before are handed
+    out: pyarrow's streaming reader parses one block at a time, on one core."""
+    from concurrent.futures import ThreadPoolExecutor
+
     read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
     stream = pa.CompressedInputStream(raw, "gzip") if is_gzip(path) else raw
-    stream, screen = _screened_input(stream, path)
-    reader = None
-    try:
-        reader = pa_csv.open_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
-        )
-        for batch in reader:
-            if screen.odd:  # in this block or one read ahead: line-aware from here
+
+    def parsed(segment: memoryview) -> pa.Table:
+        try:
+            return pa_csv.read_csv(
+                pa.BufferReader(pa.py_buffer(segment)),
+                read_options=read,
+                parse_options=parse,
+                convert_options=convert,
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise NeedLineNumbers from exc
+
+    segments = _Segments(stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter))
+    with ThreadPoolExecutor(1, thread_name_prefix="citeval-parse") as pool:
+        ahead = None
+        try:
+            for segment in segments:
+                following = pool.submit(parsed, segment)
+                if ahead is not None:
+                    yield from _checked_batches(ahead.result(), value_column)
+                ahead = following
+            if ahead is not None:
+                yield from _checked_batches(ahead.result(), value_column)
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+
+
+class _Segments:
+    """The text of a stream in pieces of whole lines of about ``size`` bytes (the last may
+    end without a line end), each screened before it is handed out: :class:`NeedLineNumbers`
+    for one the fast parse cannot vouch for, or one that opens with a byte-order mark after
+    the file's start (pyarrow would drop it, trec_eval keeps it).
+
+    The pieces are views of two buffers used in turn (no copy of the text but the part
+    line carried to the next piece): :func:`fast_batches` asks for piece ``i + 2``, which
+    is written over piece ``i``, only once the parse of piece ``i`` (which copies what it
+    keeps) has ended."""
+
+    BUFFERS = 2
+
+    def __init__(self, stream: pa.NativeFile, size: int, screen: _Screen):
+        self.stream, self.size, self.screen = stream, size, screen
+        self.buffers = [bytearray(size) for _ in range(self.BUFFERS)]
+
+    def _fill(self, buffer: bytearray, start: int) -> int:
+        """Read into ``buffer`` from ``start`` until it is full or the stream ends; the
+        bytes it holds now."""
+        view = memoryview(buffer)
+        while start < len(buffer):
+            got = self.stream.readinto(view[start:])
+            if not got:
+                break
+            start += got
+        return start
+
+    def __iter__(self):
+        carry, turn, first = b"", 0, True
+        while True:
+            buffer = self.buffers[turn % self.BUFFERS]
+            if len(carry) > len(buffer) // 2:  # a line longer than half a piece: room
+                buffer = self.buffers[turn % self.BUFFERS] = bytearray(2 * len(carry))
+            buffer[: len(carry)] = carry
+            filled = self._fill(buffer, len(carry))
+            start = 0
+            if first:
+                first = False
+                if buffer.startswith(BOM, 0, filled):  # pyarrow drops it too
+                    start = len(BOM)
+            if buffer.startswith(BOM, start, filled):  # pyarrow would drop it; trec_eval keeps it
                 raise NeedLineNumbers
-            values = batch.column(value_column)
-            if not _finite_floats(values):
-                _fast_values(values, value_column)
-            yield batch, LineCounts()
-        if screen.odd:
-            raise NeedLineNumbers
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        raise NeedLineNumbers from exc
-    finally:
-        # The reader parses ahead on threads of its own: stop them before the file is
-        # closed, or one still reading when the process exits aborts it (a cut gzip).
-        if reader is not None:
-            with contextlib.suppress(pa.ArrowException, OSError):
-                reader.close()
+            at_end = filled < len(buffer)
+            if at_end:
+                cut = filled
+            else:
+                end = buffer.rfind(b"\n", start, filled)
+                if end < 0:
+                    end = buffer.rfind(b"\r", start, filled)
+                if end < 0:  # no line end in a full buffer: a longer line
+                    carry, turn = bytes(buffer[start:filled]), turn + 1
+                    continue
+                cut = end + 1
+            if self.screen.see(buffer, start, cut):
+                raise NeedLineNumbers
+            if cut > start:
+                yield memoryview(buffer)[start:cut]
+            if at_end:
+                if self.screen.see(b"", 0, 0):
+                    raise NeedLineNumbers
+                return
+            carry, turn = bytes(buffer[cut:filled]), turn + 1
+
+
+def _checked_batches(table: pa.Table, value_column: str):
+    """The record batches of a parsed segment, each with its values checked by the one
+    rule (:class:`NeedLineNumbers` for a value to report with its line)."""
+    for batch in table.to_batches():
+        values = batch.column(value_column)
+        if not _finite_floats(values):
+            _fast_values(values, value_column)
+        yield batch, LineCounts()

@@ -24,6 +24,7 @@ from ..reading.tables import (
     first_copies,
     first_rows,
     lookup,
+    lookup_unique,
     numpy_of,
     position_in_segment,
     run_starts,
@@ -228,7 +229,7 @@ def build_rankings(
     qrels_query = position[qrels.query]
     counted_rows = np.flatnonzero(qrels_query >= 0)
     judged_query = qrels_query[counted_rows]
-    judged_doc = lookup(qrels.doc_ids, run.doc_ids)[qrels.doc[counted_rows]]
+    judged_doc = lookup_unique(qrels.doc_ids, run.doc_ids)[qrels.doc[counted_rows]]
     judgements = Judgements(judged_query, qrels.relevance[counted_rows], n)
 
     hits, qrel_row = _find_hits(row_query, docs, judged_query, judged_doc, len(run.doc_ids))
