@@ -25,10 +25,10 @@ from ..base.errors import InputError
 from ..base.options import parse_memory
 
 # What reading takes, measured on generated runs (benchmarks/bench_streaming.py): the
-# in-memory path about 1.3 bytes per byte of text at its peak; pyarrow's streaming CSV
-# reader about 40 times its block size (it parses blocks ahead, on every core), so a
-# quarter of the budget goes to it; a streamed chunk about 4 bytes per byte of its text
-# plus fixed arrays (codes, scores, ranks, positions) per row.
+# in-memory path about 1.3 bytes per byte of text at its peak; the streamed parse about 40
+# times its block size (segments of 8 blocks in two buffers, one parsed ahead: see
+# trec_fast.SEGMENTS_AHEAD), so a quarter of the budget goes to it; a streamed chunk about
+# 4 bytes per byte of its text plus fixed arrays (codes, scores, ranks, positions) per row.
 IN_MEMORY_PER_TEXT_BYTE = 1.3
 READER_PER_BLOCK = 40
 CHUNK_PER_TEXT_BYTE = 4.0

@@ -242,6 +242,10 @@ def _finite_floats(values: pa.Array) -> bool:
 
 
 SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
+# Segments parsed ahead of the one handed out. More (4) parsed no faster on W1 (the chunk's
+# coding and checks already keep the other core busy) and kept about 30 MB more per segment
+# in the allocator, so one: two buffers, one parsed segment waiting.
+SEGMENTS_AHEAD = 1
 
 
 def fast_batches(
@@ -256,6 +260,7 @@ def fast_batches(
     A segment is ``SEGMENT_BLOCKS`` blocks of whole lines, parsed by pyarrow's whole-table
     reader (its blocks on every core) while the batches of the segment before are handed
     out: pyarrow's streaming reader parses one block at a time, on one core."""
+    from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
     read, parse, convert = _csv_options(path, layout, wanted, value_column, block_size)
@@ -272,20 +277,21 @@ def fast_batches(
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise NeedLineNumbers from exc
 
-    segments = _Segments(stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter))
+    segments = _Segments(
+        stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter), SEGMENTS_AHEAD + 1
+    )
     with ThreadPoolExecutor(1, thread_name_prefix="citeval-parse") as pool:
-        ahead = None
+        ahead: deque = deque()
         try:
             for segment in segments:
-                following = pool.submit(parsed, segment)
-                if ahead is not None:
-                    yield from _checked_batches(ahead.result(), value_column)
-                ahead = following
-            if ahead is not None:
-                yield from _checked_batches(ahead.result(), value_column)
+                ahead.append(pool.submit(parsed, segment))
+                if len(ahead) > SEGMENTS_AHEAD:
+                    yield from _checked_batches(ahead.popleft().result(), value_column)
+            while ahead:
+                yield from _checked_batches(ahead.popleft().result(), value_column)
         finally:
-            if ahead is not None:
-                ahead.cancel()
+            for future in ahead:
+                future.cancel()
 
 
 class _Segments:
@@ -299,11 +305,9 @@ class _Segments:
     is written over piece ``i``, only once the parse of piece ``i`` (which copies what it
     keeps) has ended."""
 
-    BUFFERS = 2
-
-    def __init__(self, stream: pa.NativeFile, size: int, screen: _Screen):
+    def __init__(self, stream: pa.NativeFile, size: int, screen: _Screen, buffers: int = 2):
         self.stream, self.size, self.screen = stream, size, screen
-        self.buffers = [bytearray(size) for _ in range(self.BUFFERS)]
+        self.buffers = [bytearray(size) for _ in range(buffers)]
 
     def _fill(self, buffer: bytearray, start: int) -> int:
         """Read into ``buffer`` from ``start`` until it is full or the stream ends; the
@@ -319,9 +323,9 @@ class _Segments:
     def __iter__(self):
         carry, turn, first = b"", 0, True
         while True:
-            buffer = self.buffers[turn % self.BUFFERS]
+            buffer = self.buffers[turn % len(self.buffers)]
             if len(carry) > len(buffer) // 2:  # a line longer than half a piece: room
-                buffer = self.buffers[turn % self.BUFFERS] = bytearray(2 * len(carry))
+                buffer = self.buffers[turn % len(self.buffers)] = bytearray(2 * len(carry))
             buffer[: len(carry)] = carry
             filled = self._fill(buffer, len(carry))
             start = 0
