@@ -49,6 +49,7 @@ _EXPORTS = {
     "parse_measures": "base.measures",
     # how they evaluate and compare
     "EvalOptions": "base.options",
+    "ExecutionOptions": "base.options",
     "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
@@ -134,7 +135,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .base.measures import Protocol, parse_measures  # noqa: F401
-    from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
+    from .base.options import EvalOptions, ExecutionOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401

@@ -20,8 +20,16 @@ import pandas as pd
 
 from ..base.choices import LISTING_FORMATS, TESTS, check_choice
 from ..base.errors import EvalWarning, InputError, examples_of, issue
-from ..base.measures import one_measure
-from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..base.measures import Protocol, one_measure
+from ..base.options import (
+    EvalOptions,
+    ExecutionOptions,
+    StatisticsOptions,
+    display_decimals,
+    display_percent,
+    options_from,
+    whole_number,
+)
 from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
@@ -35,7 +43,7 @@ from .family import (
     few_line,
     is_unreachable,
 )
-from .labels import TEST_DIRECTIONS, TEST_LABELS, format_p
+from .labels import TEST_DIRECTIONS, TEST_LABELS, displayed, format_p
 from .model import CompareSettings
 
 PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
@@ -70,6 +78,20 @@ class Breakdown(Printable):
     warnings: list[EvalWarning] = field(default_factory=list)
     settings: CompareSettings | None = None  # as used: B raised for the family, if it was
     family: Family | None = None  # the (group, run) tests corrected together
+    protocol: Protocol | None = field(default=None, repr=False)  # the unit's, the decimals'
+
+    def displayed(
+        self,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> Breakdown:
+        """The breakdown as it prints in ``percent`` with ``decimals``, groups smaller than
+        ``min_queries`` flagged (``small``); each default: as made."""
+        if min_queries is None:
+            return displayed(self, percent, decimals)
+        groups = flagged(self.groups, whole_number("min_queries", min_queries, 1))
+        return displayed(self, percent, decimals, min_queries=min_queries, groups=groups)
 
     def _summary(self) -> dict[str, object]:
         return {
@@ -83,8 +105,13 @@ class Breakdown(Printable):
 
     FORMATS = LISTING_FORMATS
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self, *, min_queries: int | None = None) -> pd.DataFrame:
         """The groups, one row each.
+
+        Parameters
+        ----------
+        min_queries : int, optional
+            Groups smaller than this are ``small``. Default: as made (30).
 
         Returns
         -------
@@ -92,6 +119,8 @@ class Breakdown(Printable):
             Per group: ``group``, ``queries``, ``small``, each run's mean and interval, and
             each run's difference with the baseline (``<run> diff``, ``<run> p_adj``, ...).
         """
+        if min_queries is not None:
+            return self.displayed(min_queries=min_queries).to_frame()
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
             rows = self.pairs[self.pairs["system"] == system].set_index("group")
@@ -120,7 +149,21 @@ class Breakdown(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _render(self, fmt: str) -> str:
+    def _json(self, **shown) -> dict:
+        return self.displayed(**shown).to_dict()
+
+    def _render(
+        self,
+        fmt: str,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> str:
+        """The breakdown in ``fmt``, in ``percent`` with ``decimals``, groups smaller than
+        ``min_queries`` flagged."""
+        if (percent, decimals, min_queries) != (None, None, None):
+            return self.displayed(percent, decimals, min_queries)._render(fmt)
         if fmt == "csv":
             return csv_frame(self.to_frame())
         headers, rows = self.table()
@@ -189,12 +232,24 @@ class Breakdown(Printable):
             lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
         return lines
 
-    def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):
+    def section(
+        self,
+        key: str = "breakdown",
+        extra: tuple[str, ...] = (),
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ):
         """The breakdown as a report section: its definition, the table, the legend and a
         plot of the measure by group, per run (for ``popularity``, the popularity plot);
-        ``extra``: lines shown above the table."""
+        ``extra``: lines shown above the table; ``percent``, ``decimals``, ``min_queries``:
+        as in :meth:`format`."""
         from ..printing.blocks import Figure, Items, Section, Text, table
         from ..printing.plots import Unit, group_means
+
+        if (percent, decimals, min_queries) != (None, None, None):
+            return self.displayed(percent, decimals, min_queries).section(key, extra)
 
         unit = Unit(self.percent)
         headers, rows = self.table()
@@ -224,30 +279,48 @@ class Breakdown(Printable):
             figure,
         )
 
-    def report(self, command: str | None = None):
-        """The breakdown as a report (HTML or Markdown)."""
+    def report(
+        self,
+        command: str | None = None,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ):
+        """The breakdown as a report (HTML or Markdown), as :meth:`format` prints it."""
         from ..printing.document import command_report
 
+        if (percent, decimals, min_queries) != (None, None, None):
+            return self.displayed(percent, decimals, min_queries).report(command)
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
         return command_report(
             f"citeval breakdown: {self.dataset}", summary, [self.section()], command
         )
 
 
-def popularity_section(comparison, dataset: str, display: EvalOptions | None = None):
+def popularity_section(
+    comparison,
+    dataset: str,
+    options: EvalOptions | None = None,
+    *,
+    percent: bool | None = None,
+    decimals: int | None = None,
+):
     """The report section of a comparison's popularity summary: its lines, and the runs'
-    breakdown by popularity bin with the plot (the comparison's draws and seed)."""
+    breakdown by popularity bin with the plot (the comparison's draws and seed), in
+    ``percent`` with ``decimals``."""
     from .facets import popularity_lines
 
     s = comparison.settings
     found = breakdown(
         comparison.results, dataset, comparison.measures[0], by="popularity",
         baseline=comparison.baseline,
-        options=replace(display or EvalOptions(), ties=s.ties),
+        options=replace(options or EvalOptions(), ties=s.ties),
         statistics=StatisticsOptions(permutations=s.permutations, bootstrap=s.bootstrap,
                                      seed=s.seed),
     )  # fmt: skip
-    return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
+    lines = tuple(popularity_lines(comparison.popularity))
+    return found.section("popularity", lines, percent=percent, decimals=decimals)
 
 
 def _valued(groups, values: np.ndarray, measure: str):
@@ -277,9 +350,9 @@ def breakdown(
     by: str,
     protocol=None,
     bins: int = 3,
-    min_queries: int = MIN_QUERIES,
     baseline: str | None = None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> Breakdown:
     """A measure's mean per group of a dataset's queries, grouped by a facet.
@@ -303,20 +376,21 @@ def breakdown(
         Default: the dataset's own.
     bins : int, default 3
         Popularity bins (3: tail / torso / head).
-    min_queries : int, default 30
-        Groups smaller than this are flagged.
     baseline : str, optional
         The run the others are compared with. Default: the first.
     options : EvalOptions, optional
-        How the runs are evaluated and the values printed, as in
-        :func:`citeval_irm.evaluate`.
+        What the runs' numbers mean, as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
+        How they are computed, as in :func:`citeval_irm.evaluate` (no progress bar).
     statistics : StatisticsOptions, optional
         As in :func:`citeval_irm.compare`, corrected over every (group, run) tested.
 
     Returns
     -------
     Breakdown
-        Each group's size and each run's mean in it, with the tests against the baseline.
+        Each group's size and each run's mean in it, with the tests against the baseline;
+        ``format(percent=..., decimals=..., min_queries=...)`` prints it (groups smaller
+        than ``min_queries``, default 30, flagged).
 
     Examples
     --------
@@ -328,8 +402,11 @@ def breakdown(
     from .compare import compare_settings, named_inputs
     from .compare import run_warnings as warnings_of
 
-    options, statistics = options_from(
-        "breakdown", (options, EvalOptions), (statistics, StatisticsOptions)
+    options, execution, statistics = options_from(
+        "breakdown",
+        (options, EvalOptions),
+        (execution, ExecutionOptions),
+        (statistics, StatisticsOptions),
     )
     check_choice("test", statistics.test, TESTS)
     _check_facet(measures, by)
@@ -342,35 +419,45 @@ def breakdown(
     baseline = baseline or next(iter(named))
     if measures is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
-    results, measure = _evaluated(named, name, measures, protocol, options)
+    results, measure = _evaluated(named, name, measures, protocol, (options, execution))
     first = next(iter(results.values()))
     groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(first.per_query.index)
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
     groups, values, unvalued = _valued(groups, values, measure)
     names = list(named)
-    rows, blocks = _group_rows(groups, values, names, measure, settings, min_queries)
+    rows, blocks = _group_rows(groups, values, names, measure, settings)
     tested = family.tested(blocks, baseline, settings, column="group") if len(names) > 1 else None
     issue(tested.warnings if tested else [])  # B raised for the family, as compare says
-    percent = options.shown_percent(first.protocol)
+    percent = display_percent(None, first.protocol)
     return Breakdown(
         dataset=name,
         facet=by,
         measure=measure,
         runs=names,
         baseline=baseline if len(names) > 1 else None,
-        groups=pd.DataFrame(rows),
+        groups=flagged(pd.DataFrame(rows), MIN_QUERIES),
         pairs=tested.pairs if tested else pd.DataFrame(),
         overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
         percent=percent,
-        decimals=options.shown_decimals(first.protocol, percent),
-        min_queries=min_queries,
+        decimals=display_decimals(percent, first.protocol),
+        min_queries=MIN_QUERIES,
         test=settings.test,
         correction=settings.correction,
         confidence=settings.confidence,
         warnings=warnings_of(results) + unvalued + (tested.warnings if tested else []),
         settings=tested.settings if tested else settings,
         family=tested.family if tested else None,
+        protocol=first.protocol,
     )
+
+
+def flagged(groups: pd.DataFrame, min_queries: int) -> pd.DataFrame:
+    """``groups`` with ``small`` (right after ``queries``): fewer than ``min_queries``."""
+    groups = groups.drop(columns="small", errors="ignore")
+    if "queries" in groups:
+        groups.insert(groups.columns.get_loc("queries") + 1, "small",
+                      groups["queries"] < min_queries)  # fmt: skip
+    return groups
 
 
 def _check_facet(measures, by: str) -> None:
@@ -397,11 +484,11 @@ def _dataset_of(dataset, protocol) -> tuple[tuple[str, object], object]:
 
 
 def _evaluated(
-    named: dict, dataset: str, measure: str | None, protocol, options: EvalOptions
+    named: dict, dataset: str, measure: str | None, protocol, given: tuple
 ) -> tuple[dict, str]:
     """Each run's evaluation on ``dataset`` (a run given evaluated as it is) and the
     measure broken down (default: the first run's first); every run must have its values
-    on the same queries."""
+    on the same queries. ``given``: the options and the execution options."""
     from ..evaluation.evaluate import evaluate
     from .compare import is_evaluated
 
@@ -410,11 +497,12 @@ def _evaluated(
     )  # a value every result already has per query (a resolution's existence_rate) is
     if measure is not None and not values_of_all:  # as named; a measure: any spelling eval takes
         measure = str(one_measure(measure))
-    evaluated_with = replace(options, progress=False)
+    options, execution = given
+    quiet = replace(execution, progress=False)
     results = {
         run: item
         if is_evaluated(item)
-        else evaluate(item, dataset, measure, protocol=protocol, options=evaluated_with)
+        else evaluate(item, dataset, measure, protocol=protocol, options=options, execution=quiet)
         for run, item in named.items()
     }
     first = next(iter(results.values()))
@@ -435,7 +523,6 @@ def _group_rows(
     names: list[str],
     measure: str,
     settings: CompareSettings,
-    min_queries: int,
 ) -> tuple[list[dict], dict]:
     """Per group (in its facet's order, empty ones left out): its size, each run's mean and
     BCa interval (compare's bootstrap stream), and its block of values to test."""
@@ -449,7 +536,7 @@ def _group_rows(
         low, high = stats.bootstrap_ci(
             chunk, settings.bootstrap, np.random.default_rng(bootstrap_stream), settings.confidence
         )
-        row = {"group": group, "queries": int(inside.sum()), "small": inside.sum() < min_queries}
+        row = {"group": group, "queries": int(inside.sum())}
         for position, run in enumerate(names):
             row[run] = chunk[:, position].mean()
             row[f"{run} low"], row[f"{run} high"] = low[position], high[position]
