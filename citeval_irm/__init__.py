@@ -57,7 +57,7 @@ _EXPORTS = {
     "ValidationReport": "checks.validation_report",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
-    "Breakdown": "comparison.breakdown",
+    "Breakdown": "comparison.breakdown_result",
     "ResultsTable": "comparison.results_table",
     "Resolution": "resolving.result",
     "PublishedResults": "checks.published.listing",
@@ -143,7 +143,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .checks.published.comparison import PublishedComparison  # noqa: F401
     from .checks.published.listing import PublishedResults, published  # noqa: F401
     from .checks.validation_report import ValidationReport  # noqa: F401
-    from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
+    from .comparison.breakdown import breakdown  # noqa: F401
+    from .comparison.breakdown_result import Breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401
     from .comparison.published_rows import compare_published  # noqa: F401
