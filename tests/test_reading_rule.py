@@ -399,7 +399,7 @@ def test_a_gzip_of_several_members_is_sized_by_its_text(tmp_path):
     assert plan.stream
     same_result(
         evaluate(run, qrels, MEASURES),
-        evaluate(members, qrels, MEASURES, options=EvalOptions(memory=len(text) // 2)),
+        evaluate(members, qrels, MEASURES, execution=ExecutionOptions(memory=len(text) // 2)),
     )
 
 

@@ -87,22 +87,16 @@ class Breakdown(Printable):
 
     FORMATS = LISTING_FORMATS
 
-    def to_frame(self, *, min_queries: int | None = None) -> pd.DataFrame:
+    def to_frame(self) -> pd.DataFrame:
         """The groups, one row each.
-
-        Parameters
-        ----------
-        min_queries : int, optional
-            Groups smaller than this are ``small``. Default: as made (30).
 
         Returns
         -------
         pandas.DataFrame
-            Per group: ``group``, ``queries``, ``small``, each run's mean and interval, and
+            Per group: ``group``, ``queries``, ``small`` (fewer than ``min_queries``, 30
+            unless :meth:`displayed` says otherwise), each run's mean and interval, and
             each run's difference with the baseline (``<run> diff``, ``<run> p_adj``, ...).
         """
-        if min_queries is not None:
-            return self.displayed(min_queries=min_queries).to_frame()
         frame = self.groups.copy()
         for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
             rows = self.pairs[self.pairs["system"] == system].set_index("group")
