@@ -49,6 +49,7 @@ _EXPORTS = {
     "parse_measures": "base.measures",
     # how they evaluate and compare
     "EvalOptions": "base.options",
+    "ExecutionOptions": "base.options",
     "StatisticsOptions": "base.options",
     # what they return
     "EvalResult": "evaluation.results",
@@ -56,7 +57,7 @@ _EXPORTS = {
     "ValidationReport": "checks.validation_report",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
-    "Breakdown": "comparison.breakdown",
+    "Breakdown": "comparison.breakdown_result",
     "ResultsTable": "comparison.results_table",
     "Resolution": "resolving.result",
     "PublishedResults": "checks.published.listing",
@@ -134,7 +135,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401
     from .base.measures import Protocol, parse_measures  # noqa: F401
-    from .base.options import EvalOptions, StatisticsOptions  # noqa: F401
+    from .base.options import EvalOptions, ExecutionOptions, StatisticsOptions  # noqa: F401
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
@@ -142,7 +143,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .checks.published.comparison import PublishedComparison  # noqa: F401
     from .checks.published.listing import PublishedResults, published  # noqa: F401
     from .checks.validation_report import ValidationReport  # noqa: F401
-    from .comparison.breakdown import Breakdown, breakdown  # noqa: F401
+    from .comparison.breakdown import breakdown  # noqa: F401
+    from .comparison.breakdown_result import Breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401
     from .comparison.model import Comparison  # noqa: F401
     from .comparison.published_rows import compare_published  # noqa: F401

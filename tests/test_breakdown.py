@@ -74,7 +74,7 @@ def test_popularity_bins_are_quantiles_of_the_queries(corpus):
 def test_group_means_weighted_by_size_give_the_overall_mean(corpus, facet):
     run = corpus["runs"]["bm25"]
     overall = citeval_irm.evaluate(
-        run, ACL, protocol="goyal2026", options=citeval_irm.EvalOptions(progress=False)
+        run, ACL, protocol="goyal2026", execution=citeval_irm.ExecutionOptions(progress=False)
     )
     for measure in ("RR", "R@10"):
         result = citeval_irm.breakdown(
@@ -213,16 +213,12 @@ def test_values_print_in_the_protocol_unit_or_as_asked(corpus):
         statistics=citeval_irm.StatisticsOptions(**FAST),
     )
     assert (fractions.percent, fractions.decimals) == (False, 4)  # masterset2026's unit
-    asked = citeval_irm.breakdown(
-        run,
-        ACL,
-        by="popularity",
-        options=citeval_irm.EvalOptions(percent=True, decimals=1),
-        statistics=citeval_irm.StatisticsOptions(**FAST),
-    )
+    asked = fractions.displayed(percent=True, decimals=1)
     assert (asked.percent, asked.decimals) == (True, 1)
     mean = asked.groups[asked.runs[0]].iloc[0]
-    assert f"{mean * 100:.1f}" in asked.format("table")
+    assert f"{mean * 100:.1f}" in fractions.format("table", percent=True, decimals=1)
+    assert f"{mean * 100:.1f}" not in fractions.format("table")  # nothing remembered
+    assert fractions.displayed(percent=True).decimals == 2  # the rule's, in percent
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,11 @@ def test_streamed_crosscheck_equals_in_memory(quirky, recipe):
     with warnings.catch_warnings(record=True) as streamed_said:
         warnings.simplefilter("always")
         streamed = citeval_irm.crosscheck(
-            run, qrels, recipe=recipe, pool=pool, options=citeval_irm.EvalOptions(memory=TINY)
+            run,
+            qrels,
+            recipe=recipe,
+            pool=pool,
+            execution=citeval_irm.ExecutionOptions(memory=TINY),
         )
     same_report(whole, streamed)
     assert [str(w.message) for w in whole_said] == [str(w.message) for w in streamed_said]
@@ -93,7 +97,11 @@ def test_an_ungrouped_run_is_sorted_out_of_core_and_cross_checked(quirky):
     for recipe in ("goyal2026", "symtax"):
         whole = citeval_irm.crosscheck(mixed, qrels, recipe=recipe, pool=pool)
         streamed = citeval_irm.crosscheck(
-            mixed, qrels, recipe=recipe, pool=pool, options=citeval_irm.EvalOptions(memory=TINY)
+            mixed,
+            qrels,
+            recipe=recipe,
+            pool=pool,
+            execution=citeval_irm.ExecutionOptions(memory=TINY),
         )
         note = [w for w in streamed.warnings if w.code == "run_sorted"]
         assert len(note) == 1 and "DuckDB" in note[0].message
@@ -115,7 +123,7 @@ def test_a_run_far_above_memory_is_never_read_whole(tmp_path, monkeypatch):
 
     monkeypatch.setattr(crosscheck_module, "_check_chunk", counting)
     citeval_irm.crosscheck(
-        run, qrels, recipe="goyal2026", options=citeval_irm.EvalOptions(memory=TINY)
+        run, qrels, recipe="goyal2026", execution=citeval_irm.ExecutionOptions(memory=TINY)
     )
     rows = sum(1 for _ in run.open())
     assert sum(seen) == rows and len(seen) >= 15 and max(seen) < rows / 10
@@ -139,7 +147,7 @@ def test_crosscheck_takes_the_reading_options_only(quirky):
     with pytest.raises(citeval_irm.InputError, match="max_docs"):
         citeval_irm.crosscheck(run, qrels, recipe="goyal2026", options=EvalOptions(max_docs=10))
     report = citeval_irm.crosscheck(
-        run, qrels, recipe="duallcr", options=citeval_irm.EvalOptions(engine="pytrec_eval")
+        run, qrels, recipe="duallcr", execution=citeval_irm.ExecutionOptions(engine="pytrec_eval")
     )
     assert np.isfinite(report.summary["trec_eval"]).all()
 
@@ -186,7 +194,7 @@ def test_what_reading_says_is_said_once(quirky, memory):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = citeval_irm.crosscheck(
-            run, qrels, recipe="duallcr", options=citeval_irm.EvalOptions(memory=memory)
+            run, qrels, recipe="duallcr", execution=citeval_irm.ExecutionOptions(memory=memory)
         )
     codes = [w.code for w in report.warnings]
     assert codes.count("run_extra_text") == 1 and codes.count("run_comment_lines") == 1

@@ -37,7 +37,8 @@ def test_partitioned_parquet_on_the_cluster(tmp_path, client):
             folder,
             qrels,
             protocol="goyal2026",
-            options=citeval_irm.EvalOptions(ties=ties, engine="dask", scheduler=client),
+            options=citeval_irm.EvalOptions(ties=ties),
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
         )
         assert result.engine == "dask"
         expected.run_source = result.run_source
@@ -56,7 +57,8 @@ def test_dask_dataframe_with_queries_split_between_partitions(tmp_path, client):
         pieces,
         qrels,
         "RR R@10 nDCG@10 AP",
-        options=citeval_irm.EvalOptions(ties="run_order", engine="dask", scheduler=client),
+        options=citeval_irm.EvalOptions(ties="run_order"),
+        execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
     )
     assert np.array_equal(result.values, expected.values)
     assert result.query_ids == expected.query_ids
@@ -67,7 +69,10 @@ def test_a_trec_file_is_refused_with_the_way_out(tmp_path, client):
     run, qrels = citation_run(tmp_path, queries=5)
     with pytest.raises(citeval_irm.InputError, match="citeval convert"):
         citeval_irm.evaluate(
-            run, qrels, "RR", options=citeval_irm.EvalOptions(engine="dask", scheduler=client)
+            run,
+            qrels,
+            "RR",
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
         )
 
 
@@ -112,7 +117,7 @@ def test_compare_streamed_and_on_the_cluster(tmp_path, client):
     expected = citeval_irm.compare(runs, planted["qrels"], **options)
     for extra in ({"memory": "64K"}, {"engine": "dask", "scheduler": client}):
         other = citeval_irm.compare(
-            runs, planted["qrels"], **options, options=citeval_irm.EvalOptions(**extra)
+            runs, planted["qrels"], **options, execution=citeval_irm.ExecutionOptions(**extra)
         )
         assert other.pairs.equals(expected.pairs)
         assert other.per_query.equals(expected.per_query)
@@ -131,7 +136,7 @@ def test_compare_on_the_cluster_issues_each_warning_once_from_the_client(tmp_pat
             {"a": run, "b": run},
             qrels,
             "RR",
-            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
         )
     issued = [w for w in caught if issubclass(w.category, citeval_irm.EvalWarning)]
     assert [str(w.message) for w in issued] == [str(w) for w in comparison.warnings]
@@ -151,6 +156,6 @@ def test_crosscheck_on_the_cluster_equals_in_memory(tmp_path, client):
             folder,
             qrels,
             recipe=recipe,
-            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
         )
         same_report(expected, found)

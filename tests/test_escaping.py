@@ -418,8 +418,7 @@ def test_percent_scales_fractions_not_counts(tables):
         tables[True]["runs"][:1],
         tables[True]["qrels"],
         "RR NumRet",
-        options=citeval_irm.EvalOptions(percent=True),
-    )
+    ).shown(percent=True)
     scores = report.tables()["scores"]
     assert dict(scores.rows)["NumRet"] == "24.00" and "percent" in report.summary
 

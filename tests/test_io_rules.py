@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeval_irm import InputError, as_qrels, evaluate, read_qrels, read_run
-from citeval_irm.base.options import EvalOptions
+from citeval_irm.base.options import ExecutionOptions
 
 # --------------------------------------------------------------------------- labels
 
@@ -63,14 +63,14 @@ def test_a_huge_label_changes_no_other_query(tmp_path):
     qrels = {"q1": {"a": 2**31 - 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0}, "q2": {"x": 2.0, "b": 1.0}}
     assert evaluate(run, qrels, "RR").values[:, 0].tolist() == [1.0, 0.5]
-    assert evaluate(run, qrels, "RR", options=EvalOptions(engine="pytrec_eval")).values[
+    assert evaluate(run, qrels, "RR", execution=ExecutionOptions(engine="pytrec_eval")).values[
         :, 0
     ].tolist() == [1.0, 0.5]
     # nDCG needs the label itself: the default engine computes it, pytrec_eval would take
     # 17 GB for that one label, so that engine says what to do instead
     assert evaluate(run, qrels, "nDCG").values[:, 0].tolist() == [1.0, 1 / np.log2(3)]
     with pytest.raises(InputError, match="use the default engine"):
-        evaluate(run, qrels, "nDCG", options=EvalOptions(engine="pytrec_eval"))
+        evaluate(run, qrels, "nDCG", execution=ExecutionOptions(engine="pytrec_eval"))
 
 
 def test_judged_only_with_negative_labels_is_exact_on_the_pytrec_eval_engine():
@@ -80,7 +80,7 @@ def test_judged_only_with_negative_labels_is_exact_on_the_pytrec_eval_engine():
     qrels = {"q": {"a": -1, "b": 0, "c": 1}}
     measures = "P(judged_only=True)@1 P(judged_only=True)@2 RR(judged_only=True) P@2"
     ours = evaluate(run, qrels, measures)
-    theirs = evaluate(run, qrels, measures, options=EvalOptions(engine="pytrec_eval"))
+    theirs = evaluate(run, qrels, measures, execution=ExecutionOptions(engine="pytrec_eval"))
     assert ours.values.tolist() == theirs.values.tolist() == [[0.0, 0.5, 0.5, 0.0]]
 
 
@@ -173,7 +173,7 @@ def test_any_bytes_give_the_reference_table_or_an_error_naming_a_line(tmp_path_f
 def test_a_measure_no_provider_can_take_is_an_error_not_a_traceback(measure, engine, problem):
     run = {"q": {"a": 1.0}}
     with pytest.raises(InputError, match=problem):
-        evaluate(run, {"q": {"a": 1}}, measure, options=EvalOptions(engine=engine))
+        evaluate(run, {"q": {"a": 1}}, measure, execution=ExecutionOptions(engine=engine))
 
 
 def test_frames_with_missing_ids_or_repeated_columns_are_errors_naming_the_row():

@@ -68,14 +68,19 @@ def test_every_path_cuts_the_same(tmp_path):
     same_result(
         whole,
         citeval_irm.evaluate(
-            run, qrels, **options, options=citeval_irm.EvalOptions(max_docs=5, memory=TINY)
+            run,
+            qrels,
+            **options,
+            options=citeval_irm.EvalOptions(max_docs=5),
+            execution=citeval_irm.ExecutionOptions(memory=TINY),
         ),
     )
     reference = citeval_irm.evaluate(
         run,
         qrels,
         **options,
-        options=citeval_irm.EvalOptions(max_docs=5, engine="pytrec_eval", verify=True),
+        options=citeval_irm.EvalOptions(max_docs=5),
+        execution=citeval_irm.ExecutionOptions(engine="pytrec_eval", verify=True),
     )
     assert np.allclose(whole.values, reference.values, atol=1e-9)
     # the cut is the run's first 5 docs of each ranking in the tie policy's order
@@ -104,7 +109,8 @@ def test_dask_cuts_the_same(tmp_path):
             folder,
             qrels,
             "RR R@10 nDCG@10 NumRet",
-            options=citeval_irm.EvalOptions(max_docs=3, engine="dask", scheduler=client),
+            options=citeval_irm.EvalOptions(max_docs=3),
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
         )
     expected.run_source = result.run_source
     same_result(expected, result)

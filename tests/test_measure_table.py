@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from test_scoring import cases, measures_for
 
 from citeval_irm import evaluate, parse_measures
-from citeval_irm.base.options import EvalOptions
+from citeval_irm.base.options import EvalOptions, ExecutionOptions
 from citeval_irm.evaluation.provider import CitevalProvider
 from citeval_irm.scoring import (
     MEASURES,
@@ -187,8 +187,10 @@ def test_a_measure_trec_eval_lacks_is_verified_by_its_declared_reference(tmp_pat
 
     run = {"q": {"a": 3.0, "b": 2.0, "x": 2.0}, "r": {"a": 1.0}}
     qrels = {"q": {"a": 1, "b": -1}, "r": {"b": 1}, "s": {"a": 0}}
-    mine = evaluate(run, qrels, "Judged@2 Judged", options=EvalOptions(verify=True))
-    theirs = evaluate(run, qrels, "Judged@2 Judged", options=EvalOptions(engine="pytrec_eval"))
+    mine = evaluate(run, qrels, "Judged@2 Judged", execution=ExecutionOptions(verify=True))
+    theirs = evaluate(
+        run, qrels, "Judged@2 Judged", execution=ExecutionOptions(engine="pytrec_eval")
+    )
     assert mine.values.tolist() == theirs.values.tolist() == [[0.5, 1 / 3], [0, 0], [0, 0]]
     assert ir_measures.citeval.calc_aggregate([ir_measures.Judged @ 2], qrels, run) == {
         ir_measures.Judged @ 2: 0.5 / 3

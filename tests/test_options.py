@@ -1,7 +1,8 @@
-"""One options object, built once: ``EvalOptions`` / ``StatisticsOptions`` passed whole or
-as keywords give the same numbers, a typo fails before any run is read, the decimals rule
+"""One options object per kind, built once: ``EvalOptions`` / ``ExecutionOptions`` /
+``StatisticsOptions`` passed whole, a typo fails before any run is read, the decimals rule
 reaches every printed value (the cross-check's protocol decimals, ``--decimals``), and
-``--percent`` / ``--decimals`` reach the report."""
+``--percent`` / ``--decimals`` reach the report. The split itself (meaning, execution,
+display) is tested in ``test_options_split.py``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from test_cli_options import run_cli
 
 import citeval_irm
 from citeval_irm.base.measures import Protocol, parse_measures
-from citeval_irm.base.options import EvalOptions, StatisticsOptions
+from citeval_irm.base.options import EvalOptions, ExecutionOptions, StatisticsOptions
 
 MAX_PARAMETERS = 14  # every public function; the verbs: 10 (test_public_signatures)
 
@@ -107,10 +108,10 @@ def test_a_typo_fails_before_any_run_is_read(files):
             "RR",
             statistics=citeval_irm.StatisticsOptions(test="ttest"),
         )
-    with pytest.raises(citeval_irm.InputError, match="decimals 13"):
-        citeval_irm.make_report(
-            {"a": "missing.trec"}, qrels, "RR", options=citeval_irm.EvalOptions(decimals=13)
-        )
+    with pytest.raises(citeval_irm.InputError, match="jobs must be a whole number"):
+        citeval_irm.results_table("missing.csv", execution=citeval_irm.ExecutionOptions(jobs=0))
+    with pytest.raises(citeval_irm.InputError, match="engine must be one of"):
+        citeval_irm.ExecutionOptions(engine="spark")
 
 
 def test_a_correction_alias_is_still_taken(files):
@@ -167,42 +168,53 @@ def test_percent_and_decimals_reach_the_report(capsys, tmp_path, files):
     assert code == 0 and "**values in**: percent, 3 decimals" in text and "| RR | 44.444 |" in text
 
 
-def test_make_report_takes_the_options_object(files):
+def test_a_report_is_shown_in_another_unit(files):
+    """``make_report`` formats in the protocol's unit; ``shown(percent=, decimals=)`` gives
+    the same report in another, its title and command kept (``decimals`` checked)."""
     run, _, qrels = files
-    report = citeval_irm.make_report(
-        {"run": run}, qrels, "RR", options=EvalOptions(percent=True, decimals=1)
-    )
-    assert report.tables()["scores"].rows == (("RR", "44.4"),)
-    assert citeval_irm.make_report(
-        {"run": run}, qrels, "RR", options=citeval_irm.EvalOptions(percent=True)
-    ).tables()["scores"].rows == (("RR", "44.44"),)
+    report = citeval_irm.make_report({"run": run}, qrels, "RR")
+    report.title, report.command = "mine", "citeval eval run.trec"
+    assert report.tables()["scores"].rows == (("RR", "0.4444"),)
+    shown = report.shown(percent=True, decimals=1)
+    assert shown.tables()["scores"].rows == (("RR", "44.4"),)
+    assert (shown.title, shown.command) == ("mine", "citeval eval run.trec")
+    assert report.shown(percent=True).tables()["scores"].rows == (("RR", "44.44"),)
+    assert "citeval eval run.trec" in shown.to_markdown()
+    with pytest.raises(citeval_irm.InputError, match="decimals 13"):
+        report.shown(decimals=13)
 
 
 def test_the_command_line_defaults_are_the_options_defaults():
     from citeval_irm.cli import build_parser
-    from citeval_irm.cli.flags import eval_options, statistics_options
+    from citeval_irm.cli.flags import (
+        display,
+        eval_options,
+        execution_options,
+        statistics_options,
+    )
 
     args = build_parser().parse_args(["compare", "a.trec", "b.trec", "--qrels", "q", "-m", "RR"])
-    assert dataclasses.replace(eval_options(args), progress=None) == EvalOptions()
+    assert eval_options(args) == EvalOptions()
+    assert dataclasses.replace(execution_options(args), progress=None) == ExecutionOptions()
     assert statistics_options(args) == StatisticsOptions()
+    assert display(args) == {"percent": None, "decimals": None}
 
 
-def test_a_result_prints_as_evaluate_was_asked(files):
-    """``evaluate(..., percent=True, decimals=1)``: the result remembers how to print, and
-    ``format``'s own keywords still win."""
+def test_a_result_prints_as_format_is_asked(files):
+    """``format(percent=True, decimals=1)``: how values print is the format's keywords,
+    the protocol's unit by default (no result remembers a display)."""
     run, _, qrels = files
     with pytest.warns(citeval_irm.EvalWarning):
-        shown = citeval_irm.evaluate(
-            run, qrels, "RR P@2", options=citeval_irm.EvalOptions(percent=True, decimals=1)
-        )
         plain = citeval_irm.evaluate(run, qrels, "RR P@2")
-    assert shown.format("table").splitlines()[1:] == ["  RR   44.4", "  P@2  16.7"]
-    assert plain.format("table").splitlines()[1:] == ["  RR   0.4444", "  P@2  0.1667"]
-    assert shown.format("table", percent=False, decimals=2).splitlines()[1:] == [
-        "  RR   0.44",
-        "  P@2  0.17",
+    assert plain.format("table", percent=True, decimals=1).splitlines()[1:] == [
+        "  RR   44.4",
+        "  P@2  16.7",
     ]
-    assert shown.to_frame().loc["all", "RR"] == pytest.approx(44.444, abs=1e-3)
+    assert plain.format("table").splitlines()[1:] == ["  RR   0.4444", "  P@2  0.1667"]
+    assert plain.format("table", decimals=2).splitlines()[1:] == ["  RR   0.44", "  P@2  0.17"]
+    assert plain.to_frame(percent=True).loc["all", "RR"] == pytest.approx(44.444, abs=1e-3)
+    with pytest.raises(citeval_irm.InputError, match="decimals 13"):
+        plain.format("table", decimals=13)
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,8 @@ def test_partitioned_run_holds_whole_queries_and_streams(tmp_path, capsys):
             folder,
             qrels,
             protocol="goyal2026",
-            options=citeval_irm.EvalOptions(ties="run_order", memory=memory),
+            options=citeval_irm.EvalOptions(ties="run_order"),
+            execution=citeval_irm.ExecutionOptions(memory=memory),
         )
         assert result.run_source == str(folder)
         expected.run_source = result.run_source

@@ -26,7 +26,7 @@ qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2, "x": 0}}
 run = {"q1": {"a": 3, "b": 2, "c": 1, "d": 0.5}, "q2": {"c": 1.0, "y": 0.5, "z": 0.2}}
 measures = [AP(judged_only=True), NumRet, P @ 2, RR(judged_only=True)]
 ours = citeval_irm.evaluate(
-    run, qrels, measures, options=citeval_irm.EvalOptions(engine="pytrec_eval", verify=True)
+    run, qrels, measures, execution=citeval_irm.ExecutionOptions(engine="pytrec_eval", verify=True)
 )
 upstream = ir_measures.pytrec_eval.calc_aggregate(measures, qrels, run)
 print(json.dumps([ours.aggregates, {str(k): v for k, v in upstream.items()}]))

@@ -28,7 +28,7 @@ from test_streaming import citation_run, same_result
 from test_trec_eval_outputs import expected_lines
 
 from citeval_irm import InputError, convert, evaluate, read_qrels, read_run
-from citeval_irm.base.options import EvalOptions
+from citeval_irm.base.options import EvalOptions, ExecutionOptions
 from citeval_irm.cli import main
 from citeval_irm.reading.io import write_run
 from citeval_irm.reading.streaming import plan_reading, text_size
@@ -144,7 +144,7 @@ def test_every_input_form_gives_the_same_values_and_warnings(tmp_path_factory, t
         run, memory = form if isinstance(form, tuple) else (form, None)
         if memory is not None:
             assert plan_reading(run, memory).stream, name
-        result = evaluate(run, qrels, MEASURES, options=EvalOptions(memory=memory))
+        result = evaluate(run, qrels, MEASURES, execution=ExecutionOptions(memory=memory))
         assert result.query_ids == reference.query_ids, name
         assert np.array_equal(result.values, reference.values), name
         assert without_reading_notes(result.warnings) == without_reading_notes(
@@ -210,7 +210,7 @@ def test_an_empty_field_at_a_block_boundary_is_found(tmp_path, bad_line, odd_byt
     assert plan_reading(run, "1K").block_size == block
     for memory in (None, "1K"):
         with pytest.raises(InputError, match="found 5") as caught:
-            evaluate(run, qrels, "RR", options=EvalOptions(memory=memory))
+            evaluate(run, qrels, "RR", execution=ExecutionOptions(memory=memory))
         assert caught.value.line == count + 1
 
 
@@ -224,7 +224,7 @@ def test_a_byte_order_mark_is_dropped_on_both_paths(tmp_path):
     qrels.write_bytes(bom + b"q1 0 a 1\n")
     for path in (fast, lines):
         assert read_run(path).query_strings().to_pylist() == ["q1", "q1"]
-        streamed = evaluate(path, qrels, "RR", options=EvalOptions(memory="1K"))
+        streamed = evaluate(path, qrels, "RR", execution=ExecutionOptions(memory="1K"))
         assert streamed.query_ids == ["q1"]
     assert read_qrels(qrels).query_strings().to_pylist() == ["q1"]
 
@@ -267,7 +267,7 @@ def test_trec_eval_comment_files_match_its_output(capsys, trec_eval_dir):
         trec_eval_dir / "results.test.with-comments",
         trec_eval_dir / "qrels.test.with-comments",
         "AP",
-        options=EvalOptions(memory="1K"),
+        execution=ExecutionOptions(memory="1K"),
     )
     same_result(result, streamed)
 
@@ -287,7 +287,13 @@ def test_a_sorted_run_keeps_every_warning_of_the_whole_file(tmp_path):
     mixed.write_text("\n".join(moved) + "\n")
     fields = {"duplicates": "keep_best", "ties": "run_order"}
     whole = evaluate(mixed, qrels, "AP RR P@10", options=EvalOptions(**fields))
-    streamed = evaluate(mixed, qrels, "AP RR P@10", options=EvalOptions(**fields, memory="64K"))
+    streamed = evaluate(
+        mixed,
+        qrels,
+        "AP RR P@10",
+        options=EvalOptions(**fields),
+        execution=ExecutionOptions(memory="64K"),
+    )
     assert [w.code for w in streamed.warnings if w.code == "run_sorted"] == ["run_sorted"]
     streamed.warnings = [w for w in streamed.warnings if w.code != "run_sorted"]
     codes = {w.code for w in whole.warnings}
@@ -393,7 +399,7 @@ def test_a_gzip_of_several_members_is_sized_by_its_text(tmp_path):
     assert plan.stream
     same_result(
         evaluate(run, qrels, MEASURES),
-        evaluate(members, qrels, MEASURES, options=EvalOptions(memory=len(text) // 2)),
+        evaluate(members, qrels, MEASURES, execution=ExecutionOptions(memory=len(text) // 2)),
     )
 
 
@@ -408,7 +414,9 @@ def test_a_parquet_file_of_one_row_group_is_streamed_in_chunks(tmp_path):
     assert len(chunks) > 5 and max(len(c) for c in chunks) < 2000
     same_result(
         evaluate(run, qrels, MEASURES),
-        evaluate(tmp_path / "one.parquet", qrels, MEASURES, options=EvalOptions(memory="64K")),
+        evaluate(
+            tmp_path / "one.parquet", qrels, MEASURES, execution=ExecutionOptions(memory="64K")
+        ),
     )
 
 

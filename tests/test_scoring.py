@@ -116,8 +116,10 @@ def test_default_engine_equals_the_pytrec_eval_engine(case):
     """The two engines agree, and ``verify`` checks exactly that."""
     run, qrels = case
     measures = parse_measures("RR RR@3 P@2 R@5 Success@1 AP AP@3 nDCG nDCG@3 Rprec NumRet NumQ")
-    mine = evaluate(run, qrels, measures, options=citeval_irm.EvalOptions(verify=True))
-    theirs = evaluate(run, qrels, measures, options=citeval_irm.EvalOptions(engine="pytrec_eval"))
+    mine = evaluate(run, qrels, measures, execution=citeval_irm.ExecutionOptions(verify=True))
+    theirs = evaluate(
+        run, qrels, measures, execution=citeval_irm.ExecutionOptions(engine="pytrec_eval")
+    )
     assert np.abs(mine.values - theirs.values).max() <= 1e-12
     assert mine.query_ids == theirs.query_ids
 
@@ -186,7 +188,10 @@ def test_verify_names_the_query_and_measure(monkeypatch):
     monkeypatch.setitem(MEASURES, "P", wrong)
     with pytest.raises(citeval_irm.VerificationError, match=r"query 'q', P@1: citeval 3\.14"):
         evaluate(
-            {"q": {"a": 1.0}}, {"q": {"a": 1}}, "P@1", options=citeval_irm.EvalOptions(verify=True)
+            {"q": {"a": 1.0}},
+            {"q": {"a": 1}},
+            "P@1",
+            execution=citeval_irm.ExecutionOptions(verify=True),
         )
 
 

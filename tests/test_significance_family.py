@@ -366,7 +366,7 @@ def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path
     changed = rows[:-1] + [rows[-1].replace(" 1\n", " 2\n")]  # one label differs
     qb.write_text("".join(changed), encoding="utf-8")
     made = citeval_irm.evaluate(
-        runs["a"], qa, "RR", options=citeval_irm.EvalOptions(progress=False)
+        runs["a"], qa, "RR", execution=citeval_irm.ExecutionOptions(progress=False)
     )
     with pytest.raises(citeval_irm.InputError, match=r"a was evaluated on other judgements "
                        r"\(.*qa.txt\) than the comparison's qrels \(.*qb.txt\)"):  # fmt: skip
@@ -376,7 +376,7 @@ def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path
     both = {
         "a": made,
         "b": citeval_irm.evaluate(
-            runs["b"], qb, "RR", options=citeval_irm.EvalOptions(progress=False)
+            runs["b"], qb, "RR", execution=citeval_irm.ExecutionOptions(progress=False)
         ),
     }
     with pytest.raises(citeval_irm.InputError, match="b was evaluated on other judgements"):
@@ -390,7 +390,11 @@ def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path
     assert same.pairs.iloc[0]["diff"] > 0
     for option, value in (("max_docs", 1), ("ties", "run_order"), ("empty_queries", "skip")):
         other = citeval_irm.evaluate(
-            runs["a"], qa, "RR", options=citeval_irm.EvalOptions(progress=False, **{option: value})
+            runs["a"],
+            qa,
+            "RR",
+            options=citeval_irm.EvalOptions(**{option: value}),
+            execution=citeval_irm.ExecutionOptions(progress=False),
         )
         with pytest.raises(citeval_irm.InputError, match=f"a was evaluated with {option}="):
             citeval_irm.compare(
@@ -400,7 +404,10 @@ def test_a_result_made_on_other_judgements_or_settings_is_refused(demo, tmp_path
                 statistics=citeval_irm.StatisticsOptions(**FAST),
             )
     protocol = citeval_irm.evaluate(
-        runs["a"], DEMO, protocol="goyal2026", options=citeval_irm.EvalOptions(progress=False)
+        runs["a"],
+        DEMO,
+        protocol="goyal2026",
+        execution=citeval_irm.ExecutionOptions(progress=False),
     )
     with pytest.raises(citeval_irm.InputError, match="protocol goyal2026, the comparison uses"):
         citeval_irm.compare({"a": protocol, "b": runs["b"]}, DEMO, protocol="masterset2026")

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from test_io_rules import files
 
 import citeval_irm
-from citeval_irm.base.options import EvalOptions, parse_memory
+from citeval_irm.base.options import EvalOptions, ExecutionOptions, parse_memory
 from citeval_irm.cli import main
 from citeval_irm.reading.chunks import NotGrouped, iter_run_chunks
 from citeval_irm.reading.streaming import plan_reading
@@ -75,7 +75,11 @@ def test_streamed_equals_in_memory(tmp_path, ties, empty_queries):
     fields = {"ties": ties, "empty_queries": empty_queries}
     whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026", options=EvalOptions(**fields))
     streamed = citeval_irm.evaluate(
-        run, qrels, protocol="goyal2026", options=EvalOptions(**fields, memory=TINY)
+        run,
+        qrels,
+        protocol="goyal2026",
+        options=EvalOptions(**fields),
+        execution=ExecutionOptions(memory=TINY),
     )
     same_result(whole, streamed)
     codes = {w.code for w in streamed.warnings}
@@ -112,7 +116,11 @@ def test_gzip_extra_text_duplicates_and_other_engines(tmp_path):
         packed, qrels, measures, options=EvalOptions(duplicates="keep_best")
     )
     streamed = citeval_irm.evaluate(
-        packed, qrels, measures, options=EvalOptions(duplicates="keep_best", memory=TINY)
+        packed,
+        qrels,
+        measures,
+        options=EvalOptions(duplicates="keep_best"),
+        execution=ExecutionOptions(memory=TINY),
     )
     same_result(whole, streamed)
     assert {"run_extra_text", "duplicate_docs_dropped"} <= {w.code for w in streamed.warnings}
@@ -120,7 +128,8 @@ def test_gzip_extra_text_duplicates_and_other_engines(tmp_path):
         packed,
         qrels,
         "RR nDCG@10",
-        options=citeval_irm.EvalOptions(duplicates="keep_best", memory=TINY, verify=True),
+        options=citeval_irm.EvalOptions(duplicates="keep_best"),
+        execution=citeval_irm.ExecutionOptions(memory=TINY, verify=True),
     )
     assert verified["RR"] == whole["RR"]
 
@@ -132,7 +141,9 @@ def test_trec_eval_reference_run_streamed(trec_eval_dir):
     measures = "RR P@10 R@100 AP nDCG Rprec NumRet(rel=1)"
     same_result(
         citeval_irm.evaluate(run, qrels, measures),
-        citeval_irm.evaluate(run, qrels, measures, options=citeval_irm.EvalOptions(memory="1K")),
+        citeval_irm.evaluate(
+            run, qrels, measures, execution=citeval_irm.ExecutionOptions(memory="1K")
+        ),
     )
 
 
@@ -144,7 +155,7 @@ def test_errors_name_the_line_while_streaming(tmp_path):
     (tmp_path / "bad.trec").write_text("\n".join(bad) + "\n")
     with pytest.raises(citeval_irm.InputError, match=r"bad\.trec:2501: score 'oops'"):
         citeval_irm.evaluate(
-            tmp_path / "bad.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=TINY)
+            tmp_path / "bad.trec", qrels, "RR", execution=citeval_irm.ExecutionOptions(memory=TINY)
         )
     repeated = list(lines)
     repeated.insert(3000, repeated[2999])  # a doc listed twice, far from the start
@@ -152,7 +163,10 @@ def test_errors_name_the_line_while_streaming(tmp_path):
     for memory in (TINY, None):  # the same line on both paths
         with pytest.raises(citeval_irm.InputError, match=r"dup\.trec:3001: duplicate score"):
             citeval_irm.evaluate(
-                tmp_path / "dup.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=memory)
+                tmp_path / "dup.trec",
+                qrels,
+                "RR",
+                execution=citeval_irm.ExecutionOptions(memory=memory),
             )
 
 
@@ -212,7 +226,11 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
         mixed, qrels, protocol="goyal2026", options=EvalOptions(ties="run_order")
     )
     streamed = citeval_irm.evaluate(
-        mixed, qrels, protocol="goyal2026", options=EvalOptions(ties="run_order", memory=TINY)
+        mixed,
+        qrels,
+        protocol="goyal2026",
+        options=EvalOptions(ties="run_order"),
+        execution=ExecutionOptions(memory=TINY),
     )
     note = [w for w in streamed.warnings if w.code == "run_sorted"]
     assert len(note) == 1 and "DuckDB" in note[0].message
@@ -222,7 +240,7 @@ def test_a_large_run_not_grouped_is_sorted_out_of_core(tmp_path):
     (tmp_path / "dup.trec").write_text("\n".join(repeated) + "\n")
     with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{len(repeated)}: duplicate"):
         citeval_irm.evaluate(
-            tmp_path / "dup.trec", qrels, "RR", options=citeval_irm.EvalOptions(memory=TINY)
+            tmp_path / "dup.trec", qrels, "RR", execution=citeval_irm.ExecutionOptions(memory=TINY)
         )
 
 
@@ -239,14 +257,17 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
     path.write_text("\n".join(lines) + "\n")
     whole = citeval_irm.validate(path, "citeval/demo/test", same_year=True)
     streamed = citeval_irm.validate(
-        path, "citeval/demo/test", same_year=True, options=citeval_irm.EvalOptions(memory=TINY)
+        path,
+        "citeval/demo/test",
+        same_year=True,
+        execution=citeval_irm.ExecutionOptions(memory=TINY),
     )
     assert not whole.passed and whole.count("later_paper") > 10
     assert whole.to_dict() == streamed.to_dict()
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(whole.violations, streamed.violations)
     given = citeval_irm.validate(  # the reading options as an EvalOptions, as evaluate takes
-        path, "citeval/demo/test", options=EvalOptions(memory=TINY, progress=False)
+        path, "citeval/demo/test", execution=ExecutionOptions(memory=TINY, progress=False)
     )
     assert given.to_dict() == streamed.to_dict()
     with pytest.raises(TypeError, match="unexpected keyword argument 'memory'"):

@@ -199,15 +199,15 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
     )
     bm25 = pd.read_csv(small, sep="\t")["run"][0]
     assert found.value("bm25", DEMO, "RR") == pytest.approx(
-        citeval_irm.evaluate(bm25, DEMO, "RR", options=citeval_irm.EvalOptions(progress=False))[
-            "RR"
-        ]
+        citeval_irm.evaluate(
+            bm25, DEMO, "RR", execution=citeval_irm.ExecutionOptions(progress=False)
+        )["RR"]
     )
     parallel = citeval_irm.results_table(
         small,
         measures="RR",
         baseline="bm25",
-        jobs=2,
+        execution=citeval_irm.ExecutionOptions(jobs=2),
         statistics=citeval_irm.StatisticsOptions(**FAST),
     )
     pd.testing.assert_frame_equal(parallel.to_frame(), found.to_frame())
@@ -222,7 +222,7 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
             small,
             measures="RR",
             baseline="bm25",
-            options=citeval_irm.EvalOptions(engine="dask", scheduler=client),
+            execution=citeval_irm.ExecutionOptions(engine="dask", scheduler=client),
             statistics=citeval_irm.StatisticsOptions(**FAST),
         )
     pd.testing.assert_frame_equal(on_dask.to_frame(), found.to_frame())

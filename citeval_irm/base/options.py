@@ -1,19 +1,24 @@
-"""The options of an evaluation and of a comparison's statistics: built once, passed whole.
+"""The options of an evaluation, of its execution and of a comparison's statistics: built
+once, passed whole.
 
-:class:`EvalOptions` is how a run is read, ranked and scored, and how its numbers are
-shown; :class:`StatisticsOptions` is how runs are compared. Both are made once, from the
-command line (``cli``) or by the caller (``options=EvalOptions(ties='run_order')``), and
-handed whole to ``evaluate``, ``validate``, ``crosscheck``, ``compare``, ``table``,
-``breakdown`` and the report, so no layer re-lists them. Every value is checked when the
-object is made, before any run is read: a typo fails at once, not after the evaluations.
-
-:func:`display_decimals` is the one rule for how many decimals a value is printed with.
+Each object holds one kind of option. :class:`EvalOptions` is what a number means (the tie
+policy, duplicates, empty queries, trec_eval's ``-M``): part of every result, recorded in
+it. :class:`ExecutionOptions` is how a number is computed (the engine, memory, a Dask
+scheduler, processes, a progress bar): it never changes a number and never travels inside
+a result. :class:`StatisticsOptions` is how runs are compared. How values are shown
+(``percent``, ``decimals``) is no option object: it is given to a result's ``format()`` /
+``to_frame()`` (and to a report's ``shown()``), and :func:`display_decimals` is the one
+rule for the decimals. The objects are made once, from the command line (``cli``) or by the
+caller (``options=EvalOptions(ties='run_order')``), and handed whole to ``evaluate``,
+``validate``, ``crosscheck``, ``compare``, ``table``, ``breakdown`` and the report, so no
+layer re-lists them. Every value is checked when the object is made, before any run is
+read: a typo fails at once, not after the evaluations.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .choices import (
@@ -61,67 +66,119 @@ def check_max_docs(max_docs) -> int | None:
     return int(max_docs)
 
 
+def check_decimals(decimals) -> int | None:
+    """``decimals`` if it is a whole number from 0 to 12 (or ``None``); a clear error
+    otherwise."""
+    if decimals is not None and (
+        isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12
+    ):
+        raise InputError(None, f"decimals {decimals!r}: must be a whole number, 0 to 12")
+    return decimals
+
+
 def display_decimals(percent: bool, protocol=None, decimals: int | None = None) -> int:
     """Decimals a value is printed with: ``decimals`` when given; the protocol's own when
     it is shown in the protocol's unit; else 2 in percent, 4 for fractions."""
     if decimals is not None:
-        return decimals
+        return check_decimals(decimals)
     if protocol is not None and bool(percent) == bool(protocol.percent):
         return int(protocol.decimals)
     return 2 if percent else 4
 
 
+def display_percent(percent: bool | None, protocol=None) -> bool:
+    """Whether values print in percent: as asked, else in the protocol's unit."""
+    if percent is not None:
+        return bool(percent)
+    return bool(protocol.percent) if protocol is not None else False
+
+
 @dataclass(frozen=True)
 class EvalOptions:
-    """How a run is read, ranked and scored, and how its values are shown.
+    """What a run's numbers mean: how it is read, ranked and which queries count.
 
-    ``ties``: ``"trec_eval"`` or ``"run_order"``; ``duplicates``: ``"error"`` or
-    ``"keep_best"``; ``empty_queries``: ``"zero"`` or ``"skip"``; ``engine``:
-    ``"citeval"``, ``"pytrec_eval"`` or ``"dask"`` (``scheduler``: its address or a
-    ``distributed.Client``); ``verify``: both engines, any difference an error;
-    ``max_docs``: trec_eval's ``-M``; ``memory``: what reading a run may take (bytes or
-    ``"2G"``; default half of what is available); ``progress``: a progress bar (default:
-    on a terminal, for long work); ``percent`` / ``decimals``: how values print (default:
-    the protocol's unit, and :func:`display_decimals`).
+    Every result records the options it was made with (``result.options``).
+
+    Parameters
+    ----------
+    ties : {"trec_eval", "run_order"}, default "trec_eval"
+        The tie policy: trec_eval's order of tied scores (doc id descending) or the run's.
+    duplicates : {"error", "keep_best"}, default "error"
+        What a repeated (query, doc) pair of a run is.
+    empty_queries : {"zero", "skip"}, default "zero"
+        Qrels queries without a relevant doc: scored 0 (trec_eval) or left out.
+    max_docs : int, optional
+        Only the first ``max_docs`` docs of each ranking count (trec_eval's ``-M``).
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> citeval_irm.EvalOptions(ties="run_order")
+    EvalOptions(ties='run_order', duplicates='error', empty_queries='zero', max_docs=None)
     """
 
     ties: str = "trec_eval"
     duplicates: str = "error"
     empty_queries: str = "zero"
-    engine: str = "citeval"
-    verify: bool = False
     max_docs: int | None = None
-    memory: int | str | None = None
-    scheduler: Any = None
-    progress: bool | None = None
-    percent: bool | None = None
-    decimals: int | None = None
 
     def __post_init__(self) -> None:
         check_choice("ties", self.ties, TIE_POLICIES)
         check_choice("duplicates", self.duplicates, DUPLICATE_POLICIES)
         check_choice("empty_queries", self.empty_queries, EMPTY_QUERY_POLICIES)
-        check_choice("engine", self.engine, ENGINES)
         object.__setattr__(self, "max_docs", check_max_docs(self.max_docs))
+
+
+@dataclass(frozen=True)
+class ExecutionOptions:
+    """How numbers are computed, never what they are: the same run gives the same values
+    with any of these; no result keeps them.
+
+    Parameters
+    ----------
+    engine : {"citeval", "pytrec_eval", "dask"}, default "citeval"
+        citeval's columnar kernels, trec_eval's code through pytrec_eval, or the kernels
+        on the workers of a Dask cluster (``scheduler``).
+    verify : bool, default False
+        Compute with both engines; a per-query difference above 1e-9 is a
+        :class:`~citeval_irm.VerificationError`.
+    memory : int or str, optional
+        What reading a run may take (bytes or ``"2G"``); a run file expected to need more
+        is read in chunks of whole queries. Default: half of what is available.
+    scheduler : str or distributed.Client, optional
+        With ``engine="dask"``: the scheduler's address or a client (default: a local
+        cluster).
+    progress : bool, optional
+        A progress bar on standard error (default: on a terminal, for long work).
+    jobs : int, default 1
+        Processes evaluating runs at once (a results table's manifest).
+
+    Examples
+    --------
+    >>> import citeval_irm
+    >>> citeval_irm.ExecutionOptions(memory="2G", progress=False).memory
+    '2G'
+    """
+
+    engine: str = "citeval"
+    verify: bool = False
+    memory: int | str | None = None
+    scheduler: Any = None
+    progress: bool | None = None
+    jobs: int = 1
+
+    def __post_init__(self) -> None:
+        check_choice("engine", self.engine, ENGINES)
         if self.memory is not None:
             parse_memory(self.memory)
-        if self.decimals is not None and (
-            isinstance(self.decimals, bool)
-            or not isinstance(self.decimals, int)
-            or not 0 <= self.decimals <= 12
-        ):
-            raise InputError(None, f"decimals {self.decimals!r}: must be a whole number, 0 to 12")
+        object.__setattr__(self, "jobs", whole_number("jobs", self.jobs, 1))
 
-    def shown_percent(self, protocol=None) -> bool:
-        """Whether values print in percent: as asked, else in the protocol's unit."""
-        if self.percent is not None:
-            return bool(self.percent)
-        return bool(protocol.percent) if protocol is not None else False
-
-    def shown_decimals(self, protocol=None, percent: bool | None = None) -> int:
-        """Decimals values print with (:func:`display_decimals`)."""
-        percent = self.shown_percent(protocol) if percent is None else percent
-        return display_decimals(percent, protocol, self.decimals)
+    def for_worker(self) -> ExecutionOptions:
+        """What each run of a fan-out is evaluated with, on the machine it lands on (a Dask
+        worker evaluates with citeval's own engine): no scheduler, no progress bar, one
+        process."""
+        local = "citeval" if self.engine == "dask" else self.engine
+        return replace(self, engine=local, scheduler=None, progress=False, jobs=1)
 
 
 @dataclass(frozen=True)
@@ -185,9 +242,9 @@ def whole_number(name: str, value, minimum: int) -> int:
 
 
 def options_from(caller: str, *given) -> tuple:
-    """The option objects of ``given`` (each ``(value, class)``: an :class:`EvalOptions` or
-    a :class:`StatisticsOptions`, or ``None`` for the defaults); anything else is an error
-    naming the class ``caller`` expects."""
+    """The option objects of ``given`` (each ``(value, class)``: an :class:`EvalOptions`,
+    an :class:`ExecutionOptions` or a :class:`StatisticsOptions`, or ``None`` for the
+    defaults); anything else is an error naming the class ``caller`` expects."""
     built = []
     for value, kind in given:
         if value is not None and not isinstance(value, kind):

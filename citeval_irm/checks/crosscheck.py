@@ -30,7 +30,7 @@ import pyarrow as pa
 from ..base.choices import TIE_POLICIES, check_choice
 from ..base.errors import InputError
 from ..base.measures import Measure, Protocol
-from ..base.options import EvalOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, options_from
 from ..evaluation.evaluate import Settings, resolve_measures
 from ..papers import PROTOCOLS, get_recipe
 from ..papers.recipes import Recipe, check_recipe_measures, query_paper_of
@@ -55,6 +55,7 @@ def crosscheck(
     query_papers: Mapping[str, str] | Callable[[str], str | None] | None = None,
     pool: Iterable[str] | None = None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
 ) -> CrosscheckReport:
     """Score a run with trec_eval's semantics and with a paper's own script, and explain every
     per-query difference.
@@ -87,10 +88,12 @@ def crosscheck(
         The candidate pool, for a recipe that drops gold outside it. Default: the docs of the
         qrels' dataset; without one, gold is kept.
     options : EvalOptions, optional
-        How the run is read (``memory``, ``progress``, ...), as in
-        :func:`citeval_irm.evaluate`; ``ties`` and ``duplicates`` are not used (the recipe sees
-        every copy of a doc, trec_eval the best-scored one) and ``max_docs`` is refused (the
-        paper's script reads whole rankings). A run file larger than ``memory`` allows is
+        As in :func:`citeval_irm.evaluate`: ``empty_queries``; ``ties`` and ``duplicates``
+        are not used (the recipe sees every copy of a doc, trec_eval the best-scored one)
+        and ``max_docs`` is refused (the paper's script reads whole rankings).
+    execution : ExecutionOptions, optional
+        How the run is read and scored (``memory``, ``progress``, ``engine``, ...), as in
+        :func:`citeval_irm.evaluate`. A run file larger than ``memory`` allows is
         cross-checked a chunk of whole queries at a time, with the same report.
 
     Returns
@@ -106,7 +109,9 @@ def crosscheck(
     >>> print(report.format())  # doctest: +SKIP
     """
     check_choice("recipe_ties", recipe_ties, TIE_POLICIES)
-    (options,) = options_from("crosscheck", (options, EvalOptions))
+    options, execution = options_from(
+        "crosscheck", (options, EvalOptions), (execution, ExecutionOptions)
+    )
     if options.max_docs is not None:
         raise InputError(
             None, "a cross-check reads whole rankings, as the paper's script: no max_docs"
@@ -114,7 +119,7 @@ def crosscheck(
     measure_list, protocol_obj, recipe_obj = _measures_and_recipe(measures, protocol, recipe)
     qrels_table = as_qrels(qrels)
     pool_ids = _pool_of(pool, qrels) if recipe_obj.quirks.gold_in_pool else None
-    reference = replace(options, ties="trec_eval", scheduler=None)
+    reference = replace(options, ties="trec_eval")
     check = Check(
         qrels_table,
         measure_list,
@@ -122,16 +127,16 @@ def crosscheck(
         recipe_ties,
         _paper_lookup(query_papers, qrels),
         pool_ids,
-        Settings(measure_list, reference),
+        Settings(measure_list, reference, execution.engine, execution.verify),
     )
     read = read_in_chunks(
         run,
         functools.partial(_check_chunk, check=check),
         duplicates=KEEP_ALL,
-        memory=options.memory,
-        progress=options.progress,
-        dask=options.engine == "dask",
-        scheduler=options.scheduler,
+        memory=execution.memory,
+        progress=execution.progress,
+        dask=execution.engine == "dask",
+        scheduler=execution.scheduler,
         label="citeval: cross-checking the run",
     )
     return merge_checked(read, check, protocol_obj)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import ArgumentTypeError, InputError
-from ..base.options import EvalOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, options_from
 from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
 from ..papers import PROTOCOLS
@@ -74,6 +74,7 @@ def validate(
     unknown_year: str = "admit",
     strict: bool = False,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
 ) -> ValidationReport:
     """Check every (query, doc) pair of a run against a dataset's protocol.
 
@@ -108,10 +109,11 @@ def validate(
         of them missing their gold for an honest first stage; ``strict=True`` makes the
         queries that hold one violations.
     options : EvalOptions, optional
+        ``max_docs`` (the depth check reads the rankings so cut; every pair is still
+        checked, as submitted), as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
         ``memory`` (a run file larger than it allows is checked a chunk of whole queries at a
-        time, with the same report), ``progress``, and ``max_docs`` (the depth check reads the
-        rankings so cut; every pair is still checked, as submitted), as in
-        :func:`citeval_irm.evaluate`.
+        time, with the same report) and ``progress``, as in :func:`citeval_irm.evaluate`.
 
     Returns
     -------
@@ -128,11 +130,15 @@ def validate(
     """
     from ..datasets import admissible_candidates
 
-    (options,) = options_from("validate", (options, EvalOptions))
+    options, execution = options_from(
+        "validate", (options, EvalOptions), (execution, ExecutionOptions)
+    )
     name, data = _dataset_of(dataset)
     allowed = admissible_candidates(data, same_year=same_year, unknown_year=unknown_year)
     gold = _gold_pairs(data)
-    source, pieces, ranked, run_rows, found_gold = _checked_pairs(run, allowed, gold, options)
+    source, pieces, ranked, run_rows, found_gold = _checked_pairs(
+        run, allowed, gold, options.max_docs, execution
+    )
     queries = allowed.queries
     depth_measures = _depth_measures(measures, protocol, data)
     depth = _deepest(depth_measures)
@@ -172,7 +178,7 @@ def _dataset_of(dataset) -> tuple[str, object]:
 
 
 def _checked_pairs(
-    run, allowed, gold: pd.MultiIndex, options: EvalOptions
+    run, allowed, gold: pd.MultiIndex, max_docs: int | None, execution: ExecutionOptions
 ) -> tuple[str, list[pd.DataFrame], RankedQueries, int, pd.Index]:
     """The pair checks of the whole run, read in chunks of whole queries: where it was read
     from, each check's violating rows in run order (the checks in report order, as from one
@@ -184,8 +190,8 @@ def _checked_pairs(
         run,
         functools.partial(_pair_checks, allowed=allowed, gold=gold),
         duplicates=KEEP_ALL,
-        memory=options.memory,
-        progress=options.progress,
+        memory=execution.memory,
+        progress=execution.progress,
         label="citeval: validating the run",
     )
     checked = read.results
@@ -193,7 +199,7 @@ def _checked_pairs(
     ranked = RankedQueries(
         [q for part in checked for q in part[1].query_ids],
         np.concatenate([part[1].sizes for part in checked]) if checked else np.zeros(0, int),
-    ).cut(options.max_docs)
+    ).cut(max_docs)
     run_rows = sum(part[2] for part in checked)
     found_gold = pd.Index([q for part in checked for q in part[3]])
     return read.source, pieces, ranked, run_rows, found_gold

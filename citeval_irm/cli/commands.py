@@ -32,6 +32,7 @@ def _validation(given: Invocation):
         protocol=given.protocol,
         strict=args.strict,
         options=given.options,
+        execution=given.execution,
     )
 
 
@@ -40,7 +41,7 @@ def _validate_first(given: Invocation) -> tuple[str, bool]:
     and whether it passed), before any score is printed."""
     given.check_dataset()
     # the options built first: a bad option is the command's error, not the validation's
-    given.options  # noqa: B018
+    given.built()
     try:
         report = _validation(given)
     except InputError as exc:
@@ -69,13 +70,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _eval_scores(given: Invocation) -> int:
     from ..evaluation.evaluate import evaluate
 
-    args, options = given.args, given.options
+    args = given.args
+    given.built()
     result = evaluate(
-        args.run, given.qrels, given.measures, protocol=given.protocol, options=options
-    )
-    shown = {"per_query": args.per_query, "percent": options.percent}
+        args.run, given.qrels, given.measures, protocol=given.protocol, options=given.options,
+        execution=given.execution,
+    )  # fmt: skip
+    shown = {"per_query": args.per_query, "percent": given.shown["percent"]}
+    decimals = given.shown["decimals"]
     if not args.crosscheck:
-        sys.stdout.write(result.format(args.format, **shown, decimals=options.decimals))
+        sys.stdout.write(result.format(args.format, **shown, decimals=decimals))
         given.say_warnings(result.warnings)
         _eval_report(given, result)
         return 0
@@ -87,7 +91,7 @@ def _eval_scores(given: Invocation) -> int:
         payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
         sys.stdout.write(json_dumps(payload, indent=2) + "\n")
     else:
-        sys.stdout.write(result.format("table", **shown, decimals=options.decimals))
+        sys.stdout.write(result.format("table", **shown, decimals=decimals))
         sys.stdout.write("\n" + report.format("table", **given.shown))
     given.say_warnings(result.warnings)
     _eval_report(given, result, report)
@@ -120,6 +124,7 @@ def _crosscheck(given: Invocation):
         recipe=args.recipe,
         recipe_ties=getattr(args, "recipe_ties", "run_order"),
         options=given.options,
+        execution=given.execution,
     )
 
 
@@ -178,11 +183,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             tukey=args.tukey,
             queries=args.queries,
             options=given.options,
+            execution=given.execution,
             statistics=given.statistics,
         )
         if args.published_dataset or args.published:  # its own call over the comparison
             comparison.published = _published_rows(args, comparison, runs)
-    sys.stdout.write(comparison.format(args.format))
+    sys.stdout.write(comparison.format(args.format, **given.shown))
     given.say_warnings(comparison.warnings)
     if args.report:
         with quiet_ir_datasets():
@@ -226,12 +232,12 @@ def cmd_table(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             paper=paper,
             same_year=args.same_year,
-            jobs=args.jobs,
             resolving={"catalogue": args.catalogue, "threshold": args.threshold},
             options=given.options,
+            execution=given.execution,
             statistics=given.statistics,
         )
-    sys.stdout.write(table.format(args.format))
+    sys.stdout.write(table.format(args.format, **given.shown))
     given.write_result_report(table)
     return 0
 
@@ -249,13 +255,13 @@ def cmd_breakdown(args: argparse.Namespace) -> int:
             by=args.by,
             protocol=given.protocol,
             bins=args.bins,
-            min_queries=args.min_queries,
             baseline=args.baseline,
             options=given.options,
+            execution=given.execution,
             statistics=given.statistics,
         )
-    sys.stdout.write(result.format(args.format))
-    given.write_result_report(result)
+    sys.stdout.write(result.format(args.format, **given.shown, min_queries=args.min_queries))
+    given.write_result_report(result, min_queries=args.min_queries)
     return 0
 
 
@@ -274,6 +280,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             measures=given.measures,
             protocol=given.protocol,
             options=given.options,
+            execution=given.execution,
         )
         by = _resolution_breakdown(given, result) if args.by else None
     _write_resolved_run(args, result)
@@ -326,7 +333,8 @@ def _resolution_report(given: Invocation, result):
 
     with quiet_ir_datasets():
         report = make_report({result.run_source: result}, args.dataset,
-                             options=given.options, command=args.command_line)  # fmt: skip
+                             options=given.options, execution=given.execution)  # fmt: skip
+    report.command = args.command_line
     return report.write(args.resolution_report)
 
 
@@ -337,4 +345,4 @@ def _resolution_breakdown(given: Invocation, result):
     args = given.args
     measure = args.by_measure or ("existence_rate" if args.catalogue else "in_pool_rate")
     return breakdown(result, args.dataset, measure, by=args.by, bins=args.bins,
-                     options=given.options)  # fmt: skip
+                     options=given.options, execution=given.execution)  # fmt: skip

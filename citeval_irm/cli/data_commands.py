@@ -23,7 +23,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         args.target,
         kind="qrels" if args.qrels else "run",
         partition_rows=args.partition_rows,
-        memory=Invocation(args).options.memory,
+        memory=Invocation(args).execution.memory,
         force=args.force,
     )
     sys.stderr.write(done.text())

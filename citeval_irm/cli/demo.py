@@ -136,13 +136,13 @@ class DemoReport:
                 validations={"bm25": self.validation},
             ),
             same_year=self.same_year,
-            command=command,
             descriptions={
                 "bm25": self.settings,
                 TITLES_RUN: self.settings.replace("title + abstract", "titles only"),
             },
         )
         report.title = f"citeval demo: BM25 on {self.dataset}"
+        report.command = command
         return report
 
 

@@ -1,7 +1,8 @@
 """The command line's options, each declared once (:data:`FLAGS`, defaults read from
-``EvalOptions`` / ``StatisticsOptions``), the groups of them commands share, and the one
-building of the options objects from parsed arguments (:func:`eval_options`,
-:func:`statistics_options`)."""
+``EvalOptions`` / ``ExecutionOptions`` / ``StatisticsOptions``), the groups of them commands
+share, and the one building of the options objects from parsed arguments
+(:func:`eval_options`, :func:`execution_options`, :func:`statistics_options`) and of how
+values are shown (:func:`display`: the keywords of a result's ``format``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..base.choices import (
     WARNING_CODES,
 )
 from ..base.errors import InputError
-from ..base.options import EvalOptions, StatisticsOptions
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, check_decimals
 from ..papers import PROTOCOLS, RECIPES, named
 
 EXIT_INPUT_ERROR = 2
@@ -133,10 +134,11 @@ def add_recipe_options(parser: argparse.ArgumentParser) -> None:
 
 # --------------------------------------------------------------------------- the options
 # Every option of an evaluation or a comparison is declared here once (its spellings,
-# argparse settings, help; its default is the field default of EvalOptions or
-# StatisticsOptions, whose field it sets) and added by name to each command that takes
-# it; eval_options / statistics_options build the two objects from any command's
-# arguments.
+# argparse settings, help; its default is the field default of EvalOptions,
+# ExecutionOptions or StatisticsOptions, whose field it sets; percent and decimals are no
+# field: how values print) and added by name to each command that takes it;
+# eval_options / execution_options / statistics_options build the three objects from any
+# command's arguments, display the keywords of a result's format.
 
 
 def _field_default(kind, name: str):
@@ -144,7 +146,12 @@ def _field_default(kind, name: str):
 
 
 def _eval_flag(name: str, *spellings: str, **settings) -> tuple[tuple[str, ...], dict]:
-    return spellings, {"dest": name, "default": _field_default(EvalOptions, name), **settings}
+    """An option of the evaluation: a field of ``EvalOptions`` or ``ExecutionOptions`` (its
+    default), else of how values print (no default)."""
+    kind = next((k for k in (EvalOptions, ExecutionOptions)
+                 if name in {f.name for f in dataclasses.fields(k)}), None)  # fmt: skip
+    default = _field_default(kind, name) if kind is not None else None
+    return spellings, {"dest": name, "default": default, **settings}
 
 
 def _statistics_flag(name: str, **settings) -> tuple[tuple[str, ...], dict]:
@@ -249,10 +256,23 @@ def _given(args: argparse.Namespace, kind) -> dict:
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
-    """The :class:`EvalOptions` of any command's arguments (``--quiet``: no progress bar):
-    the one object the command hands on."""
+    """The :class:`EvalOptions` of any command's arguments: what its numbers mean."""
+    return EvalOptions(**_given(args, EvalOptions))
+
+
+def execution_options(args: argparse.Namespace) -> ExecutionOptions:
+    """The :class:`ExecutionOptions` of any command's arguments (``--quiet``: no progress
+    bar; ``--jobs``: processes): how its numbers are computed."""
     progress = False if getattr(args, "quiet", False) else None
-    return EvalOptions(**_given(args, EvalOptions), progress=progress)
+    jobs = {"jobs": args.jobs} if getattr(args, "jobs", None) is not None else {}
+    return ExecutionOptions(**_given(args, ExecutionOptions), progress=progress, **jobs)
+
+
+def display(args: argparse.Namespace) -> dict:
+    """How any command's values print (``--percent``, ``--decimals``): the keywords of a
+    result's ``format`` (and of a report's ``shown``), checked."""
+    decimals = check_decimals(getattr(args, "decimals", None))
+    return {"percent": getattr(args, "percent", None), "decimals": decimals}
 
 
 def statistics_options(args: argparse.Namespace) -> StatisticsOptions:

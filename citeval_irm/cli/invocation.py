@@ -15,18 +15,19 @@ from functools import cached_property
 from pathlib import Path
 
 from ..base.errors import InputError
-from ..base.options import EvalOptions, StatisticsOptions
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
 from ..printing.printable import warning_line
-from .flags import DEMO_REPORT, eval_options, statistics_options
+from .flags import DEMO_REPORT, display, eval_options, execution_options, statistics_options
 
 
 class Invocation:
     """A command's arguments as the public functions take them, each read once.
 
-    ``qrels`` is ``--qrels FILE`` or else ``--dataset ID``; ``options`` and ``statistics``
-    are built from the arguments the first time they are asked for (a bad option is the
-    command's error at that point, before the function is called), then shared by every
-    call the command makes (its evaluation, cross-check, validation and report).
+    ``qrels`` is ``--qrels FILE`` or else ``--dataset ID``; ``options``, ``execution`` and
+    ``statistics`` are built from the arguments the first time they are asked for (a bad
+    option is the command's error at that point, before the function is called), then
+    shared by every call the command makes (its evaluation, cross-check, validation and
+    report); ``shown`` is how its results print.
     """
 
     def __init__(self, args: argparse.Namespace) -> None:
@@ -54,14 +55,24 @@ class Invocation:
         return eval_options(self.args)
 
     @cached_property
+    def execution(self) -> ExecutionOptions:
+        """The command's :class:`ExecutionOptions` (:func:`.flags.execution_options`)."""
+        return execution_options(self.args)
+
+    @cached_property
     def statistics(self) -> StatisticsOptions:
         """The command's :class:`StatisticsOptions` (:func:`.flags.statistics_options`)."""
         return statistics_options(self.args)
 
-    @property
+    @cached_property
     def shown(self) -> dict:
-        """How values print: the keywords of a result's ``format``."""
-        return {"percent": self.options.percent, "decimals": self.options.decimals}
+        """How values print: the keywords of a result's ``format`` (:func:`.flags.display`)."""
+        return display(self.args)
+
+    def built(self) -> None:
+        """Every option object and how values print, built now: a bad option is the
+        command's error before any work."""
+        self.options, self.execution, self.shown  # noqa: B018
 
     def check_dataset(self) -> None:
         """``--dataset`` must be a registered id (:func:`check_dataset`)."""
@@ -84,19 +95,22 @@ class Invocation:
             measures if measures is not None else self.measures,
             protocol=self.protocol,
             options=self.options,
+            execution=self.execution,
             same_year=getattr(args, "same_year", True),
-            command=args.command_line,
             computed=Computed(**given),
-        )
+        ).shown(**self.shown)
+        report.command = args.command_line
         path = report.write(args.report)
         print(f"citeval: report written to {path}", file=sys.stderr)
 
-    def write_result_report(self, result) -> None:
+    def write_result_report(self, result, **shown) -> None:
         """The result's warnings (on standard error) and, with ``--report PATH``, its own
-        report (table, breakdown), written, and where."""
+        report (table, breakdown: ``shown``, what else it is printed with), written, and
+        where."""
         self.say_warnings(result.warnings)
         if self.args.report:
-            path = result.report(command=self.args.command_line).write(self.args.report)
+            report = result.report(command=self.args.command_line, **self.shown, **shown)
+            path = report.write(self.args.report)
             print(f"citeval: report written to {path}", file=sys.stderr)
 
 

@@ -8,246 +8,59 @@ with several runs, each run's difference from the baseline with compare's paired
 statistics, the p-values corrected over every (group, run) tested. The values are
 :func:`citeval_irm.evaluate`'s per-query values over every qrels query (a query a run does
 not rank scores 0), so the group means weighted by the group sizes give the overall mean.
+The result and how it prints are :mod:`.breakdown_result`'s :class:`Breakdown`.
 """
 
 from __future__ import annotations
 
+__all__ = ["MIN_QUERIES", "PAIR_COLUMNS", "Breakdown", "breakdown", "flagged", "popularity_section"]
+
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ..base.choices import LISTING_FORMATS, TESTS, check_choice
+from ..base.choices import TESTS, check_choice
 from ..base.errors import EvalWarning, InputError, examples_of, issue
 from ..base.measures import one_measure
-from ..base.options import EvalOptions, StatisticsOptions, options_from
-from ..printing.escaping import csv_frame
-from ..printing.printable import Printable
-from ..printing.text_tables import blocks, number, render, wrap
-from . import family, stats
-from .facets import FACETS, query_groups
-from .family import (
-    FEW_MARK,
-    UNREACHABLE_MARK,
-    Family,
-    family_notes,
-    few_line,
-    is_unreachable,
+from ..base.options import (
+    EvalOptions,
+    ExecutionOptions,
+    StatisticsOptions,
+    display_decimals,
+    display_percent,
+    options_from,
 )
-from .labels import TEST_DIRECTIONS, TEST_LABELS, format_p
+from . import family, stats
+from .breakdown_result import MIN_QUERIES, PAIR_COLUMNS, Breakdown, flagged
+from .facets import FACETS, query_groups
 from .model import CompareSettings
 
-PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
-                "reachable")  # fmt: skip
-"""The columns of each run's comparison with the baseline in :meth:`Breakdown.to_frame`."""
 
-MIN_QUERIES = 30
-"""Groups smaller than this are flagged: their intervals are wide and their tests weak."""
-
-
-@dataclass(repr=False)
-class Breakdown(Printable):
-    """What :func:`breakdown` found. ``groups``: one row per group (``group``, ``queries``,
-    ``small``, and per run ``<run>``, ``<run> low``, ``<run> high``); ``pairs``: one row
-    per group and run compared with the baseline (compare's columns, ``p_adj`` corrected
-    over the whole table); ``overall``: each run's mean over every query."""
-
-    dataset: str
-    facet: str
-    measure: str
-    runs: list[str]
-    baseline: str | None
-    groups: pd.DataFrame
-    pairs: pd.DataFrame
-    overall: pd.Series
-    percent: bool
-    decimals: int
-    min_queries: int
-    test: str
-    correction: str
-    confidence: float
-    warnings: list[EvalWarning] = field(default_factory=list)
-    settings: CompareSettings | None = None  # as used: B raised for the family, if it was
-    family: Family | None = None  # the (group, run) tests corrected together
-
-    def _summary(self) -> dict[str, object]:
-        return {
-            "dataset": self.dataset,
-            "by": self.facet,
-            "measure": self.measure,
-            "runs": self.runs,
-            "groups": len(self.groups),
-            "baseline": self.baseline,
-        }
-
-    FORMATS = LISTING_FORMATS
-
-    def to_frame(self) -> pd.DataFrame:
-        """The groups, one row each.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Per group: ``group``, ``queries``, ``small``, each run's mean and interval, and
-            each run's difference with the baseline (``<run> diff``, ``<run> p_adj``, ...).
-        """
-        frame = self.groups.copy()
-        for system in [r for r in self.runs if r != self.baseline] if self.pairs.size else []:
-            rows = self.pairs[self.pairs["system"] == system].set_index("group")
-            for column in PAIR_COLUMNS + (f"p_{self.test}",):
-                frame[f"{system} {column}"] = frame["group"].map(rows[column])
-        return frame
-
-    def to_dict(self) -> dict:
-        return {
-            "dataset": self.dataset,
-            "facet": self.facet,
-            "facet_definition": FACETS[self.facet],
-            "measure": self.measure,
-            "runs": self.runs,
-            "baseline": self.baseline,
-            "overall": self.overall.to_dict(),
-            "min_queries": self.min_queries,
-            "test": self.test,
-            "correction": self.correction,
-            "confidence": self.confidence,
-            "settings": asdict(self.settings) if self.settings else None,
-            "family": asdict(self.family) if self.family else None,
-            "legend": self.legend(),
-            "groups": self.groups.to_dict(orient="records"),
-            "pairs": self.pairs.to_dict(orient="records"),
-            "warnings": [w.to_dict() for w in self.warnings],
-        }
-
-    def _render(self, fmt: str) -> str:
-        if fmt == "csv":
-            return csv_frame(self.to_frame())
-        headers, rows = self.table()
-        scale = "percent" if self.percent else "fraction"
-        lines = [
-            wrap(
-                f"breakdown of {self.measure} ({scale}) on {self.dataset} by {self.facet}: "
-                f"{FACETS[self.facet]}; {len(self.groups)} groups, "
-                f"{int(self.groups['queries'].sum()):,} queries",
-                "",
-                fmt,
-            ),
-            render(headers, rows, fmt, left=1),
-        ]
-        lines += [wrap(line, "- " if fmt == "markdown" else "  ", fmt) for line in self.legend()]
-        return blocks(lines, fmt)
-
-    def table(self) -> tuple[list[str], list[list[str]]]:
-        """Headers and rows as printed: group, size, each run's mean [interval], each
-        difference from the baseline with its corrected p-value."""
-        scale = 100.0 if self.percent else 1.0
-        value = lambda v: number(v * scale, self.decimals)  # noqa: E731
-        others = [r for r in self.runs if r != self.baseline] if len(self.runs) > 1 else []
-        headers = ["group", "queries", *self.runs, *(f"{r} - {self.baseline}" for r in others)]
-        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else None
-        rows = []
-        for _, row in self.groups.iterrows():
-            size = f"{row['queries']:,}" + (" (small)" if row["small"] else "")
-            cells = [str(row["group"]), size]
-            for run in self.runs:
-                low, high = value(row[f"{run} low"]), value(row[f"{run} high"])
-                few = FEW_MARK if row[f"{run} few"] else ""
-                cells.append(f"{value(row[run])} {few}[{low}, {high}]")
-            for run in others:
-                pair = pairs.loc[(row["group"], run)]
-                mark = "*" if pair["significant"] else ""
-                diff = number(pair["diff"] * scale, self.decimals, sign=True)
-                blocked = f" {UNREACHABLE_MARK}" if is_unreachable(pair) else ""
-                cells.append(f"{diff}{mark} (p={format_p(pair['p_adj'])}){blocked}")
-            rows.append(cells)
-        return headers, rows
-
-    def legend(self) -> list[str]:
-        level = int(round(self.confidence * 100))
-        lines = [
-            f"[low, high]: {level} % BCa bootstrap interval of the group's mean; "
-            f"(small): fewer than {self.min_queries} queries, read with care",
-            "overall: "
-            + ", ".join(
-                f"{r} {number(v * (100 if self.percent else 1), self.decimals)}"
-                for r, v in self.overall.items()
-            )
-            + " (the group means weighted by their sizes)",
-        ]
-        few = sum(int(self.groups[f"{run} few"].sum()) for run in self.runs)
-        if few:
-            lines.append(few_line(few, len(self.groups) * len(self.runs), "values"))
-        if len(self.pairs):
-            lines.append(
-                f"difference: run minus {self.baseline}; p: {self.test} test, "
-                f"{self.correction} correction over all {self.family.size} (group, run) "
-                f"tests{self.family.left_note()}; *: significant, in the direction of the "
-                f"{TEST_LABELS[self.test]}'s own statistic ({TEST_DIRECTIONS[self.test]})"
-            )
-            label = TEST_LABELS[self.test]
-            lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
-        return lines
-
-    def section(self, key: str = "breakdown", extra: tuple[str, ...] = ()):
-        """The breakdown as a report section: its definition, the table, the legend and a
-        plot of the measure by group, per run (for ``popularity``, the popularity plot);
-        ``extra``: lines shown above the table."""
-        from ..printing.blocks import Figure, Items, Section, Text, table
-        from ..printing.plots import Unit, group_means
-
-        unit = Unit(self.percent)
-        headers, rows = self.table()
-        labels = [str(g) for g in self.groups["group"]]
-        data = {
-            run: {
-                "mean": list(self.groups[run]),
-                "low": list(self.groups[f"{run} low"]),
-                "high": list(self.groups[f"{run} high"]),
-            }
-            for run in self.runs
-        }
-        figure = Figure(
-            f"breakdown-{self.facet}",
-            group_means(labels, data, self.measure, self.facet, unit),
-            f"{self.measure} ({unit.label}) per {self.facet} group, per run, with "
-            f"{int(round(self.confidence * 100))} % bootstrap intervals.",
-            f"Plot of {self.measure} by {self.facet} group for {', '.join(self.runs)}",
-            {"groups": labels, **data},
-        )
-        section = Section(key, f"{self.measure} by {self.facet}")
-        return section.add(
-            Text(f"{self.facet}: {FACETS[self.facet]}."),
-            Items(tuple(extra)) if extra else None,
-            table(key, headers, rows, left=1),
-            Items(tuple(self.legend())),
-            figure,
-        )
-
-    def report(self, command: str | None = None):
-        """The breakdown as a report (HTML or Markdown)."""
-        from ..printing.document import command_report
-
-        summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
-        return command_report(
-            f"citeval breakdown: {self.dataset}", summary, [self.section()], command
-        )
-
-
-def popularity_section(comparison, dataset: str, display: EvalOptions | None = None):
+def popularity_section(
+    comparison,
+    dataset: str,
+    options: EvalOptions | None = None,
+    *,
+    percent: bool | None = None,
+    decimals: int | None = None,
+):
     """The report section of a comparison's popularity summary: its lines, and the runs'
-    breakdown by popularity bin with the plot (the comparison's draws and seed)."""
+    breakdown by popularity bin with the plot (the comparison's draws and seed), in
+    ``percent`` with ``decimals``."""
     from .facets import popularity_lines
 
     s = comparison.settings
     found = breakdown(
         comparison.results, dataset, comparison.measures[0], by="popularity",
         baseline=comparison.baseline,
-        options=replace(display or EvalOptions(), ties=s.ties),
+        options=replace(options or EvalOptions(), ties=s.ties),
         statistics=StatisticsOptions(permutations=s.permutations, bootstrap=s.bootstrap,
                                      seed=s.seed),
     )  # fmt: skip
-    return found.section("popularity", tuple(popularity_lines(comparison.popularity)))
+    lines = tuple(popularity_lines(comparison.popularity))
+    return found.section("popularity", lines, percent=percent, decimals=decimals)
 
 
 def _valued(groups, values: np.ndarray, measure: str):
@@ -265,10 +78,6 @@ def _valued(groups, values: np.ndarray, measure: str):
     return groups[~missing], values[~missing], [warning]
 
 
-def _pair_label(row) -> str:
-    return f"{row.system} on {row.group}"
-
-
 def breakdown(
     runs,
     dataset: str,
@@ -277,9 +86,9 @@ def breakdown(
     by: str,
     protocol=None,
     bins: int = 3,
-    min_queries: int = MIN_QUERIES,
     baseline: str | None = None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> Breakdown:
     """A measure's mean per group of a dataset's queries, grouped by a facet.
@@ -303,20 +112,21 @@ def breakdown(
         Default: the dataset's own.
     bins : int, default 3
         Popularity bins (3: tail / torso / head).
-    min_queries : int, default 30
-        Groups smaller than this are flagged.
     baseline : str, optional
         The run the others are compared with. Default: the first.
     options : EvalOptions, optional
-        How the runs are evaluated and the values printed, as in
-        :func:`citeval_irm.evaluate`.
+        What the runs' numbers mean, as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
+        How they are computed, as in :func:`citeval_irm.evaluate` (no progress bar).
     statistics : StatisticsOptions, optional
         As in :func:`citeval_irm.compare`, corrected over every (group, run) tested.
 
     Returns
     -------
     Breakdown
-        Each group's size and each run's mean in it, with the tests against the baseline.
+        Each group's size and each run's mean in it, with the tests against the baseline;
+        ``format(percent=..., decimals=..., min_queries=...)`` prints it (groups smaller
+        than ``min_queries``, default 30, flagged).
 
     Examples
     --------
@@ -328,8 +138,11 @@ def breakdown(
     from .compare import compare_settings, named_inputs
     from .compare import run_warnings as warnings_of
 
-    options, statistics = options_from(
-        "breakdown", (options, EvalOptions), (statistics, StatisticsOptions)
+    options, execution, statistics = options_from(
+        "breakdown",
+        (options, EvalOptions),
+        (execution, ExecutionOptions),
+        (statistics, StatisticsOptions),
     )
     check_choice("test", statistics.test, TESTS)
     _check_facet(measures, by)
@@ -342,34 +155,35 @@ def breakdown(
     baseline = baseline or next(iter(named))
     if measures is None and protocol is None:
         raise InputError(None, f"{name} names no protocol: give a measure")
-    results, measure = _evaluated(named, name, measures, protocol, options)
+    results, measure = _evaluated(named, name, measures, protocol, (options, execution))
     first = next(iter(results.values()))
     groups = query_groups(found, by, read_qrels(name).frame, bins).reindex(first.per_query.index)
     values = np.stack([results[r].per_query[measure].to_numpy() for r in named], axis=1)
     groups, values, unvalued = _valued(groups, values, measure)
     names = list(named)
-    rows, blocks = _group_rows(groups, values, names, measure, settings, min_queries)
+    rows, blocks = _group_rows(groups, values, names, measure, settings)
     tested = family.tested(blocks, baseline, settings, column="group") if len(names) > 1 else None
     issue(tested.warnings if tested else [])  # B raised for the family, as compare says
-    percent = options.shown_percent(first.protocol)
+    percent = display_percent(None, first.protocol)
     return Breakdown(
         dataset=name,
         facet=by,
         measure=measure,
         runs=names,
         baseline=baseline if len(names) > 1 else None,
-        groups=pd.DataFrame(rows),
+        groups=flagged(pd.DataFrame(rows), MIN_QUERIES),
         pairs=tested.pairs if tested else pd.DataFrame(),
         overall=pd.Series({r: results[r].aggregate[measure] for r in names}),
         percent=percent,
-        decimals=options.shown_decimals(first.protocol, percent),
-        min_queries=min_queries,
+        decimals=display_decimals(percent, first.protocol),
+        min_queries=MIN_QUERIES,
         test=settings.test,
         correction=settings.correction,
         confidence=settings.confidence,
         warnings=warnings_of(results) + unvalued + (tested.warnings if tested else []),
         settings=tested.settings if tested else settings,
         family=tested.family if tested else None,
+        protocol=first.protocol,
     )
 
 
@@ -397,11 +211,11 @@ def _dataset_of(dataset, protocol) -> tuple[tuple[str, object], object]:
 
 
 def _evaluated(
-    named: dict, dataset: str, measure: str | None, protocol, options: EvalOptions
+    named: dict, dataset: str, measure: str | None, protocol, given: tuple
 ) -> tuple[dict, str]:
     """Each run's evaluation on ``dataset`` (a run given evaluated as it is) and the
     measure broken down (default: the first run's first); every run must have its values
-    on the same queries."""
+    on the same queries. ``given``: the options and the execution options."""
     from ..evaluation.evaluate import evaluate
     from .compare import is_evaluated
 
@@ -410,11 +224,12 @@ def _evaluated(
     )  # a value every result already has per query (a resolution's existence_rate) is
     if measure is not None and not values_of_all:  # as named; a measure: any spelling eval takes
         measure = str(one_measure(measure))
-    evaluated_with = replace(options, progress=False)
+    options, execution = given
+    quiet = replace(execution, progress=False)
     results = {
         run: item
         if is_evaluated(item)
-        else evaluate(item, dataset, measure, protocol=protocol, options=evaluated_with)
+        else evaluate(item, dataset, measure, protocol=protocol, options=options, execution=quiet)
         for run, item in named.items()
     }
     first = next(iter(results.values()))
@@ -435,7 +250,6 @@ def _group_rows(
     names: list[str],
     measure: str,
     settings: CompareSettings,
-    min_queries: int,
 ) -> tuple[list[dict], dict]:
     """Per group (in its facet's order, empty ones left out): its size, each run's mean and
     BCa interval (compare's bootstrap stream), and its block of values to test."""
@@ -449,7 +263,7 @@ def _group_rows(
         low, high = stats.bootstrap_ci(
             chunk, settings.bootstrap, np.random.default_rng(bootstrap_stream), settings.confidence
         )
-        row = {"group": group, "queries": int(inside.sum()), "small": inside.sum() < min_queries}
+        row = {"group": group, "queries": int(inside.sum())}
         for position, run in enumerate(names):
             row[run] = chunk[:, position].mean()
             row[f"{run} low"], row[f"{run} high"] = low[position], high[position]

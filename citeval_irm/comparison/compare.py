@@ -28,14 +28,14 @@ import pandas as pd
 from ..base.choices import COMPARE_QUERY_POLICIES, check_choice
 from ..base.errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from ..base.measures import parse_measures
-from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, options_from
 from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
 from ..reading.tables import Qrels
 from ..resolving.result import Resolution
 from . import family
-from .fanout import fan_out, per_run_options
+from .fanout import fan_out
 from .model import CompareSettings, Comparison
 from .resolutions import compared_rates, field_result, per_query_frame, valued_rate
 from .runs import (
@@ -61,6 +61,7 @@ def compare(
     tukey: bool | None = None,
     queries: str = "common",
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> Comparison:
     """Compare runs on the same queries with paired tests, intervals and effect sizes.
@@ -92,10 +93,13 @@ def compare(
     queries : {"common", "all"}, default "common"
         Which queries are compared.
     options : EvalOptions, optional
-        How every run is evaluated, as in :func:`citeval_irm.evaluate`; with
-        ``engine="dask"`` each run is evaluated on a worker of the cluster at ``scheduler``
-        (an address or a ``distributed.Client``; default a local cluster), the qrels sent to
-        every worker once; ``percent`` / ``decimals``: how the comparison prints.
+        What every run's numbers mean, as in :func:`citeval_irm.evaluate`; a run given
+        evaluated must have been made with the same.
+    execution : ExecutionOptions, optional
+        How the runs are evaluated, as in :func:`citeval_irm.evaluate`: with
+        ``engine="dask"`` each run on a worker of the cluster at ``scheduler`` (an address
+        or a ``distributed.Client``; default a local cluster), the qrels sent to every
+        worker once; ``jobs`` runs at once in processes.
     statistics : StatisticsOptions, optional
         ``test``, the test behind the significance marks (``randomisation``, ``t``,
         ``wilcoxon``, ``sign`` or ``tukey``), corrected with ``correction`` (``holm``,
@@ -107,6 +111,7 @@ def compare(
     Comparison
         Each run's means, every pair's tests, intervals and effect sizes. The runs beside a
         paper's published table: :func:`citeval_irm.compare_published` over it.
+        ``format(percent=..., decimals=...)`` prints it.
 
     Examples
     --------
@@ -121,8 +126,11 @@ def compare(
     ...     statistics=citeval_irm.StatisticsOptions(test="t"),
     ... )
     """
-    options, statistics = options_from(
-        "compare", (options, EvalOptions), (statistics, StatisticsOptions)
+    options, execution, statistics = options_from(
+        "compare",
+        (options, EvalOptions),
+        (execution, ExecutionOptions),
+        (statistics, StatisticsOptions),
     )
     settings = compare_settings(statistics, queries, options.ties)
     if tukey is not None and not isinstance(tukey, (bool, np.bool_)):
@@ -134,7 +142,7 @@ def compare(
     qrels_table = _qrels_table(named, qrels)
     given = {name: field_result(name, item) for name, item in named.items()}
     checked = check_evaluated(given, qrels_table, protocol, options)
-    results, facts = _evaluated(named, qrels_table, measures, protocol, options)
+    results, facts = _evaluated(named, qrels_table, measures, protocol, options, execution)
     only_rates = bool(rates) and measures == []  # measures named rates only
     names = [] if only_rates else _measure_names(results, measures, protocol)
     values, population, coverage, warnings = compared_values(results, facts, names, queries)
@@ -162,7 +170,6 @@ def compare(
         protocol=first.protocol,
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
-        display=options,
     )
     dataset = dataset_id(qrels)
     if dataset is not None and names:  # how much each run leans on popular papers, if told
@@ -172,15 +179,20 @@ def compare(
 
 
 def _evaluated(
-    named: dict, qrels_table: Qrels | None, measures, protocol, options: EvalOptions
+    named: dict,
+    qrels_table: Qrels | None,
+    measures,
+    protocol,
+    options: EvalOptions,
+    execution: ExecutionOptions,
 ) -> tuple[dict[str, EvalResult], dict[str, RunEvidence | None]]:
     """Each run's evaluation and evidence
-    (:func:`~citeval_irm.comparison.runs.evaluate_run`), fanned out as ``options`` ask (one
-    after the other here, or on a Dask cluster, the qrels sent to every worker once)."""
-    jobs = [
-        (name, item, measures, protocol, per_run_options(options)) for name, item in named.items()
-    ]
-    done = fan_out(evaluate_run, jobs, options, shared={"qrels_table": qrels_table})
+    (:func:`~citeval_irm.comparison.runs.evaluate_run`), fanned out as ``execution`` asks
+    (one after the other here, in processes, or on a Dask cluster, the qrels sent to every
+    worker once)."""
+    each = execution.for_worker()
+    jobs = [(name, item, measures, protocol, options, each) for name, item in named.items()]
+    done = fan_out(evaluate_run, jobs, execution, shared={"qrels_table": qrels_table})
     results = {name: result for name, (result, _) in zip(named, done)}
     facts = {name: found for name, (_, found) in zip(named, done)}
     return results, facts

@@ -6,24 +6,15 @@ its manifest's entries."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 
-from ..base.options import EvalOptions
-
-
-def per_run_options(options: EvalOptions) -> EvalOptions:
-    """The options each job evaluates its run with: on the machine it lands on (a Dask
-    worker evaluates with citeval's own engine), no scheduler, no progress bar."""
-    local = "citeval" if options.engine == "dask" else options.engine
-    return replace(options, engine=local, scheduler=None, progress=False)
+from ..base.options import ExecutionOptions
 
 
 def fan_out(
     function: Callable,
     jobs: Sequence[tuple],
-    options: EvalOptions,
+    execution: ExecutionOptions,
     *,
-    processes: int = 1,
     shared: Mapping[str, object] | None = None,
 ) -> list:
     """``function(*job, **shared)`` for every job, the results in the jobs' order.
@@ -34,11 +25,11 @@ def fan_out(
         A module-level function (it is pickled to a process or a Dask worker).
     jobs : sequence of tuple
         The positional arguments of each call.
-    options : EvalOptions
-        ``engine="dask"``: each call a task on the cluster at ``options.scheduler`` (an
-        address or a ``distributed.Client``; default a local cluster).
-    processes : int, default 1
-        Otherwise, calls at once in spawned processes (1: one after the other, here).
+    execution : ExecutionOptions
+        ``engine="dask"``: each call a task on the cluster at ``execution.scheduler`` (an
+        address or a ``distributed.Client``; default a local cluster); otherwise
+        ``execution.jobs`` calls at once in spawned processes (1: one after the other,
+        here). Each call's own is :meth:`~citeval_irm.ExecutionOptions.for_worker`.
     shared : mapping, optional
         Keyword arguments every call takes, sent to each Dask worker once (a qrels table
         read here); ``None`` values are passed as they are.
@@ -49,11 +40,11 @@ def fan_out(
         What each call returned; the first call that raised raises here.
     """
     shared = dict(shared or {})
-    if options.engine == "dask":
-        return _on_dask(function, jobs, options.scheduler, shared)
-    if processes <= 1 or len(jobs) == 1:
+    if execution.engine == "dask":
+        return _on_dask(function, jobs, execution.scheduler, shared)
+    if execution.jobs <= 1 or len(jobs) == 1:
         return [function(*job, **shared) for job in jobs]
-    return _in_processes(function, jobs, processes, shared)
+    return _in_processes(function, jobs, execution.jobs, shared)
 
 
 def _on_dask(function: Callable, jobs: Sequence[tuple], scheduler, shared: dict) -> list:

@@ -49,3 +49,19 @@ def signed(value: float, decimals: int) -> str:
 def effect(value: float) -> str:
     """An effect size (d_z): signed, two decimals, ``n/a`` when there is none."""
     return "n/a" if math.isnan(value) else signed(value, 2)
+
+
+def displayed(result, percent: bool | None = None, decimals: int | None = None, **changes):
+    """``result`` (a table with ``percent``, ``decimals`` and ``protocol`` fields: a results
+    table, a breakdown) as it prints in ``percent`` (default: as made, the protocol's unit)
+    with ``decimals`` (:func:`~citeval_irm.base.options.display_decimals`) and ``changes``
+    (a breakdown's ``min_queries``); itself when nothing is asked."""
+    from dataclasses import replace
+
+    from ..base.options import display_decimals
+
+    if percent is None and decimals is None and not changes:
+        return result
+    shown = result.percent if percent is None else bool(percent)
+    decimals = display_decimals(shown, result.protocol, decimals)
+    return replace(result, percent=shown, decimals=decimals, **changes)

@@ -15,7 +15,7 @@ import pandas as pd
 from ..base.choices import COMPARE_FORMATS
 from ..base.errors import EvalWarning, InputError
 from ..base.measures import Protocol
-from ..base.options import EvalOptions, display_decimals
+from ..base.options import display_decimals
 from ..printing.escaping import finite_values, latex_label
 from ..printing.printable import Printable, Shown
 from ..resolving.result import LOWER_IS_BETTER
@@ -69,7 +69,6 @@ class Comparison(ComparisonFormats, Printable):
     results: dict = field(default_factory=dict)
     published: object | None = None
     popularity: pd.DataFrame | None = None
-    display: EvalOptions | None = None  # how compare() was asked to print (percent, decimals)
     family: Family | None = None  # the tests corrected together (None: no pairs)
     rates: list[str] = field(default_factory=list)
 
@@ -111,20 +110,16 @@ class Comparison(ComparisonFormats, Printable):
         return self.per_query.copy()
 
     def percent_default(self) -> bool:
-        """As ``compare(options=EvalOptions(percent=...))`` asked, else the protocol's unit,
-        else the published table's (its rows share the runs' table), else fractions."""
-        if self.display is not None and self.display.percent is not None:
-            return bool(self.display.percent)
+        """The protocol's unit, else the published table's (its rows share the runs'
+        table), else fractions."""
         if self.protocol is not None:
             return bool(self.protocol.percent)
         return bool(self.published.paper.percent) if self.published is not None else False
 
     def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
-        """The unit and decimals values print with: as given, else as ``compare`` was
-        asked, else the defaults (:func:`~citeval_irm.base.options.display_decimals`)."""
+        """The unit and decimals values print with: as given, else the defaults
+        (:meth:`percent_default`, :func:`~citeval_irm.base.options.display_decimals`)."""
         percent = self.percent_default() if percent is None else bool(percent)
-        if decimals is None and self.display is not None:
-            decimals = self.display.decimals
         return percent, display_decimals(percent, self.protocol, decimals)
 
     # ---------------------------- formats (the text ones: model_formats.ComparisonFormats)

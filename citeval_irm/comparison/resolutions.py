@@ -91,14 +91,14 @@ def is_generated(path) -> bool:
     return str(path).lower().endswith(GENERATED_SUFFIXES)
 
 
-def resolved_entry(path, dataset: str, measures, protocol, options, resolving: dict):
+def resolved_entry(path, dataset: str, measures, protocol, options, execution, resolving: dict):
     """A manifest's generated lists resolved against ``dataset`` (``resolving``: resolve's
     ``catalogue`` and ``threshold``): the :class:`~citeval_irm.Resolution`, an error when
     nothing resolved (no run to validate or evaluate)."""
     from ..resolving.resolve import resolve
 
     found = resolve(path, dataset, measures=measures, protocol=protocol, options=options,
-                    **resolving)  # fmt: skip
+                    execution=execution, **resolving)  # fmt: skip
     if found.run is None:
         raise InputError(str(path), f"no reference resolved to a paper of {dataset}: no run to "
                          "put in the table")  # fmt: skip

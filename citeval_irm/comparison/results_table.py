@@ -27,9 +27,18 @@ import pandas as pd
 
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
 from ..base.errors import EvalWarning, InputError, issue
-from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..base.measures import Protocol
+from ..base.options import (
+    EvalOptions,
+    ExecutionOptions,
+    StatisticsOptions,
+    display_decimals,
+    display_percent,
+    options_from,
+)
 from ..printing.printable import Printable
 from .family import Family
+from .labels import displayed
 from .manifest import read_manifest
 from .model import CompareSettings
 from .table_formats import TableFormats
@@ -66,6 +75,7 @@ class ResultsTable(TableFormats, Printable):
     validations: dict = field(default_factory=dict, repr=False)
     settings: CompareSettings | None = None  # the tests' settings, B as used (None: no tests)
     family: Family | None = None  # the tests corrected together
+    protocol: Protocol | None = field(default=None, repr=False)  # the unit's, the decimals'
 
     def _summary(self) -> dict[str, object]:
         measures = {m for names in self.measures.values() for m in names}
@@ -137,11 +147,21 @@ class ResultsTable(TableFormats, Printable):
         """What the values and marks mean, one sentence a line, then the notes."""
         return table_legend(self)
 
-    def report(self, command: str | None = None):
-        """The table and a plot per dataset (each system's values), as one report."""
+    def report(
+        self,
+        command: str | None = None,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+    ):
+        """The table and a plot per dataset (each system's values), as one report, in
+        ``percent`` with ``decimals`` (default: as made)."""
         from ..printing.blocks import Figure, Section, Text, table
         from ..printing.document import command_report
         from ..printing.plots import Unit, system_scores
+
+        if percent is not None or decimals is not None:
+            return displayed(self, percent, decimals).report(command)
 
         unit = Unit(self.percent)
         rows = [[cell.replace("**", "") for cell in row] for row in self._cells(latex=False)]
@@ -178,9 +198,9 @@ def results_table(
     baseline: str | None = None,
     paper=None,
     same_year: bool = True,
-    jobs: int = 1,
     resolving: Mapping | None = None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
     statistics: StatisticsOptions | None = None,
 ) -> ResultsTable:
     """The results table of the runs a manifest lists, tested per dataset.
@@ -205,15 +225,15 @@ def results_table(
         columns); the footnote says where the figures come from.
     same_year : bool, default True
         Whether papers of the query paper's own year are admissible (the validation).
-    jobs : int, default 1
-        Processes evaluating runs at once.
     resolving : dict, optional
         How the generated lists a manifest names (``.jsonl``) are resolved,
         ``{"catalogue": FILE, "threshold": 90}`` as in :func:`citeval_irm.resolve`
         (default: no catalogue, its threshold).
     options : EvalOptions, optional
-        How runs are evaluated and values printed, as in :func:`citeval_irm.evaluate`;
-        ``engine="dask"``: on the workers of the cluster at ``scheduler``.
+        What every run's numbers mean, as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
+        How they are computed: ``jobs`` runs at once in processes, or with
+        ``engine="dask"`` on the workers of the cluster at ``scheduler``.
     statistics : StatisticsOptions, optional
         ``test`` and ``correction`` as in :func:`citeval_irm.compare`, the correction over
         every test of the table.
@@ -221,7 +241,8 @@ def results_table(
     Returns
     -------
     ResultsTable
-        A row per (dataset, system), a column per measure, significance marks.
+        A row per (dataset, system), a column per measure, significance marks;
+        ``format(fmt, percent=..., decimals=...)`` prints it.
 
     Examples
     --------
@@ -234,8 +255,11 @@ def results_table(
     """
     from .compare import compare_settings
 
-    options, statistics = options_from(
-        "results_table", (options, EvalOptions), (statistics, StatisticsOptions)
+    options, execution, statistics = options_from(
+        "results_table",
+        (options, EvalOptions),
+        (execution, ExecutionOptions),
+        (statistics, StatisticsOptions),
     )
     check_choice("test", statistics.test, TESTS)  # a paired test: the Tukey HSD marks no baseline
     entries = read_manifest(manifest)
@@ -244,7 +268,7 @@ def results_table(
         raise InputError(None, f"baseline {baseline!r} is not a system of the manifest: "
                          f"{', '.join(systems)}")  # fmt: skip
     resolving = _resolving(resolving)
-    runs = evaluated_runs(entries, measures, protocol, options, same_year, jobs, resolving)
+    runs = evaluated_runs(entries, measures, protocol, options, execution, same_year, resolving)
     values, notes, warnings = cell_values(runs)
     found = None
     if baseline is not None:
@@ -259,7 +283,7 @@ def results_table(
         values = pd.concat([values, extra], ignore_index=True) if len(extra) else values
         notes += verdicts
     first = next(iter(runs.results.values()))
-    percent = options.shown_percent(first.protocol)
+    percent = display_percent(None, first.protocol)
     return ResultsTable(
         datasets=runs.datasets,
         measures=runs.measures,
@@ -271,13 +295,14 @@ def results_table(
         correction=statistics.correction,
         alpha=statistics.alpha,
         percent=percent,
-        decimals=options.shown_decimals(first.protocol, percent),
+        decimals=display_decimals(percent, first.protocol),
         notes=notes,
         warnings=warnings,
         results=runs.results,
         validations={k: f.validation for k, f in runs.facts.items()},
         settings=found.settings if found else None,
         family=found.family if found else None,
+        protocol=first.protocol,
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..base.errors import CitevalError, EvalWarning, InputError, silenced
-from ..base.options import EvalOptions
+from ..base.options import EvalOptions, ExecutionOptions
 from ..checks.protocol import ValidationReport, validate
 from ..evaluation.evaluate import evaluate
 from ..evaluation.results import EvalResult
@@ -55,7 +55,7 @@ class RunEvidence:
         if dataset is not None:
             try:
                 validation = validate(
-                    run, dataset, same_year=same_year, options=EvalOptions(memory=memory)
+                    run, dataset, same_year=same_year, execution=ExecutionOptions(memory=memory)
                 )
             except CitevalError as exc:
                 unvalidated = f"cannot validate: {exc}"
@@ -228,12 +228,18 @@ def _check_qrels(
 
 
 def run_validation(
-    run, dataset: str, measures, protocol, options: EvalOptions, same_year: bool
+    run,
+    dataset: str,
+    measures,
+    protocol,
+    options: EvalOptions,
+    execution: ExecutionOptions,
+    same_year: bool,
 ) -> ValidationReport:
     """``run`` validated against ``dataset`` with the measures and protocol it is evaluated
     with (no progress bar)."""
     return validate(run, dataset, same_year=same_year, measures=measures, protocol=protocol,
-                    options=replace(options, progress=False))  # fmt: skip
+                    options=options, execution=replace(execution, progress=False))  # fmt: skip
 
 
 def validated_evaluation(
@@ -242,6 +248,7 @@ def validated_evaluation(
     measures,
     protocol,
     options: EvalOptions,
+    execution: ExecutionOptions,
     *,
     dataset: str | None = None,
     same_year: bool = True,
@@ -253,13 +260,23 @@ def validated_evaluation(
     with silenced():
         validation = None
         if dataset is not None:
-            validation = run_validation(run, dataset, measures, protocol, options, same_year)
-        result = evaluate(run, qrels, measures, protocol=protocol, options=options)
+            validation = run_validation(
+                run, dataset, measures, protocol, options, execution, same_year
+            )
+        result = evaluate(
+            run, qrels, measures, protocol=protocol, options=options, execution=execution
+        )
     return result, RunEvidence.ranked_by(result, validation)
 
 
 def evaluate_run(
-    name: str, item, measures, protocol, options: EvalOptions, qrels_table: Qrels | None = None
+    name: str,
+    item,
+    measures,
+    protocol,
+    options: EvalOptions,
+    execution: ExecutionOptions,
+    qrels_table: Qrels | None = None,
 ) -> tuple[EvalResult, RunEvidence | None]:
     """One run of a comparison: its evaluation and evidence (none when it came evaluated
     already; a resolution's run is at hand, its field measures evaluated already)."""
@@ -272,7 +289,7 @@ def evaluate_run(
         return result, RunEvidence.ranked_by(result)
     if is_evaluated(item):  # checked by check_evaluated
         return item, None
-    return validated_evaluation(item, qrels_table, measures, protocol, options)
+    return validated_evaluation(item, qrels_table, measures, protocol, options, execution)
 
 
 def dataset_id(qrels) -> str | None:

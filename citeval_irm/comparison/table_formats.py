@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..printing.escaping import csv_frame, latex_label, latex_text
 from ..printing.text_tables import blocks, render, wrap
+from .labels import displayed
 from .table_marks import LATEX_MARKS, best_systems, cell_text
 
 
@@ -14,7 +15,14 @@ class TableFormats:
     ``measures``, ``systems``, ``published_systems``, ``values``, ``percent``,
     ``decimals``) and its ``legend()``."""
 
-    def _render(self, fmt: str) -> str:
+    def _json(self, *, percent: bool | None = None, decimals: int | None = None) -> dict:
+        return displayed(self, percent, decimals).to_dict()
+
+    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
+        """The table in ``fmt``, in ``percent`` (default: as made, the protocol's unit)
+        with ``decimals``."""
+        if percent is not None or decimals is not None:
+            return displayed(self, percent, decimals)._render(fmt)
         if fmt == "csv":
             return csv_frame(self.values)
         if fmt == "latex":

@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import EvalWarning, InputError, silenced
-from ..base.options import EvalOptions
+from ..base.options import EvalOptions, ExecutionOptions
 from ..checks.protocol import ValidationReport
 from ..resolving.result import RATES
 from . import family
 from .family import Tested
-from .fanout import fan_out, per_run_options
+from .fanout import fan_out
 from .manifest import Entry
 from .resolutions import generated_validation, is_generated, resolved_entry, table_measures
 from .runs import RunEvidence, run_validation, validated_evaluation
@@ -43,21 +43,23 @@ class TableRuns:
 
 
 def evaluated_runs(entries: list[Entry], measures, protocol, options: EvalOptions,
-                   same_year: bool, jobs: int, resolving: dict) -> TableRuns:  # fmt: skip
+                   execution: ExecutionOptions, same_year: bool,
+                   resolving: dict) -> TableRuns:  # fmt: skip
     """Every entry validated and evaluated: in this process (``jobs=1``), in ``jobs``
     processes, or on a Dask cluster (``engine="dask"``)."""
-    each = per_run_options(options)
+    each = execution.for_worker()
     work = [
-        (entry, measures, _protocol_of(entry.dataset, protocol), each, same_year, resolving)
+        (entry, measures, _protocol_of(entry.dataset, protocol), options, each, same_year,
+         resolving)
         for entry in entries
-    ]
+    ]  # fmt: skip
     for entry, m, p, *_ in work:
         if m is None and p is None:
             raise InputError(
                 None, f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
                 "measures or a protocol"
             )  # fmt: skip
-    done = fan_out(evaluate_entry, work, options, processes=jobs)
+    done = fan_out(evaluate_entry, work, execution)
     results = {(e.system, e.dataset): r for e, (r, _) in zip(entries, done)}
     datasets = list(dict.fromkeys(e.dataset for e in entries))
     return TableRuns(
@@ -71,7 +73,8 @@ def evaluated_runs(entries: list[Entry], measures, protocol, options: EvalOption
     )
 
 
-def evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same_year: bool,
+def evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions,
+                   execution: ExecutionOptions, same_year: bool,
                    resolving: dict | None = None):  # fmt: skip
     """Validate then evaluate one run (in this process, a worker process or on a Dask
     worker), generated lists resolved first (``resolving``: resolve's keywords): its
@@ -79,12 +82,13 @@ def evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions, same_
     results needs."""
     if not is_generated(entry.run):
         return validated_evaluation(entry.run, entry.dataset, measures, protocol, options,
-                                    dataset=entry.dataset, same_year=same_year)  # fmt: skip
+                                    execution, dataset=entry.dataset,
+                                    same_year=same_year)  # fmt: skip
     with silenced():  # the table carries the warnings, counted, once
         result = resolved_entry(entry.run, entry.dataset, measures, protocol, options,
-                                resolving or {})  # fmt: skip
+                                execution, resolving or {})  # fmt: skip
         validation = run_validation(result.run, entry.dataset, measures, protocol, options,
-                                    same_year)  # fmt: skip
+                                    execution, same_year)  # fmt: skip
     return result, RunEvidence.ranked_by(result.evaluation, generated_validation(validation))
 
 

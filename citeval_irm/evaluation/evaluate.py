@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import replace
 
 from ..base.errors import issue
 from ..base.measures import Measure, Protocol
-from ..base.options import EvalOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, options_from
 from ..reading.io import as_qrels
 from ..reading.sources import read_in_chunks
 from ..reading.tables import Qrels
@@ -60,6 +59,7 @@ def evaluate(
     *,
     protocol: str | Protocol | None = None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
 ) -> EvalResult:
     """Evaluate ``run`` against ``qrels`` with trec_eval's semantics.
 
@@ -82,20 +82,24 @@ def evaluate(
     protocol : str or Protocol, optional
         A paper's protocol (``"goyal2026"``, ``"masterset2026"``): its measures and unit.
     options : EvalOptions, optional
-        How the run is read, ranked and scored, and how the result prints:
-        ``ties`` (``"trec_eval"`` or ``"run_order"``), ``duplicates`` (``"error"`` or
-        ``"keep_best"``), ``empty_queries`` (``"zero"`` or ``"skip"``), ``max_docs``
-        (trec_eval's ``-M``), ``engine`` (``"citeval"``, ``"pytrec_eval"`` or ``"dask"``, with
-        ``scheduler``), ``verify`` (both engines; :class:`VerificationError` on a per-query
-        difference above 1e-9), ``memory`` (a run file expected to need more is read in
-        chunks of whole queries, with the same result), ``progress``, ``percent`` and
-        ``decimals``. Default: an :class:`~citeval_irm.EvalOptions` of defaults.
+        What the numbers mean, recorded in the result: ``ties`` (``"trec_eval"`` or
+        ``"run_order"``), ``duplicates`` (``"error"`` or ``"keep_best"``),
+        ``empty_queries`` (``"zero"`` or ``"skip"``), ``max_docs`` (trec_eval's ``-M``).
+        Default: an :class:`~citeval_irm.EvalOptions` of defaults.
+    execution : ExecutionOptions, optional
+        How they are computed, never what they are: ``engine`` (``"citeval"``,
+        ``"pytrec_eval"`` or ``"dask"``, with ``scheduler``), ``verify`` (both engines;
+        :class:`VerificationError` on a per-query difference above 1e-9), ``memory`` (a run
+        file expected to need more is read in chunks of whole queries, with the same
+        result), ``progress``. Default: an :class:`~citeval_irm.ExecutionOptions` of
+        defaults.
 
     Returns
     -------
     EvalResult
         ``aggregate`` (measure -> mean), ``per_query`` (query -> measure -> value),
-        ``warnings``; ``format()`` prints it, ``to_frame()`` gives the per-query table.
+        ``warnings``, ``options``; ``format()`` prints it (``percent=``, ``decimals=``),
+        ``to_frame()`` gives the per-query table.
 
     Examples
     --------
@@ -109,28 +113,36 @@ def evaluate(
     ...     options=citeval_irm.EvalOptions(ties="run_order"),
     ... )
     """
-    (options,) = options_from("evaluate", (options, EvalOptions))
+    options, execution = options_from(
+        "evaluate", (options, EvalOptions), (execution, ExecutionOptions)
+    )
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
-    result = _evaluate(run, qrels_table, Settings(measure_list, options), protocol_obj)
+    result = _evaluate(run, qrels_table, measure_list, protocol_obj, options, execution)
     issue(result.warnings)
     return result
 
 
-def _evaluate(run, qrels_table: Qrels, settings: Settings, protocol_obj) -> EvalResult:
+def _evaluate(
+    run,
+    qrels_table: Qrels,
+    measure_list: list[Measure],
+    protocol_obj,
+    options: EvalOptions,
+    execution: ExecutionOptions,
+) -> EvalResult:
     """One path whatever the run: its chunks of whole queries (one chunk in memory, many
     streamed, partitions on Dask) each scored by :func:`score_part`, merged once by
     :func:`merge_parts`."""
-    options = settings.options
-    # what each chunk is scored with: the Dask client itself does not travel
-    travelling = replace(settings, options=replace(options, scheduler=None))
+    # what each chunk is scored with: the engine, never the Dask client
+    settings = Settings(measure_list, options, execution.engine, execution.verify)
     read = read_in_chunks(
         run,
-        functools.partial(score_part, qrels=qrels_table, settings=travelling),
+        functools.partial(score_part, qrels=qrels_table, settings=settings),
         duplicates=settings.duplicates,
-        memory=options.memory,
-        progress=options.progress,
-        dask=settings.engine == "dask",
-        scheduler=options.scheduler,
+        memory=execution.memory,
+        progress=execution.progress,
+        dask=execution.engine == "dask",
+        scheduler=execution.scheduler,
     )
     return merge_parts(read.results, qrels_table, settings, protocol_obj, read.source, read.notes)

@@ -212,5 +212,5 @@ def make_result(
         qrels_source=qrels_source if qrels_source is not None else population.qrels_source,
         engine=settings.engine,
         ranked=ranked,
-        options=replace(settings.options, scheduler=None),  # no client inside a result
+        options=settings.options,  # what the numbers mean; never how they were computed
     )

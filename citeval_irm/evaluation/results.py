@@ -9,7 +9,7 @@ percent is a presentation choice (a protocol's default or the caller's).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base.errors import EvalWarning, InputError
 from ..base.measures import Measure, Protocol, parse_measures
-from ..base.options import EvalOptions, display_decimals
+from ..base.options import EvalOptions, display_decimals, display_percent
 from ..printing.escaping import csv_text, plain_text, trec_field
 from ..printing.printable import Printable, file_name, warning_line
 from ..reading.ties import TieReport
@@ -80,7 +80,7 @@ class EvalResult(Printable):
     qrels_source: str = "<qrels>"
     engine: str = "citeval"
     ranked: RankedQueries | None = field(default=None, repr=False)
-    options: EvalOptions | None = field(default=None, repr=False)  # what it was made with
+    options: EvalOptions | None = field(default=None, repr=False)  # what its numbers mean
     qrels_fingerprint: str | None = field(default=None, repr=False)  # which judgements
 
     # ------------------------------------------------------------------ access
@@ -119,16 +119,12 @@ class EvalResult(Printable):
             raise KeyError(f"{measure!r} was not computed; computed: {self.names}") from None
 
     def default_percent(self) -> bool:
-        """Percent as ``evaluate`` was asked (``percent=``), else the protocol's unit."""
-        if self.options is not None:
-            return self.options.shown_percent(self.protocol)
-        return bool(self.protocol.percent) if self.protocol else False
+        """Percent when the protocol's unit is percent (a format's ``percent=`` wins)."""
+        return display_percent(None, self.protocol)
 
     def decimals(self, percent: bool, decimals: int | None = None) -> int:
         """Decimals values print with (:func:`~citeval_irm.base.options.display_decimals`): as
-        given here, else as ``evaluate`` was asked (``decimals=``), else the rule's."""
-        if decimals is None and self.options is not None:
-            decimals = self.options.decimals
+        given here, else the rule's."""
         return display_decimals(percent, self.protocol, decimals)
 
     def to_frame(self, *, percent: bool | None = None) -> pd.DataFrame:
@@ -139,7 +135,7 @@ class EvalResult(Printable):
         ----------
         percent : bool, optional
             Values in percent (fractions only: counts such as NumRet stay counts). Default:
-            as ``evaluate`` was asked, else the protocol's unit.
+            the protocol's unit.
 
         Returns
         -------
@@ -281,6 +277,7 @@ class EvalResult(Printable):
             "protocol": self.protocol.name if self.protocol else None,
             "ties": self.ties.policy if self.ties else None,
             "engine": self.engine,
+            "options": asdict(self.options) if self.options is not None else None,
             "num_queries": self.num_queries,
             "percent": percent,
             "aggregate": {k: float(v) for k, v in rows[-1][1].items()},

@@ -1,5 +1,6 @@
-"""What a run is evaluated with: its measures (given, or a protocol's) and its options,
-gathered in :class:`Settings`, what every chunk of a run read in parts is scored with."""
+"""What a run is evaluated with: its measures (given, or a protocol's), its options and
+the engine, gathered in :class:`Settings`, what every chunk of a run read in parts is
+scored with."""
 
 from __future__ import annotations
 
@@ -33,15 +34,17 @@ def resolve_measures(
 
 @dataclass(frozen=True)
 class Settings:
-    """How a run is evaluated: its measures and its options, what every piece of a run
-    read in parts is scored with."""
+    """How a run is evaluated: its measures, its options (what the numbers mean) and the
+    engine that computes them (``verify``: both), what every piece of a run read in parts
+    is scored with. No scheduler, memory or progress bar: nothing that is not picklable or
+    not needed by a chunk."""
 
     measures: list[Measure]
     options: EvalOptions = field(default_factory=EvalOptions)
+    engine: str = "citeval"
+    verify: bool = False
 
     ties = property(lambda self: self.options.ties)
     duplicates = property(lambda self: self.options.duplicates)
     empty_queries = property(lambda self: self.options.empty_queries)
-    engine = property(lambda self: self.options.engine)
-    verify = property(lambda self: self.options.verify)
     max_docs = property(lambda self: self.options.max_docs)  # trec_eval -M

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..base.errors import CitevalError, InputError, issue, silenced
-from ..base.options import EvalOptions, StatisticsOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, options_from
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import ValidationReport
 from ..comparison.compare import compare, is_evaluated, named_inputs
@@ -71,14 +71,14 @@ def make_report(
     *,
     protocol=None,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
     statistics: StatisticsOptions | None = None,
     computed: Computed | None = None,
     same_year: bool = True,
-    command: str | None = None,
     descriptions: Mapping[str, str] | None = None,
 ) -> Report:
     """A :class:`Report` of runs evaluated on qrels: one document with the evaluations, the
-    comparison, the validations and plots, and the command that repeats it.
+    comparison, the validations and plots.
 
     Parameters
     ----------
@@ -93,11 +93,12 @@ def make_report(
     measures : str, Measure or iterable, optional
         ir-measures syntax. Default: the protocol's.
     protocol : str or Protocol, optional
-        A paper's protocol; its unit is the default of ``options.percent``.
+        A paper's protocol; its unit is the unit values are shown in (``report.shown(
+        percent=...)`` for another).
     options : EvalOptions, optional
-        How the runs are evaluated, as in :func:`citeval_irm.evaluate`; ``percent``: values
-        in percent (fractions only; counts stay counts), default the protocol's unit;
-        ``decimals``: default :func:`~citeval_irm.base.options.display_decimals`.
+        What the runs' numbers mean, as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
+        How they are computed, as in :func:`citeval_irm.evaluate`.
     statistics : StatisticsOptions, optional
         The comparison of two or more runs, as in :func:`citeval_irm.compare`.
     computed : Computed, optional
@@ -106,24 +107,28 @@ def make_report(
         no validation. A cross-check appears only when given.
     same_year : bool, default True
         As in :func:`citeval_irm.validate`.
-    command : str, optional
-        Printed as the way to repeat the report.
     descriptions : mapping of str to str, optional
         How each run was made, by run name, shown beside its source.
 
     Returns
     -------
     Report
-        The document; ``write(path)`` writes HTML or Markdown. Its ``title`` may be set on it.
+        The document; ``write(path)`` writes HTML or Markdown; ``shown(percent=...,
+        decimals=...)`` gives it in another unit. Its ``title`` and ``command`` (the way to
+        repeat it) may be set on it.
 
     Examples
     --------
     >>> import citeval_irm
     >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
     >>> report = citeval_irm.make_report({"bm25": run}, "citeval/demo/test", protocol="goyal2026")
+    >>> report.command = "citeval eval bm25.trec --dataset citeval/demo/test --report r.html"
     """
-    options, statistics = options_from(
-        "make_report", (options, EvalOptions), (statistics, StatisticsOptions)
+    options, execution, statistics = options_from(
+        "make_report",
+        (options, EvalOptions),
+        (execution, ExecutionOptions),
+        (statistics, StatisticsOptions),
     )
     computed = computed if computed is not None else Computed()
     named = named_inputs(runs)
@@ -140,33 +145,113 @@ def make_report(
         measures,
         protocol=protocol,
         options=options,
+        execution=execution,
         dataset=dataset_id,
         same_year=same_year,
         descriptions=descriptions,
     )
     comparison = computed.comparison
     if comparison is None and len(facts) > 1:
-        comparison = _compared(facts, resolutions, measures, protocol, options, statistics)
-    fmt = sections.Formatter.of(options, facts[0].evaluation.protocol)
-    setup = _setup_section(facts, qrels, dataset_id, options, command, comparison, fmt)
-    parts = [
-        setup,
-        sections.scores_section(facts, comparison, fmt),
-        *_resolution_sections(resolutions, dataset_id, options, statistics),
-        *_comparison_sections(comparison, dataset_id, options, fmt),
-        sections.ties_section(facts, fmt),
-        sections.validation_section(facts),
-        sections.crosscheck_section(known.crosschecks, options),
-        sections.warnings_section(_warnings(facts, comparison, known.crosschecks)),
-        sections.environment_section(),
-    ]
-    names = ", ".join(f.name for f in facts)
-    where = dataset_id or facts[0].evaluation.qrels_source
-    return Report(
-        title=f"citeval report: {names} on {where}",
-        summary=_summary(facts, comparison, known.crosschecks, where, fmt),
-        sections=[p for p in parts if p is not None],
+        comparison = _compared(
+            facts, resolutions, measures, protocol, (options, execution, statistics)
+        )
+    qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
+    made = _Made(
+        facts,
+        comparison,
+        known.crosschecks,
+        resolutions,
+        dataset_id,
+        file_sha256(qrels_path) if qrels_path is not None else None,
+        dataset_info(dataset_id) if dataset_id is not None else None,
+        options,
+        execution,
+        statistics,
     )
+    return made.report()
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What a report shows, computed once: its document is made from it in a unit
+    (:meth:`report`), again for :meth:`Report.shown`."""
+
+    facts: list[RunFacts]
+    comparison: Comparison | None
+    crosschecks: dict[str, CrosscheckReport]
+    resolutions: dict[str, Resolution]
+    dataset_id: str | None
+    qrels_sha256: str | None
+    dataset: object | None
+    options: EvalOptions
+    execution: ExecutionOptions
+    statistics: StatisticsOptions
+
+    def report(self, percent: bool | None = None, decimals: int | None = None) -> Report:
+        """The document, its values in ``percent`` (default the protocol's unit) with
+        ``decimals``."""
+        facts, comparison, dataset_id = self.facts, self.comparison, self.dataset_id
+        fmt = sections.Formatter.of(facts[0].evaluation.protocol, percent, decimals)
+        shown = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
+        parts = [
+            self._setup_section(fmt),
+            sections.scores_section(facts, comparison, fmt),
+            *self._resolution_sections(shown),
+            *self._comparison_sections(fmt, shown),
+            sections.ties_section(facts, fmt),
+            sections.validation_section(facts),
+            sections.crosscheck_section(self.crosschecks, percent, decimals),
+            sections.warnings_section(_warnings(facts, comparison, self.crosschecks)),
+            sections.environment_section(),
+        ]
+        names = ", ".join(f.name for f in facts)
+        where = dataset_id or facts[0].evaluation.qrels_source
+        return Report(
+            title=f"citeval report: {names} on {where}",
+            summary=_summary(facts, comparison, self.crosschecks, where, fmt),
+            sections=[p for p in parts if p is not None],
+            remake=self.report,
+        )
+
+    def _setup_section(self, fmt) -> Section:
+        """What was evaluated and how: the qrels' file (with its sha256) or the dataset,
+        the policies of the options."""
+        options = self.options
+        policies = {
+            "ties": options.ties,
+            "duplicates": options.duplicates,
+            "empty_queries": options.empty_queries,
+        }
+        first = self.facts[0].evaluation
+        return sections.setup_section(self.facts, first.qrels_source, self.qrels_sha256,
+                                      self.dataset, policies, self.comparison, fmt)  # fmt: skip
+
+    def _resolution_sections(self, shown: dict) -> list[Section]:
+        """How generated lists were resolved, and their rate by popularity (with a
+        dataset)."""
+        if not self.resolutions:
+            return []
+        parts = [resolution_section(self.resolutions)]
+        if self.dataset_id is not None:
+            parts.append(popularity_rate_section(
+                self.resolutions, self.dataset_id, (self.options, self.execution),
+                self.statistics, **shown,
+            ))  # fmt: skip
+        return parts
+
+    def _comparison_sections(self, fmt, shown: dict) -> list[Section]:
+        """The comparison's differences, its published rows and its popularity summary."""
+        comparison = self.comparison
+        if comparison is None:
+            return []
+        parts = [sections.differences_section(comparison, fmt)]
+        if comparison.published is not None:
+            parts.append(sections.published_section(comparison))
+        if comparison.popularity is not None and self.dataset_id is not None:
+            from ..comparison.breakdown import popularity_section
+
+            parts.append(popularity_section(comparison, self.dataset_id, self.options, **shown))
+        return parts
 
 
 @dataclass
@@ -207,14 +292,16 @@ def _dataset_id(qrels) -> str | None:
     return found[0] if found is not None and isinstance(qrels, str) else None
 
 
-def _compared(facts, resolutions, measures, protocol, options, statistics) -> Comparison:
+def _compared(facts, resolutions, measures, protocol, given: tuple) -> Comparison:
     """The comparison of the runs' evaluations (and resolutions), their warnings silenced:
-    each run's are issued by :func:`_read_runs`."""
+    each run's are issued by :func:`_read_runs`; ``given``: the options, execution and
+    statistics options."""
     results = {f.name: f.evaluation for f in facts}
+    options, execution, statistics = given
     with silenced():
         return compare(
             {**results, **resolutions}, measures=measures, protocol=protocol, options=options,
-            statistics=statistics,
+            execution=execution, statistics=statistics,
         )  # fmt: skip
 
 
@@ -239,6 +326,7 @@ def _read_runs(
     *,
     protocol,
     options: EvalOptions,
+    execution: ExecutionOptions,
     dataset: str | None,
     same_year: bool,
     descriptions: Mapping[str, str] | None,
@@ -255,6 +343,7 @@ def _read_runs(
                 measures,
                 protocol=protocol,
                 options=options,
+                execution=execution,
                 evaluation=known.evaluations.get(name),
                 dataset=dataset if known.validate else None,
                 validation=known.validations.get(name),
@@ -271,51 +360,6 @@ def _read_runs(
         for w in f.evaluation.warnings
     )
     return facts
-
-
-def _setup_section(facts, qrels, dataset_id, options: EvalOptions, command, comparison, fmt):
-    """What was evaluated and how: the qrels' file (with its sha256) or the dataset, the
-    policies of the options."""
-    qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
-    policies = {
-        "ties": options.ties,
-        "duplicates": options.duplicates,
-        "empty_queries": options.empty_queries,
-    }
-    return sections.setup_section(
-        facts,
-        facts[0].evaluation.qrels_source,
-        file_sha256(qrels_path) if qrels_path is not None else None,
-        dataset_info(dataset_id) if dataset_id is not None else None,
-        policies,
-        command,
-        comparison,
-        fmt,
-    )
-
-
-def _resolution_sections(resolutions, dataset_id, options, statistics) -> list[Section]:
-    """How generated lists were resolved, and their rate by popularity (with a dataset)."""
-    if not resolutions:
-        return []
-    parts = [resolution_section(resolutions)]
-    if dataset_id is not None:
-        parts.append(popularity_rate_section(resolutions, dataset_id, options, statistics))
-    return parts
-
-
-def _comparison_sections(comparison, dataset_id, options, fmt) -> list[Section]:
-    """The comparison's differences, its published rows and its popularity summary."""
-    if comparison is None:
-        return []
-    parts = [sections.differences_section(comparison, fmt)]
-    if comparison.published is not None:
-        parts.append(sections.published_section(comparison))
-    if comparison.popularity is not None and dataset_id is not None:
-        from ..comparison.breakdown import popularity_section
-
-        parts.append(popularity_section(comparison, dataset_id, options))
-    return parts
 
 
 def resolved_validation(resolution: Resolution, dataset: str, same_year: bool):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..base.choices import KEEP_ALL
 from ..base.errors import CitevalError, silenced
-from ..base.options import EvalOptions
+from ..base.options import EvalOptions, ExecutionOptions
 from ..checks.protocol import ValidationReport, validate
 from ..evaluation.evaluate import evaluate
 from ..evaluation.population import population
@@ -105,6 +105,7 @@ def run_facts(
     *,
     protocol,
     options: EvalOptions,
+    execution: ExecutionOptions,
     evaluation: EvalResult | None,
     dataset: str | None,
     validation: ValidationReport | None,
@@ -116,7 +117,9 @@ def run_facts(
     policies = EvalOptions(ties=options.ties, empty_queries=options.empty_queries)
     if evaluation is None:
         with silenced():  # make_report issues them, named after the run
-            evaluation = evaluate(run, qrels, measures, protocol=protocol, options=options)
+            evaluation = evaluate(
+                run, qrels, measures, protocol=protocol, options=options, execution=execution
+            )
     _, sizes = run.ranked_queries()
     deepest = int(sizes.max()) if len(sizes) else 0
     cutoffs = recall_cutoffs(deepest, evaluation.measures)

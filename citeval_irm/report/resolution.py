@@ -10,7 +10,7 @@ was made.
 from __future__ import annotations
 
 from ..base.errors import CitevalError, issue, silenced
-from ..base.options import EvalOptions, StatisticsOptions
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
 from ..comparison.breakdown import breakdown
 from ..printing.blocks import Items, Section, Text, table
 from ..resolving.result import CATALOGUE_KINDS, KINDS, Resolution
@@ -60,16 +60,21 @@ def resolution_section(resolutions: dict[str, Resolution]) -> Section:
 def popularity_rate_section(
     resolutions: dict[str, Resolution],
     dataset: str,
-    options: EvalOptions,
+    given: tuple[EvalOptions, ExecutionOptions],
     statistics: StatisticsOptions,
+    *,
+    percent: bool | None = None,
+    decimals: int | None = None,
 ) -> Section:
     """The resolution rate (:func:`resolution_rate`) by the cited paper's popularity, per
-    run, with the plot; a text saying why when the dataset cannot tell popularity."""
+    run, with the plot, in ``percent`` with ``decimals``; a text saying why when the dataset
+    cannot tell popularity. ``given``: the options and the execution options."""
     rate = resolution_rate(resolutions)
+    options, execution = given
     try:
         with silenced():
             found = breakdown(resolutions, dataset, rate, by="popularity", options=options,
-                              statistics=statistics)  # fmt: skip
+                              execution=execution, statistics=statistics)  # fmt: skip
     except CitevalError as exc:
         section = Section("resolution-popularity", f"{rate} by popularity")
         return section.add(Text(f"No breakdown by popularity: {exc}"))
@@ -79,4 +84,4 @@ def popularity_rate_section(
                rate == "existence_rate" else "in_pool_rate: the share of a list's references "
                "that name a paper of the pool (give a catalogue to tell fabricated references "
                "from real papers outside it)")  # fmt: skip
-    return found.section("resolution-popularity", (meaning,))
+    return found.section("resolution-popularity", (meaning,), percent=percent, decimals=decimals)

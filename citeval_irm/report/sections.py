@@ -9,12 +9,11 @@ Python objects do not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timezone
 
 import numpy as np
 
-from ..base.options import EvalOptions
+from ..base.options import display_decimals, display_percent
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import PAIR_CHECKS
 from ..comparison.model import Comparison
@@ -43,13 +42,17 @@ class Formatter:
         self.decimals = decimals
 
     @classmethod
-    def of(cls, options: EvalOptions, protocol, percent: bool | None = None) -> Formatter:
-        """The unit ``options`` asks for (else ``percent``, else the protocol's) and its
+    def of(
+        cls,
+        protocol,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        default: bool | None = None,
+    ) -> Formatter:
+        """The unit asked for (``percent``, else ``default``, else the protocol's) and its
         decimals (:func:`~citeval_irm.base.options.display_decimals`)."""
-        if options.percent is None and percent is not None:
-            options = replace(options, percent=percent)
-        shown = options.shown_percent(protocol)
-        return cls(shown, options.shown_decimals(protocol, shown))
+        shown = display_percent(percent if percent is not None else default, protocol)
+        return cls(shown, display_decimals(shown, protocol, decimals))
 
     def value(self, fraction: float, *, sign: bool = False, measure: str | None = None) -> str:
         """``fraction`` in the unit; a ``measure`` that is a count (NumRet) is never scaled."""
@@ -76,14 +79,15 @@ def setup_section(
     qrels_sha256: str | None,
     dataset: DatasetInfo | None,
     options: Mapping[str, str],
-    command: str | None,
     comparison: Comparison | None,
     fmt: Formatter,
 ) -> Section:
-    """What was evaluated, how, and the files it was evaluated from (with sha256)."""
+    """What was evaluated, how, and the files it was evaluated from (with sha256); the
+    command that repeats it is the report's own (:attr:`~citeval_irm.report.Report.command`),
+    added when it is written."""
     first = runs[0].evaluation
     protocol = first.protocol
-    pairs = [("command", command)] if command else []
+    pairs = []
     if protocol is not None:
         pairs.append(("protocol", f"{protocol.name}: {protocol.title} ({protocol.reference})"))
     pairs += [
@@ -375,15 +379,17 @@ def validation_section(runs: Sequence[RunFacts]) -> Section | None:
 
 
 def crosscheck_section(
-    crosschecks: Mapping[str, CrosscheckReport], options: EvalOptions
+    crosschecks: Mapping[str, CrosscheckReport],
+    percent: bool | None = None,
+    decimals: int | None = None,
 ) -> Section | None:
     """Each cross-check: both values per measure, the causes with counts and examples (in
-    the unit ``options`` asks for, else the cross-check's own)."""
+    the unit asked for, else the cross-check's own; ``decimals``, else the rule's)."""
     if not crosschecks:
         return None
     section = Section("crosscheck", "Cross-check: the paper's recipe beside trec_eval")
     for name, report in crosschecks.items():
-        fmt = Formatter.of(options, report.protocol, report.percent)
+        fmt = Formatter.of(report.protocol, percent, decimals, default=report.percent)
         order = "the run's" if report.recipe_ties == "run_order" else "trec_eval's"
         section.add(
             Text(

@@ -34,7 +34,7 @@ import re
 from dataclasses import replace
 
 from ..base.errors import EvalWarning, InputError, examples_of, issue, silenced
-from ..base.options import EvalOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, options_from
 from . import THRESHOLD
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
 from .index import Found, TitleIndex
@@ -213,6 +213,7 @@ def resolve(
     catalogue=None,
     threshold: float = THRESHOLD,
     options: EvalOptions | None = None,
+    execution: ExecutionOptions | None = None,
 ):
     """Resolve generated reference lists against ``dataset``'s papers into a run.
 
@@ -241,7 +242,9 @@ def resolve(
     threshold : float, default THRESHOLD
         The fuzzy title match's threshold (RapidFuzz ``fuzz.ratio``, 0-100).
     options : EvalOptions, optional
-        How the resolved run is evaluated, as in :func:`citeval_irm.evaluate`.
+        What the resolved run's numbers mean, as in :func:`citeval_irm.evaluate`.
+    execution : ExecutionOptions, optional
+        How they are computed, as in :func:`citeval_irm.evaluate` (no progress bar).
 
     Returns
     -------
@@ -264,7 +267,9 @@ def resolve(
     from ..evaluation.evaluate import evaluate
     from ..reading.tables import Run
 
-    (options,) = options_from("resolve", (options, EvalOptions))
+    options, execution = options_from(
+        "resolve", (options, EvalOptions), (execution, ExecutionOptions)
+    )
     lists: GeneratedLists = read_generated(generated)
     known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
     name, index = corpus_index(dataset)
@@ -285,8 +290,8 @@ def resolve(
         if protocol is None and measures is None:
             protocol = _protocol_of(name)
         with silenced():
-            evaluation = evaluate(run, name, measures, protocol=protocol,
-                                  options=replace(options, progress=False))  # fmt: skip
+            evaluation = evaluate(run, name, measures, protocol=protocol, options=options,
+                                  execution=replace(execution, progress=False))  # fmt: skip
         warnings += evaluation.warnings
     else:
         warnings.append(EvalWarning(
