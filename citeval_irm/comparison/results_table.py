@@ -42,11 +42,10 @@ from .labels import displayed
 from .manifest import read_manifest
 from .model import CompareSettings
 from .table_formats import TableFormats
-from .table_marks import ORACLE, ORACLE_MEANS, table_legend
+from .table_marks import table_legend
 from .table_runs import baseline_tests, cell_values, evaluated_runs, published_rows, with_tests
 
-# ORACLE and ORACLE_MEANS: read here by report.sections (they are table_marks')
-__all__ = ["ORACLE", "ORACLE_MEANS", "ResultsTable", "results_table"]
+__all__ = ["ResultsTable", "results_table"]
 
 
 @dataclass(repr=False)

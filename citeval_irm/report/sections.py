@@ -17,7 +17,7 @@ from ..base.options import display_decimals, display_percent
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import PAIR_CHECKS
 from ..comparison.model import Comparison
-from ..comparison.results_table import ORACLE, ORACLE_MEANS
+from ..comparison.table_marks import ORACLE, ORACLE_MEANS
 from ..printing import plots
 from ..printing.blocks import Facts, Figure, Items, Section, Text, table
 from ..printing.plots import Unit
