@@ -2,8 +2,9 @@
 
 Per-query values depend only on that query's rows and judgements, so a run scored a chunk
 of whole queries at a time, the per-query rows concatenated, gives exactly the in-memory
-result. :func:`iter_run_chunks` reads a TREC file (plain or gzip) or Parquet block by block
-(pyarrow's streaming readers), cuts at the last query boundary once a chunk holds enough
+result. :func:`iter_run_chunks` reads a TREC file (plain or gzip: segments of whole lines,
+:func:`~citeval_irm.reading.trec_fast.fast_batches`) or Parquet (pyarrow's batch reader) a
+block at a time, cuts at the last query boundary once a chunk holds enough
 rows, and carries the rest of that query into the next chunk. Each chunk is a
 :class:`~citeval_irm.reading.tables.Run` that has had the duplicate policy applied; duplicates are
 within a query, so a check per chunk is exact.
