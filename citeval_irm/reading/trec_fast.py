@@ -11,6 +11,7 @@ with its line, raises :class:`NeedLineNumbers`: the line-aware parse
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,10 +282,18 @@ def fast_batches(
     segments = _Segments(
         stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter), SEGMENTS_AHEAD + 1
     )
+    pieces = iter(segments)
+    first, second = next(pieces, None), None
+    if first is not None:
+        second = next(pieces, None)
+    if second is None:  # the whole text in one piece (or none): no thread to start
+        if first is not None:
+            yield from _checked_batches(parsed(first), value_column)
+        return
     with ThreadPoolExecutor(1, thread_name_prefix="citeval-parse") as pool:
         ahead: deque = deque()
         try:
-            for segment in segments:
+            for segment in itertools.chain((first, second), pieces):
                 ahead.append(pool.submit(parsed, segment))
                 if len(ahead) > SEGMENTS_AHEAD:
                     yield from _checked_batches(ahead.popleft().result(), value_column)
@@ -304,11 +313,14 @@ class _Segments:
     The pieces are views of two buffers used in turn (no copy of the text but the part
     line carried to the next piece): :func:`fast_batches` asks for piece ``i + 2``, which
     is written over piece ``i``, only once the parse of piece ``i`` (which copies what it
-    keeps) has ended."""
+    keeps) has ended. The buffers start small and double up to ``size`` as the text goes
+    on, so a small file is not read into (and Python does not zero) megabytes of buffer."""
+
+    FIRST = 1 << 16  # bytes of the first piece at the most
 
     def __init__(self, stream: pa.NativeFile, size: int, screen: _Screen, buffers: int = 2):
         self.stream, self.size, self.screen = stream, size, screen
-        self.buffers = [bytearray(size) for _ in range(buffers)]
+        self.buffers: list[bytearray | None] = [None] * buffers
 
     def _fill(self, buffer: bytearray, start: int) -> int:
         """Read into ``buffer`` from ``start`` until it is full or the stream ends; the
@@ -323,10 +335,14 @@ class _Segments:
 
     def __iter__(self):
         carry, turn, first = b"", 0, True
+        capacity = min(self.FIRST, self.size)
         while True:
+            if len(carry) > capacity // 2:  # a line longer than half a piece: room
+                capacity = 2 * len(carry)
             buffer = self.buffers[turn % len(self.buffers)]
-            if len(carry) > len(buffer) // 2:  # a line longer than half a piece: room
-                buffer = self.buffers[turn % len(self.buffers)] = bytearray(2 * len(carry))
+            if buffer is None or len(buffer) < capacity:
+                buffer = self.buffers[turn % len(self.buffers)] = bytearray(capacity)
+            capacity = min(2 * capacity, max(self.size, capacity))
             buffer[: len(carry)] = carry
             filled = self._fill(buffer, len(carry))
             start = 0
