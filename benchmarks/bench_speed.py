@@ -27,6 +27,7 @@ citeval eval are compared with ``trec_eval -q`` (4 decimals) when trec_eval is t
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 from importlib import util
 from pathlib import Path
@@ -79,6 +80,15 @@ def verdict(rows: list[Row]) -> list[str]:
         x, y = by_name.get(a), by_name.get(b)
         return x.median_seconds / y.median_seconds if x and y and x.ok and y.ok else None
 
+    def paired(a: str, b: str) -> str:
+        """The median of the ratios round by round (each round runs both once, back to
+        back), which the machine's drift between rounds moves less than a ratio of medians."""
+        x, y = by_name.get(a), by_name.get(b)
+        if not (x and y and x.ok and y.ok) or min(len(x.samples), len(y.samples)) < 2:
+            return ""
+        ratios = [p.seconds / q.seconds for p, q in zip(x.samples, y.samples)]
+        return f"; round by round {statistics.median(ratios):.2f}x (median of {len(ratios)})"
+
     targets = [
         ("citeval eval / floor", over(EVAL, FLOOR), "at most 1.5x", lambda v: v <= 1.5),
         ("ir_measures CLI / citeval eval", over(IRM, EVAL), "at least 6x", lambda v: v >= 6),
@@ -92,7 +102,12 @@ def verdict(rows: list[Row]) -> list[str]:
         if value is None:
             continue
         state = "" if met is None else (" MET" if met(value) else " NOT MET")
-        lines.append(f"{name}: {value:.2f}x (target {goal}){state}")
+        pairs = {
+            "citeval eval / floor": (EVAL, FLOOR),
+            "crosscheck / citeval eval": (CROSSCHECK, EVAL),
+        }
+        extra = paired(*pairs[name]) if name in pairs else ""
+        lines.append(f"{name}: {value:.2f}x (target {goal}){state}{extra}")
     return lines
 
 
