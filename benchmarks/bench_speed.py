@@ -90,24 +90,20 @@ def verdict(rows: list[Row]) -> list[str]:
         return f"; round by round {statistics.median(ratios):.2f}x (median of {len(ratios)})"
 
     targets = [
-        ("citeval eval / floor", over(EVAL, FLOOR), "at most 1.5x", lambda v: v <= 1.5),
-        ("ir_measures CLI / citeval eval", over(IRM, EVAL), "at least 6x", lambda v: v >= 6),
-        ("crosscheck / citeval eval", over(CROSSCHECK, EVAL), "under 1.5x", lambda v: v < 1.5),
-        ("big run: citeval eval / its floor", over(BIG_EVAL, BIG_FLOOR), "(reported)", None),
-        ("ranx / citeval eval", over(RANX, EVAL), "(reported)", None),
-        ("trec_eval / citeval eval", over(TREC_EVAL, EVAL), "(reported)", None),
+        ("citeval eval / floor", EVAL, FLOOR, "at most 1.5x", lambda v: v <= 1.5),
+        ("ir_measures CLI / citeval eval", IRM, EVAL, "at least 6x", lambda v: v >= 6),
+        ("crosscheck / citeval eval", CROSSCHECK, EVAL, "under 1.5x", lambda v: v < 1.5),
+        ("big run: citeval eval / its floor", BIG_EVAL, BIG_FLOOR, "(reported)", None),
+        ("ranx / citeval eval", RANX, EVAL, "(reported)", None),
+        ("trec_eval / citeval eval", TREC_EVAL, EVAL, "(reported)", None),
     ]
     lines = []
-    for name, value, goal, met in targets:
+    for name, a, b, goal, met in targets:
+        value = over(a, b)
         if value is None:
             continue
         state = "" if met is None else (" MET" if met(value) else " NOT MET")
-        pairs = {
-            "citeval eval / floor": (EVAL, FLOOR),
-            "crosscheck / citeval eval": (CROSSCHECK, EVAL),
-        }
-        extra = paired(*pairs[name]) if name in pairs else ""
-        lines.append(f"{name}: {value:.2f}x (target {goal}){state}{extra}")
+        lines.append(f"{name}: {value:.2f}x (target {goal}){state}{paired(a, b)}")
     return lines
 
 
