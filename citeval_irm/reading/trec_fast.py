@@ -1,9 +1,10 @@
 """The fast parse of a TREC file: pyarrow's CSV reader, column-wise, on both cores.
 
 A file with one consistent delimiter (tab or space) between exactly the layout's fields is
-parsed by pyarrow (ids dictionary-encoded, values typed), its bytes screened on the way in
-for anything trec_eval's tokenisation would read otherwise (another whitespace character, an
-empty field, a comment line). Anything the fast parse cannot vouch for, or has to report
+parsed by pyarrow (query ids dictionary-encoded, doc ids as text, values typed) a segment
+of whole lines at a time, each segment's bytes screened first for anything trec_eval's
+tokenisation would read otherwise (another whitespace character, an empty field, a comment
+line). Anything the fast parse cannot vouch for, or has to report
 with its line, raises :class:`NeedLineNumbers`: the line-aware parse
 (:mod:`citeval_irm.reading.trec_lines`) reads the file then.
 """
@@ -75,10 +76,10 @@ _VALUE_TYPES = {"score": pa.float64(), "relevance": pa.string()}
 # non-breaking space is part of an id).
 
 
-def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int = _BLOCK_SIZE):
+def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int):
     """pyarrow's CSV options for a file with one delimiter (tab or space) between exactly
-    ``len(layout)`` fields: ids dictionary-encoded, values typed by Arrow's parser. Shared by
-    the whole-file read and the streaming one, so both parse alike."""
+    ``len(layout)`` fields: query ids dictionary-encoded, doc ids as text, values typed by
+    Arrow's parser."""
     delimiter = "\t" if "\t" in _first_line(path) else " "
     # query ids repeat in runs of rows: a block's dictionary of them is small. Doc ids are
     # read as text and coded once per chunk (``tables.encode``): coding them per block too
@@ -148,10 +149,9 @@ class _Screen:
         self.previous = 0x0A  # the byte before the first: a line start
         self.odd = False
 
-    def see(self, data: bytes | bytearray, start: int = 0, end: int | None = None) -> bool:
+    def see(self, data: bytes | bytearray, start: int, end: int) -> bool:
         """Screen the next bytes of the file, ``data[start:end]`` (none at its end); whether
         anything so far is odd."""
-        end = len(data) if end is None else end
         if end <= start:
             self.odd = self.odd or self.previous == self.delimiter  # an empty last field
         elif not self.odd:
@@ -253,11 +253,11 @@ SEGMENTS_AHEAD = 1
 def fast_batches(
     path: Path, layout, wanted, value_column: str, block_size: int, raw: pa.NativeFile
 ):
-    """The fast parse of ``path`` a segment at a time: record batches of ``wanted`` (ids
-    dictionary-encoded per batch), each segment checked as :func:`read_fast` checks a whole
-    file before any of its batches is handed out; raises :class:`NeedLineNumbers` at the
-    first segment that needs the line-aware path. ``raw`` is the open file, so a caller can
-    follow how far it has been read.
+    """The fast parse of ``path`` a segment at a time: record batches of ``wanted`` (query
+    ids dictionary-encoded per batch, doc ids as text), each segment screened before any of
+    its batches is handed out and each batch's values checked by the one rule; raises
+    :class:`NeedLineNumbers` at the first segment that needs the line-aware path. ``raw`` is
+    the open file, so a caller can follow how far it has been read.
 
     A segment is ``SEGMENT_BLOCKS`` blocks of whole lines, parsed by pyarrow's whole-table
     reader (its blocks on every core) while the batches of the segment before are handed
