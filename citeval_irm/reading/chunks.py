@@ -30,7 +30,7 @@ import pyarrow as pa
 from ..base.errors import EvalWarning, InputError, quoted
 from .duplicates import check_duplicates
 from .parquet import is_parquet, parquet_batches
-from .tables import Run, numpy_of, take
+from .tables import Run, RunningCodes, encode, numpy_of, take
 from .trec_fast import RUN_LAYOUT, LineCounts, NeedLineNumbers, fast_batches
 from .trec_lines import line_batches
 
@@ -146,9 +146,8 @@ def iter_run_chunks(
         raise InputError(os.fspath(source), "no such file")
     block = block_size or max(MIN_BLOCK, min(rows * 64, 1 << 22))
     reader = _Source(source, block, on_bytes)
-    name = name or os.fspath(source)
+    make = _Chunks(name or os.fspath(source), duplicates, reader.parquet)
     handed_out = 0  # rows of the file in the chunks handed out so far
-    seen: set[str] = set()
     while True:
         pending: list[pa.RecordBatch] = []
         pending_rows, counts = 0, LineCounts()
@@ -165,7 +164,7 @@ def iter_run_chunks(
                 index, row = cut
                 head = [*pending[:index], pending[index].slice(0, row)]
                 tail = [pending[index].slice(row), *pending[index + 1 :]]
-                chunk = _chunk(head, name, handed_out, seen, duplicates, counts, reader.parquet)
+                chunk = make.chunk(head, handed_out, counts)
                 handed_out += chunk.rows
                 del head
                 # the batches of this chunk are freed: give their memory back now, not
@@ -176,11 +175,11 @@ def iter_run_chunks(
                 pending, pending_rows = tail, sum(b.num_rows for b in tail)
                 counts = LineCounts()
             if pending_rows:
-                chunk = _chunk(pending, name, handed_out, seen, duplicates, counts, reader.parquet)
+                chunk = make.chunk(pending, handed_out, counts)
                 handed_out += chunk.rows
                 yield chunk.run
             if not handed_out:
-                raise InputError(name, "is empty: no lines to read")
+                raise InputError(make.source, "is empty: no lines to read")
             return
         except NeedLineNumbers:
             if reader.line_aware or reader.parquet:
@@ -193,36 +192,40 @@ class _Chunk:
         self.run, self.rows = run, rows
 
 
-def _chunk(
-    batches: list[pa.RecordBatch],
-    source: str,
-    first_row: int,
-    seen: set[str],
-    duplicates: str,
-    counts: LineCounts,
-    parquet: bool = False,
-) -> _Chunk:
-    """One chunk's Run: grouping checked (against the queries of earlier chunks too), the
-    duplicate policy applied, comment lines and lines with extra text counted."""
-    table = pa.Table.from_batches(batches)
-    run = Run.from_columns(
-        table["query_id"], table["doc_id"], numpy_of(table["score"]), source=source
-    )
-    lines = numpy_of(table["line"]) if "line" in table.column_names else None
-    del table
-    ids = _check_grouped(run, source, first_row, seen)
+class _Chunks:
+    """Makes the chunks of one stream, with what they share: the queries of the chunks
+    made so far (a query must not come back) and the pool their doc ids are coded against
+    (:class:`~citeval_irm.reading.tables.RunningCodes`)."""
 
-    def locate():
-        if lines is not None:
-            return lines
-        if parquet:  # rows are numbered as the whole-file read numbers them
-            return np.arange(first_row + 1, first_row + 1 + len(run))
-        raise NeedLineNumbers  # re-read this chunk line-aware, for the line number
+    def __init__(self, source: str, duplicates: str, parquet: bool):
+        self.source, self.duplicates, self.parquet = source, duplicates, parquet
+        self.seen: set[str] = set()
+        self.docs = RunningCodes()
 
-    run, warnings = check_duplicates(run, duplicates, "score", locate)
-    run.warnings = list(run.warnings) + warnings + counts.warnings("run")
-    seen.update(ids)  # only now: a chunk re-read line-aware is checked again
-    return _Chunk(run, len(lines) if lines is not None else sum(b.num_rows for b in batches))
+    def chunk(self, batches: list[pa.RecordBatch], first_row: int, counts: LineCounts) -> _Chunk:
+        """One chunk's Run: grouping checked (against the queries of earlier chunks too),
+        the duplicate policy applied, comment lines and lines with extra text counted."""
+        table = pa.Table.from_batches(batches)
+        query, query_ids = encode(table["query_id"])
+        doc, doc_ids = self.docs.encode(table["doc_id"])
+        scores = np.asarray(numpy_of(table["score"]), dtype=np.float64)
+        run = Run(query, query_ids, doc, doc_ids, scores, self.source)
+        lines = numpy_of(table["line"]) if "line" in table.column_names else None
+        del table
+        ids = _check_grouped(run, self.source, first_row, self.seen)
+
+        def locate():
+            if lines is not None:
+                return lines
+            if self.parquet:  # rows are numbered as the whole-file read numbers them
+                return np.arange(first_row + 1, first_row + 1 + len(run))
+            raise NeedLineNumbers  # re-read this chunk line-aware, for the line number
+
+        run, warnings = check_duplicates(run, self.duplicates, "score", locate)
+        run.warnings = list(run.warnings) + warnings + counts.warnings("run")
+        self.seen.update(ids)  # only now: a chunk re-read line-aware is checked again
+        rows = len(lines) if lines is not None else sum(b.num_rows for b in batches)
+        return _Chunk(run, rows)
 
 
 def _check_grouped(run: Run, source: str, first_row: int, seen: set[str]) -> list[str]:

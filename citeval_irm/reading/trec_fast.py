@@ -82,8 +82,8 @@ def _csv_options(path: Path, layout, wanted, value_column: str, block_size: int)
     Arrow's parser."""
     delimiter = "\t" if "\t" in _first_line(path) else " "
     # query ids repeat in runs of rows: a block's dictionary of them is small. Doc ids are
-    # read as text and coded once per chunk (``tables.encode``): coding them per block too
-    # would hash each one twice (about a fifth of the parse's time).
+    # read as text and coded once per chunk (``tables.encode``, ``tables.RunningCodes`` when
+    # streamed): coding them per block too would hash each one twice (a fifth of the parse).
     types = {"query_id": _ID_TYPE, "doc_id": pa.string()}
     types[value_column] = _VALUE_TYPES[value_column]
     return (
@@ -243,11 +243,11 @@ def _finite_floats(values: pa.Array) -> bool:
 
 
 SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
-# Segments parsed ahead of the one handed out. More make the reading alone faster (8: W1 read
-# in 0.7 s, not 1.0 s) but not `citeval eval` (the scoring takes the core the parse would
-# use; measured side by side) and keep about 30 MB more per segment in the allocator, so
-# one: two buffers, one parsed segment waiting.
-SEGMENTS_AHEAD = 1
+# Segments parsed ahead of the one handed out: the parse goes on while a chunk is coded and
+# checked (with one, both cores were busy only part of the time). Measured side by side on
+# W1 (`citeval eval`, chunks of 2**18 rows): 1 -> 3 about 10% less time, 2 and 3 the same,
+# 6 no faster and 30 MB more; so two: three buffers, two parsed segments waiting.
+SEGMENTS_AHEAD = 2
 
 
 def fast_batches(

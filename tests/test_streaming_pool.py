@@ -1,0 +1,131 @@
+"""Streamed chunks large enough for the fast paths a real run takes: chunks of thousands of
+rows whose docs come from one pool (a citation corpus's papers), so later chunks are coded
+against the pool of the ones before (``tables.RunningCodes``), and chunks larger than the
+duplicate check's slices (``tables.has_repeated_pairs`` sorts whole queries a slice at a
+time). Both must give exactly the in-memory result: values, warnings, the line of an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_streaming import same_result
+
+import citeval_irm
+from citeval_irm.base.options import EvalOptions, ExecutionOptions
+from citeval_irm.reading.chunks import iter_run_chunks
+from citeval_irm.reading.streaming import plan_reading
+from citeval_irm.reading.tables import has_repeated_pairs
+
+CHUNK_ROWS = 14_000  # several slices of the duplicate check, several chunks a run
+WHOLE = ExecutionOptions(memory="1G")  # read whole: fits
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Every run streamed by default (as one above ``STREAM_ABOVE`` is), in chunks of
+    ``CHUNK_ROWS``: what a run of millions of lines gets, on a run of 40,000."""
+    from citeval_irm.reading import streaming
+
+    monkeypatch.setattr(streaming, "STREAM_ABOVE", 0)
+    monkeypatch.setattr(streaming, "MAX_CHUNK_ROWS", CHUNK_ROWS)
+    return ExecutionOptions()
+
+
+def pool_run(tmp_path: Path, queries: int = 90, depth: int = 400, seed: int = 3):
+    """A run whose docs come from a pool of ``2 * depth`` papers, most of them in every
+    chunk, some first seen late (the long query and the last ones draw from papers the
+    others never rank); ties, a query five times longer than the rest, run-only
+    queries."""
+    rng = np.random.default_rng(seed)
+    papers = [f"W{n // 100:02d}-{n:04d}" for n in range(5 * depth + 300)]
+    lines, judged = [], []
+    for q in range(queries):
+        query = f"Q{q:03d}_{papers[q]}"
+        n = depth * 5 if q == 40 else depth
+        pool = len(papers) if q >= queries - 4 or q == 40 else 2 * depth
+        docs = rng.choice(pool, size=n, replace=False)
+        scores = np.round(np.sort(rng.random(n))[::-1] * 30, 4)
+        if q % 6 == 0:
+            scores[10:14] = scores[10]
+        if q < queries - 3:
+            for rank in rng.choice(n, size=rng.integers(1, 5), replace=False):
+                judged.append(f"{query} 0 {papers[docs[rank]]} {rng.integers(1, 3)}")
+        lines += [
+            f"{query} Q0 {papers[doc]} {rank} {score} pool"
+            for rank, (doc, score) in enumerate(zip(docs, scores), 1)
+        ]
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.txt"
+    run.write_text("\n".join(lines) + "\n")
+    qrels.write_text("\n".join(judged) + "\n")
+    return run, qrels, lines
+
+
+def test_the_chunks_are_as_large_as_the_fast_paths_need(tmp_path, streamed):
+    run, _, _ = pool_run(tmp_path)
+    plan = plan_reading(run)
+    assert plan.stream and plan.chunk_rows == CHUNK_ROWS
+    chunks = list(iter_run_chunks(run, plan.chunk_rows, block_size=plan.block_size))
+    assert len(chunks) >= 3
+    # the second chunk indexes the pool of the first, with the docs new to it appended
+    first, second = chunks[0].doc_ids, chunks[1].doc_ids
+    assert len(second) > len(first) and second.slice(0, len(first)).equals(first)
+    for chunk in chunks:  # every code names the doc of its row
+        assert chunk.doc.max() < len(chunk.doc_ids)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "run_order"])
+def test_pool_coded_chunks_equal_in_memory(tmp_path, streamed, ties):
+    run, qrels, _ = pool_run(tmp_path)
+    options = EvalOptions(ties=ties)
+    whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026", options=options, execution=WHOLE)
+    chunked = citeval_irm.evaluate(
+        run, qrels, protocol="goyal2026", options=options, execution=streamed
+    )
+    same_result(whole, chunked)
+    assert chunked.ties.tied_queries > 1
+
+
+@pytest.mark.parametrize("where", [10, 16_400, 30_000])
+def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, streamed, where):
+    """A doc listed twice, in the first chunk, in the long query that crosses slices, and in
+    a late chunk: the same error and line streamed as in memory; ``keep_best`` the same
+    values."""
+    run, qrels, lines = pool_run(tmp_path)
+    repeated = list(lines)
+    query, _, doc, *_ = repeated[where].split()
+    repeated.insert(where + 7, f"{query} Q0 {doc} 0 -1 again")
+    bad = tmp_path / "dup.trec"
+    bad.write_text("\n".join(repeated) + "\n")
+    for execution in (streamed, WHOLE):
+        with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{where + 8}: duplicate"):
+            citeval_irm.evaluate(bad, qrels, "RR", execution=execution)
+    keep = EvalOptions(duplicates="keep_best")
+    same_result(
+        citeval_irm.evaluate(bad, qrels, protocol="goyal2026", options=keep, execution=WHOLE),
+        citeval_irm.evaluate(bad, qrels, protocol="goyal2026", options=keep, execution=streamed),
+    )
+
+
+def test_repeated_pairs_found_in_slices_as_by_one_sort():
+    """The sliced check against the count of distinct pairs, on grouped rows of queries of
+    1 to 3,000 docs (one slice, many, a query longer than a slice) and on rows that are not
+    grouped (one sort)."""
+    rng = np.random.default_rng(11)
+    for trial in range(400):
+        sizes = rng.integers(1, rng.choice([40, 400, 3000]), rng.integers(1, 60))
+        query = np.repeat(np.arange(len(sizes)), sizes).astype(np.int32)
+        ndocs = int(max(sizes.max(), rng.integers(1, 5000)))
+        doc = np.concatenate([rng.choice(ndocs, s, replace=False) for s in sizes])
+        if trial % 3 == 0:  # a repeat, anywhere
+            row = int(rng.integers(len(doc)))
+            same = np.flatnonzero(query == query[row])
+            doc[row] = doc[same[(np.searchsorted(same, row) + 1) % len(same)]]
+        if trial % 5 == 0:  # not grouped by query
+            order = rng.permutation(len(query))
+            query, doc = query[order], doc[order]
+        doc = doc.astype(np.int32)
+        distinct = len(np.unique(query.astype(np.int64) * ndocs + doc))
+        assert has_repeated_pairs(query, doc, ndocs) == (distinct < len(query)), trial
