@@ -371,12 +371,17 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in name).strip("-")
 
 
-def run_rows(rows: list[Row], repeat: int, folder: Path) -> float:
+def run_rows(rows: list[Row], repeat: int, folder: Path, warmup: bool = False) -> float:
     """Measure every runnable row ``repeat`` times, rounds interleaved so that a slow phase of
-    the machine hits every row; return the highest 1-minute load average seen."""
+    the machine hits every row; return the highest 1-minute load average seen. ``warmup``:
+    run each row once, untimed, first (the page cache, the bytecode cache, numba's)."""
     outputs = folder / "rows"
     outputs.mkdir(exist_ok=True)
     highest = os.getloadavg()[0]
+    for row in rows if warmup else []:
+        if row.argv and row.status == "ok":
+            print(f"  {folder.name} warm-up: {row.name}", file=sys.stderr, flush=True)
+            run_once(row.argv)
     for round_ in range(repeat):
         for row in rows:
             if not row.argv or row.status != "ok":

@@ -1,12 +1,13 @@
 """Reading at the speed of the parse (issue 32): ``citeval eval`` against the bare parse, the
 ir_measures CLI, ranx and trec_eval, side by side in one run.
 
-Whole processes (``harness.run_once``: wall time, the process's own peak RSS), the quick
-rows repeated ``--repeat`` times in interleaved rounds, on W1 of ``bench_scoring.py``
-(20,000 queries x 300 candidates = 6 M lines, ACL-style ids, goyal2026's 11 measures):
+Whole processes (``harness.run_once``: wall time, the process's own peak RSS, Python's
+bytecode cache on), the quick rows run once untimed (a warm-up), then ``--repeat`` times in
+interleaved rounds, on W1 of ``bench_scoring.py`` (20,000 queries x 300 candidates = 6 M
+lines, ACL-style ids, goyal2026's 11 measures):
 
-- the floor: ``pyarrow.csv.read_csv`` of query_id, doc_id (dictionary-encoded, as citeval
-  reads them) and score (float), nothing else;
+- the floor: ``pyarrow.csv.read_csv`` of query_id, doc_id (dictionary-encoded) and score
+  (float), nothing else;
 - ``citeval eval RUN --qrels QRELS --protocol goyal2026 --format trec_eval`` (default
   options: a run file of more than ``STREAM_ABOVE`` is streamed);
 - the ``ir_measures`` CLI (its pytrec_eval provider), ranx (``from_file`` + ``evaluate``)
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{load[2]:.2f}; trec_eval {trec_eval or 'absent'}; --repeat {args.repeat}"
     )
     rows = quick_rows(run, qrels, m, trec_eval)
-    highest = scoring.run_rows(rows, args.repeat, folder)
+    highest = scoring.run_rows(rows, args.repeat, folder, warmup=True)
     once = [Row(IRM, [scoring._tool("ir_measures"), str(qrels), str(run), " ".join(m.irm)])]
     if args.big_scale:
         big, big_stats = scoring.ensure_workload(
