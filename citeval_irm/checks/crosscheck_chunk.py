@@ -20,7 +20,7 @@ from ..base.measures import Measure
 from ..evaluation.evaluate import Part, Settings, score_part
 from ..papers.recipes import Recipe, RecipeScorer
 from ..reading.io import drop_duplicates
-from ..reading.tables import Qrels, Run, lookup, take
+from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..scoring import build_rankings, tie_range_matrix
 from .crosscheck_causes import TOLERANCE, attribute
 
@@ -70,7 +70,7 @@ def check_chunk(raw: Run, check: Check) -> CheckedPart:
     if check.recipe.queries == "run":
         recipe_ids = reference.run_ids.to_pylist()
     else:  # the qrels queries it ranks, in qrels order
-        in_qrels = lookup(reference.run_ids, qrels.all_query_ids)
+        in_qrels = lookup_unique(reference.run_ids, qrels.all_query_ids)
         recipe_ids = take(qrels.all_query_ids, np.sort(in_qrels[in_qrels >= 0])).to_pylist()
     reference_ids = take(qrels.all_query_ids, reference.rows).to_pylist()
     reference_row = {q: i for i, q in enumerate(reference_ids)}

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..base.errors import EvalWarning, examples_of
 from ..base.measures import Protocol
-from ..reading.tables import Qrels, Run, lookup, take
+from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..reading.ties import TieReport, rank_order, tie_report
 from ..scoring import aggregate
 from .depth import short_ranking_warnings
@@ -52,7 +52,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     run_ids = take(run.query_ids, present)
     counted = np.zeros(len(qrels.all_query_ids), dtype=bool)
     counted[counted_queries(qrels, settings.empty_queries)] = True
-    in_qrels = lookup(run_ids, qrels.all_query_ids)
+    in_qrels = lookup_unique(run_ids, qrels.all_query_ids)
     rows = in_qrels[in_qrels >= 0]
     rows = rows[counted[rows]]
     population = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from ..base.errors import InputError
 from ..base.measures import Measure
-from ..reading.tables import Qrels, Run, first_rows, lookup, take
+from ..reading.tables import Qrels, Run, first_rows, lookup, lookup_unique, take
 from ..reading.ties import RankOrder, rank_order
 from ..scoring import Rankings, build_rankings, params_of, require
 
@@ -171,7 +171,7 @@ def first_gold_only(qrels: Qrels, min_relevance: int) -> Qrels:
 
 def in_pool_only(qrels: Qrels, pool: pa.Array, min_relevance: int) -> Qrels:
     """``qrels`` with the gold papers that are not in ``pool`` (doc ids) set to 0."""
-    outside = lookup(qrels.doc_ids, pool)[qrels.doc] < 0
+    outside = lookup_unique(qrels.doc_ids, pool)[qrels.doc] < 0
     labels = np.where((qrels.relevance >= min_relevance) & outside, 0, qrels.relevance)
     return replace(qrels, relevance=labels)
 
@@ -263,7 +263,7 @@ class RecipeScorer:
         """Number of gold papers of each query, as the recipe sees them."""
         qrels = self.gold(quirks)
         counts = qrels.relevant_per_query(quirks.min_relevance)
-        return counts[lookup(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)]
+        return counts[lookup_unique(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)]
 
     def rankings(self, quirks: Quirks, rule: str, depth: int | None) -> Rankings:
         """The rankings under ``quirks`` for measures whose duplicate rule is ``rule``."""
@@ -278,7 +278,7 @@ class RecipeScorer:
         )
         if key not in self._rankings:
             qrels = self.gold(quirks)
-            counted = lookup(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)
+            counted = lookup_unique(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)
             exclude = None
             if quirks.query_paper != "keep":
                 exclude = self._paper_codes(quirks)

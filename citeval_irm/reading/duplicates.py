@@ -22,7 +22,11 @@ def check_duplicates(table, policy: str, kind: str, locate=None):
     first among equal scores) and returns a counted warning; ``KEEP_ALL`` keeps every copy.
     """
     check_choice("duplicates", policy, DUPLICATE_POLICIES + (KEEP_ALL,))
+    if isinstance(table, Run) and table.unique:
+        return table, []
     if not has_repeated_pairs(table.query, table.doc, len(table.doc_ids)):
+        if isinstance(table, Run):
+            table.unique = True
         return table, []
     rows = repeated_rows(table)
     queries = take(table.query_ids, table.query[rows[:5]]).to_pylist()
@@ -49,7 +53,7 @@ def check_duplicates(table, policy: str, kind: str, locate=None):
         )
     by_score = np.lexsort((np.arange(len(table)), -table.score))  # best first, then line order
     best = first_copies(table.query[by_score], table.doc[by_score], len(table.doc_ids))
-    kept = table.take(np.sort(by_score[best]))
+    kept = table.take(np.sort(by_score[best]), unique=True)
     message = (
         "duplicate (query, doc) rows in the run: kept the best-scored copy, dropped the others"
     )

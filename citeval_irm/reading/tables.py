@@ -11,6 +11,8 @@ nowhere else.
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -151,14 +153,35 @@ def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     """:func:`lookup` of ``values`` that hold no value twice (a dictionary too): whichever
     of the two is the larger is probed into a hash table of the smaller, as building the
     table is what costs (a chunk's hundreds of thousands of doc ids against a qrels' tens of
-    thousands: one tenth of the time)."""
+    thousands: one tenth of the time).
+
+    The answers for the last few pairs of arrays are kept (read-only arrays), as the same
+    pair comes back: every chunk of a stream looks the qrels' docs up in the same doc pool
+    (:class:`RunningCodes`), and a cross-check looks a chunk's queries up in the qrels
+    three times (its reference, its tie ranges, the recipe's side)."""
+    with _LOOKUPS_LOCK:
+        for position, entry in enumerate(_LOOKUPS):
+            if entry[0] is values and entry[1] is dictionary:
+                del _LOOKUPS[position]  # the most recently used first (no ==: arrays)
+                _LOOKUPS.appendleft(entry)
+                return entry[2]
     if len(dictionary) <= 2 * len(values):
-        return lookup(values, dictionary)
-    back = lookup(dictionary, values)  # position in values of each dictionary entry
-    found = np.flatnonzero(back >= 0)
-    out = np.full(len(values), -1, dtype=np.int64)
-    out[back[found]] = found
+        out = lookup(values, dictionary)
+    else:
+        back = lookup(dictionary, values)  # position in values of each dictionary entry
+        found = np.flatnonzero(back >= 0)
+        out = np.full(len(values), -1, dtype=np.int64)
+        out[back[found]] = found
+    out.flags.writeable = False
+    with _LOOKUPS_LOCK:
+        _LOOKUPS.appendleft((values, dictionary, out))
     return out
+
+
+# the arrays are kept with their answer: one is never taken for a new array that got the
+# address of one freed
+_LOOKUPS: deque[tuple[pa.Array, pa.Array, np.ndarray]] = deque(maxlen=8)
+_LOOKUPS_LOCK = threading.Lock()
 
 
 class RunningCodes:
@@ -331,7 +354,9 @@ class _Table:
 class Run(_Table):
     """A run: one scored row per (query, doc) unless duplicates were kept on purpose,
     in input order. ``source`` names where it came from (a path or ``"<DataFrame>"``) for
-    messages; ``warnings`` counts what reading it ignored or altered."""
+    messages; ``warnings`` counts what reading it ignored or altered; ``unique`` is true
+    once a duplicate check found every (query, doc) listed once, so that a later one (a
+    cross-check drops the copies of a run read with all of them) need not sort again."""
 
     query: np.ndarray
     query_ids: pa.Array
@@ -340,6 +365,7 @@ class Run(_Table):
     score: np.ndarray
     source: str = "<run>"
     warnings: list[EvalWarning] = field(default_factory=list)
+    unique: bool = False
     _VALUE = "score"
 
     @classmethod

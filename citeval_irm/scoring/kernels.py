@@ -14,6 +14,7 @@ and carries expected gain ``G / n``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -241,9 +242,15 @@ def _first_relevant_groups(g: _Groups) -> np.ndarray:
 
 
 def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln
-
-    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    """log C(n, k) of integers 0 <= k <= n, from a table of log(i!) (``math.lgamma``, as
+    exact as scipy's ``gammaln``) up to the largest n: tie groups are at most a ranking
+    long, and scipy's import alone took a cross-check a quarter of a second."""
+    n, k = np.asarray(n, dtype=np.int64), np.asarray(k, dtype=np.int64)
+    if n.size and ((k < 0).any() or (k > n).any()):
+        raise ValueError("log C(n, k) needs 0 <= k <= n")
+    top = int(n.max(initial=0))
+    log_factorial = np.array([math.lgamma(i + 1) for i in range(top + 1)])
+    return log_factorial[n] - log_factorial[k] - log_factorial[n - k]
 
 
 def expected_success(rk: Rankings, p: Params) -> np.ndarray:

@@ -23,7 +23,6 @@ from ..reading.tables import (
     arrow_array,
     first_copies,
     first_rows,
-    lookup,
     lookup_unique,
     numpy_of,
     position_in_segment,
@@ -212,7 +211,7 @@ def build_rankings(
     n = len(counted)
     position = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
     position[counted] = np.arange(n)
-    run_to_qrels = lookup(run.query_ids, qrels.all_query_ids)
+    run_to_qrels = lookup_unique(run.query_ids, qrels.all_query_ids)
     run_position = np.where(run_to_qrels >= 0, position[np.maximum(run_to_qrels, 0)], -1)
     row_query = run_position.astype(np.int32)[order.gather(run.query)]
     docs = order.gather(run.doc)
