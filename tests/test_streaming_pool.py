@@ -129,3 +129,41 @@ def test_repeated_pairs_found_in_slices_as_by_one_sort():
         doc = doc.astype(np.int32)
         distinct = len(np.unique(query.astype(np.int64) * ndocs + doc))
         assert has_repeated_pairs(query, doc, ndocs) == (distinct < len(query)), trial
+
+
+def test_a_run_checked_once_is_not_sorted_again_and_an_unchecked_one_is(tmp_path):
+    """``Run.unique`` is set by a duplicate check that found no repeat (and on the copy
+    ``keep_best`` leaves); a Run built with repeats and not checked is still checked."""
+    from citeval_irm.reading.tables import Run
+
+    run, _, lines = pool_run(tmp_path, queries=6, depth=50)
+    read = citeval_irm.read_run(run)
+    assert read.unique
+    built = Run.from_columns(["q1", "q1", "q2"], ["d1", "d1", "d1"], [3.0, 2.0, 1.0])
+    assert not built.unique
+    with pytest.raises(citeval_irm.InputError, match="duplicate score for query 'q1'"):
+        citeval_irm.as_run(built)
+    kept = citeval_irm.as_run(built, duplicates="keep_best")
+    assert kept.unique and len(kept) == 2
+    assert citeval_irm.as_run(kept, duplicates="keep_best") is kept
+
+
+def test_lookups_kept_answer_the_same_arrays_only():
+    """``lookup_unique`` answers a pair it was asked about again from what it kept
+    (read-only), and any other pair afresh, even one with the same contents."""
+    import pyarrow as pa
+
+    from citeval_irm.reading.tables import lookup_unique
+
+    queries = pa.array(["q3", "q1", "q9"])
+    qrels = pa.array([f"q{n}" for n in range(10)])
+    first = lookup_unique(queries, qrels)
+    assert first.tolist() == [3, 1, 9] and not first.flags.writeable
+    assert lookup_unique(queries, qrels) is first
+    again = lookup_unique(pa.array(["q3", "q1", "q9"]), qrels)
+    assert again is not first and again.tolist() == [3, 1, 9]
+    other = lookup_unique(pa.array(["q9", "x"]), qrels)
+    assert other.tolist() == [9, -1]
+    for n in range(20):  # others asked about push the first out; its answer stays right
+        lookup_unique(pa.array([f"q{n}"]), qrels)
+    assert lookup_unique(queries, qrels).tolist() == [3, 1, 9]
