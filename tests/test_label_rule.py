@@ -79,6 +79,10 @@ def same_in_every_form(label: str, folder: Path):
         ("-1", -1),
         (" 3", 3),  # space around a value, as atol skips it (no TREC field holds it)
         ("007", 7),
+        ("0", 0),  # plain digits, 1 to 9 of them: read without the rule's expressions
+        ("999999999", 999_999_999),
+        ("2147483647", 2**31 - 1),  # ten digits: by the rule
+        ("2147483648", None),  # out of range
     ],
 )
 def test_the_issue_labels_read_alike_in_every_form(tmp_path, label, value):

@@ -145,6 +145,8 @@ def _out_of_range(labels: np.ndarray, original) -> tuple[int, str] | None:
 def _texts(raw: pa.Array, column: str) -> tuple[np.ndarray, tuple[int, str] | None]:
     """Scores or labels of an Arrow string array by the text rule, and the first bad one."""
     is_score = column == "score"
+    if not is_score and _plain_digits(raw):  # what qrels hold: the rule has nothing to undo
+        return numpy_of(pc.cast(raw, pa.int64())), None
     trimmed = pc.ascii_trim_whitespace(raw)
     ok = numpy_of(pc.match_substring_regex(trimmed, SCORE_TEXT if is_score else LABEL_TEXT))
     bad = np.flatnonzero(~ok)
@@ -166,6 +168,23 @@ def _texts(raw: pa.Array, column: str) -> tuple[np.ndarray, tuple[int, str] | No
         low, high = LABEL_RANGE[0] - 1, LABEL_RANGE[1] + 1
         labels = np.array([max(min(int(v), high), low) for v in digits.to_pylist()], np.int64)
     return labels, _out_of_range(labels, lambda i: raw[i].as_py())
+
+
+def _plain_digits(raw: pa.Array) -> bool:
+    """Whether every value of a string array is 1 to 9 ASCII digits: a label the text rule
+    reads as the number it spells (in range, no sign, point or space), found by one pass
+    over the bytes, not the rule's regular expressions (a qrels of 20,000 lines: 1 ms, not
+    12)."""
+    if raw.type != pa.string() or raw.null_count or not len(raw):
+        return False
+    offsets = np.frombuffer(raw.buffers()[1], dtype=np.int32)[
+        raw.offset : raw.offset + len(raw) + 1
+    ]
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 9:
+        return False
+    data = np.frombuffer(raw.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return bool(((data - np.uint8(0x30)) < 10).all())
 
 
 def _text_problem(value: str, column: str, first_row: bool) -> str:

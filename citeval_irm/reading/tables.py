@@ -265,7 +265,8 @@ def _repeated_in_slices(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
     about ``_SLICE_ROWS`` rows cut where a query starts."""
     starts = np.flatnonzero(query[1:] != query[:-1]) + 1
     wanted = np.arange(_SLICE_ROWS, len(query), _SLICE_ROWS)
-    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, wanted), len(starts) - 1)])
+    cuts = starts[np.minimum(np.searchsorted(starts, wanted), len(starts) - 1)]
+    cuts = cuts[run_starts(cuts)]  # ascending: one of each (np.unique imports numpy.ma)
     bounds = [0, *cuts.tolist(), len(query)] if len(starts) else [0, len(query)]
     for start, end in zip(bounds[:-1], bounds[1:]):
         if end - start > 1:
