@@ -294,17 +294,18 @@ def fast_batches(
         stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter), SEGMENTS_AHEAD + 1, known
     )
     pieces = iter(segments)
-    first, second = next(pieces, None), None
-    if first is not None:
-        second = next(pieces, None)
-    if second is None:  # the whole text in one piece (or none): no thread to start
-        if first is not None:
-            yield from _checked_batches(parsed(first), value_column)
+    first = next(pieces, None)
+    if first is None:
+        return
+    if segments.ended:  # the whole text in one piece: no thread to start
+        for _ in pieces:  # the end's own check
+            pass
+        yield from _checked_batches(parsed(first), value_column)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="citeval-parse") as pool:
         ahead: deque = deque()
-        try:
-            for segment in itertools.chain((first, second), pieces):
+        try:  # the first piece parsed at once, while the next ones are read
+            for segment in itertools.chain((first,), pieces):
                 ahead.append(pool.submit(parsed, segment))
                 if len(ahead) > SEGMENTS_AHEAD:
                     yield from _checked_batches(ahead.popleft().result(), value_column)
@@ -321,10 +322,10 @@ class _Segments:
     for one the fast parse cannot vouch for, or one that opens with a byte-order mark after
     the file's start (pyarrow would drop it, trec_eval keeps it).
 
-    The pieces are views of two buffers used in turn (no copy of the text but the part
-    line carried to the next piece): :func:`fast_batches` asks for piece ``i + 2``, which
-    is written over piece ``i``, only once the parse of piece ``i`` (which copies what it
-    keeps) has ended. The buffers start small and double up to ``size`` as the text goes
+    The pieces are views of ``buffers`` buffers used in turn (no copy of the text but the
+    part line carried to the next piece): :func:`fast_batches` asks for piece
+    ``i + buffers``, which is written over piece ``i``, only once the parse of piece ``i``
+    (which copies what it keeps) has ended. The buffers start small and double up to ``size`` as the text goes
     on, so a small file is not read into (and Python does not zero) megabytes of buffer;
     when the size of the text is ``known`` (a plain file) the first one is sized to it, so
     a file of a few MB is one piece and a large one starts with whole pieces (doubling from
@@ -343,6 +344,7 @@ class _Segments:
         self.stream, self.size, self.screen = stream, size, screen
         self.buffers: list[bytearray | None] = [None] * buffers
         self.first = self.FIRST if known is None else known + 1  # + 1: the end is seen
+        self.ended = False  # whether the piece handed out last is the text's last
 
     def _fill(self, buffer: bytearray, start: int) -> int:
         """Read into ``buffer`` from ``start`` until it is full or the stream ends; the
@@ -388,6 +390,7 @@ class _Segments:
             if self.screen.see(buffer, start, cut):
                 raise NeedLineNumbers
             if cut > start:
+                self.ended = at_end
                 yield memoryview(buffer)[start:cut]
             if at_end:
                 if self.screen.see(b"", 0, 0):
