@@ -110,12 +110,15 @@ def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, streamed, where):
 
 
 def test_repeated_pairs_found_in_slices_as_by_one_sort():
-    """The sliced check against the count of distinct pairs, on grouped rows of queries of
-    1 to 3,000 docs (one slice, many, a query longer than a slice) and on rows that are not
+    """The check against the count of distinct pairs, on grouped rows of queries of 1 to
+    3,000 docs: of one length (a run cut at a depth), of a few (sorted as matrices), of
+    many (in slices: one, many, a query longer than a slice); and on rows that are not
     grouped (one sort)."""
     rng = np.random.default_rng(11)
-    for trial in range(400):
+    for trial in range(600):
         sizes = rng.integers(1, rng.choice([40, 400, 3000]), rng.integers(1, 60))
+        if trial % 4 == 1:  # one length, or two or three
+            sizes = rng.choice(rng.integers(1, 400, rng.integers(1, 4)), len(sizes))
         query = np.repeat(np.arange(len(sizes)), sizes).astype(np.int32)
         ndocs = int(max(sizes.max(), rng.integers(1, 5000)))
         doc = np.concatenate([rng.choice(ndocs, s, replace=False) for s in sizes])

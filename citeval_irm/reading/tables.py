@@ -245,25 +245,53 @@ def _pair_keys(query: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
 
 
 _SLICE_ROWS = 1 << 12  # rows of whole queries sorted at a time: they stay in cache
+_FEW_LENGTHS = 8  # queries of at most this many lengths: each length sorted as a matrix
 
 
 def has_repeated_pairs(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
     """Whether any (query, doc) pair occurs twice, the cheap check every run gets before
-    any repeat is looked for: a sort of one integer key per row. Rows grouped by query (as
-    a run file is, and every streamed chunk) are sorted a slice of whole queries at a time,
-    each small enough to stay in cache (three times faster than one sort of a million
-    keys); a repeat is within a query, so within a slice."""
+    any repeat is looked for: a sort of one integer key per row.
+
+    A repeat is within a query, so rows grouped by query (as a run file is, and every
+    streamed chunk) need no sort across queries: when their queries have a few lengths
+    (a run cut at a depth: one), the doc codes of the queries of each length are sorted as
+    the rows of one matrix (one call, ten times faster than one sort of a million keys);
+    otherwise a slice of whole queries at a time, each small enough to stay in cache
+    (three times faster)."""
     if len(query) > 2 * _SLICE_ROWS and not (query[1:] < query[:-1]).any():
-        return _repeated_in_slices(query, doc, ndocs)
+        starts = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+        sizes = np.diff(np.append(starts, len(query)))
+        lengths = np.sort(sizes)
+        lengths = lengths[run_starts(lengths)]
+        if len(lengths) <= _FEW_LENGTHS:
+            return _repeated_by_length(doc, starts, sizes, lengths)
+        return _repeated_in_slices(query, doc, ndocs, starts[1:])
     keys = _pair_keys(query, doc, ndocs)
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
 
 
-def _repeated_in_slices(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
-    """:func:`has_repeated_pairs` of rows whose query codes never decrease: slices of
-    about ``_SLICE_ROWS`` rows cut where a query starts."""
-    starts = np.flatnonzero(query[1:] != query[:-1]) + 1
+def _repeated_by_length(doc, starts, sizes, lengths) -> bool:
+    """Whether a doc comes twice in one query, the queries (``starts``, ``sizes``) of each
+    of their few ``lengths`` sorted as the rows of a matrix."""
+    for length in lengths.tolist():
+        if length < 2:
+            continue
+        if len(lengths) == 1:  # every query this long: the codes are the matrix
+            matrix = doc.reshape(-1, length)
+        else:
+            first = starts[sizes == length]
+            matrix = doc[first[:, None] + np.arange(length)]
+        matrix = np.sort(matrix, axis=1)
+        if (matrix[:, 1:] == matrix[:, :-1]).any():
+            return True
+    return False
+
+
+def _repeated_in_slices(query: np.ndarray, doc: np.ndarray, ndocs: int, starts) -> bool:
+    """:func:`has_repeated_pairs` of rows whose query codes never decrease (queries from
+    ``starts`` on, the first excepted): slices of about ``_SLICE_ROWS`` rows cut where a
+    query starts."""
     wanted = np.arange(_SLICE_ROWS, len(query), _SLICE_ROWS)
     cuts = starts[np.minimum(np.searchsorted(starts, wanted), len(starts) - 1)]
     cuts = cuts[run_starts(cuts)]  # ascending: one of each (np.unique imports numpy.ma)

@@ -325,8 +325,9 @@ class _Segments:
     The pieces are views of ``buffers`` buffers used in turn (no copy of the text but the
     part line carried to the next piece): :func:`fast_batches` asks for piece
     ``i + buffers``, which is written over piece ``i``, only once the parse of piece ``i``
-    (which copies what it keeps) has ended. The buffers start small and double up to ``size`` as the text goes
-    on, so a small file is not read into (and Python does not zero) megabytes of buffer;
+    (which copies what it keeps) has ended. The buffers start small and double up to
+    ``size`` as the text goes on, so a small file is not read into (and Python does not
+    zero) megabytes of buffer;
     when the size of the text is ``known`` (a plain file) the first one is sized to it, so
     a file of a few MB is one piece and a large one starts with whole pieces (doubling from
     64 KB, a W1 run gave its first chunk after eight small parses)."""
