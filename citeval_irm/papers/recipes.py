@@ -252,8 +252,9 @@ class RecipeScorer:
                 qrels = first_gold_only(qrels, quirks.min_relevance)
             if key[1]:
                 qrels = in_pool_only(qrels, self.pool, quirks.min_relevance)
-            known = set(qrels.query_id_list)
-            missing = tuple(q for q in self.query_ids if q not in known)
+            ids = pa.array(self.query_ids, pa.string())
+            absent = np.flatnonzero(lookup_unique(ids, qrels.all_query_ids) < 0)
+            missing = tuple(self.query_ids[i] for i in absent.tolist())
             if missing:
                 qrels = replace(qrels, unjudged_queries=qrels.unjudged_queries + missing)
             self._gold[key] = qrels
