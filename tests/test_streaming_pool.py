@@ -153,7 +153,11 @@ def test_a_run_checked_once_is_not_sorted_again_and_an_unchecked_one_is(tmp_path
 
 def test_lookups_kept_answer_the_same_arrays_only():
     """``lookup_unique`` answers a pair it was asked about again from what it kept
-    (read-only), and any other pair afresh, even one with the same contents."""
+    (read-only), and any other pair afresh, even one with the same contents; what it keeps
+    does not hold the arrays alive."""
+    import gc
+    import weakref
+
     import pyarrow as pa
 
     from citeval_irm.reading.tables import lookup_unique
@@ -170,3 +174,9 @@ def test_lookups_kept_answer_the_same_arrays_only():
     for n in range(20):  # others asked about push the first out; its answer stays right
         lookup_unique(pa.array([f"q{n}"]), qrels)
     assert lookup_unique(queries, qrels).tolist() == [3, 1, 9]
+    pool = pa.array([f"d{n}" for n in range(1000)])  # what is kept holds no array alive
+    alive = weakref.ref(pool)
+    assert lookup_unique(pa.array(["d7"]), pool).tolist() == [7]
+    del pool
+    gc.collect()
+    assert alive() is None

@@ -12,6 +12,7 @@ nowhere else.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -158,13 +159,15 @@ def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     The answers for the last few pairs of arrays are kept (read-only arrays), as the same
     pair comes back: every chunk of a stream looks the qrels' docs up in the same doc pool
     (:class:`RunningCodes`), and a cross-check looks a chunk's queries up in the qrels
-    three times (its reference, its tie ranges, the recipe's side)."""
+    three times (its reference, its tie ranges, the recipe's side). The arrays asked about
+    are only referred to weakly: what is kept never holds a run's ids alive."""
     with _LOOKUPS_LOCK:
-        for position, entry in enumerate(_LOOKUPS):
-            if entry[0] is values and entry[1] is dictionary:
+        for position, (kept_values, kept_dictionary, answer) in enumerate(_LOOKUPS):
+            if kept_values() is values and kept_dictionary() is dictionary:
+                entry = _LOOKUPS[position]
                 del _LOOKUPS[position]  # the most recently used first (no ==: arrays)
                 _LOOKUPS.appendleft(entry)
-                return entry[2]
+                return answer
     if len(dictionary) <= 2 * len(values):
         out = lookup(values, dictionary)
     else:
@@ -174,13 +177,16 @@ def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
         out[back[found]] = found
     out.flags.writeable = False
     with _LOOKUPS_LOCK:
-        _LOOKUPS.appendleft((values, dictionary, out))
+        for position in range(len(_LOOKUPS) - 1, -1, -1):  # those whose arrays are gone
+            if _LOOKUPS[position][0]() is None or _LOOKUPS[position][1]() is None:
+                del _LOOKUPS[position]
+        _LOOKUPS.appendleft((weakref.ref(values), weakref.ref(dictionary), out))
     return out
 
 
-# the arrays are kept with their answer: one is never taken for a new array that got the
-# address of one freed
-_LOOKUPS: deque[tuple[pa.Array, pa.Array, np.ndarray]] = deque(maxlen=8)
+# weak references to the arrays asked about, each with its answer: a dead reference is
+# never taken for a new array that got the address of one freed
+_LOOKUPS: deque[tuple[weakref.ref, weakref.ref, np.ndarray]] = deque(maxlen=8)
 _LOOKUPS_LOCK = threading.Lock()
 
 
