@@ -66,7 +66,7 @@ def check_chunk(raw: Run, check: Check) -> CheckedPart:
     qrels = check.qrels
     deduplicated = drop_duplicates(raw)
     reference = score_part(deduplicated, qrels, check.reference)
-    ranges = tie_ranges(deduplicated, qrels, reference.rows, check.measures)
+    ranges = tie_ranges(deduplicated, qrels, reference.rows, check.measures, reference.rankings)
     if check.recipe.queries == "run":
         recipe_ids = reference.run_ids.to_pylist()
     else:  # the qrels queries it ranks, in qrels order
@@ -78,10 +78,13 @@ def check_chunk(raw: Run, check: Check) -> CheckedPart:
     return CheckedPart(reference, ranges, list(raw.warnings), recipe)
 
 
-def tie_ranges(run: Run, qrels: Qrels, rows: np.ndarray, measures):
+def tie_ranges(run: Run, qrels: Qrels, rows: np.ndarray, measures, rankings=None):
     """The worst / expected / best value of each query at ``rows`` (positions in the
-    qrels) over every order of its tied scores."""
-    return tie_range_matrix(measures, build_rankings(run, qrels, rows, ties="trec_eval"))
+    qrels) over every order of its tied scores, from ``rankings`` when given (the
+    reference's: trec_eval's tie order, those queries, no depth), else built."""
+    if rankings is None:
+        rankings = build_rankings(run, qrels, rows, ties="trec_eval")
+    return tie_range_matrix(measures, rankings)
 
 
 def recipe_part(

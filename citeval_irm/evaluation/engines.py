@@ -19,7 +19,7 @@ from ..base.errors import CitevalError, InputError
 from ..base.measures import Measure
 from ..reading.tables import Qrels, Run
 from ..reading.ties import rank_run
-from ..scoring import build_rankings, reads_gains, score_matrix, sign_blind, supports
+from ..scoring import Rankings, build_rankings, reads_gains, score_matrix, sign_blind, supports
 from ..scoring.reference import reference_values
 from .population import Population
 from .settings import Settings
@@ -31,29 +31,36 @@ class VerificationError(CitevalError):
     """``verify=True`` found the two engines disagreeing (a bug: please report it)."""
 
 
-def engine_values(settings: Settings, run: Run, qrels: Qrels, population: Population, order):
+def engine_values(
+    settings: Settings, run: Run, qrels: Qrels, population: Population, order
+) -> tuple[np.ndarray, Rankings | None]:
     """Per-query values of ``population``'s queries (rows) by the chosen engine (the
-    kernels, the references, or both, verified)."""
+    kernels, the references, or both, verified), and the rankings the kernels scored
+    (``None`` when they scored none), for a caller that scores more from them."""
     measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
+    rankings = None
     if engine == "citeval" or settings.verify:
-        values = _citeval_values(measure_list, run, qrels, population, order)
+        values, rankings = _citeval_values(measure_list, run, qrels, population, order)
     if engine == "pytrec_eval" or settings.verify:
         reference = _reference_engine_values(measure_list, run, qrels, population, order)
         if settings.verify:
             _verify(values, reference, measure_list, population.query_ids)
         values = reference if engine == "pytrec_eval" else values
-    return values
+    return values, rankings
 
 
 def _citeval_values(measures, run: Run, qrels: Qrels, population: Population, order):
-    """Every measure of the table by the kernels; any other one by ir-measures."""
+    """Every measure of the table by the kernels; any other one by ir-measures. Returns
+    the values and the rankings the kernels scored (``None``: no measure of the table)."""
+    built: list[Rankings] = []
 
     def kernels(table_measures):
-        rankings = build_rankings(run, qrels, population.counted, order)
-        return score_matrix(table_measures, rankings)
+        built.append(build_rankings(run, qrels, population.counted, order))
+        return score_matrix(table_measures, built[0])
 
-    return _table_or_ir_measures(measures, kernels, run, qrels, population, order)
+    values = _table_or_ir_measures(measures, kernels, run, qrels, population, order)
+    return values, (built[0] if built else None)
 
 
 def _reference_engine_values(measures, run: Run, qrels: Qrels, population: Population, order):

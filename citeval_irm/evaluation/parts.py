@@ -22,7 +22,7 @@ from ..base.errors import EvalWarning, examples_of
 from ..base.measures import Protocol
 from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..reading.ties import TieReport, rank_order, tie_report
-from ..scoring import aggregate
+from ..scoring import Rankings, aggregate
 from .depth import short_ranking_warnings
 from .engines import engine_values
 from .fingerprint import qrels_fingerprint
@@ -44,6 +44,9 @@ class Part:
     tie_ids: frozenset[str]
     tied_docs: int
     warnings: list[EvalWarning]
+    # the rankings the kernels scored (None: another engine), which a caller may score
+    # further (the cross-check's tie ranges) rather than build them again
+    rankings: Rankings | None = None
 
 
 def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
@@ -58,7 +61,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
     population = Population(rows, take(qrels.all_query_ids, rows).to_pylist(), [], qrels.source)
     order = rank_order(run, settings.ties, settings.max_docs)
     report = tie_report(run, order)
-    values = engine_values(settings, run, qrels, population, order)
+    values, rankings = engine_values(settings, run, qrels, population, order)
     return Part(
         rows,
         values,
@@ -68,6 +71,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
         report.query_ids,
         report.tied_docs,
         list(run.warnings),
+        rankings,
     )
 
 
@@ -85,7 +89,7 @@ def unranked_values(
     the run ranks none of them: each scored on an empty ranking, as ``trec_eval -c``."""
     nothing = empty_run(source)
     left = Population(positions, take(qrels.all_query_ids, positions).to_pylist(), [])
-    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))
+    return engine_values(settings, nothing, qrels, left, rank_order(nothing, settings.ties))[0]
 
 
 _RUN_WARNING_ORDER = (
