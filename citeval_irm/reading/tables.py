@@ -162,12 +162,11 @@ def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     three times (its reference, its tie ranges, the recipe's side). The arrays asked about
     are only referred to weakly: what is kept never holds a run's ids alive."""
     with _LOOKUPS_LOCK:
-        for position, (kept_values, kept_dictionary, answer) in enumerate(_LOOKUPS):
-            if kept_values() is values and kept_dictionary() is dictionary:
-                entry = _LOOKUPS[position]
+        for position, entry in enumerate(_LOOKUPS):
+            if entry[0]() is values and entry[1]() is dictionary:
                 del _LOOKUPS[position]  # the most recently used first (no ==: arrays)
                 _LOOKUPS.appendleft(entry)
-                return answer
+                return entry[2]
     if len(dictionary) <= 2 * len(values):
         out = lookup(values, dictionary)
     else:
@@ -265,7 +264,7 @@ def has_repeated_pairs(query: np.ndarray, doc: np.ndarray, ndocs: int) -> bool:
     otherwise a slice of whole queries at a time, each small enough to stay in cache
     (three times faster)."""
     if len(query) > 2 * _SLICE_ROWS and not (query[1:] < query[:-1]).any():
-        starts = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+        starts = segment_starts(query)
         sizes = np.diff(np.append(starts, len(query)))
         lengths = np.sort(sizes)
         lengths = lengths[run_starts(lengths)]

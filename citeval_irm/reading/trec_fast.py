@@ -66,13 +66,21 @@ def _first_line(path: Path) -> str:
         raise InputError(str(path), "holds a NUL byte: binary data, not a text file", line)
     # the first 64 KB first: nearly always a line with data is there, and splitting 1 MB
     # into lines took a few ms of every read (its last, perhaps cut, line is left out)
-    for text, whole in ((head[: 1 << 16], len(head) <= 1 << 16), (head, True)):
-        lines = text.decode("utf-8", errors="replace").splitlines()
-        for line in lines if whole else lines[:-1]:
-            if line.strip() and not line.lstrip().startswith("#"):  # a comment says nothing
-                return line
-        if whole:
-            return ""
+    if len(head) > _PREFIX:
+        found = _data_line(head[:_PREFIX].decode("utf-8", errors="replace").splitlines()[:-1])
+        if found:
+            return found
+    return _data_line(head.decode("utf-8", errors="replace").splitlines())
+
+
+_PREFIX = 1 << 16
+
+
+def _data_line(lines: list[str]) -> str:
+    """The first of ``lines`` with data (``""`` when none has): a comment says nothing."""
+    for line in lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line
     return ""
 
 
