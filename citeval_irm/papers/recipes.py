@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -236,6 +237,12 @@ class RecipeScorer:
         other._orders = self._orders
         return other
 
+    @cached_property
+    def _query_array(self) -> pa.Array:
+        """``query_ids`` as one Arrow array: the gold, the counts and every ranking look
+        them up in the qrels, and ``lookup_unique`` answers the same array once."""
+        return pa.array(self.query_ids, pa.string())
+
     def order(self, ties: str) -> RankOrder:
         if ties not in self._orders:
             self._orders[ties] = rank_order(self.run, ties)
@@ -252,8 +259,7 @@ class RecipeScorer:
                 qrels = first_gold_only(qrels, quirks.min_relevance)
             if key[1]:
                 qrels = in_pool_only(qrels, self.pool, quirks.min_relevance)
-            ids = pa.array(self.query_ids, pa.string())
-            absent = np.flatnonzero(lookup_unique(ids, qrels.all_query_ids) < 0)
+            absent = np.flatnonzero(lookup_unique(self._query_array, qrels.all_query_ids) < 0)
             missing = tuple(self.query_ids[i] for i in absent.tolist())
             if missing:
                 qrels = replace(qrels, unjudged_queries=qrels.unjudged_queries + missing)
@@ -264,7 +270,7 @@ class RecipeScorer:
         """Number of gold papers of each query, as the recipe sees them."""
         qrels = self.gold(quirks)
         counts = qrels.relevant_per_query(quirks.min_relevance)
-        return counts[lookup_unique(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)]
+        return counts[lookup_unique(self._query_array, qrels.all_query_ids)]
 
     def rankings(self, quirks: Quirks, rule: str, depth: int | None) -> Rankings:
         """The rankings under ``quirks`` for measures whose duplicate rule is ``rule``."""
@@ -279,7 +285,7 @@ class RecipeScorer:
         )
         if key not in self._rankings:
             qrels = self.gold(quirks)
-            counted = lookup_unique(pa.array(self.query_ids, pa.string()), qrels.all_query_ids)
+            counted = lookup_unique(self._query_array, qrels.all_query_ids)
             exclude = None
             if quirks.query_paper != "keep":
                 exclude = self._paper_codes(quirks)
