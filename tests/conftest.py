@@ -115,6 +115,18 @@ def trec_eval_dir() -> Path:
     return TREC_EVAL
 
 
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval 10.0 built from its C source once per session (``trec_eval_binary``); the
+    tests that use it skip, saying why, on a machine with no C compiler."""
+    from trec_eval_binary import build
+
+    binary = build(tmp_path_factory.mktemp("trec_eval-10.0"))
+    if binary is None:
+        pytest.skip("no C compiler or make: trec_eval 10.0 cannot be built from its source")
+    return binary
+
+
 @pytest.fixture
 def write(tmp_path: Path):
     """Write text to a file in the test's temp dir and return its path."""
