@@ -133,25 +133,25 @@ def command_line(rng: random.Random) -> list[str]:
     return argv
 
 
-def _qid(rng: random.Random, n: int) -> bytes:
+def _qid(rng: random.Random, n: int, bytes_ok: bool) -> bytes:
     style = rng.random()
+    if bytes_ok and style < 0.3:
+        return f"q\xe9{n}".encode("latin-1")
     if style < 0.5:
         return f"q{n}".encode()
     if style < 0.75:
         return str(n * 7 + 1).encode()
-    if style < 0.9:
-        return f"Q-{n}.x#{n}".encode()
-    return f"q\xe9{n}".encode("latin-1")
+    return f"Q-{n}.x#{n}".encode()
 
 
-def _doc(rng: random.Random, n: int) -> bytes:
-    if rng.random() < 0.03:
+def _doc(rng: random.Random, n: int, bytes_ok: bool) -> bytes:
+    if bytes_ok and rng.random() < 0.2:
         return f"d\xff{n}".encode("latin-1")
     return f"d{n}".encode()
 
 
 def _score(rng: random.Random) -> bytes:
-    if rng.random() < 0.04:
+    if rng.random() < 0.01:
         return rng.choice([b"inf", b"-inf", b"Infinity", b"0x1p3", b"0X1A", b"1e400", b"3abc",
                            b"-0", b"1e-400", b"+.5"])  # fmt: skip
     return rng.choice([b"1", b"2", b"2.5", b"3", b"7", b"-1", b"0.125", b"10"])
@@ -160,29 +160,30 @@ def _score(rng: random.Random) -> bytes:
 def random_case(rng: random.Random, long_rankings: bool = True) -> Case:
     """One qrels, run and command line (see the module's docstring)."""
     queries = rng.sample(range(40), rng.randint(1, 6))
-    qids = {q: _qid(rng, q) for q in queries + [90 + q for q in queries]}
+    odd_bytes = rng.random() < 0.08  # ids that are not UTF-8 in this case
+    qids = {q: _qid(rng, q, odd_bytes) for q in queries + [90 + q for q in queries]}
     qrels: list[bytes] = []
     for q in queries:
         docs = [rng.randint(0, 30) for _ in range(rng.randint(1, 12))]
-        negative_only = rng.random() < 0.05
+        negative_only = rng.random() < 0.03
         for doc in dict.fromkeys(docs):
             label = -1 if negative_only else rng.choice([-1, 0, 0, 1, 1, 2, 3])
-            qrels.append(b"%s 0 %s %d" % (qids[q], _doc(rng, doc), label))
-        if rng.random() < 0.04:
+            qrels.append(b"%s 0 %s %d" % (qids[q], _doc(rng, doc, odd_bytes), label))
+        if rng.random() < 0.02:
             qrels.append(qrels[-1])
     run: list[bytes] = []
-    ranked = [q for q in queries if rng.random() < 0.8]
+    ranked = [q for q in queries if rng.random() < 0.93]
     ranked += [90 + q for q in queries if rng.random() < 0.15]  # run-only queries
-    tag = rng.choice([b"tag", b"run-1", b"t\xe9"])
+    tag = rng.choice([b"tag", b"run-1", b"t\xe9" if odd_bytes else b"t.2"])
     for q in ranked:
         size = rng.randint(1, 25)
         if long_rankings and rng.random() < 0.03:
             size = rng.randint(1001, 1300)
         docs = list(dict.fromkeys(rng.randint(0, 45 if size < 100 else 2000) for _ in range(size)))
-        if rng.random() < 0.05:
+        if rng.random() < 0.02:
             docs.append(rng.choice(docs))  # a repeated (query, doc)
         for rank, doc in enumerate(docs):
-            run.append(b"%s Q0 %s %d %s %s" % (qids[q], _doc(rng, doc), rank, _score(rng), tag))
+            run.append(b"%s Q0 %s %d %s %s" % (qids[q], _doc(rng, doc, odd_bytes), rank, _score(rng), tag))
     if not run:
         run.append(b"%s Q0 d1 0 1 %s" % (qids[queries[0]], tag))
     if rng.random() < 0.3:

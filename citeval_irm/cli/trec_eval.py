@@ -30,6 +30,7 @@ import sys
 
 from ..base.errors import CitevalError, InputError, silenced
 from .trec_eval_options import Options, TrecEvalExit
+from .trec_eval_run import Stopped, TrecEvaluation
 
 
 def main(argv: list[str]) -> int:
@@ -39,8 +40,13 @@ def main(argv: list[str]) -> int:
         if options.help:
             print(__doc__)
             return 0
-        for line in evaluate_lines(options):
-            sys.stdout.write(line)
+        evaluation = TrecEvaluation(options)
+        try:
+            lines = evaluate_lines(evaluation)
+        except Stopped as stop:
+            _write(stop.lines, evaluation.encoding)
+            raise
+        _write(lines, evaluation.encoding)
         return 0
     except TrecEvalExit as exc:
         print(str(exc).rstrip("\n"), file=sys.stderr)
@@ -52,20 +58,33 @@ def main(argv: list[str]) -> int:
         return 0
 
 
-def evaluate_lines(options: Options) -> list[str]:
-    """trec_eval's output for ``options``, line by line."""
-    from .trec_eval_run import TrecEvaluation
+def _write(lines: list[str], encoding: str) -> None:
+    """The lines as bytes on standard output: ids print back as the bytes they were read
+    as (``encoding``: how they were read)."""
+    data = "".join(lines).encode(encoding, "surrogateescape")
+    sys.stdout.flush()
+    target = getattr(sys.stdout, "buffer", None)
+    if target is None:
+        sys.stdout.write(data.decode(encoding, "surrogateescape"))
+    else:
+        target.write(data)
+        target.flush()
 
+
+def evaluate_lines(evaluation: TrecEvaluation) -> list[str]:
+    """trec_eval's output for ``evaluation``'s options, line by line."""
+    options = evaluation.options
     if options.rel < 0:
         raise TrecEvalExit(1, "citeval: error: -l below 0 (unjudged docs relevant) is not "
                               "supported")  # fmt: skip
-    if options.max_docs is not None and options.max_docs < 1:
-        raise TrecEvalExit(1, "citeval: error: -M must be 1 or more")
+    if options.max_docs is not None and options.max_docs < 0:
+        raise TrecEvalExit(1, "citeval: error: -M below 0 is not supported (trec_eval 10.0 "
+                              "crashes on it)")  # fmt: skip
     if options.run == "-" or options.qrels == "-":
         raise TrecEvalExit(1, "citeval: error: reading from standard input ('-') is not "
                               "supported; give a file")  # fmt: skip
     with silenced():
-        return TrecEvaluation(options).lines()
+        return evaluation.lines()
 
 
 __all__ = ["InputError", "Options", "TrecEvalExit", "main"]

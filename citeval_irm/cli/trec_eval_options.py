@@ -38,16 +38,37 @@ class TrecEvalExit(CitevalError):
         self.status = status
 
 
+_C_SPACE = " \t\n\v\f\r"  # C's isspace in the "C" locale
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_HEX = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?")
+_WORD = re.compile(r"([+-]?)(infinity|inf|nan)", re.IGNORECASE)
+
+
 def c_atol(text: str) -> int:
-    """C's ``atol``: the leading whole number of ``text`` (0 if none)."""
-    found = re.match(r"\s*([+-]?\d+)", text)
-    return int(found.group(1)) if found else 0
+    """C's ``atol``: the leading whole number of ``text`` in ASCII digits after C's white
+    space (0 if none; ``５`` and ``١٠`` are not digits to it)."""
+    found = re.match(r"[+-]?[0-9]+", text.lstrip(_C_SPACE))
+    return int(found.group(0)) if found else 0
 
 
 def c_atof(text: str) -> float:
-    """C's ``atof``: the leading number of ``text`` (0.0 if none)."""
-    found = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
-    return float(found.group(1)) if found else 0.0
+    """C's ``atof`` (``strtod``): the leading decimal or hexadecimal number, ``inf``,
+    ``infinity`` or ``nan`` of ``text`` after C's white space, 0.0 if none; a decimal
+    beyond a double is an infinity, as ``strtod`` makes it."""
+    text = text.lstrip(_C_SPACE)
+    hexadecimal = _HEX.match(text)
+    if hexadecimal:
+        sign, digits, power = hexadecimal.groups()
+        whole, _, fraction = digits.partition(".")
+        try:
+            return float.fromhex(f"{sign}0x{whole or '0'}.{fraction or '0'}p{(power or 'p0')[1:]}")
+        except OverflowError:
+            return float(f"{sign}inf")
+    word = _WORD.match(text)
+    if word:
+        return float(f"{word.group(1)}{word.group(2)}")
+    found = _DECIMAL.match(text)
+    return float(found.group(0)) if found else 0.0
 
 
 class Options:

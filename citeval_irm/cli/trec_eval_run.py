@@ -4,6 +4,7 @@ table, on the run as trec_eval 10.0 prepares it (see :mod:`.trec_eval`)."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, replace
 
@@ -11,12 +12,22 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.options import EvalOptions
+from ..evaluation.evaluate import evaluate
+from ..evaluation.parts import unranked_values
+from ..evaluation.settings import Settings
 from ..reading.tables import lookup, lookup_unique
 from ..scoring.table import MEASURES, MeasureDef, TrecName
 from ..scoring.trec_names import trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
 
-_CLEARED = ("num_ret", "utility", "unj", "rbp_resid")  # trec_eval.c's cleanup of a bogus query
+
+
+def _cleared(name: str) -> bool:
+    """Whether trec_eval.c's clean-up of a missing query's bogus ranking resets the value
+    printed as ``name``: it compares the printed name, so ``utility``, ``rbp_resid`` and
+    ``relstring`` only without parameters (``utility_2,-1,0,0`` keeps its value), every
+    ``unj_K`` (it compares 3 characters) and ``num_ret``."""
+    return name in ("num_ret", "utility", "rbp_resid", "relstring") or name.startswith("unj")
 
 
 @dataclass
@@ -109,17 +120,28 @@ def line(name: str, query: str, text: str) -> str:
     return f"{name:<22}\t{query}\t{text}\n"
 
 
-def check_labels(qrels, counted: np.ndarray) -> None:
-    """trec_eval 10.0 cannot evaluate a qrels query whose labels are all negative."""
-    top = np.full(len(qrels.all_query_ids), -1, dtype=np.int64)
+@dataclass
+class _Stop:
+    """Where trec_eval stops: before the query at ``before`` in its order."""
+
+    before: int
+    status: int
+    message: str
+
+
+class Stopped(TrecEvalExit):
+    """trec_eval's stop part way, after printing ``lines`` (its ``-q`` lines so far)."""
+
+    def __init__(self, status: int, message: str, lines: list[str]):
+        super().__init__(status, message)
+        self.lines = lines
+
+
+def _top_labels(qrels) -> dict[str, int]:
+    """Each qrels query's highest label."""
+    top = np.full(len(qrels.all_query_ids), -(2**62), dtype=np.int64)
     np.maximum.at(top, qrels.query, qrels.relevance)
-    bad = [q for q in counted if top[q] < 0]
-    if bad:
-        query = qrels.all_query_ids[bad[0]].as_py()
-        raise TrecEvalExit(4, f"citeval: error: qrels query '{query}' has only negative labels: "
-                              "trec_eval 10.0 cannot evaluate it (it stops with \"Can't "
-                              "calculate measure\", exit 4, or crashes); give it a label >= 0 "
-                              "or remove it")  # fmt: skip
+    return dict(zip(qrels.all_query_ids.to_pylist(), top.tolist()))
 
 
 class TrecEvaluation:
@@ -127,11 +149,14 @@ class TrecEvaluation:
 
     def __init__(self, options: Options):
         self.options = options
+        self.encoding = "utf-8"  # how ids print back (trec_eval's own parse: Latin-1)
         by_name = _rows_by_trec_name()
         self.printed: list[Printed] = []
         for trec_name in options.marked:
             if trec_name in ("runid", "relstring"):
-                self.printed.append(Printed(trec_name, trec_name, None, trec_name))
+                text = options.params.get(trec_name) if trec_name == "relstring" else None
+                name = trec_name if text is None else f"{trec_name}_{text}"
+                self.printed.append(Printed(name, trec_name, None, trec_name))
                 continue
             row, trec = by_name[trec_name]
             for name, measure in _measures(row, trec, options.params.get(trec_name), options):
@@ -141,44 +166,83 @@ class TrecEvaluation:
         self.printed.sort(key=lambda p: TREC_EVAL_ORDER.index(p.trec))
 
     def lines(self) -> list[str]:
-        from ..evaluation.evaluate import evaluate
-        from ..reading.io import as_qrels, as_run
+        """trec_eval's output lines; a stop trec_eval makes part way (a query it cannot
+        evaluate) is :class:`Stopped`, carrying the lines printed before it."""
+        from .trec_eval_files import read_inputs
 
         options = self.options
-        qrels = as_qrels(options.qrels)
-        run = as_run(options.run)
+        inputs = read_inputs(options.qrels, options.run)
+        self.encoding = inputs.encoding
+        if self.encoding == "latin-1":  # names given on the command line print as their bytes
+            for p in self.printed:
+                p.name = os.fsencode(p.name).decode("latin-1")
+        qrels, run = inputs.qrels, inputs.run
         ids = qrels.all_query_ids.to_pylist()
         wanted = [i for i in range(len(ids)) if options.debug_query in (None, ids[i])]
-        if not wanted:
-            raise TrecEvalExit(7, "trec_eval: No queries with both results and relevance info")
-        in_run = lookup(qrels.all_query_ids, run.query_ids) >= 0
-        present = np.bincount(run.query, minlength=len(run.query_ids)) > 0
         codes = lookup(qrels.all_query_ids, run.query_ids)
-        in_run &= present[np.maximum(codes, 0)]
-        order = sorted(wanted, key=lambda i: ids[i].encode())
+        present = np.bincount(run.query, minlength=len(run.query_ids)) > 0
+        in_run = (codes >= 0) & present[np.maximum(codes, 0)]
+        order = sorted(wanted, key=lambda i: ids[i].encode(self.encoding))
+        stop = self._stop([ids[i] for i in order], in_run[order], inputs)
+        if stop is not None:
+            order = order[: stop.before]
+        if not order and stop is None:
+            raise TrecEvalExit(7, "trec_eval: No queries with both results and relevance info")
         missing = [i for i in order if not in_run[i]]
-        if missing and not options.complete:
-            raise TrecEvalExit(4, f"citeval: error: qrels query '{ids[missing[0]]}' has no "
-                                  "ranking in the run: trec_eval 10.0 stops there (\"result qid "
-                                  f"'{ids[missing[0]]}' not found in qrels\", exit 4); give -c "
-                                  "to score it as trec_eval -c does")  # fmt: skip
-        check_labels(qrels, np.array(order))
         run = self._prepared(run, qrels, [ids[i] for i in missing])
         measures = [p.measure for p in self.printed if p.measure is not None]
         values = {}
-        if measures:
+        if measures and order:
             if len(run.query):
                 result = evaluate(run, qrels, measures, options=EvalOptions(duplicates="error"))
                 position = {q: n for n, q in enumerate(result.query_ids)}
                 matrix = result.values[[position[ids[i]] for i in order]]
-            else:  # -J left no doc: every query scored on an empty ranking
-                from ..evaluation.parts import unranked_values
-                from ..evaluation.settings import Settings
-
+            else:  # -J or -M0 left no doc: every query scored on an empty ranking
                 matrix = unranked_values(Settings(measures), qrels, np.array(order))
             for column, measure in enumerate(measures):
                 values[str(measure)] = matrix[:, column]
-        return self._print([ids[i] for i in order], {ids[i] for i in missing}, values, run, qrels)
+        printed = self._print([ids[i] for i in order], {ids[i] for i in missing}, values, run,
+                              qrels, summary=stop is None)  # fmt: skip
+        if stop is not None:
+            raise Stopped(stop.status, stop.message, printed)
+        return printed
+
+    def _stop(self, query_ids: list[str], in_run: np.ndarray, inputs) -> _Stop | None:
+        """Where trec_eval 10.0 stops, walking the qrels queries in its order: a query the
+        run lacks without ``-c`` (trec_eval.c), then, once a measure forms the query's
+        ranking (every measure but ``runid`` and ``num_q``: ``form_res_rels.c``), a doc
+        repeated in the ranking after the ``-M`` cut, a doc repeated in its qrels, or all
+        its labels negative while no query before it had a label >= 0 (its buffer of
+        relevance levels is then still unallocated: ``utility_pool.c``)."""
+        from .trec_eval_files import first_repeat
+
+        options = self.options
+        forms = [p.trec for p in self.printed if p.trec not in ("runid", "num_q")]
+        top = _top_labels(inputs.qrels)
+        allocated = False
+        for n, query in enumerate(query_ids):
+            if not in_run[n] and not options.complete:
+                return _Stop(n, 4, f"trec_eval: result qid '{query}' not found in qrels")
+            if not forms:
+                continue
+            cannot = f"trec_eval: Can't calculate measure '{forms[0]}'"
+            rows = (inputs.run_rows or {}).get(query) if in_run[n] else None
+            repeated = first_repeat(rows, options.max_docs) if rows else None
+            if repeated is not None:
+                return _Stop(n, 4, f"trec_eval.form_res_qrels: duplicate docs {repeated}{cannot}")
+            if query in inputs.qrels_repeats:
+                doc = inputs.qrels_repeats[query]
+                return _Stop(n, 4, f"trec_eval.form_res_rels: duplicate docs {doc}\n{cannot}")
+            if top.get(query, -1) >= 0:
+                allocated = True
+            elif not allocated:
+                return _Stop(n, 4, cannot)
+            elif top[query] < -1:
+                return _Stop(n, 4, f"citeval: error: qrels query '{query}' has only labels "
+                                   "below -1 after a query with a label >= 0: trec_eval 10.0 "
+                                   "crashes here (memset of a negative size in "
+                                   "form_res_rels.c); citeval stops")  # fmt: skip
+        return None
 
     def _prepared(self, run, qrels, missing: list[str]):
         """The run as trec_eval scores it: the bogus doc of each missing query (``-c``),
@@ -211,15 +275,15 @@ class TrecEvaluation:
         self.run_query_ids = run.query_ids
         return run
 
-    def _print(self, query_ids, bogus, values, run, qrels) -> list[str]:
+    def _print(self, query_ids, bogus, values, run, qrels, summary: bool) -> list[str]:
         options = self.options
         out: list[str] = []
         n = len(query_ids)
-        retrieved = self.num_ret[lookup(pa.array(query_ids), self.run_query_ids)]
+        retrieved = self.num_ret[lookup(pa.array(query_ids, pa.string()), self.run_query_ids)]
         self._nan_where_empty(values, retrieved, query_ids, qrels)
         cleared = np.array([q in bogus for q in query_ids])
         for p in self.printed:
-            if p.measure is not None and (p.trec in _CLEARED):
+            if p.measure is not None and _cleared(p.name) and values:
                 values[str(p.measure)] = np.where(cleared, 0.0, values[str(p.measure)])
         relstrings = self._relstrings(run, qrels, query_ids, cleared) if options.query else {}
         if options.query:
@@ -228,19 +292,17 @@ class TrecEvaluation:
                     if p.shown in ("summary", "runid"):
                         continue
                     if p.shown == "relstring":
-                        out.append(line(p.name if "relstring" not in options.params else
-                                        f"relstring_{options.params['relstring']}",
-                                        query, f"'{relstrings[query]}'"))  # fmt: skip
+                        out.append(line(p.name, query, f"'{relstrings[query]}'"))
                         continue
                     out.append(line(p.name, query, format_value(values[str(p.measure)][row],
                                                                 p.shown)))  # fmt: skip
-        if not options.summary:
+        if not options.summary or not summary:
             return out
         for p in self.printed:
             if p.shown == "relstring":
                 continue
             if p.shown == "runid":
-                out.append(line("runid", "all", _run_tag(options.run)))
+                out.append(line("runid", "all", _run_tag(options.run, self.encoding)))
                 continue
             out.append(line(p.name, "all", self._summary(p, values, n, qrels)))
         return out
@@ -271,7 +333,7 @@ class TrecEvaluation:
         if not empty.any():
             return
         labels = np.maximum(self.options.rel, 0)
-        ids = lookup(pa.array(query_ids), qrels.all_query_ids)
+        ids = lookup(pa.array(query_ids, pa.string()), qrels.all_query_ids)
         r = np.bincount(qrels.query[qrels.relevance >= labels], minlength=len(qrels.all_query_ids))
         r = r[ids].astype(np.float64)
         for p in self.printed:
@@ -293,10 +355,11 @@ class TrecEvaluation:
 
         text = self.options.params.get("relstring")
         length = int(c_atof(text.split(",")[0])) if text else 10
-        counted = lookup(pa.array(query_ids), qrels.all_query_ids)
+        counted = lookup(pa.array(query_ids, pa.string()), qrels.all_query_ids)
         rankings = build_rankings(run, qrels, counted)
         found = relstrings(rankings, length)
-        return {q: ("" if cleared[i] else found[i]) for i, q in enumerate(query_ids)}
+        clear = _cleared("relstring" if text is None else f"relstring_{text}")
+        return {q: ("" if clear and cleared[i] else found[i]) for i, q in enumerate(query_ids)}
 
 
 def _judged(run, qrels) -> np.ndarray:
@@ -310,12 +373,12 @@ def _judged(run, qrels) -> np.ndarray:
     return np.isin(run.query.astype(np.int64) * width + run.doc, judged)
 
 
-def _run_tag(path: str) -> str:
+def _run_tag(path: str, encoding: str) -> str:
     """The run tag trec_eval prints as ``runid``: the sixth field of the last line it reads."""
     tag = ""
     with open(path, "rb") as handle:
         for raw in handle:
             fields = raw.split()
             if len(fields) >= 6 and not raw.lstrip().startswith(b"#"):
-                tag = fields[5].decode("utf-8", "replace")
+                tag = fields[5].decode(encoding, "surrogateescape")
     return tag
