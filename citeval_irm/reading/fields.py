@@ -55,7 +55,9 @@ def typed_values(values, column: str, place: Place) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         if column == "score" and values.type == pa.float64() and not values.null_count:
             scores = _joined_floats(values)
-            if np.isfinite(scores.sum()):  # a NaN or an infinity makes the sum one
+            with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, said below
+                total = scores.sum()
+            if np.isfinite(total):  # a NaN or an infinity makes the sum one
                 return scores
         values = values.combine_chunks()
     if isinstance(values, pa.Array):

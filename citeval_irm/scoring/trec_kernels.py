@@ -140,10 +140,31 @@ def interpolated_precision(rk: Rankings, p: Params) -> np.ndarray:
 
 
 def interpolated_average(rk: Rankings, p: Params) -> np.ndarray:
+    """m_11pt_avg.c: the levels in the order given, as its walk takes them. It walks the
+    ranking from the bottom up with a pointer from the last level down: levels whose
+    cut-off exceeds the relevant docs retrieved are skipped (0) while none was taken yet;
+    a level is taken when its cut-off is reached (at most the cut-off taken before it, and
+    at least 1); once one cannot be (a cut-off of 0, or above the one before: levels not
+    ascending), it and every level before it get the best precision of the whole ranking.
+    With ascending levels this is the mean of the interpolated precisions."""
     recalls = p.get("recalls", tuple(i / 10 for i in range(11)))
+    per_level = _interpolated(rk, p, (*recalls, 0.0))
+    best_anywhere = per_level.pop()
+    view = _view(rk, p)
+    r = _num_rel(view, p)
+    retrieved = _per_query(view, _relevant(view, p))
     total = np.zeros(rk.n_queries)
-    for values in _interpolated(rk, p, recalls):
-        total += values
+    started = np.zeros(rk.n_queries, dtype=bool)
+    blocked = np.zeros(rk.n_queries, dtype=bool)
+    reached = retrieved.astype(np.int64)
+    for level, values in zip(reversed(recalls), reversed(per_level)):
+        cut = lround(np.float64(level) * r)
+        skipped = ~started & (cut > retrieved)
+        started |= ~skipped
+        blocked |= ~skipped & ((cut < 1) | (cut > reached))
+        taken = ~skipped & ~blocked
+        total += np.where(taken, values, np.where(skipped, 0.0, best_anywhere))
+        reached = np.where(taken, cut, reached)
     return total / len(recalls)
 
 

@@ -1,0 +1,92 @@
+"""``citeval trec_eval`` against the real trec_eval 10.0, on drawn inputs and command lines.
+
+The drop-in mirrors: on every input trec_eval accepts, the same bytes on standard output
+and the same exit status; where trec_eval stops part way (a query it cannot evaluate), the
+same lines before the stop and the same status. The binary is built from its C source by
+the ``trec_eval_binary`` fixture, so this runs wherever the suite runs. The cases are drawn
+by ``trec_eval_cases.random_case`` (written from trec_eval's source: every option of its
+command line, every measure family with its parameter forms, ties, graded and negative
+labels, unjudged docs, run-only and qrels-only queries, repeats, ``atof``-only scores,
+non-UTF-8 ids, rankings over 1,000 docs), seeded, so a failure names its seed and
+reproduces: ``random_case(random.Random(seed))``.
+
+The one allowed difference (trec_eval's value then depends on uninitialised memory) is not
+drawn; what the drop-in does not compute yet (``NOT_YET``: refused with exit 1, each a row
+of docs/guides/trec-eval.md, "Where the drop-in differs") is drawn and set aside, counted.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from trec_eval_cases import random_case, run_binary, run_ours
+
+
+NOT_YET = {"dcg", "ideal_dcg", "yaap"}
+"""What the drop-in refuses today (exit 1, said so): trec_eval's ``dcg``, ``ideal_dcg`` and
+``yaap``, and gains for negative levels (``ndcg.-1=2``: a gain for docs not in the pool)."""
+
+
+def _not_yet(argv: list[str]) -> bool:
+    for arg in argv:
+        name, _, params = re.sub(r"^(-m|--measure=)", "", arg).partition(".")
+        if name in NOT_YET or re.search(r"(^|,)-\d+=", params):
+            return True
+    return False
+
+
+def _differences(binary, folder, seeds) -> list[str]:
+    found = []
+    for seed in seeds:
+        case = random_case(random.Random(seed))
+        if _not_yet(case.argv):
+            continue
+        (folder / "qrels").write_bytes(case.qrels)
+        (folder / "run").write_bytes(case.run)
+        argv = [*case.argv, str(folder / "qrels"), str(folder / "run")]
+        theirs, ours = run_binary(binary, argv), run_ours(argv)
+        if theirs[:2] != ours[:2]:
+            found.append(f"seed {seed}: {case.argv}: trec_eval exit {theirs[0]} "
+                         f"{theirs[2][:120]!r}, citeval exit {ours[0]} {ours[2][:160]!r}")  # fmt: skip
+    return found
+
+
+def test_drawn_cases_match_the_binary_byte_for_byte(tmp_path, trec_eval_binary):
+    assert _differences(trec_eval_binary, tmp_path, range(300)) == []
+
+
+@pytest.mark.slow
+def test_thousands_of_drawn_cases_match_the_binary(tmp_path, trec_eval_binary):
+    assert _differences(trec_eval_binary, tmp_path, range(10_000, 14_000)) == []
+
+
+def test_the_drawn_cases_reach_what_they_are_meant_to(tmp_path, trec_eval_binary):
+    """The generator is worth its cases: among the first 300, trec_eval exits 0 on most,
+    stops part way on some (exit 4), and the odd inputs do occur."""
+    statuses, odd = [], {"bytes": 0, "atof": 0, "long": 0, "repeat": 0}
+    for seed in range(300):
+        case = random_case(random.Random(seed))
+        (tmp_path / "q").write_bytes(case.qrels)
+        (tmp_path / "r").write_bytes(case.run)
+        statuses.append(run_binary(trec_eval_binary, [*case.argv, str(tmp_path / "q"),
+                                                      str(tmp_path / "r")])[0])  # fmt: skip
+        data = case.qrels + case.run
+        odd["bytes"] += any(b > 127 for b in data)
+        odd["atof"] += any(w in case.run for w in (b" inf ", b" 0x1p3 ", b" 1e400 ", b" 3abc "))
+        odd["long"] += case.run.count(b"\n") > 1000
+        odd["repeat"] += statuses[-1] == 4
+    assert statuses.count(0) > 200 and statuses.count(4) > 10
+    assert all(count > 0 for count in odd.values()), odd
+
+
+def test_what_is_not_mirrored_yet_is_refused_saying_so(tmp_path, trec_eval_dir):
+    """The measures set aside above are refused with exit 1 and a message naming them,
+    never a wrong number."""
+    qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")
+    for measure in ("dcg", "ideal_dcg", "yaap", "ndcg.-1=2,1=3"):
+        assert _not_yet(["-m", measure])
+        status, out, err = run_ours(["-m", measure, qrels, run])
+        assert status == 1 and out == b"" and b"not supported" in err
+    assert not _not_yet(["-m", "ndcg.1=3,2=9", "-m", "ndcg_cut.10", "-mP.5"])
