@@ -23,7 +23,6 @@ import re
 import pytest
 from trec_eval_cases import random_case, run_binary, run_ours
 
-
 NOT_YET = {"dcg", "ideal_dcg", "yaap"}
 """What the drop-in refuses today (exit 1, said so): trec_eval's ``dcg``, ``ideal_dcg`` and
 ``yaap``, and gains for negative levels (``ndcg.-1=2``: a gain for docs not in the pool)."""
@@ -48,8 +47,10 @@ def _differences(binary, folder, seeds) -> list[str]:
         argv = [*case.argv, str(folder / "qrels"), str(folder / "run")]
         theirs, ours = run_binary(binary, argv), run_ours(argv)
         if theirs[:2] != ours[:2]:
-            found.append(f"seed {seed}: {case.argv}: trec_eval exit {theirs[0]} "
-                         f"{theirs[2][:120]!r}, citeval exit {ours[0]} {ours[2][:160]!r}")  # fmt: skip
+            found.append(
+                f"seed {seed}: {case.argv}: trec_eval exit {theirs[0]} "
+                f"{theirs[2][:120]!r}, citeval exit {ours[0]} {ours[2][:160]!r}"
+            )
     return found
 
 
@@ -70,8 +71,9 @@ def test_the_drawn_cases_reach_what_they_are_meant_to(tmp_path, trec_eval_binary
         case = random_case(random.Random(seed))
         (tmp_path / "q").write_bytes(case.qrels)
         (tmp_path / "r").write_bytes(case.run)
-        statuses.append(run_binary(trec_eval_binary, [*case.argv, str(tmp_path / "q"),
-                                                      str(tmp_path / "r")])[0])  # fmt: skip
+        statuses.append(
+            run_binary(trec_eval_binary, [*case.argv, str(tmp_path / "q"), str(tmp_path / "r")])[0]
+        )
         data = case.qrels + case.run
         odd["bytes"] += any(b > 127 for b in data)
         odd["atof"] += any(w in case.run for w in (b" inf ", b" 0x1p3 ", b" 1e400 ", b" 3abc "))

@@ -183,7 +183,9 @@ def random_case(rng: random.Random, long_rankings: bool = True) -> Case:
         if rng.random() < 0.02:
             docs.append(rng.choice(docs))  # a repeated (query, doc)
         for rank, doc in enumerate(docs):
-            run.append(b"%s Q0 %s %d %s %s" % (qids[q], _doc(rng, doc, odd_bytes), rank, _score(rng), tag))
+            run.append(
+                b"%s Q0 %s %d %s %s" % (qids[q], _doc(rng, doc, odd_bytes), rank, _score(rng), tag)
+            )
     if not run:
         run.append(b"%s Q0 d1 0 1 %s" % (qids[queries[0]], tag))
     if rng.random() < 0.3:

@@ -87,7 +87,7 @@ def _data(path: str) -> bytes:
 
 def _as_trec_eval(qrels_path: str, run_path: str) -> Inputs:
     queries, docs, labels = [], [], []
-    for number, fields in _qrels_lines(qrels_path):
+    for _number, fields in _qrels_lines(qrels_path):
         queries.append(fields[0])
         docs.append(fields[2])
         labels.append(c_atol(fields[3]))
@@ -154,8 +154,11 @@ def _qrels_lines(path: str):
                 break
         fields = lines[number].split()
         if len(fields) != 4:
-            raise InputError(path, f"malformed qrels line (trec_eval reads 4 fields, "
-                                   f"found {len(fields)})", number + 1)  # fmt: skip
+            raise InputError(
+                path,
+                f"malformed qrels line (trec_eval reads 4 fields, found {len(fields)})",
+                number + 1,
+            )
         yield number + 1, [f.decode("latin-1") for f in fields]
         number += 1
 
@@ -167,8 +170,9 @@ def _run_lines(path: str):
         if not fields or fields[0].startswith(b"#"):
             continue
         if len(fields) < 6:
-            raise InputError(path, f"malformed run line (trec_eval reads 6 fields, "
-                                   f"found {len(fields)})", number)  # fmt: skip
+            raise InputError(
+                path, f"malformed run line (trec_eval reads 6 fields, found {len(fields)})", number
+            )
         yield [f.decode("latin-1") for f in fields[:6]]
 
 

@@ -22,7 +22,6 @@ from ..scoring.trec_names import trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
 
 
-
 def _cleared(name: str) -> bool:
     """Whether trec_eval.c's clean-up of a missing query's bogus ranking resets the value
     printed as ``name``: it compares the printed name, so ``utility``, ``rbp_resid`` and

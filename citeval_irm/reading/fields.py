@@ -48,6 +48,13 @@ class Place:
 # --------------------------------------------------------------------------- values
 
 
+def all_finite(scores: np.ndarray) -> bool:
+    """Whether every float of ``scores`` is finite, by one sum over them in place: a NaN
+    or an infinity makes the sum one (``inf - inf`` makes a NaN quietly)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.isfinite(scores.sum()))
+
+
 def typed_values(values, column: str, place: Place) -> np.ndarray:
     """Float scores (``column="score"``) or int64 labels (``"relevance"``) from any form of
     the column: an Arrow array of any type, a numpy array, a list; or the error of its
@@ -55,9 +62,7 @@ def typed_values(values, column: str, place: Place) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         if column == "score" and values.type == pa.float64() and not values.null_count:
             scores = _joined_floats(values)
-            with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, said below
-                total = scores.sum()
-            if np.isfinite(total):  # a NaN or an infinity makes the sum one
+            if all_finite(scores):
                 return scores
         values = values.combine_chunks()
     if isinstance(values, pa.Array):

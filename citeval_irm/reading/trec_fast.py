@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..base.errors import EvalWarning, InputError
-from .fields import Place, typed_values
+from .fields import Place, all_finite, typed_values
 from .tables import numpy_of
 
 RUN_LAYOUT = ("query_id", "iteration", "doc_id", "rank", "score", "tag")
@@ -250,11 +250,7 @@ def _fast_values(values, value_column: str) -> np.ndarray:
 def _finite_floats(values: pa.Array) -> bool:
     """Whether ``values`` are float scores without a null and all finite (then nothing in
     them needs reporting), found by one sum over them in place."""
-    return (
-        values.type == pa.float64()
-        and not values.null_count
-        and bool(np.isfinite(numpy_of(values).sum()))
-    )
+    return values.type == pa.float64() and not values.null_count and all_finite(numpy_of(values))
 
 
 SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
