@@ -36,6 +36,15 @@ def _not_yet(argv: list[str]) -> bool:
     return False
 
 
+def _without_rbp(result: tuple[int, bytes, bytes]) -> tuple[int, bytes, bytes]:
+    """The output without its ``rbp`` lines: trec_eval 10.0's rbp reads two uninitialised
+    variables (m_rbp.c line 72), so its value is not trec_eval's to give (the one allowed
+    difference; the drop-in says so on standard error)."""
+    kept = [line for line in result[1].splitlines(True) if not line.startswith(b"rbp ")]
+    kept = [line for line in kept if not re.match(rb"rbp_(?!resid)", line)]
+    return result[0], b"".join(kept), result[2]
+
+
 def _differences(binary, folder, seeds) -> list[str]:
     found = []
     for seed in seeds:
@@ -46,6 +55,10 @@ def _differences(binary, folder, seeds) -> list[str]:
         (folder / "run").write_bytes(case.run)
         argv = [*case.argv, str(folder / "qrels"), str(folder / "run")]
         theirs, ours = run_binary(binary, argv), run_ours(argv)
+        if b"rbp" in b"".join(a.encode() for a in case.argv) or b"all_trec" in b"".join(
+            a.encode() for a in case.argv
+        ):
+            theirs, ours = _without_rbp(theirs), _without_rbp(ours)
         if theirs[:2] != ours[:2]:
             found.append(
                 f"seed {seed}: {case.argv}: trec_eval exit {theirs[0]} "

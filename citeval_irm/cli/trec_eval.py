@@ -41,6 +41,8 @@ def main(argv: list[str]) -> int:
             print(__doc__)
             return 0
         evaluation = TrecEvaluation(options)
+        if "rbp" in options.marked:
+            print(RBP_NOTE, file=sys.stderr)
         try:
             lines = evaluate_lines(evaluation)
         except Stopped as stop:
@@ -56,6 +58,15 @@ def main(argv: list[str]) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+RBP_NOTE = (
+    "citeval: note: trec_eval 10.0's rbp reads two variables it never sets (min and max, "
+    "m_rbp.c line 72): its values depend on what ran before it (e.g. -m G.1=3,2=9 -m rbp) "
+    "and can differ from these, which are rbp with min and max set as its code intends"
+)
+"""Said on standard error whenever ``rbp`` is asked for: the one difference the drop-in
+keeps (docs/guides/trec-eval.md)."""
 
 
 def _write(lines: list[str], encoding: str) -> None:

@@ -91,7 +91,7 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
         if trec.param == "beta":
             base["beta"] = values[0]
         elif trec.param == "coefficients" and len(values) != 4:
-            raise TrecEvalExit(4, "trec_eval.calc_utility: improper number of coefficients\n"
+            raise AtFirstQuery(4, "trec_eval.calc_utility: improper number of coefficients\n"
                                   "trec_eval: Can't calculate measure 'utility'")  # fmt: skip
         else:
             base[trec.param] = values
@@ -117,8 +117,14 @@ def format_value(value: float, shown: str) -> str:
     return f"{value:6.4f}"
 
 
-def line(name: str, query: str, text: str) -> str:
-    return f"{name:<22}\t{query}\t{text}\n"
+class AtFirstQuery(TrecEvalExit):
+    """A measure trec_eval initialises but cannot calculate: it stops at the first query."""
+
+
+def padded(name: str, encoding: str) -> str:
+    """``name`` as ``%-22s`` prints it: padded to 22 bytes (a name given on the command
+    line in UTF-8 counts its bytes, not its characters)."""
+    return name + " " * (22 - len(name.encode(encoding, "surrogateescape")))
 
 
 @dataclass
@@ -138,6 +144,11 @@ class Stopped(TrecEvalExit):
         self.lines = lines
 
 
+def ids_of(inputs) -> list[str]:
+    """The qrels' query ids."""
+    return inputs.qrels.all_query_ids.to_pylist()
+
+
 def _top_labels(qrels) -> dict[str, int]:
     """Each qrels query's highest label."""
     top = np.full(len(qrels.all_query_ids), -(2**62), dtype=np.int64)
@@ -153,18 +164,24 @@ class TrecEvaluation:
         self.encoding = "utf-8"  # how ids print back (trec_eval's own parse: Latin-1)
         by_name = _rows_by_trec_name()
         self.printed: list[Printed] = []
-        for trec_name in options.marked:
+        self.at_first_query: AtFirstQuery | None = None
+        from ..scoring.table import TREC_EVAL_ORDER
+
+        # initialised in trec_eval's order, so its first failure is trec_eval's
+        for trec_name in sorted(options.marked, key=TREC_EVAL_ORDER.index):
             if trec_name in ("runid", "relstring"):
                 text = options.params.get(trec_name) if trec_name == "relstring" else None
                 name = trec_name if text is None else f"{trec_name}_{text}"
                 self.printed.append(Printed(name, trec_name, None, trec_name))
                 continue
             row, trec = by_name[trec_name]
-            for name, measure in _measures(row, trec, options.params.get(trec_name), options):
+            try:
+                made = _measures(row, trec, options.params.get(trec_name), options)
+            except AtFirstQuery as stop:
+                self.at_first_query = self.at_first_query or stop
+                continue
+            for name, measure in made:
                 self.printed.append(Printed(name, trec_name, measure, trec.shown))
-        from ..scoring.table import TREC_EVAL_ORDER
-
-        self.printed.sort(key=lambda p: TREC_EVAL_ORDER.index(p.trec))
 
     def lines(self) -> list[str]:
         """trec_eval's output lines; a stop trec_eval makes part way (a query it cannot
@@ -174,6 +191,8 @@ class TrecEvaluation:
         options = self.options
         inputs = read_inputs(options.qrels, options.run)
         self.encoding = inputs.encoding
+        if self.at_first_query is not None and options.debug_query in (None, *ids_of(inputs)):
+            raise Stopped(self.at_first_query.status, str(self.at_first_query), [])
         if self.encoding == "latin-1":  # names given on the command line print as their bytes
             for p in self.printed:
                 p.name = os.fsencode(p.name).decode("latin-1")
@@ -295,10 +314,13 @@ class TrecEvaluation:
             if p.shown == "relstring":
                 continue
             if p.shown == "runid":
-                out.append(line("runid", "all", _run_tag(options.run, self.encoding)))
+                out.append(self._line("runid", "all", _run_tag(options.run, self.encoding)))
                 continue
-            out.append(line(p.name, "all", self._summary(p, values, n, qrels)))
+            out.append(self._line(p.name, "all", self._summary(p, values, n, qrels)))
         return out
+
+    def _line(self, name: str, query: str, text: str) -> str:
+        return f"{padded(name, self.encoding)}\t{query}\t{text}\n"
 
     def _per_query_lines(self, query_ids: list[str], values, relstrings) -> str:
         """Every query's lines (``-q``), in one text: query by query, the measures in
@@ -318,7 +340,7 @@ class TrecEvaluation:
             bits, inverse = np.unique(column_values.view(np.int64), return_inverse=True)
             codes[:, column] = len(texts) + inverse.reshape(-1)
             texts += [format_value(v, p.shown) + "\n" for v in bits.view(np.float64)]
-        names = pa.array([f"{p.name:<22}\t" for p in per], pa.string())
+        names = pa.array([f"{padded(p.name, self.encoding)}\t" for p in per], pa.string())
         queries = pa.array([f"{q}\t" for q in query_ids], pa.string())
         joined = pc.binary_join_element_wise(
             names.take(pa.array(np.tile(np.arange(m), n))),

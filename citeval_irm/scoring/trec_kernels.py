@@ -353,7 +353,9 @@ def _rbp_gains(rk: Rankings, p: Params) -> np.ndarray:
         low, high = min(levels.values()), max(levels.values())
         rows = rk.query == q
         if low < 0 or high > 1:
-            scaled = {lv: (g - low) / (high - low) for lv, g in levels.items()}
+            with np.errstate(invalid="ignore", divide="ignore"):  # one gain: 0 / 0, as in C
+                span = np.float64(high - low)
+                scaled = {lv: np.float64(g - low) / span for lv, g in levels.items()}
             out[rows] = [scaled.get(int(lb), 0.0) for lb in rk.label[rows]]
     return out
 
