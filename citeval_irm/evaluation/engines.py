@@ -139,8 +139,8 @@ def _ir_measures_values(measures, run: Run, qrels: Qrels, population: Population
 def _numbered(qrels_dict: dict, run_dict: dict) -> tuple[dict, dict]:
     """The qrels and the run with every query and doc id replaced by a number (queries by
     their position in ``run_dict``, docs in order of appearance): some providers of
-    ir-measures take numeric ids only (gdeval's perl script, for ``ERR@k`` and
-    ``nDCG(dcg='exp-log2')``, rejects ``P15-1001_N04-1019_0`` with a "format error"), and
+    ir-measures take numeric ids only (gdeval's perl script, for ``ERR@k``, rejects
+    ``P15-1001_N04-1019_0`` with a "format error"), and
     the run's scores already fix the order, so no id is needed to break a tie."""
     query = {q: str(i) for i, q in enumerate(run_dict)}
     doc: dict[str, str] = {}

@@ -82,8 +82,14 @@ class CitevalEvaluator(providers.Evaluator):
     def __init__(self, measures, qrels):
         from ..scoring.table import require
 
+        measures = list(measures)
         for measure in measures:
             require(measure)
+        # a measure given twice, or under two spellings ir-measures holds equal
+        # (``NumRelRet``, ``NumRet(rel=1)``; ``RR``, ``RR(rel=1)``), is one measure: one
+        # value per query, one aggregate, as the pytrec_eval provider answers (its first
+        # spelling, the one its ``calc_aggregate`` keys the aggregate by)
+        self._distinct = list(dict.fromkeys(measures))
         self._qrels = _qrels_of(qrels)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
@@ -94,21 +100,19 @@ class CitevalEvaluator(providers.Evaluator):
         from .population import counted_queries
         from .settings import Settings
 
-        qrels = self._qrels
+        qrels, measures = self._qrels, self._distinct
         if not len(qrels.all_query_ids):
             return
         table = _run_of(run)
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
-            result = evaluate(
-                table, qrels, self.measures, options=EvalOptions(duplicates="keep_best")
-            )
+            result = evaluate(table, qrels, measures, options=EvalOptions(duplicates="keep_best"))
             query_ids, values = result.query_ids, result.values.tolist()
         else:
             counted = counted_queries(qrels)
-            values = unranked_values(Settings(list(self.measures)), qrels, counted).tolist()
+            values = unranked_values(Settings(measures), qrels, counted).tolist()
             query_ids = qrels.all_query_ids.to_pylist()
         for row, query_id in enumerate(query_ids):
-            for column, measure in enumerate(self.measures):
+            for column, measure in enumerate(measures):
                 yield Metric(query_id=query_id, measure=measure, value=values[row][column])
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..base.errors import InputError
 from ..reading.tables import position_in_segment, run_starts
 from .rankings import Rankings
 
@@ -127,15 +128,28 @@ def average_precision(rk: Rankings, p: Params) -> np.ndarray:
     return _ratio(total, rk.judgements.relevant(p.rel))
 
 
+EXP_GAIN_LIMIT = 1000  # 2^1000: millions of docs at that gain still sum to a finite double
+
+
 def gains(label: np.ndarray, p: Params) -> np.ndarray:
     """The gain of each label: the label itself (negative: 0), or the family's ``gains``
-    (level: gain; trec_eval's ``ndcg.1=3,2=9``) for the levels it names."""
+    (level: gain; trec_eval's ``ndcg.1=3,2=9``) for the levels it names; with
+    ``dcg='exp-log2'`` (Burges et al.'s nDCG, gdeval's), 2^g - 1 of that g (``ndcg.1=1,2=3,
+    3=7``: a negative label still gains 0)."""
     if p.binary_gains:
         return (label >= p.rel).astype(np.float64)
     out = np.maximum(label, 0).astype(np.float64)
     for level, gain in p.get("gains") or ():
         out[label == level] = gain
-    return out
+    if p.get("dcg") != "exp-log2":
+        return out
+    if len(out) and out.max() > EXP_GAIN_LIMIT:
+        raise InputError(
+            None,
+            f"nDCG(dcg='exp-log2'): a gain of 2^{out.max():g} - 1 is beyond what a double "
+            f"holds in a sum; exponential gains take labels (or gains) up to {EXP_GAIN_LIMIT}",
+        )
+    return np.exp2(out) - 1
 
 
 def ideal_dcg(rk: Rankings, p: Params) -> np.ndarray:

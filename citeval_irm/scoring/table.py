@@ -135,7 +135,7 @@ _NUMBER = "relevant docs and their number"
 _JUDGED = "relevant and judged non-relevant docs, and their number"
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cut-offs
 _LEVELS = tuple(i / 10 for i in range(11))
-_GAINS = "labels (gain = label, or the gains given) of all docs"
+_GAINS = "labels (gain = label, or the gains given; exp-log2: 2^gain - 1) of all docs"
 
 
 def _t(name: str, kind: str = "plain", param=None, defaults=(), **more) -> TrecName:
@@ -161,7 +161,7 @@ MEASURES: dict[str, MeasureDef] = {
         MeasureDef("AP", k.average_precision, k.expected_average_precision, ("cutoff", *_RJ),
                    {}, "threshold", _NUMBER, (_t("map"), _cuts("map_cut"))),
         MeasureDef("nDCG", k.ndcg, k.expected_ndcg, ("cutoff", "judged_only", "dcg", "gains"),
-                   {"dcg": ("log2",)}, "gains", _GAINS,
+                   {"dcg": ("log2", "exp-log2")}, "gains", _GAINS,
                    (_t("ndcg", "pairs", "gains"), _cuts("ndcg_cut")),
                    reference=Derived((), tr.ndcg)),
         MeasureDef("Rprec", k.r_precision, k.expected_r_precision, _RJ, {},
@@ -279,8 +279,7 @@ TREC_EVAL_ORDER = (
 
 def definition(measure) -> MeasureDef | None:
     """The table's row for ``measure`` (an ir-measures object), or ``None`` when the table
-    cannot compute it with these parameters (e.g. ``nDCG(dcg='exp-log2')``, ``ERR@10``,
-    gains for a negative level)."""
+    cannot compute it with these parameters (e.g. ``ERR@10``, gains for a negative level)."""
     found = MEASURES.get(measure.NAME)
     if found is None:
         return None

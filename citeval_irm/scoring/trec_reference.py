@@ -75,10 +75,13 @@ def eleven_point_average(measure, trec, ranking, labels) -> float:
 
 def _gains(measure, labels) -> dict[int, float]:
     """gain_init.c's gains: each level 0 .. the highest judged label its own gain, the
-    levels ``gains`` names theirs."""
+    levels ``gains`` names theirs; ``dcg='exp-log2'``: 2^gain - 1 of each, the pairs
+    ``-m ndcg.1=1,2=3,3=7`` gives trec_eval."""
     top = max((v for v in labels.values() if v >= 0), default=-1)
     found = {level: float(level) for level in range(top + 1)}
     found.update(measure.params.get("gains") or {})
+    if measure.params.get("dcg") == "exp-log2":
+        found = {level: 2.0**gain - 1 for level, gain in found.items()}
     return found
 
 
