@@ -23,9 +23,9 @@ import re
 import pytest
 from trec_eval_cases import random_case, run_binary, run_ours
 
-NOT_YET = {"dcg", "ideal_dcg", "yaap"}
-"""What the drop-in refuses today (exit 1, said so): trec_eval's ``dcg``, ``ideal_dcg`` and
-``yaap``, and gains for negative levels (``ndcg.-1=2``: a gain for docs not in the pool)."""
+NOT_YET = set()
+"""What the drop-in refuses today (exit 1, said so): gains for negative levels (``ndcg.-1=2``:
+a gain for the docs not in the pool)."""
 
 
 def _not_yet(argv: list[str]) -> bool:
@@ -59,6 +59,8 @@ def _differences(binary, folder, seeds) -> list[str]:
             a.encode() for a in case.argv
         ):
             theirs, ours = _without_rbp(theirs), _without_rbp(ours)
+        if theirs[0] < 0:  # trec_eval crashed (a signal): not an input it accepts
+            continue
         if theirs[:2] != ours[:2]:
             found.append(
                 f"seed {seed}: {case.argv}: trec_eval exit {theirs[0]} "
@@ -100,7 +102,7 @@ def test_what_is_not_mirrored_yet_is_refused_saying_so(tmp_path, trec_eval_dir):
     """The measures set aside above are refused with exit 1 and a message naming them,
     never a wrong number."""
     qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")
-    for measure in ("dcg", "ideal_dcg", "yaap", "ndcg.-1=2,1=3"):
+    for measure in ("ndcg.-1=2,1=3",):
         assert _not_yet(["-m", measure])
         status, out, err = run_ours(["-m", measure, qrels, run])
         assert status == 1 and out == b"" and b"not supported" in err

@@ -16,10 +16,13 @@ ir-measures            trec_eval                       parameters
 ``IPrec_avg``          ``11pt_avg``                    ``recalls``, ``rel``, ``judged_only``
 ``binG``               ``binG``                        ``rel``, ``judged_only``
 ``G``                  ``G``                           ``gains``
+``DCG``                ``dcg``                         ``gains``
+``IdealDCG``           ``ideal_dcg``                   ``gains``
 ``nDCG_rel``           ``ndcg_rel``                    ``gains``
 ``RnDCG``              ``Rndcg``                       ``gains``, ``rel``
 ``relative_P@k``       ``relative_P_k``                ``cutoff``, ``rel``, ``judged_only``
 ``NumNonrelJudgedRet`` ``num_nonrel_judged_ret``       ``rel``
+``YAAP``               ``yaap``                        ``rel``
 ``RBP_trec``           ``rbp``                         ``p`` (0.9), ``gains``
 ``RBP_resid``          ``rbp_resid``                   ``p`` (0.9)
 ``Unjudged@k``         ``unj_k``                       ``cutoff``
@@ -98,6 +101,10 @@ FAMILIES = (
              "rel": _REL, "judged_only": _JUDGED}),
     _family("binG", "binary G: trec_eval's binG", {"rel": _REL, "judged_only": _JUDGED}),
     _family("G", "trec_eval's G: gain over a cost-discounted ideal", {"gains": _GAINS}),
+    _family("DCG", "discounted cumulative gain of the whole ranking (trec_eval dcg)",
+            {"gains": _GAINS}),
+    _family("IdealDCG", "the best DCG any ranking of the judged docs reaches (trec_eval "
+            "ideal_dcg)", {"gains": _GAINS}),
     _family("nDCG_rel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)",
             {"gains": _GAINS}),
     _family("RnDCG", "nDCG averaged over the ideal's level changes (trec_eval Rndcg)",
@@ -106,6 +113,8 @@ FAMILIES = (
             {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED}),
     _family("NumNonrelJudgedRet", "judged non-relevant docs retrieved", {"rel": _REL},
             summed=True),
+    _family("YAAP", "yet another AP: log((1 + S) / (1 + R - S)), S the sum of the relevant "
+            "docs' precisions (trec_eval yaap)", {"rel": _REL}),
     _family("RBP_trec", "trec_eval's rank-biased precision (gains scaled into [0, 1])",
             {"p": _m.ParamInfo(dtype=float, default=0.9, desc="persistence"),
              "gains": _GAINS}),
@@ -131,10 +140,13 @@ TREC_SPELLINGS = {
     "11pt_avg": "IPrec_avg",
     "binG": "binG",
     "G": "G",
+    "dcg": "DCG",
+    "ideal_dcg": "IdealDCG",
     "ndcg_rel": "nDCG_rel",
     "Rndcg": "RnDCG",
     "relative_P": "relative_P",
     "num_nonrel_judged_ret": "NumNonrelJudgedRet",
+    "yaap": "YAAP",
     "rbp": "RBP_trec",
     "rbp_resid": "RBP_resid",
     "unj": "Unjudged",

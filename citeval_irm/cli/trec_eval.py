@@ -43,6 +43,8 @@ def main(argv: list[str]) -> int:
         evaluation = TrecEvaluation(options)
         if "rbp" in options.marked:
             print(RBP_NOTE, file=sys.stderr)
+        if options.shared_gains:
+            print(SHARED_NOTE, file=sys.stderr)
         try:
             lines = evaluate_lines(evaluation)
         except Stopped as stop:
@@ -67,6 +69,11 @@ RBP_NOTE = (
 )
 """Said on standard error whenever ``rbp`` is asked for: the one difference the drop-in
 keeps (docs/guides/trec-eval.md)."""
+SHARED_NOTE = (
+    "citeval: note: trec_eval 10.0 gives dcg, ideal_dcg and ndcg one block of parameters "
+    "(m_ndcg.c): with parameters and more than one of them it often crashes (a double free); "
+    "these are the values it prints when it does not (all three on the last gains given)"
+)
 
 
 def _write(lines: list[str], encoding: str) -> None:

@@ -17,8 +17,7 @@ USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
        ('-m all_qrels' prints all qrels measures, '-m official' is default)
 """
 
-UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "dcg", "ideal_dcg", "map_avgjg", "P_avgjg",
-               "Rprec_mult_avgjg", "yaap"} | {f"prefs_{s}" for s in (
+UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"} | {f"prefs_{s}" for s in (
     "num_prefs_poss", "num_prefs_ful", "num_prefs_ful_ret", "simp", "pair", "avgjg",
     "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret", "avgjg_Rnonrel_ret", "simp_imp",
     "pair_imp", "avgjg_imp")}  # fmt: skip
@@ -93,6 +92,26 @@ class Options:
         self.qrels, self.run = rest
         if not self.marked:
             self._mark("official")
+        self.shown = dict(self.params)
+        self.shared_gains = self._share_gains()
+
+    def _share_gains(self) -> bool:
+        """dcg, ideal_dcg and ndcg share one block of parameters in trec_eval 10.0 (m_ndcg.c's
+        ``default_ndcg_gains``): each, initialised in that order, takes its own ``-m``
+        parameters into the block if it has some and prints its name with the block's
+        parameters of that moment; all three compute with what the block holds last.
+        Whether that applies here (a parameter given, more than one of them asked for)."""
+        current = None
+        marked = [name for name in ("dcg", "ideal_dcg", "ndcg") if name in self.marked]
+        for name in marked:
+            current = self.params.get(name, current)
+            if current is not None:
+                self.shown[name] = current
+        if current is None:
+            return False
+        for name in marked:
+            self.params[name] = current
+        return len(marked) > 1
 
     def _take(self, flag: str, value: str) -> None:
         flag = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",

@@ -85,7 +85,8 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
     if cuts is not None:
         return [(trec_name_of(trec, c), family(**base, **{trec.param: c})) for c in cuts]
     # a measure without parameters ignores -m name.text and prints its own name
-    name = trec.name if text is None or trec.kind == "plain" else f"{trec.name}_{text}"
+    shown = options.shown.get(trec.name, text)
+    name = trec.name if shown is None or trec.kind == "plain" else f"{trec.name}_{shown}"
     if text is not None and trec.kind == "doubles":
         values = tuple(c_atof(v) for v in text.split(","))
         if trec.param == "beta":
@@ -301,6 +302,7 @@ class TrecEvaluation:
         n = len(query_ids)
         retrieved = self.num_ret[lookup(pa.array(query_ids, pa.string()), self.run_query_ids)]
         self._nan_where_empty(values, retrieved, query_ids, qrels)
+        self._stale_levels(values, query_ids, qrels)
         cleared = np.array([q in bogus for q in query_ids])
         for p in self.printed:
             if p.measure is not None and _cleared(p.name) and values:
@@ -368,6 +370,22 @@ class TrecEvaluation:
         if row.summed:
             return format_value(total, "long")
         return format_value(total / n, "double")
+
+    def _stale_levels(self, values, query_ids: list[str], qrels) -> None:
+        """trec_eval's ``ideal_dcg`` of a query whose labels are all negative: the query's
+        relevance levels are never counted (``form_res_rels.c`` clears ``max_rel + 1 = 0``
+        of them and keeps ``num_rel_levels`` from before), so its gains, and the ideal DCG
+        printed, are those of the last query before it with a label >= 0."""
+        marked = [p for p in self.printed if p.trec == "ideal_dcg"]
+        if not marked or not values:
+            return
+        top = _top_labels(qrels)
+        negative = np.array([top[q] < 0 for q in query_ids])
+        if not negative.any():
+            return
+        last = np.maximum.accumulate(np.where(~negative, np.arange(len(query_ids)), 0))
+        for p in marked:
+            values[str(p.measure)] = values[str(p.measure)][last]
 
     def _nan_where_empty(self, values, retrieved, query_ids, qrels) -> None:
         """trec_eval's 0 / 0: interpolated precision at a cut-off rounding to 0 relevant

@@ -166,11 +166,16 @@ def ideal_dcg(rk: Rankings, p: Params) -> np.ndarray:
     return np.bincount(query[inside], weights=discounted, minlength=rk.n_queries)
 
 
-def ndcg(rk: Rankings, p: Params) -> np.ndarray:
+def dcg(rk: Rankings, p: Params) -> np.ndarray:
+    """The ranking's discounted cumulative gain, cut at the measure's depth (trec_eval's
+    ``dcg``: its ``results_dcg``, summed in rank order)."""
     rk = _view(rk, p)
     inside = rk.rank <= _depth(p)
-    dcg = _per_query(rk, inside, gains(rk.label, p) / np.log2(rk.rank + 1))
-    return _ratio(dcg, ideal_dcg(rk, p))
+    return _per_query(rk, inside, gains(rk.label, p) / np.log2(rk.rank + 1))
+
+
+def ndcg(rk: Rankings, p: Params) -> np.ndarray:
+    return _ratio(dcg(rk, p), ideal_dcg(_view(rk, p), p))
 
 
 def num_ret(rk: Rankings, p: Params) -> np.ndarray:

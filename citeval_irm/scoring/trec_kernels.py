@@ -135,6 +135,14 @@ def _interpolated(rk: Rankings, p: Params, recalls) -> list[np.ndarray]:
     return out
 
 
+def yaap(rk: Rankings, p: Params) -> np.ndarray:
+    """m_yaap.c: log((1 + S) / (1 + R - S)), S the sum over the relevant docs retrieved of
+    their number among them over their rank."""
+    rk, query, _, precision = _relevant_precisions(rk, p)
+    total = np.bincount(query, weights=precision, minlength=rk.n_queries)
+    return np.log((1.0 + total) / (1.0 + _num_rel(rk, p) - total))
+
+
 def interpolated_precision(rk: Rankings, p: Params) -> np.ndarray:
     return _interpolated(rk, p, (p.get("recall"),))[0]
 
