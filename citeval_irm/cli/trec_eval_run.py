@@ -17,7 +17,7 @@ from ..evaluation.evaluate import evaluate
 from ..evaluation.parts import unranked_values
 from ..evaluation.settings import Settings
 from ..reading.tables import lookup, lookup_unique
-from ..scoring.table import MEASURES, MeasureDef, TrecName
+from ..scoring.table import MEASURES, POOL_LEVELS, MeasureDef, TrecName
 from ..scoring.trec_names import trec_name_of
 from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
 
@@ -100,8 +100,9 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
         pairs = _pairs(text, trec.name)
         if "p" in pairs and "p" in row.params:
             base["p"] = pairs["p"]
-        levels = {k: v for k, v in pairs.items() if re.fullmatch(r"[+-]?\d+", k)}
-        if any(int(k) < 0 for k in levels):
+        # gain_init.c's valid_int: an optional sign, then ASCII digits only
+        levels = {k: v for k, v in pairs.items() if re.fullmatch(r"[+-]?[0-9]+", k)}
+        if any(int(k) < 0 for k in levels) and row.name not in POOL_LEVELS:
             raise TrecEvalExit(1, f"citeval: error: {trec.name}.{text}: gains for negative "
                                   "levels (unjudged docs) are not supported")  # fmt: skip
         if levels and "gains" in row.params:
@@ -212,6 +213,7 @@ class TrecEvaluation:
         missing = [i for i in order if not in_run[i]]
         run = self._prepared(run, qrels, [ids[i] for i in missing])
         measures = [p.measure for p in self.printed if p.measure is not None]
+        measures += [m for m in self._parts_of_ndcg().values() if m not in measures]
         values = {}
         if measures and order:
             if len(run.query):
@@ -371,21 +373,44 @@ class TrecEvaluation:
             return format_value(total, "long")
         return format_value(total / n, "double")
 
+    def _parts_of_ndcg(self) -> dict[str, object]:
+        """For each ``ndcg`` printed with gains for levels -1 or -2 (a gain an all-negative
+        query's ranking can earn), its DCG and ideal DCG, by the names ``dcg <ndcg>`` and
+        ``ideal <ndcg>``: :meth:`_stale_levels` divides them as trec_eval does."""
+        from ir_measures import measures
+
+        parts = {}
+        for p in self.printed:
+            given = p.measure.params.get("gains") if p.trec == "ndcg" else None
+            if given and min(given) < 0:
+                parts[f"dcg {p.measure}"] = measures.registry["DCG"](gains=given)
+                parts[f"ideal {p.measure}"] = measures.registry["IdealDCG"](gains=given)
+        return parts
+
     def _stale_levels(self, values, query_ids: list[str], qrels) -> None:
         """trec_eval's ``ideal_dcg`` of a query whose labels are all negative: the query's
         relevance levels are never counted (``form_res_rels.c`` clears ``max_rel + 1 = 0``
         of them and keeps ``num_rel_levels`` from before), so its gains, and the ideal DCG
-        printed, are those of the last query before it with a label >= 0."""
-        marked = [p for p in self.printed if p.trec == "ideal_dcg"]
-        if not marked or not values:
+        printed, are those of the last query before it with a label >= 0; its ``ndcg`` is
+        its own DCG (non-zero only with gains for levels -1 or -2) over that ideal DCG."""
+        if not values:
             return
         top = _top_labels(qrels)
         negative = np.array([top[q] < 0 for q in query_ids])
         if not negative.any():
             return
         last = np.maximum.accumulate(np.where(~negative, np.arange(len(query_ids)), 0))
-        for p in marked:
-            values[str(p.measure)] = values[str(p.measure)][last]
+        for p in self.printed:
+            if p.trec == "ideal_dcg":
+                values[str(p.measure)] = values[str(p.measure)][last]
+        parts = self._parts_of_ndcg()
+        for p in self.printed:
+            if f"dcg {p.measure}" in parts:
+                own = values[str(parts[f"dcg {p.measure}"])]
+                ideal = values[str(parts[f"ideal {p.measure}"])][last]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    stale = np.where(ideal > 0, own / ideal, 0.0)
+                values[str(p.measure)] = np.where(negative, stale, values[str(p.measure)])
 
     def _nan_where_empty(self, values, retrieved, query_ids, qrels) -> None:
         """trec_eval's 0 / 0: interpolated precision at a cut-off rounding to 0 relevant

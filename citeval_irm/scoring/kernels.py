@@ -131,16 +131,25 @@ def average_precision(rk: Rankings, p: Params) -> np.ndarray:
 EXP_GAIN_LIMIT = 1000  # 2^1000: millions of docs at that gain still sum to a finite double
 
 
+NOT_IN_POOL, JUDGED_NEGATIVE = -1, -2  # trec_eval's RELVALUE_NONPOOL, RELVALUE_UNJUDGED
+
+
 def gains(label: np.ndarray, p: Params) -> np.ndarray:
     """The gain of each label: the label itself (negative: 0), or the family's ``gains``
-    (level: gain; trec_eval's ``ndcg.1=3,2=9``) for the levels it names; with
-    ``dcg='exp-log2'`` (Burges et al.'s nDCG, gdeval's), 2^g - 1 of that g (``ndcg.1=1,2=3,
-    3=7``: a negative label still gains 0)."""
+    (level: gain; trec_eval's ``ndcg.1=3,2=9``) for the levels it names; a doc labelled
+    below 0 is trec_eval's level -2 ("in the pool, unjudged": ``ndcg.-2=1`` gives it a
+    gain), a retrieved doc the qrels do not list its level -1 (:func:`dcg` adds those);
+    with ``dcg='exp-log2'`` (Burges et al.'s nDCG, gdeval's), 2^g - 1 of that g
+    (``ndcg.1=1,2=3,3=7``: a negative label still gains 0)."""
     if p.binary_gains:
         return (label >= p.rel).astype(np.float64)
     out = np.maximum(label, 0).astype(np.float64)
-    for level, gain in p.get("gains") or ():
-        out[label == level] = gain
+    given = dict(p.get("gains") or ())
+    for level, gain in given.items():
+        if level >= 0:
+            out[label == level] = gain
+    if JUDGED_NEGATIVE in given:
+        out[label < 0] = given[JUDGED_NEGATIVE]
     if p.get("dcg") != "exp-log2":
         return out
     if len(out) and out.max() > EXP_GAIN_LIMIT:
@@ -155,7 +164,7 @@ def gains(label: np.ndarray, p: Params) -> np.ndarray:
 def ideal_dcg(rk: Rankings, p: Params) -> np.ndarray:
     """The best DCG any ranking of the judged docs reaches, cut at the measure's depth."""
     j = rk.judgements
-    gain = gains(j.label, p)
+    gain = np.where(j.label >= 0, gains(j.label, p), 0.0)  # the levels trec_eval counts
     positive = gain > 0
     query, gain = j.query[positive], gain[positive]
     order = np.lexsort((-gain, query))
@@ -171,7 +180,23 @@ def dcg(rk: Rankings, p: Params) -> np.ndarray:
     ``dcg``: its ``results_dcg``, summed in rank order)."""
     rk = _view(rk, p)
     inside = rk.rank <= _depth(p)
-    return _per_query(rk, inside, gains(rk.label, p) / np.log2(rk.rank + 1))
+    total = _per_query(rk, inside, gains(rk.label, p) / np.log2(rk.rank + 1))
+    outside = dict(p.get("gains") or ()).get(NOT_IN_POOL)
+    if outside:
+        total += outside * _discounts_outside_pool(rk, p, inside)
+    return total
+
+
+def _discounts_outside_pool(rk: Rankings, p: Params, inside: np.ndarray) -> np.ndarray:
+    """Per query, the sum of 1 / log2(rank + 1) over the retrieved docs the qrels do not
+    list, to the measure's depth: every rank's discount, less the listed docs' (the hits
+    ``inside`` the depth)."""
+    depth = rk.num_ret.astype(np.int64)
+    if p.cutoff is not None:
+        depth = np.minimum(depth, int(p.cutoff))
+    longest = int(depth.max()) if len(depth) else 0
+    every = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2)))))
+    return every[depth] - _per_query(rk, inside, 1.0 / np.log2(rk.rank + 1))
 
 
 def ndcg(rk: Rankings, p: Params) -> np.ndarray:
@@ -328,6 +353,10 @@ def expected_average_precision(rk: Rankings, p: Params) -> np.ndarray:
 
 
 def expected_ndcg(rk: Rankings, p: Params) -> np.ndarray:
+    if NOT_IN_POOL in dict(p.get("gains") or ()):
+        raise InputError(None, "nDCG with a gain for the docs not in the qrels (level -1) "
+                               "has no expected value over tie orders here; use the "
+                               "trec_eval tie policy")  # fmt: skip
     rk = _view(rk, p)
     g = _tie_groups(rk, p)
     group, _, rank = _group_positions(g, np.flatnonzero(g.gain > 0))

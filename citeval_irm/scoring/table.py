@@ -286,6 +286,11 @@ TREC_EVAL_ORDER = (
 )
 
 
+POOL_LEVELS = ("nDCG", "DCG", "IdealDCG")
+"""The families whose kernels take trec_eval's gains for levels -1 (a retrieved doc the
+qrels do not list) and -2 (a doc labelled below 0): ``ndcg.-1=0.5``."""
+
+
 def definition(measure) -> MeasureDef | None:
     """The table's row for ``measure`` (an ir-measures object), or ``None`` when the table
     cannot compute it with these parameters (e.g. ``ERR@10``, gains for a negative level)."""
@@ -296,8 +301,9 @@ def definition(measure) -> MeasureDef | None:
         if name not in found.params or value not in found.choices.get(name, (value,)):
             return None
     gains_given = measure.params.get("gains")
+    lowest = -2 if found.name in POOL_LEVELS else 0
     if gains_given is not None and not all(
-        isinstance(level, int) and level >= 0 and isinstance(gain, (int, float))
+        isinstance(level, int) and level >= lowest and isinstance(gain, (int, float))
         for level, gain in gains_given.items()
     ):
         return None

@@ -17,13 +17,18 @@ import math
 from collections.abc import Mapping
 
 NOT_IN_POOL = -1  # trec_eval's RELVALUE_NONPOOL: a retrieved doc the qrels do not list
+JUDGED_NEGATIVE = -2  # its RELVALUE_UNJUDGED: a doc the qrels list with a label below 0
 
 
 def ranked_labels(measure, ranking: Mapping[str, float], labels: Mapping[str, int]) -> list:
     """The labels of the ranked docs in trec_eval's order (score, then doc id, both
-    descending), a doc the qrels do not list -1; ``judged_only``: judged docs only."""
+    descending) as ``form_res_rels.c`` gives them: a doc the qrels do not list -1, one
+    they label below 0 -2; ``judged_only``: judged docs only."""
     order = sorted(ranking, key=lambda doc: (ranking[doc], doc), reverse=True)
-    out = [labels.get(doc, NOT_IN_POOL) for doc in order]
+    out = [
+        (JUDGED_NEGATIVE if labels[doc] < 0 else labels[doc]) if doc in labels else NOT_IN_POOL
+        for doc in order
+    ]
     return [v for v in out if v >= 0] if measure.params.get("judged_only") else out
 
 
