@@ -92,7 +92,7 @@ class Options:
         self.qrels, self.run = rest
         if not self.marked:
             self._mark("official")
-        self.shown = dict(self.params)
+        self.shown: dict[str, str | None] = dict(self.params)
         self.shared_gains = self._share_gains()
 
     def _share_gains(self) -> bool:
@@ -105,8 +105,7 @@ class Options:
         marked = [name for name in ("dcg", "ideal_dcg", "ndcg") if name in self.marked]
         for name in marked:
             current = self.params.get(name, current)
-            if current is not None:
-                self.shown[name] = current
+            self.shown[name] = current  # None: the plain name (the block was still empty)
         if current is None:
             return False
         for name in marked:
