@@ -418,13 +418,15 @@ def masterset_rows(papers: list) -> list[dict]:
     ]
 
 
-def write_parquet(path: Path, rows: list[dict], columns=MASTERSET_COLUMNS) -> Path:
+def write_parquet(
+    path: Path, rows: list[dict], columns=MASTERSET_COLUMNS, *, year_type: str = "int64"
+) -> Path:
     """Rows as a Parquet file in MasterSet's schema (row groups of 2 rows, to exercise
-    batched reading)."""
+    batched reading); ``year_type="float64"`` stores years as floats (NaN, infinities)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    types = {"year": pa.int64()}
+    types = {"year": pa.type_for_alias(year_type)}
     table = pa.table(
         {c: pa.array([r[c] for r in rows], type=types.get(c, pa.string())) for c in columns}
     )

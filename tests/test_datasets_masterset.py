@@ -278,6 +278,24 @@ def test_bad_pool_rows(ms_folder) -> None:
     assert (doc.title, doc.year) == ("", None)
 
 
+@pytest.mark.parametrize("year", [float("inf"), float("-inf")])
+@pytest.mark.parametrize(("file", "what"), [("train.parquet", "docs"), ("eval.parquet", "queries")])
+def test_an_infinite_year_is_an_error_naming_the_row(ms_folder, capsys, year, file, what) -> None:
+    """A float ``year`` column holding an infinity: not a whole number, so an error naming
+    the file and the row as any other bad year (NaN is the unknown year), not an
+    OverflowError."""
+    folder, _ = ms_folder
+    rows = masterset_rows(MASTERSET_POOL if file == "train.parquet" else MASTERSET_QUERIES)
+    rows[1]["year"] = year
+    write_parquet(folder / file, rows, year_type="float64")
+    dataset_id = MS if what == "docs" else f"{MS}/test/core"
+    assert main(["datasets", "export", dataset_id, what]) == 2
+    err = capsys.readouterr().err
+    (line,) = [e for e in err.splitlines() if e.startswith("citeval: error:")]
+    assert str(folder / file) in line and f"row index 1 (paper_id '{rows[1]['paper_id']}')" in line
+    assert f"'year' must be a whole number, got {year!r}" in line and "Traceback" not in err
+
+
 # --------------------------------------------------------------------------- downloads, import
 
 

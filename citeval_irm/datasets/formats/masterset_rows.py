@@ -85,11 +85,15 @@ def row_string(path: Path, row: int, values: dict, column: str, notes: Notes, no
 
 
 def row_year(path: Path, row: int, values: dict, notes: Notes) -> int | None:
+    """The row's ``year``: a whole number (an integer column, or a float one holding whole
+    values); null or NaN is the unknown year (``None``, noted); anything else, an infinity
+    included, is an :class:`InputError` naming the file and the row."""
     year = values["year"]
     if year is None or (isinstance(year, float) and math.isnan(year)):
         notes.add("no_year", values["paper_id"])
         return None
-    if isinstance(year, bool) or not isinstance(year, (int, float)) or year != int(year):
+    whole = isinstance(year, int) or (isinstance(year, float) and year.is_integer())
+    if isinstance(year, bool) or not whole:  # float.is_integer(): False for an infinity
         where = where_in(row, values["paper_id"])
         raise InputError(str(path), f"{where}: 'year' must be a whole number, got {year!r}")
     return int(year)
