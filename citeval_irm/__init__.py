@@ -38,6 +38,7 @@ _EXPORTS = {
     "results_table": "comparison.results_table",
     "resolve": "resolving.resolve",
     "published": "checks.published.listing",
+    "check_published": "checks.published.check",
     "make_report": "report",
     "bm25_run": "papers.baseline",
     "read_run": "reading.io",
@@ -62,6 +63,7 @@ _EXPORTS = {
     "Resolution": "resolving.result",
     "PublishedResults": "checks.published.listing",
     "PublishedComparison": "checks.published.comparison",
+    "PublishedCheck": "checks.published.check",
     "Report": "report",
     "Run": "reading.tables",
     "Qrels": "reading.tables",
@@ -118,6 +120,8 @@ sys.modules[__name__].__class__ = _Package
 
 def _register_datasets() -> None:
     importlib.import_module(".datasets", __name__)
+    # ir_datasets' loggers write the datasets' ids to standard error: escaped as any output
+    importlib.import_module(".printing.escaping", __name__).escape_log_lines()
 
 
 def _register_provider() -> None:
@@ -140,6 +144,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
     from .checks.protocol import validate  # noqa: F401
+    from .checks.published.check import PublishedCheck, check_published  # noqa: F401
     from .checks.published.comparison import PublishedComparison  # noqa: F401
     from .checks.published.listing import PublishedResults, published  # noqa: F401
     from .checks.validation_report import ValidationReport  # noqa: F401

@@ -149,7 +149,10 @@ def add_published_command(commands) -> None:
                     "the shipped columns)")  # fmt: skip
     pu.add_argument("--setting", help="one setting (e.g. inductive)")
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
-    add_format_option(pu, LISTING_FORMATS)
+    pu.add_argument("--check", action="store_true",
+                    help="judge every row possible or not as printed (a linear program over "
+                    "the gold paper's rank; docs: Published tables you can check)")  # fmt: skip
+    add_format_option(pu, TABLE_FORMATS)
     pu.set_defaults(handler=cmd_published)
 
 

@@ -11,7 +11,9 @@ are transcribed from the paper and not verified by the package; a user's own tab
 with the same columns, or a DataFrame) is accepted wherever a paper name is
 (:mod:`.tables`).
 
-:func:`published` lists or selects the tables (:mod:`.listing`); :func:`beside_published`
+:func:`published` lists or selects the tables (:mod:`.listing`); :func:`check_published`
+judges each row possible or not as printed (:mod:`.check`, by :mod:`.consistency`'s linear
+program over the gold paper's rank); :func:`beside_published`
 puts runs next to one (:mod:`.beside`, its result :mod:`.comparison`) and says, check by
 check, whether the comparison is like for like (:mod:`.like_for_like`).
 
@@ -37,6 +39,9 @@ _NAMES = {
     "split_dataset_id": "tables",
     "table_source": "tables",
     "PublishedResults": "listing",
+    "PublishedCheck": "check",
+    "check_published": "check",
+    "impossible_rows": "check",
     "published": "listing",
     "SAME": "like_for_like",
     "DIFFERS": "like_for_like",
@@ -62,6 +67,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .beside import beside_published, scoring_recipe  # noqa: F401
+    from .check import PublishedCheck, check_published, impossible_rows  # noqa: F401
     from .comparison import PublishedComparison  # noqa: F401
     from .like_for_like import DIFFERS, SAME, UNCHECKED, Check  # noqa: F401
     from .listing import PublishedResults, published  # noqa: F401
