@@ -79,13 +79,12 @@ def test_concurrent_first_loads_build_each_store_once(tmp_path: Path, ir_home: P
             "title": written["papers"][some_id]["title"],
             "queries": len(written["splits"]["test"]),
         }
-    # and a later process finds sound stores, built once (nothing left of the builds)
+    # and a later process finds sound stores, built once (nothing left of the builds, not
+    # even their lock files)
     status, out, err = _run_together(LOADER, [[f"{DATASET}/val", some_id]], env, tmp_path)[0]
     assert status == 0 and json.loads(out)["count"] == len(written["papers"]), err
     home = ir_home / "citeval" / NAME
     assert sorted(p.name for p in home.iterdir() if not p.name.startswith(".in-place")) == [
-        ".contexts.pklz4.lock",
-        ".docs.pklz4.lock",
         "contexts.pklz4",
         "docs.pklz4",
     ]

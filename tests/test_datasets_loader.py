@@ -330,6 +330,22 @@ def test_acl200_checksum_mismatch_is_an_error(http_files, tmp_path, ir_home, mon
     )
 
 
+@pytest.mark.parametrize("served", ["missing", "a server error"])
+def test_a_failed_download_leaves_nothing_behind(
+    http_files, ir_home: Path, monkeypatch, capsys, served: str
+) -> None:
+    """A download that fails (a 404, a 500 after its retries) is one error line, and no
+    file of it is left in the home: no part file, no record, no lock file."""
+    monkeypatch.setenv("CITEVAL_DOWNLOAD_TIMEOUT", "1")  # the retries' waits short
+    base = "acl" if served == "missing" else "status/500/acl"
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", http_files.base_url + base)
+    assert main(["datasets", "export", f"{ACL}/test", "qrels"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("citeval: error: ") and "could not download test.json" in err
+    folder = ir_home / "citeval" / "acl-200"
+    assert [p.name for p in folder.rglob("*") if not p.is_dir()] == []
+
+
 def test_tolerated_oddities_are_logged(acl_folder, capfd) -> None:
     folder, written = acl_folder
     contexts = written["contexts"]
