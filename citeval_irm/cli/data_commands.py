@@ -12,8 +12,7 @@ import time
 
 from ..base.errors import CitevalError, InputError
 from ..papers import PROTOCOLS, RECIPES
-from ..printing.escaping import plain_text
-from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
+from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -27,7 +26,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         memory=Invocation(args).execution.memory,
         force=args.force,
     )
-    say(done.text().rstrip("\n"))
+    sys.stderr.write(done.text())
     return 0
 
 
@@ -149,7 +148,10 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
     )
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries
-    say(f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}")
+    print(
+        f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}",
+        file=sys.stderr,
+    )
     given.say_warnings(run.warnings)
     return 0
 
@@ -174,9 +176,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sys.stdout.write(report.format(report=report_file))
         if report_file:
             written = report.report(command=args.command_line).write(report_file)
-            sys.stdout.write(
-                plain_text(f"report (scores, checks and plots in one page): {written.resolve()}")
-                + "\n"
-            )
+            print(f"report (scores, checks and plots in one page): {written.resolve()}")
     print(f"done in {time.perf_counter() - args.started:.1f} s (the whole command)")
     return 0
