@@ -10,7 +10,9 @@ import pandas as pd
 
 from ...base.errors import InputError
 from ...base.measures import Protocol, parse_measures
+from .check import impossible_rows
 from .comparison import PublishedComparison
+from .consistency import one_gold, row_bounds
 from .like_for_like import dataset_checks, run_checks, scoring_check
 from .listing import PublishedResults
 from .tables import DEFAULT_STAGE, Paper, table_source
@@ -71,7 +73,35 @@ def beside_published(
         figures=figures.loc[shown],
         checks=checks,
         notes=_notes(chosen, results, measures, figures),
+        impossible={key[5]: why for key, why in impossible_rows(rows, papers).items()},
+        bounds=_unreported_bounds(chosen, table, figures, measures, results, scale),
     )
+
+
+def _unreported_bounds(paper: Paper, table: str, figures: pd.DataFrame, measures, results,
+                       scale: float) -> pd.DataFrame:  # fmt: skip
+    """For the runs' measures a published system does not report: per system, the lowest
+    and highest value its reported ones allow (one gold paper per query only; none
+    otherwise), beside each run's own value (:func:`.consistency.row_bounds`)."""
+    rows = []
+    if not one_gold(paper.datasets.get(table, table)):
+        return pd.DataFrame(rows, columns=_BOUND_COLUMNS)
+    for measure in measures:
+        for system in figures.columns:
+            if measure in figures.index and pd.notna(figures.at[measure, system]):
+                continue
+            given = {m: v for m, v in figures[system].items() if pd.notna(v)}
+            found = row_bounds(given, measure, paper.decimals, paper.percent)
+            if found is None:
+                continue
+            for run, result in results.items():
+                if measure in result.aggregate.index:
+                    yours = float(result.aggregate[measure]) * scale
+                    rows.append([measure, system, found[0], found[1], run, yours])
+    return pd.DataFrame(rows, columns=_BOUND_COLUMNS)
+
+
+_BOUND_COLUMNS = ["measure", "system", "low", "high", "run", "yours"]
 
 
 def _stage_rows(frame: pd.DataFrame, paper: Paper, table: str, stage: str) -> pd.DataFrame:

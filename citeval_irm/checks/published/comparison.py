@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -13,6 +13,7 @@ from ...printing.escaping import latex_text
 from ...printing.printable import Printable
 from ...printing.text_tables import blocks, render, wrap
 from ...printing.text_tables import number as _number
+from .check import MARK
 from .like_for_like import DIFFERS, SAME, Check
 from .tables import Paper
 
@@ -23,7 +24,11 @@ class PublishedComparison(Printable):
 
     ``yours``: measures (rows) by runs, ``figures``: measures by published systems, both in
     the table's unit (percent for goyal2026); ``checks``: one :class:`Check` per aspect
-    (dataset, split, and per run setting, validation, depth).
+    (dataset, split, and per run setting, validation, depth); ``impossible``: the published
+    systems whose row no rank distribution gives as printed, and why
+    (:func:`.check.impossible_rows`); ``bounds``: for each measure of the runs the table does
+    not report, the interval each system's reported values allow (``measure, system, low,
+    high, run, yours``; one gold paper per query only).
     """
 
     paper: Paper
@@ -36,6 +41,8 @@ class PublishedComparison(Printable):
     figures: pd.DataFrame
     checks: list[Check]
     notes: list[str]
+    impossible: dict[str, str] = field(default_factory=dict)
+    bounds: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def _summary(self) -> dict[str, object]:
         return {
@@ -91,6 +98,8 @@ class PublishedComparison(Printable):
             "like_for_like": self.like_for_like,
             "checks": [check.__dict__ for check in self.checks],
             "notes": list(self.notes),
+            "impossible": dict(self.impossible),
+            "bounds": self.bounds.to_dict(orient="records"),
             "rows": self.to_frame().to_dict(orient="records"),
         }
 
@@ -118,8 +127,16 @@ class PublishedComparison(Printable):
         lines = [wrap(self.title(), "", fmt), render(*side, fmt)]
         lines.append("difference (yours - published):")
         lines.append(render(*gaps, fmt, left=2))
-        lines.append(wrap(self.verdict(), "", fmt))
         bullet = "- " if fmt == "markdown" else "  "
+        lines += [
+            wrap(f"{MARK} {system}: {why}", "", fmt) for system, why in self.impossible.items()
+        ]
+        if len(self.bounds):
+            lines.append(
+                "not reported: the values each system's reported ones allow (one gold paper a query):"
+            )
+            lines.append(render(*self.bounds_table(), fmt, left=3))
+        lines.append(wrap(self.verdict(), "", fmt))
         lines += [wrap(str(check), bullet, fmt) for check in self.checks]
         lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
         return blocks(lines, fmt)
@@ -135,7 +152,29 @@ class PublishedComparison(Printable):
             ]
             for m in self.yours.index
         ]
-        return ["measure", *self.yours.columns, *self.figures.columns], rows
+        systems = [self._shown(system) for system in self.figures.columns]
+        return ["measure", *self.yours.columns, *systems], rows
+
+    def bounds_table(self) -> tuple[list[str], list[list[str]]]:
+        """Headers and rows of :attr:`bounds`: a run's value against the interval a system's
+        reported values allow; "above"/"below" only outside the whole interval."""
+        decimals = self.paper.decimals
+        rows = []
+        for r in self.bounds.itertuples():
+            if r.yours > r.high:
+                verdict = "above every value it allows"
+            elif r.yours < r.low:
+                verdict = "below every value it allows"
+            else:
+                verdict = "inside: cannot tell"
+            interval = f"[{_number(r.low, decimals)}, {_number(r.high, decimals)}]"
+            rows.append([r.measure, r.run, self._shown(r.system), _number(r.yours, decimals),
+                         interval, verdict])  # fmt: skip
+        return ["measure", "run", "system", "yours", "published allows", "yours is"], rows
+
+    def _shown(self, system: str) -> str:
+        """A system's name as every output shows it: marked when its row is impossible."""
+        return f"{system} {MARK}" if system in self.impossible else system
 
     def difference_table(self) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of yours minus published, one row per (measure, run)."""
@@ -144,7 +183,7 @@ class PublishedComparison(Printable):
             [m, r, *(_number(v, self.paper.decimals, sign=True) for v in diff.loc[(m, r)])]
             for m, r in diff.index
         ]
-        return ["measure", "run", *self.figures.columns], rows
+        return ["measure", "run", *(self._shown(s) for s in self.figures.columns)], rows
 
     def latex_rows(
         self, columns: list[str], best: Mapping[str, float] | None = None
@@ -164,5 +203,5 @@ class PublishedComparison(Printable):
                 text = _number(value, self.paper.decimals)
                 top = best is not None and m in best and value / unit >= best[m]
                 cells.append(f"\\textbf{{{text}}}" if top else text)
-            rows.append([latex_text(f"{system} (published)"), *cells])
+            rows.append([latex_text(f"{self._shown(system)} (published)"), *cells])
         return rows

@@ -78,15 +78,28 @@ class PublishedResults(Printable):
     def to_dict(self) -> dict:
         return {
             "papers": {name: paper.__dict__ for name, paper in self.papers.items()},
-            "rows": self.frame.to_dict(orient="records"),
+            "rows": self.checked().to_dict(orient="records"),
         }
+
+    def checked(self) -> pd.DataFrame:
+        """The rows with the column ``impossible``: for a row (a system on a table) that no
+        rank distribution can give as printed, why (:func:`.check.impossible_rows`); empty
+        for the others. Only the tables of one dataset are checked (a listing of every
+        table shows no values)."""
+        from .check import ROW_KEYS, impossible_rows
+
+        if self.dataset is None:
+            return self.frame.assign(impossible="")
+        found = impossible_rows(self.frame, self.papers)
+        keys = self.frame[list(ROW_KEYS)].itertuples(index=False, name=None)
+        return self.frame.assign(impossible=[found.get(key, "") for key in keys])
 
     def _render(self, fmt: str) -> str:
         """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
         ``csv`` (every row, with its paper's provenance)."""
         if fmt == "csv":
             provenance = self.frame["paper"].map(lambda p: self.papers[p].provenance)
-            return csv_frame(self.frame.assign(provenance=provenance))
+            return csv_frame(self.checked().assign(provenance=provenance))
         if self.dataset is None:
             return self._format_list(fmt)
         return self._format_figures(fmt)
@@ -129,20 +142,32 @@ class PublishedResults(Printable):
         return "".join(_line(item, fmt) + "\n" for item in lines)
 
     def _format_figures(self, fmt: str) -> str:
+        from .check import MARK
+
         sections = []
+        checked = self.checked()
         for g in self.groups().itertuples():
             decimals = self.papers[g.paper].decimals
             table = self.figures(g.paper, g.dataset, g.stage)
-            rows = [
-                [system, *("-" if np.isnan(v) else f"{v:.{decimals}f}" for v in values)]
-                for system, values in zip(table.index, table.to_numpy())
+            part = checked[
+                (checked["paper"] == g.paper)
+                & (checked["dataset"] == g.dataset)
+                & (checked["stage"] == g.stage)
+                & (checked["impossible"] != "")
             ]
+            why = dict(zip(part["system"], part["impossible"]))
+            rows = [
+                [f"{system} {MARK}" if system in why else system,
+                 *("-" if np.isnan(v) else f"{v:.{decimals}f}" for v in values)]
+                for system, values in zip(table.index, table.to_numpy())
+            ]  # fmt: skip
             title = (
                 f"{g.paper}: {g.dataset} ({g.split} split), {g.setting} setting, {g.stage} "
                 f"stage ({g.source}, {self.papers[g.paper].unit})"
             )
             table_text = render(["system", *table.columns], rows, fmt)
-            sections += [text(title, fmt) + "\n" + table_text, ""]  # "": a blank line
+            notes = [text(f"{MARK} {system}: {reason}", fmt) for system, reason in why.items()]
+            sections += [text(title, fmt) + "\n" + table_text, *notes, ""]  # "": a blank line
         sections += [text(self._paper_line(name), fmt) for name in self.papers]
         return blocks(sections, fmt)
 
