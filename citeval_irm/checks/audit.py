@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import InputError
 from ..base.measures import Protocol
+from ..printing.escaping import plain_text
 from ..printing.printable import Printable
 from ..printing.text_tables import render
 
@@ -179,15 +180,17 @@ class DatasetAudit(Printable):
                          *(f"{100 * s.ceiling[k]:.2f}%" for k in keys)])  # fmt: skip
         same = "admitted" if self.same_year else "not admitted"
         lines = [
-            f"audit of {self.dataset} under {self.protocol or 'no protocol'} (papers of the "
-            f"citing paper's own year {same}): unreachable gold by reason, recall ceiling",
+            plain_text(
+                f"audit of {self.dataset} under {self.protocol or 'no protocol'} (papers of the "
+                f"citing paper's own year {same}): unreachable gold by reason, recall ceiling"
+            ),
             render([*header, *(f"ceiling {k}" for k in keys)], rows, fmt).rstrip("\n"),
         ]
         if self.duplicates is None:
             lines.append("duplicate titles: not checked (the papers were not read)")
-        else:
+        else:  # paper ids are the corpus's text: escaped as every id a result prints
             shown = "; ".join(" = ".join(group) for group in self.duplicates[:_EXAMPLES])
-            more = f" (e.g. {shown})" if shown else ""
+            more = f" (e.g. {plain_text(shown)})" if shown else ""
             lines.append(f"duplicate titles: {len(self.duplicates):,} groups{more}")
         return "\n".join(lines) + "\n"
 

@@ -7,9 +7,11 @@ function here for a text cell (and, where the format has them, for comment lines
 result objects and renderers call nothing else, so a new format or a new result cannot
 forget a rule:
 
-- every text format: control characters (newline, carriage return, tab, escape, ...) are
-  shown as their Python escapes (``\\n``), so a name can never start a new line, block,
-  heading or LaTeX line;
+- every text format: control and format characters (Unicode categories Cc and Cf:
+  newline, carriage return, tab, escape, the bidirectional controls such as U+202E, zero
+  width joiners) and the line and paragraph separators are shown as their Python escapes
+  (``\\n``, ``\\u202e``), so a name can never start a new line, block, heading or LaTeX
+  line, move a terminal's cursor, nor reverse the rest of its line, numbers included;
 - CSV (:func:`csv_text`): the :mod:`csv` module quotes; a text cell starting with ``=``
   ``+`` ``-`` ``@``, tab or carriage return gets a leading ``'`` (OWASP's CSV-injection
   rule, what spreadsheet-safe writers do), a number never; floats keep full precision;
@@ -33,13 +35,19 @@ import io
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ..base.errors import InputError
 
-# C0 controls, DEL, C1 controls and the Unicode line / paragraph separators: each can end
-# a line somewhere (a terminal, a Markdown or LaTeX reader, a JavaScript string).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# What is shown as its escape: the controls (Cc: C0, DEL, C1), which can end a line or
+# drive a terminal, the format characters (Cf: the bidirectional overrides and isolates,
+# which reorder what follows them on the line, zero-width characters, tags) and the line /
+# paragraph separators (Zl, Zp), which end a line in some readers (a JavaScript string).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+# Every character that may be one of them: printable ASCII never is. Which one is, is asked
+# of unicodedata, so a Unicode version adding a format character needs no change here.
+_MAYBE_CONTROL = re.compile("[^\x20-\x7e]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re.IGNORECASE)
@@ -75,16 +83,55 @@ _LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character shown as its Python escape (``\\n``,
-    ``\\x1b``): one line, whatever it holds."""
+    """``text`` with every control or format character (Unicode categories Cc, Cf) and
+    every line or paragraph separator shown as its Python escape (``\\n``, ``\\x1b``,
+    ``\\u202e``, ``\\U000e0001``): one line, in the order it is written, whatever it holds.
 
-    def escape(match: re.Match) -> str:
-        char = match.group()
-        return _NAMED.get(char) or (
-            f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-        )
+    A terminal obeys more than line ends: ESC starts a command, and a right-to-left
+    override (U+202E) or isolate (U+2066) makes it show the rest of the line reversed,
+    the numbers of a table included. Every text format calls this first, so none can
+    forget one of them."""
+    text = str(text)
+    if text.isprintable():  # no Cc, Cf, Zl or Zp (nor any other non-printable): as it is
+        return text
+    return _MAYBE_CONTROL.sub(_escaped, text)
 
-    return _CONTROL.sub(escape, str(text))
+
+def _escaped(match: re.Match) -> str:
+    """A character as its Python escape if :func:`visible` escapes it, else itself."""
+    char = match.group()
+    if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
+        return char
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible_log_record(record) -> bool:
+    """A :mod:`logging` filter: the record's message as :func:`visible` shows it (a paper
+    id in a loader's ``[WARNING]`` line can hold ESC or U+202E too); never drops one."""
+    message = record.getMessage()
+    shown = visible(message)
+    if shown != message:
+        record.msg, record.args = shown, ()
+    return True
+
+
+def escape_log_lines() -> None:
+    """Make the log lines of ir_datasets and of this package's dataset code
+    (:data:`~citeval_irm.base.progress.LOGGERS`, written to standard error whatever
+    ``--quiet`` says for their warnings) pass through :func:`visible_log_record` (once)."""
+    import logging
+
+    from ..base.progress import LOGGERS
+
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        if visible_log_record not in logger.filters:
+            logger.addFilter(visible_log_record)
 
 
 def is_number(text: str) -> bool:
