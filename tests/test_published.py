@@ -220,7 +220,8 @@ def test_the_readme_shows_what_compare_prints(capsys, demo_runs, tmp_path, monke
 # --------------------------------------------------------------------------- provenance
 
 TRANSCRIBED = (
-    "transcribed from arXiv:2603.17361 (version not recorded), not verified by the package"
+    "transcribed from arXiv:2603.17361 (version unknown: v1 of 2026-03-18 or v2 of "
+    "2026-04-14), not verified by the package"
 )
 MINE = (
     "dataset,setting,stage,system,measure,value,source\n"

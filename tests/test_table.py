@@ -145,7 +145,10 @@ def test_published_rows_are_marked_with_a_verdict_per_dataset(table):
     assert "published (goyal2026): no table for citeval/demo/test" in notes
     assert "published rows on citeval/acl-200/test:" in notes
     assert "like for like: yes, every aspect checked" in notes
-    assert "transcribed from arXiv:2603.17361 (version not recorded), not verified" in notes
+    assert (
+        "transcribed from arXiv:2603.17361 (version unknown: v1 of 2026-03-18 or v2 of "
+        "2026-04-14), not verified" in notes
+    )
     latex = table.format("latex")
     ppm = next(line for line in latex.splitlines() if line.startswith("PPM (published)"))
     assert "\\textit{50.31}" in ppm and "\\textbf" not in ppm

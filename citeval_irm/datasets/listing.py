@@ -45,7 +45,8 @@ def how_obtained(source: CorpusSource) -> list[str]:
 
 
 def recorded(source: CorpusSource) -> list[tuple[str, str]]:
-    """``(what, text)`` of the corpus's host, licence, download size and recall ceiling:
+    """``(what, text)`` of the corpus's counts (when its YAML says they are not verified:
+    ``counts_source``), host, licence, download size and recall ceiling:
     the host from where it is downloaded (else its YAML's ``host``), the rest from its YAML
     (``licence_name``, ``download_size``, ``audit_ceiling``); "unknown" where none is."""
     entry = documentation_file(source.documentation).get_key(source.dataset_id) or {}
@@ -57,7 +58,9 @@ def recorded(source: CorpusSource) -> list[tuple[str, str]]:
         host = source.base_url
     else:
         host = entry.get("host", "unknown")
+    counts = [("counts", entry["counts_source"])] if "counts_source" in entry else []
     return [
+        *counts,
         ("host", host),
         ("licence", entry.get("licence_name", "unknown")),
         ("download size", entry.get("download_size", "unknown")),

@@ -133,9 +133,10 @@ class PublishedComparison(Printable):
         ]
         if len(self.bounds):
             lines.append(
-                "not reported: the values each system's reported ones allow (one gold paper a query):"
+                "not reported: the values each system's reported ones allow "
+                "(one gold paper a query):"
             )
-            lines.append(render(*self.bounds_table(), fmt, left=3))
+            lines.append(render(*self.bounds_table(), fmt, left=2))
         lines.append(wrap(self.verdict(), "", fmt))
         lines += [wrap(str(check), bullet, fmt) for check in self.checks]
         lines += [wrap(f"note: {note}", bullet, fmt) for note in self.notes]
@@ -156,21 +157,30 @@ class PublishedComparison(Printable):
         return ["measure", *self.yours.columns, *systems], rows
 
     def bounds_table(self) -> tuple[list[str], list[list[str]]]:
-        """Headers and rows of :attr:`bounds`: a run's value against the interval a system's
-        reported values allow; "above"/"below" only outside the whole interval."""
+        """Headers and rows of :attr:`bounds`: per measure and run, the run's value and, per
+        system that does not report the measure, the interval its reported values allow;
+        the last column names the systems the run is above (or below) whatever their value
+        in that interval, and only those."""
         decimals = self.paper.decimals
+        systems = list(dict.fromkeys(self.bounds["system"]))
         rows = []
-        for r in self.bounds.itertuples():
-            if r.yours > r.high:
-                verdict = "above every value it allows"
-            elif r.yours < r.low:
-                verdict = "below every value it allows"
-            else:
-                verdict = "inside: cannot tell"
-            interval = f"[{_number(r.low, decimals)}, {_number(r.high, decimals)}]"
-            rows.append([r.measure, r.run, self._shown(r.system), _number(r.yours, decimals),
-                         interval, verdict])  # fmt: skip
-        return ["measure", "run", "system", "yours", "published allows", "yours is"], rows
+        for (measure, run), part in self.bounds.groupby(["measure", "run"], sort=False):
+            yours = float(part["yours"].iloc[0])
+            cells = dict.fromkeys(systems, "")
+            above, below = [], []
+            for r in part.itertuples():
+                cells[r.system] = f"[{_number(r.low, decimals)}, {_number(r.high, decimals)}]"
+                if yours > r.high:
+                    above.append(r.system)
+                elif yours < r.low:
+                    below.append(r.system)
+            verdict = "; ".join(
+                f"{word} {', '.join(names)}" for word, names in (("above", above), ("below", below))
+                if names
+            ) or "inside every interval: cannot tell"  # fmt: skip
+            rows.append([measure, run, _number(yours, decimals), *cells.values(), verdict])
+        headers = ["measure", "run", "yours", *(self._shown(s) for s in systems), "yours is"]
+        return headers, rows
 
     def _shown(self, system: str) -> str:
         """A system's name as every output shows it: marked when its row is impossible."""

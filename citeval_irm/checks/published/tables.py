@@ -5,9 +5,10 @@ A shipped table is ``<paper>.csv`` (``dataset, setting, stage, system, measure, 
 source``) and its sidecar ``<paper>.json``; the sidecar's ``provenance`` says how its
 numbers were had. The goyal2026 figures were transcribed from the paper by hand and no
 stored copy of its tables exists to check them against, so they are labelled
-"transcribed from arXiv:2603.17361 (version not recorded), not verified by the package" in
-every output. A sidecar may say ``"verified": true`` only with ``"verified_by"`` naming the
-test that checks the figures against their source.
+"transcribed from arXiv:2603.17361 (version unknown: v1 of 2026-03-18 or v2 of
+2026-04-14), not verified by the package" in every output. A sidecar may say ``"verified":
+true`` only with ``"verified_by"`` naming the test that checks the figures against their
+source.
 
 A user's own table (a CSV file with the same columns, or a DataFrame of them) is read by
 :func:`table_source` wherever a paper name is accepted, and labelled "from FILE (given by the
@@ -101,7 +102,13 @@ def provenance_label(meta: dict, source: str) -> str:
     if not isinstance(how, dict) or "from" not in how:
         raise InputError(source, "needs a provenance: {from, version, verified}")
     version, method = how.get("version"), how.get("method", "transcribed")
-    shown = f"{how['from']} ({'v' + str(version) if version else 'version not recorded'})"
+    if version:
+        which = f"v{version}"
+    elif how.get("versions"):  # the source has several and which was read is unknown
+        which = f"version unknown: {' or '.join(how['versions'])}"
+    else:
+        which = "version not recorded"
+    shown = f"{how['from']} ({which})"
     if how.get("verified"):
         if not how.get("verified_by"):
             raise InputError(source, "says verified without naming the test (verified_by)")
