@@ -15,10 +15,13 @@ It answers what ``huggingface_hub`` asks (read in its source, ``hf_api.list_repo
 
 Misbehaviour on request: ``corrupt`` (paths whose bytes are served with one byte changed,
 the listing still publishing the true checksum), ``cut_once`` (paths whose first GET stops
-halfway, closing the connection), ``trickle`` (paths whose body is sent a byte every 50 ms,
-for at most 20 s, so that a transfer is under way long enough to be interrupted). Every
-request is logged (method, path, Range header). The server binds 127.0.0.1 and is selected
-with ``HF_ENDPOINT``; no other host is contacted.
+halfway, closing the connection), ``trickle`` (paths whose body is sent a byte every
+``trickle_every`` seconds, 50 ms unless set, for at most 20 s, so that a transfer is under
+way long enough to be interrupted, or is too slow), ``listing_page`` (the listing answered
+``200`` with this HTML page, as a proxy's or a maintenance page is). Every request is logged
+(method, path, Range header). The server binds 127.0.0.1 and is selected with
+``HF_ENDPOINT``; no other host is contacted. ``unreachable_hub``: the client online, pointed
+at a loopback port nothing listens on (every connection refused).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ class HubState:
     corrupt: set[str] = field(default_factory=set)
     cut_once: set[str] = field(default_factory=set)
     trickle: set[str] = field(default_factory=set)
+    trickle_every: float = 0.05
+    listing_page: bytes | None = None
     lfs_above: int = 64
     log: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -127,6 +132,10 @@ def _handler(state: HubState):
                 return None
             if revision not in (state.revision, "main"):
                 return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+            if state.listing_page is not None:
+                page = state.listing_page
+                headers = {"Content-Type": "text/html", "Content-Length": str(len(page))}
+                return self._send(200, headers, page)
             entries = []
             prefix = f"{folder.strip('/')}/" if folder else ""
             for name, body in sorted(state.repos[repo].items()):
@@ -178,11 +187,11 @@ def _handler(state: HubState):
             self._send(status, headers, part)
 
         def _trickle(self, status: int, headers: dict[str, str], body: bytes) -> None:
-            """``body`` a byte every 50 ms, for at most 20 s (then the connection is closed);
-            stops when the client goes away."""
+            """``body`` a byte every ``trickle_every`` seconds, for at most 20 s (then the
+            connection is closed); stops when the client goes away."""
             self._head(status, headers)
             self.close_connection = True
-            trickle(self.wfile, body)
+            trickle(self.wfile, body, every=state.trickle_every)
 
     return Handler
 
@@ -194,6 +203,13 @@ def hub(tmp_path, monkeypatch) -> Iterator[HubState]:
     state = HubState()
     with loopback_server(_handler(state)) as state.endpoint:
         yield from _hub_environment(state, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def unreachable_hub(tmp_path, monkeypatch) -> Iterator[HubState]:
+    """The Hub client online but pointed at a loopback port nothing listens on (the
+    discard port): every connection is refused at once, as for a user offline."""
+    yield from _hub_environment(HubState("http://127.0.0.1:9"), tmp_path, monkeypatch)
 
 
 def _hub_environment(state: HubState, tmp_path, monkeypatch) -> Iterator[HubState]:

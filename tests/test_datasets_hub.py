@@ -1,20 +1,22 @@
 """Corpora hosted on the Hugging Face Hub, downloaded through huggingface_hub from a loopback
 server speaking the Hub's protocol (tests/hub_server.py), selected with HF_ENDPOINT: a good
 download, a gated repository (HF_TOKEN), a missing file named before any transfer, a
-corrupted file caught by its sha256, an interrupted transfer resumed; and, without the
-loopback Hub, the Hub client offline (the tests' guard)."""
+corrupted file caught by its sha256, an interrupted transfer resumed, a trickling transfer
+stopped by the download rule, a listing that is an HTML page; a Hub that cannot be reached
+said at once; and, without the loopback Hub, the Hub client offline (the tests' guard)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import ir_datasets
 import pytest
 from datasets_fixtures import ARSYTA_FILES, write_arsyta_folder
-from hub_server import hub  # noqa: F401 (the fixture, used by `served`)
+from hub_server import hub, unreachable_hub  # noqa: F401 (the fixtures)
 
 from citeval_irm.base.downloads import ChecksumError, file_checksum, read_record
 from citeval_irm.cli import main
@@ -156,3 +158,72 @@ def test_without_the_loopback_hub_nothing_is_contacted(ir_home: Path) -> None:
     assert done.returncode == 2 and done.stdout == "", done.stderr
     assert "offline mode is enabled" in done.stderr and "Traceback" not in done.stderr
     assert [p for p in ir_home.rglob("*") if not p.is_dir()] == []
+
+
+def _one_error_line(err: str) -> str:
+    """The ``citeval: error:`` line of a command's standard error, checked to be the only
+    one, with no traceback and none of huggingface_hub's retry chatter."""
+    (line,) = [e for e in err.splitlines() if e.startswith("citeval: error:")]
+    assert "Traceback" not in err and "Retrying" not in err and "resume" not in err, err
+    return line
+
+
+def _partial_files(ir_home: Path) -> list[Path]:
+    """Files in the home, and downloads under way in the Hugging Face cache."""
+    cache = Path(os.environ["HF_HUB_CACHE"])
+    return [p for p in ir_home.rglob("*") if not p.is_dir()] + list(cache.rglob("*.incomplete"))
+
+
+def test_a_trickling_hub_fails_by_the_download_rule(served, ir_home: Path, monkeypatch, capfd):
+    """A byte every 0.3 s never trips huggingface_hub's read timeout; the rule every
+    download follows (a minimum rate over CITEVAL_DOWNLOAD_TIMEOUT seconds, three tries)
+    stops it, and nothing of it is left."""
+    state, _ = served
+    state.trickle.add("papers.json")
+    state.trickle_every = 0.3
+    monkeypatch.setenv("CITEVAL_DOWNLOAD_TIMEOUT", "1")
+    started = time.monotonic()
+    assert main(["datasets", "export", "citeval/arsyta/test", "docs"]) == 2
+    assert time.monotonic() - started < 10  # three tries of 1 s, waits of 0.2 and 0.4 s
+    line = _one_error_line(capfd.readouterr().err)
+    assert "papers.json" in line and "stalled:" in line and "under the minimum rate" in line
+    assert "CITEVAL_DOWNLOAD_MIN_RATE" in line and "gave up after 3 tries" in line
+    assert [p for _, p, _ in state.log if p.endswith("/papers.json")].count(
+        f"/datasets/{REPO}/resolve/{state.revision}/papers.json"
+    ) >= 3
+    assert _partial_files(ir_home) == []
+
+
+@pytest.mark.parametrize(
+    ("dataset_id", "name"),
+    [("citeval/arsyta/test", "arsyta"), ("citeval/masterset-coreml-v1/test/core", "masterset")],
+)
+def test_an_unreachable_hub_is_said_at_once_with_how_to_go_offline(
+    unreachable_hub,  # noqa: F811
+    ir_home: Path,
+    capfd,
+    dataset_id: str,
+    name: str,
+):
+    """Online, but the Hub cannot be reached (here: every connection refused): one error
+    line within a second or two, saying how to skip the Hub (HF_HUB_OFFLINE=1), not 24 s of
+    huggingface_hub's retries."""
+    started = time.monotonic()
+    assert main(["datasets", "export", dataset_id, "qrels"]) == 2
+    assert time.monotonic() - started < 5
+    line = _one_error_line(capfd.readouterr().err)
+    assert "cannot reach the host" in line and "Connection refused" in line, line
+    assert "HF_HUB_OFFLINE=1" in line and f"citeval import {name}" in line
+    assert _partial_files(ir_home) == []
+
+
+def test_a_listing_that_is_an_html_page_is_one_clear_error(served, ir_home: Path, capfd):
+    """A listing answered 200 with a page (a proxy's, a maintenance page): said, naming
+    the listing and what came, not a JSONDecodeError."""
+    state, _ = served
+    state.listing_page = b"<!DOCTYPE html><html><body>Down for maintenance</body></html>"
+    assert main(["datasets", "export", "citeval/arsyta/test", "qrels"]) == 2
+    line = _one_error_line(capfd.readouterr().err)
+    assert f"{state.endpoint}/api/datasets/{REPO}/tree/{ARSYTA_HUB.revision}" in line, line
+    assert "not a listing of the Hub" in line and "text/html" in line and "<!DOCTYPE" in line
+    assert state.gets() == [] and _partial_files(ir_home) == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import inspect
 import os
 import subprocess
 import sys
@@ -17,7 +16,9 @@ from citeval_irm.base.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
+    Limits,
     RecordError,
+    Unreachable,
     content_problem,
     download,
     file_checksum,
@@ -28,6 +29,7 @@ from citeval_irm.base.downloads import (
     verify_record,
     write_record,
 )
+from citeval_irm.base.errors import InputError
 
 CONTENT = b'{"a": 1}\n' * 5000
 
@@ -289,9 +291,43 @@ def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
             retry_wait=0.1,
         )
     assert time.monotonic() - started < 5  # three tries of half a second
-    defaults = {k: v.default for k, v in inspect.signature(download).parameters.items()}
-    waits = sum(defaults["retry_wait"] * 2**n for n in range(defaults["tries"] - 1))
-    assert defaults["tries"] * defaults["stall_timeout"] + waits < 45
+    limits = Limits.configured()  # the defaults (no CITEVAL_DOWNLOAD_* set in tests)
+    waits = sum(limits.retry_wait * 2**n for n in range(limits.tries - 1))
+    assert limits.tries * limits.stall_timeout + waits < 40  # as the datasets guide says
+    assert limits.min_rate * limits.stall_timeout == 16 * 1024
+
+
+def test_the_rule_is_set_from_the_environment(tmp_path: Path, http_files, monkeypatch) -> None:
+    """CITEVAL_DOWNLOAD_TIMEOUT and CITEVAL_DOWNLOAD_MIN_RATE set the rule of every download
+    (the retries' waits follow the timeout); a bad value is an error naming the variable."""
+    monkeypatch.setenv("CITEVAL_DOWNLOAD_TIMEOUT", "0.5")
+    monkeypatch.setenv("CITEVAL_DOWNLOAD_MIN_RATE", "100000")
+    assert Limits.configured() == Limits(0.5, 100_000.0, retry_wait=0.1)
+    http_files.files["f.json"] = CONTENT
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match="under the minimum rate of 100,000 bytes/s"):
+        download(http_files.base_url + "trickle/f.json", tmp_path / "f.json")
+    assert time.monotonic() - started < 4  # three tries of half a second, 0.1 s + 0.2 s waits
+    assert _leftovers(tmp_path) == []
+    for name, value in [
+        ("CITEVAL_DOWNLOAD_TIMEOUT", "0"),
+        ("CITEVAL_DOWNLOAD_TIMEOUT", "ten"),
+        ("CITEVAL_DOWNLOAD_MIN_RATE", "-1"),
+        ("CITEVAL_DOWNLOAD_MIN_RATE", "inf"),
+    ]:
+        monkeypatch.setenv(name, value)
+        with pytest.raises(InputError, match=rf"^{name}: '{value}' is not a number"):
+            download(http_files.base_url + "f.json", tmp_path / "f.json")
+        monkeypatch.delenv(name)
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_host_that_cannot_be_reached_is_not_retried(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(Unreachable, match="cannot reach the host: ConnectionRefusedError"):
+        download("http://127.0.0.1:9/f.json", tmp_path / "f.json", tries=3, retry_wait=5)
+    assert time.monotonic() - started < 2  # no wait of 5 s: tried once
+    assert _leftovers(tmp_path) == []
 
 
 # --------------------------------------------------------------------------- killed downloads

@@ -8,6 +8,12 @@ GitHub shows for a file, ``sha1("blob <size>\\0" + content)``). Bytes go to a te
 beside the target and are renamed into place only once complete and verified: a failed,
 truncated or mismatching transfer never leaves a file that a later run would trust.
 
+How long a download may take is one rule for every download, here and on the Hub
+(:class:`Limits`, applied by a :class:`Transfer` and, per body received, its :class:`Pace`):
+a minimum rate over a sliding window, so a trickling server fails where a per-read timeout
+never trips, a few tries, an overall deadline; set with ``CITEVAL_DOWNLOAD_TIMEOUT`` and
+``CITEVAL_DOWNLOAD_MIN_RATE``.
+
 Every file a corpus reads from the ir_datasets home has a record beside it
 (``NAME.download.json``: where it came from, its size, sha256 and a fingerprint, and the
 published checksum it passed), written here after a download, by the Hub module or by
@@ -21,17 +27,20 @@ import contextlib
 import hashlib
 import http.client
 import json
+import math
 import os
 import time
 import urllib.error
 import urllib.request
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 from .contents import content_problem
-from .errors import CitevalError
+from .errors import CitevalError, InputError
 from .locking import exclusive
 from .outputs import (
     WRITE_ERRNOS,
@@ -47,6 +56,7 @@ ALGORITHMS = ("md5", "sha256", "git-blob-sha1")
 _HEX_LENGTH = {"md5": 32, "sha256": 64, "git-blob-sha1": 40}
 _CHUNK = 1 << 20
 _USER_AGENT = "citeval-irm (+https://pypi.org/project/citeval-irm/)"
+T = TypeVar("T")
 
 
 class DownloadError(CitevalError):
@@ -235,17 +245,161 @@ class _Retryable(DownloadError):
     """A failure worth another try: server error, dropped connection, truncation, stall."""
 
 
+class Unreachable(DownloadError):
+    """The host could not be reached at all (connection refused, a name that does not
+    resolve, no route, no answer to the connection): not retried, since a host that is
+    not there is not there a few seconds later either, and a user offline should hear so at
+    once rather than after a minute of retries."""
+
+
+TIMEOUT_ENV = "CITEVAL_DOWNLOAD_TIMEOUT"
+MIN_RATE_ENV = "CITEVAL_DOWNLOAD_MIN_RATE"
+STALL_BYTES = 16 * 1024
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MIN_RATE = STALL_BYTES / DEFAULT_TIMEOUT  # 16 KiB in 10 s: about 1.6 KB/s
+
+
 @dataclass(frozen=True)
 class Limits:
-    """How long a download may take: ``stall_timeout`` seconds without receiving at least
-    :data:`STALL_BYTES` (also the connect and read timeout), and ``deadline`` seconds for
-    the whole download, every try included."""
+    """The one rule every download follows, over plain HTTP (:func:`download`) and from
+    the Hugging Face Hub (:mod:`citeval_irm.datasets.hub`).
 
-    stall_timeout: float
-    deadline: float
+    A try stalls when, over any ``stall_timeout`` seconds of a body, it receives less than
+    ``min_rate`` bytes a second (``min_rate * stall_timeout`` bytes: 16 KiB in 10 s by
+    default), or nothing at all for ``stall_timeout`` seconds (which is also the time
+    allowed to connect): a dead server and a trickling one both fail, where a per-read
+    timeout alone never trips on a byte every few seconds. A stalled try is retried, up to
+    ``tries`` tries, waiting ``retry_wait`` seconds before the second, twice that before
+    the third; ``deadline`` bounds the whole download, every try included. A host that
+    cannot be reached is not retried (:class:`Unreachable`).
+    """
+
+    stall_timeout: float = DEFAULT_TIMEOUT
+    min_rate: float = DEFAULT_MIN_RATE
+    deadline: float = 6 * 3600.0
+    tries: int = 3
+    retry_wait: float = DEFAULT_TIMEOUT / 5
+
+    @classmethod
+    def configured(
+        cls,
+        *,
+        stall_timeout: float | None = None,
+        min_rate: float | None = None,
+        retry_wait: float | None = None,
+        **given,
+    ) -> Limits:
+        """The limits with ``stall_timeout`` and ``min_rate`` read from
+        :data:`TIMEOUT_ENV` and :data:`MIN_RATE_ENV` where not given (else the defaults);
+        ``retry_wait`` defaults to a fifth of the stall timeout (2 s), so that a short
+        timeout set for a slow test or a quick failure shortens the waits with it. A value
+        that is not a number (or not positive, for the timeout) is an
+        :class:`~citeval_irm.base.errors.InputError` naming the variable."""
+        if stall_timeout is None:
+            stall_timeout = _setting(TIMEOUT_ENV, DEFAULT_TIMEOUT, "a number of seconds", 0)
+        if min_rate is None:
+            min_rate = _setting(MIN_RATE_ENV, DEFAULT_MIN_RATE, "a number of bytes a second")
+        wait = stall_timeout / 5 if retry_wait is None else retry_wait
+        return cls(stall_timeout, min_rate, retry_wait=wait, **given)
 
 
-STALL_BYTES = 16 * 1024  # under 16 KiB in stall_timeout seconds: stalled (or trickling)
+def _setting(name: str, default: float, what: str, above: float | None = None) -> float:
+    """A number from the environment variable ``name`` (``default`` when unset or empty):
+    finite and at least 0, greater than ``above`` when given."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    low = 0.0 if above is None else above
+    if not math.isfinite(value) or value < low or (above is not None and value == above):
+        bound = f"greater than {above:g}" if above is not None else "0 or more"
+        raise InputError(name, f"{text!r} is not {what} ({bound}); unset it for the default")
+    return value
+
+
+class Transfer:
+    """One download under :class:`Limits`: its tries (:meth:`run`) and its deadline, and a
+    :class:`Pace` for each body received (:meth:`pace`). ``what`` names it in errors."""
+
+    def __init__(self, what: str, limits: Limits):
+        self.what = what
+        self.limits = limits
+        self.ends = time.monotonic() + limits.deadline
+
+    def run(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, tried again after a stall, a dropped connection or a server
+        error, up to ``limits.tries`` tries (waiting ``retry_wait`` seconds, doubled each
+        time, never past the deadline); the last failure is a :class:`DownloadError`
+        saying how many tries were made."""
+        wait = self.limits.retry_wait
+        for tried in range(1, max(self.limits.tries, 1) + 1):
+            try:
+                return attempt()
+            except _Retryable as exc:
+                if tried >= self.limits.tries or time.monotonic() + wait > self.ends:
+                    raise DownloadError(
+                        f"{exc} (gave up after {tried} tries)", exc.status
+                    ) from None
+                time.sleep(wait)
+                wait *= 2
+        raise AssertionError("unreachable: the last try returns or raises")
+
+    def pace(self) -> Pace:
+        """The rule for one body, from now: count its bytes with :meth:`Pace.count`."""
+        return Pace(self)
+
+    def timeouts(self) -> float:
+        """The seconds allowed to connect and between two reads: the stall timeout."""
+        return self.limits.stall_timeout
+
+    def timed_out(self, doing: str) -> DownloadError:
+        """The error of a read that waited the whole stall timeout for nothing (retried)."""
+        return _Retryable(
+            f"{self.what}: nothing received for {self.limits.stall_timeout:g} s while "
+            f"{doing} (timed out; {TIMEOUT_ENV}={self.limits.stall_timeout:g})"
+        )
+
+    def unreachable(self, reason: object) -> Unreachable:
+        """The error of a host that cannot be reached (not retried)."""
+        return Unreachable(f"{self.what}: cannot reach the host: {reason}")
+
+
+class Pace:
+    """The minimum rate of :class:`Limits` over one body: :meth:`count` is told of every
+    chunk as it arrives, and raises when the body is too slow or the download's deadline
+    has passed."""
+
+    def __init__(self, transfer: Transfer):
+        self._transfer = transfer
+        self.received = 0
+        self._window_start, self._window_bytes = time.monotonic(), 0
+
+    def count(self, size: int) -> None:
+        """Count ``size`` bytes just received. Past the deadline a :class:`DownloadError`;
+        under the minimum rate over the last ``stall_timeout`` seconds a stall (retried)."""
+        limits = self._transfer.limits
+        self.received += size
+        self._window_bytes += size
+        now = time.monotonic()
+        if now > self._transfer.ends:
+            raise DownloadError(
+                f"{self._transfer.what}: not finished within the deadline of "
+                f"{limits.deadline:g} s ({self.received:,} bytes received)"
+            )
+        if self._window_bytes >= limits.min_rate * limits.stall_timeout:
+            self._window_start, self._window_bytes = now, 0
+        elif now - self._window_start > limits.stall_timeout:
+            raise _Retryable(
+                f"{self._transfer.what}: stalled: {self._window_bytes:,} bytes in the last "
+                f"{now - self._window_start:.0f} s, under the minimum rate of "
+                f"{limits.min_rate:,.0f} bytes/s ({MIN_RATE_ENV}; over {TIMEOUT_ENV}="
+                f"{limits.stall_timeout:g} s)"
+            )
+
+
 _ENCODINGS = ("", "identity", "gzip", "x-gzip")
 
 
@@ -273,9 +427,7 @@ def _decoder(response, url: str):
     return decode
 
 
-def _fetch_once(
-    url: str, handle, desc: str, progress: bool | None, limits: Limits, ends: float
-) -> int:
+def _fetch_once(url: str, handle, desc: str, progress: bool | None, transfer: Transfer) -> int:
     """Stream ``url`` into ``handle`` (truncated first); return the byte count. The bar
     (``progress=None``: only on a terminal) counts bytes."""
     from .progress import bar as progress_bar
@@ -286,7 +438,7 @@ def _fetch_once(
         url, headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity"}
     )
     try:
-        with urllib.request.urlopen(request, timeout=limits.stall_timeout) as response:
+        with urllib.request.urlopen(request, timeout=transfer.timeouts()) as response:
             if response.status != 200:
                 raise DownloadError(f"{url}: HTTP {response.status} {response.reason}: no file")
             decode = _decoder(response, url)
@@ -294,50 +446,34 @@ def _fetch_once(
             total = int(length) if length is not None and length.isdigit() else None
             bytes_bar = {"unit": "B", "unit_scale": True, "unit_divisor": 1024}
             with progress_bar(desc=desc, enabled=progress, total=total, **bytes_bar) as bar:
-                received = _stream(response, decode, handle, url, bar, limits, ends)
+                received = _stream(response, decode, handle, bar, transfer.pace())
     except urllib.error.HTTPError as exc:
         problem = f"{url}: HTTP {exc.code} {exc.reason}"
         if exc.code >= 500 or exc.code == 429:
             raise _Retryable(problem, exc.code) from None
         raise DownloadError(problem, exc.code) from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+    except urllib.error.URLError as exc:  # no connection made: refused, no such name, ...
+        raise transfer.unreachable(f"{type(exc.reason).__name__}: {exc.reason}") from None
+    except (OSError, http.client.HTTPException) as exc:
         if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:  # our side: a full disk
             raise
-        # timeouts, refused or dropped connections, IncompleteRead
-        reason = getattr(exc, "reason", exc)
-        raise _Retryable(f"{url}: {type(exc).__name__}: {reason}") from None
+        # read timeouts, dropped connections, IncompleteRead
+        raise _Retryable(f"{url}: {type(exc).__name__}: {exc}") from None
     if total is not None and received != total:
         raise _Retryable(f"{url}: truncated transfer: got {received} of {total} bytes")
     return received
 
 
-def _stream(response, decode, handle, url: str, bar, limits: Limits, ends: float) -> int:
+def _stream(response, decode, handle, bar, pace: Pace) -> int:
     """Copy the body of ``response`` into ``handle`` (through ``decode``), counting its
-    bytes on ``bar``; return the bytes received. Past the deadline ``ends`` is a
-    :class:`DownloadError`; less than :data:`STALL_BYTES` in ``limits.stall_timeout``
-    seconds a stall (retried)."""
-    received = 0
-    window_start, window_bytes = time.monotonic(), 0
+    bytes on ``bar`` and against ``pace`` (too slow, or past the deadline, raises); return
+    the bytes received."""
     while chunk := response.read1(_CHUNK):
         handle.write(decode(chunk))
-        received += len(chunk)
-        window_bytes += len(chunk)
         bar.update(len(chunk))
-        now = time.monotonic()
-        if now > ends:
-            raise DownloadError(
-                f"{url}: not finished within the deadline of {limits.deadline:g} s "
-                f"({received:,} bytes received)"
-            )
-        if window_bytes >= STALL_BYTES:
-            window_start, window_bytes = now, 0
-        elif now - window_start > limits.stall_timeout:
-            raise _Retryable(
-                f"{url}: stalled: {window_bytes:,} bytes in the last "
-                f"{now - window_start:.0f} s (stall timeout {limits.stall_timeout:g} s)"
-            )
+        pace.count(len(chunk))
     handle.write(decode(b"", final=True))
-    return received
+    return pace.received
 
 
 def _existing(dest: Path, checksum: Checksum | None, record: bool) -> bool:
@@ -363,8 +499,9 @@ def download(
     desc: str | None = None,
     progress: bool | None = None,
     tries: int = 3,
-    retry_wait: float = 2.0,
-    stall_timeout: float = 10.0,
+    retry_wait: float | None = None,
+    stall_timeout: float | None = None,
+    min_rate: float | None = None,
     deadline: float = 6 * 3600.0,
     record: bool = False,
 ) -> Path:
@@ -372,12 +509,14 @@ def download(
 
     An existing ``dest`` that passes the checksum is kept without a request (one that fails
     it is fetched again). One process at a time downloads a given ``dest`` (a lock file
-    beside it); the others wait and then find it there. Server errors (5xx), dropped
-    connections, truncated and stalled transfers are retried ``tries`` times, waiting
-    ``retry_wait`` seconds, doubled each time; other HTTP errors (404, 403) fail at once.
-    A transfer stalls when less than :data:`STALL_BYTES` arrive in ``stall_timeout``
-    seconds (a dead server fails within 3 x 10 s + 6 s by default); ``deadline`` bounds
-    the whole download. The body must pass :func:`content_problem` for ``dest``'s format.
+    beside it); the others wait and then find it there. The transfer follows the rule of
+    :class:`Limits` (``stall_timeout`` and ``min_rate`` default to
+    ``CITEVAL_DOWNLOAD_TIMEOUT`` and ``CITEVAL_DOWNLOAD_MIN_RATE``, else 10 s and 16 KiB in
+    10 s; ``retry_wait`` to a fifth of the timeout): a dead or trickling server fails
+    within 3 x 10 s + 2 s + 4 s by default, server errors (5xx), dropped connections,
+    truncated and stalled transfers are tried ``tries`` times, a host that cannot be
+    reached and other HTTP errors (404, 403) fail at once; ``deadline`` bounds the whole
+    download. The body must pass :func:`content_problem` for ``dest``'s format.
     Raises :class:`DownloadError` or :class:`ChecksumError`; on any failure (or Ctrl-C) no
     file is left at ``dest`` nor beside it, and the ``.part`` files of killed downloads
     are removed. ``progress=None`` shows a bar only on a terminal. ``record=True`` writes
@@ -388,13 +527,19 @@ def download(
     name = desc or dest.name
     if _existing(dest, checksum, record):
         return dest
+    limits = Limits.configured(
+        stall_timeout=stall_timeout,
+        min_rate=min_rate,
+        retry_wait=retry_wait,
+        tries=tries,
+        deadline=deadline,
+    )
     dest.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(dest.with_name(f".{dest.name}.lock"), f"downloading {dest}"):
         remove_orphans(dest)  # the .part files of killed downloads
         if _existing(dest, checksum, record):  # another process fetched it meanwhile
             return dest
-        limits = Limits(stall_timeout, deadline)
-        _fetch_verified(url, dest, checksum, name, progress, tries, retry_wait, limits)
+        _fetch_verified(url, dest, checksum, name, progress, Transfer(url, limits))
         if record:
             try:
                 write_record(dest, url, checksum)
@@ -404,25 +549,14 @@ def download(
     return dest
 
 
-def _fetch_verified(url, dest: Path, checksum, name, progress, tries, retry_wait, limits):
-    """Fetch into a ``.part`` file beside ``dest`` and rename it into place once it passed
-    the content check and the checksum; remove it on any failure."""
-    ends = time.monotonic() + limits.deadline
+def _fetch_verified(url, dest: Path, checksum, name, progress, transfer: Transfer) -> None:
+    """Fetch into a ``.part`` file beside ``dest`` (the tries of ``transfer``) and rename
+    it into place once it passed the content check and the checksum; remove it on any
+    failure."""
     part = work_path(dest, ".part")
     try:
         with open(part, "xb") as handle:
-            wait = retry_wait
-            for attempt in range(1, max(tries, 1) + 1):
-                try:
-                    _fetch_once(url, handle, name, progress, limits, ends)
-                    break
-                except _Retryable as exc:
-                    if attempt >= tries or time.monotonic() + wait > ends:
-                        raise DownloadError(
-                            f"{exc} (gave up after {attempt} tries)", exc.status
-                        ) from None
-                    time.sleep(wait)
-                    wait *= 2
+            transfer.run(lambda: _fetch_once(url, handle, name, progress, transfer))
         problem = content_problem(part, dest.name)
         if problem is not None:
             raise DownloadError(f"{url}: {problem}; nothing was saved to {dest}")
@@ -452,7 +586,12 @@ __all__ = [
     "ChecksumError",
     "DownloadError",
     "Limits",
+    "MIN_RATE_ENV",
+    "Pace",
     "RecordError",
+    "TIMEOUT_ENV",
+    "Transfer",
+    "Unreachable",
     "content_problem",
     "download",
     "file_checksum",

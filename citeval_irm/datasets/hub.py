@@ -16,6 +16,14 @@ HTTP ``Range`` request. What this module adds:
    link, or a symbolic link across file systems: never a second copy) with a record of
    where it came from and the checksum it passed, which later loads check it against.
 
+Every request this module makes through huggingface_hub follows the rule every download
+of the package follows (:class:`~citeval_irm.base.downloads.Limits`: a minimum rate over
+``CITEVAL_DOWNLOAD_TIMEOUT`` seconds, a few tries, a deadline), applied to the bytes as
+they arrive (:func:`_paced`), since huggingface_hub's own read timeout never trips on a
+server that trickles a byte every few seconds. A host that cannot be reached is said at
+once, with how to stay offline (``HF_HUB_OFFLINE=1``), instead of after huggingface_hub's
+retries; an answer that is not the Hub's (an HTML page from a proxy) is named as such.
+
 Hosts whose repository the authors' own pages or code do not name are marked
 ``verified=False``: every listing and error says so.
 """
@@ -26,15 +34,28 @@ from ..base import irhome  # noqa: F401 (first: ir_datasets with a read-only hom
 
 # isort: split
 import contextlib
+import contextvars
+import functools
 import os
+import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import ir_datasets
 
-from ..base.downloads import Checksum, ChecksumError, file_checksum, write_record
+from ..base.downloads import (
+    Checksum,
+    ChecksumError,
+    DownloadError,
+    Limits,
+    Transfer,
+    Unreachable,
+    file_checksum,
+    write_record,
+)
 from ..base.errors import CitevalError
 from ..base.outputs import WRITE_ERRNOS, output_error, work_path
 
@@ -113,10 +134,18 @@ def _blobs(repo: HubRepo) -> Path:
 
 
 def _hub_problem(repo: HubRepo, exc: Exception, doing: str) -> HubError:
-    """A clear :class:`HubError` for what huggingface_hub raised while ``doing``."""
+    """A clear :class:`HubError` for what huggingface_hub raised while ``doing``, or the
+    download rule stopped (a host out of reach, a stalled transfer)."""
     from huggingface_hub import errors
 
     where = f"{repo.page()}{'' if repo.verified else ' (host not verified)'}"
+    if isinstance(exc, Unreachable):
+        return HubError(
+            f"{where}: {doing} failed: {exc}. Offline? Set HF_HUB_OFFLINE=1 to use only what "
+            "is on this machine, without trying the Hub"
+        )
+    if isinstance(exc, DownloadError):  # stalled, or past the deadline: says which
+        return HubError(f"{where}: {doing} failed: {exc}")
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, errors.GatedRepoError) or status in (401, 403):
         token = "HF_TOKEN is set but was refused" if os.environ.get("HF_TOKEN") else "no HF_TOKEN"
@@ -135,12 +164,131 @@ def _hub_problem(repo: HubRepo, exc: Exception, doing: str) -> HubError:
     return HubError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}")
 
 
+# --------------------------------------------------------------------------- the download rule
+
+
+class HubTransfer(Transfer):
+    """A :class:`~citeval_irm.base.downloads.Transfer` made through huggingface_hub's
+    client; ``answered`` is the address and content type of the Hub's last answer, to name
+    an answer huggingface_hub could not read (a proxy's HTML page)."""
+
+    def __init__(self, what: str):
+        super().__init__(what, Limits.configured())
+        self.answered = ("", "")
+
+
+_ACTIVE: contextvars.ContextVar[HubTransfer | None] = contextvars.ContextVar(
+    "citeval_hub_transfer", default=None
+)
+_PACING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _paced(transfer: HubTransfer) -> Iterator[None]:
+    """Within the block, every request huggingface_hub's shared client sends from this
+    context follows ``transfer``'s rule (see :func:`_paced_send`); the client's other users
+    (other threads, the user's own calls) are left as they are."""
+    from huggingface_hub import get_session
+
+    with _PACING:  # huggingface_hub makes its client anew after some errors: checked each time
+        client = get_session()
+        if not getattr(client.send, "citeval_paced", False):
+            client.send = _paced_send(client.send)
+    token = _ACTIVE.set(transfer)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _paced_send(send):
+    """``send`` (an ``httpx2.Client``'s) made to follow the rule of the transfer active in
+    the calling context, when there is one: the stall timeout as every timeout (connect,
+    read), a connection that cannot be made an
+    :class:`~citeval_irm.base.downloads.Unreachable` (not one of the errors
+    huggingface_hub retries for half a minute), every body counted against the minimum
+    rate as its bytes arrive (a :class:`~citeval_irm.base.downloads.Pace`). A file stored
+    with Xet is fetched over plain HTTP (its ``X-Xet-Hash`` removed from the answer, as if
+    hf_xet were not installed): hf_xet's transfers bypass the client, so the rule could not
+    see them."""
+    import httpx2
+    from huggingface_hub import constants
+
+    def paced_send(request, *, stream: bool = False, **options):
+        transfer = _ACTIVE.get()
+        if transfer is None:
+            return send(request, stream=stream, **options)
+        seconds = transfer.timeouts()
+        timeouts = dict.fromkeys(("connect", "read", "write", "pool"), seconds)
+        request.extensions = {**request.extensions, "timeout": timeouts}
+        try:
+            response = send(request, stream=True, **options)
+        except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
+            raise transfer.unreachable(f"{type(exc).__name__}: {exc}") from None
+        except httpx2.TimeoutException:
+            raise transfer.timed_out(f"waiting for {request.url}") from None
+        response.headers.pop(constants.HUGGINGFACE_HEADER_X_XET_HASH, None)
+        transfer.answered = (str(request.url), response.headers.get("Content-Type", ""))
+        stream_class = _paced_stream_class()
+        response.stream = stream_class(response.stream, transfer, str(request.url))
+        if not stream:  # read here, as httpx2's own send does, through the paced stream
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
+        return response
+
+    paced_send.citeval_paced = True
+    return paced_send
+
+
+@functools.cache
+def _paced_stream_class() -> type:
+    """The ``httpx2.SyncByteStream`` that counts a body's bytes against the rule (a class
+    made on first use: httpx2 is imported only when the Hub is used)."""
+    import httpx2
+
+    class PacedStream(httpx2.SyncByteStream):
+        def __init__(self, inner, transfer: HubTransfer, url: str):
+            self._inner, self._transfer, self._url = inner, transfer, url
+
+        def __iter__(self) -> Iterator[bytes]:
+            pace = self._transfer.pace()
+            try:
+                for chunk in self._inner:
+                    pace.count(len(chunk))
+                    yield chunk
+            except httpx2.TimeoutException:
+                raise self._transfer.timed_out(f"receiving {self._url}") from None
+
+        def close(self) -> None:
+            self._inner.close()
+
+    return PacedStream
+
+
+def _not_a_listing(transfer: HubTransfer, exc: Exception) -> str:
+    """Why an answer is not a listing of the Hub: where it came from, its content type and
+    how it starts (a proxy's login page, a maintenance page)."""
+    url, content_type = transfer.answered
+    start = getattr(exc, "doc", "")[:60]
+    shown = f", starting {start!r}" if start else f" ({type(exc).__name__}: {exc})"
+    return (
+        f"{url} answered with something that is not a listing of the Hub "
+        f"(Content-Type {content_type or 'not given'}{shown}): is HF_ENDPOINT a Hub, or is a "
+        "proxy or a maintenance page answering in its place?"
+    )
+
+
 _LISTINGS: dict[tuple[str, str, str, str], dict[str, RemoteFile]] = {}
 
 
 def list_repository(repo: HubRepo) -> dict[str, RemoteFile]:
     """The files of ``repo.folder`` at the pinned revision, by path, with the checksum the
-    Hub publishes for each (kept for the process)."""
+    Hub publishes for each (kept for the process). The listing follows the download rule
+    (see :func:`_paced`); an answer that is not a listing (an HTML page, say) is a
+    :class:`HubError` naming it."""
     key = (endpoint(), repo.repo_id, repo.revision, repo.folder)
     if key in _LISTINGS:
         return _LISTINGS[key]
@@ -149,17 +297,23 @@ def list_repository(repo: HubRepo) -> dict[str, RemoteFile]:
     from huggingface_hub.hf_api import RepoFile
 
     api = HfApi(endpoint=endpoint())
+    transfer = HubTransfer(endpoint())
     try:
-        entries = list(
-            api.list_repo_tree(
-                repo.repo_id,
-                repo.folder or None,
-                revision=repo.revision,
-                repo_type="dataset",
+        with _paced(transfer):
+            entries = transfer.run(
+                lambda: list(
+                    api.list_repo_tree(
+                        repo.repo_id,
+                        repo.folder or None,
+                        revision=repo.revision,
+                        repo_type="dataset",
+                    )
+                )
             )
-        )
-    except (errors.HfHubHTTPError, httpx2.HTTPError, OSError) as exc:
+    except (errors.HfHubHTTPError, httpx2.HTTPError, OSError, DownloadError) as exc:
         raise _hub_problem(repo, exc, "listing the repository") from None
+    except (ValueError, TypeError, KeyError) as exc:  # JSON, but not the Hub's entries
+        raise HubError(f"{repo.page()}: {_not_a_listing(transfer, exc)}") from None
     files = {}
     for entry in entries:
         if not isinstance(entry, RepoFile):
@@ -213,31 +367,35 @@ def _link(blob: Path, dest: Path) -> None:
 
 def _download(dataset_id: str, repo: HubRepo, name: str) -> Path:
     """``name`` from ``repo`` into the Hugging Face cache with huggingface_hub; its path
-    there. What huggingface_hub warns of (e.g. not enough free space) is logged as the
-    package's warnings are, naming the corpus; what it raises is a :class:`HubError`, or
+    there, under the download rule (tried again after a stall, see :func:`_paced`). What
+    huggingface_hub warns of (e.g. not enough free space) is logged as the package's
+    warnings are, naming the corpus; what it raises is a :class:`HubError`, or
     an :class:`~citeval_irm.base.outputs.OutputError` naming the cache's folder when the
     cache cannot be written (a full disk)."""
     import httpx2
     from huggingface_hub import errors, hf_hub_download
 
-    with warnings.catch_warnings(record=True) as warned:
+    def attempt() -> str:
+        return hf_hub_download(
+            repo.repo_id,
+            repo.path_of(name),
+            repo_type="dataset",
+            revision=repo.revision,
+            endpoint=endpoint(),
+            cache_dir=_cache_dir(),
+        )
+
+    transfer = HubTransfer(repo.url(name))
+    problems = (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, httpx2.HTTPError)
+    with warnings.catch_warnings(record=True) as warned, _paced(transfer):
         warnings.simplefilter("always")
         try:
-            return Path(
-                hf_hub_download(
-                    repo.repo_id,
-                    repo.path_of(name),
-                    repo_type="dataset",
-                    revision=repo.revision,
-                    endpoint=endpoint(),
-                    cache_dir=_cache_dir(),
-                )
-            )
-        except (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, httpx2.HTTPError) as exc:
+            return Path(transfer.run(attempt))  # a stalled try is removed by huggingface_hub
+        except (*problems, DownloadError) as exc:
             raise _hub_problem(repo, exc, f"downloading {repo.path_of(name)}") from None
         except OSError as exc:  # a full disk, a read-only cache: named, with what to do
-            if exc.errno not in WRITE_ERRNOS:
-                raise
+            if exc.errno not in WRITE_ERRNOS:  # an answer that is not the Hub's, a cut file
+                raise _hub_problem(repo, exc, f"downloading {repo.path_of(name)}") from None
             raise output_error(exc.filename or _blobs(repo), exc) from None
         finally:
             for warning in warned:
@@ -287,6 +445,7 @@ def fetch_from_hub(
 __all__ = [
     "HubError",
     "HubRepo",
+    "HubTransfer",
     "RemoteFile",
     "endpoint",
     "expected_files",
