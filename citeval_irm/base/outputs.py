@@ -48,9 +48,11 @@ class OutputError(CitevalError, OSError):
         return str(self.args[0])
 
 
-def output_error(path: str | os.PathLike, exc: OSError) -> OutputError:
+def output_error(path: str | os.PathLike, exc: OSError, left: str | None = None) -> OutputError:
     """The :class:`OutputError` of ``exc`` raised while writing ``path``, saying what to do
-    for the usual causes."""
+    for the usual causes and what is left of ``path``: ``left`` (standard output:
+    ``"nothing reached it"``), else what an atomic write leaves (a file there as it was, or
+    none)."""
     reason = exc.strerror or str(exc)
     advice = {
         errno.ENOSPC: "free some space or write elsewhere",
@@ -59,11 +61,168 @@ def output_error(path: str | os.PathLike, exc: OSError) -> OutputError:
         errno.EACCES: "permission denied: write elsewhere",
         errno.EPERM: "not permitted: write elsewhere",
         errno.EFBIG: "the file is larger than this file system or limit allows",
+        errno.EBADF: "it is closed: send it to a file or to /dev/null",
     }.get(exc.errno)
     hint = f" ({advice})" if advice else ""
-    error = OutputError(f"cannot write {os.fspath(path)}: {reason}{hint}; nothing was written")
-    error.errno, error.filename = exc.errno, os.fspath(path)
+    name = os.fspath(path)
+    if left is None:
+        left = _left_of(name)
+    error = OutputError(f"cannot write {name}: {reason}{hint}; {left}")
+    error.errno, error.filename = exc.errno, name
     return error
+
+
+def _left_of(name: str) -> str:
+    """What a failed atomic write leaves at ``name``: what was there before, or nothing."""
+    if os.path.isdir(name):
+        return "nothing was left half-written there"
+    return "the file there is as it was" if os.path.lexists(name) else "it was not written"
+
+
+# --------------------------------------------------------------------------- what a command wrote
+
+
+class OutputRecord:
+    """The outputs of one command, so that an error part way says exactly what is there:
+    the files it checked before its work (:func:`check_output`: it means to write them)
+    and those written in full (renamed into place), each once, in order."""
+
+    def __init__(self) -> None:
+        self.planned: list[str] = []
+        self.written: list[str] = []
+
+    def said(self) -> str:
+        """``"; run.trec was written in full; report.md was not written"``: what the
+        command wrote before it stopped, and what it meant to write but did not; empty
+        when it wrote nothing (its error says what of its own target is left)."""
+        if not self.written:
+            return ""
+        missing = [p for p in self.planned if p not in self.written]
+        text = f"; {_names(self.written)} written in full"
+        return text + (f"; {_names(missing)} not written" if missing else "")
+
+
+def _names(paths: list[str]) -> str:
+    return f"{paths[0]} was" if len(paths) == 1 else f"{', '.join(paths)} were"
+
+
+_RECORDS: list[OutputRecord] = []  # the commands under way in this process, innermost last
+
+
+@contextmanager
+def recorded_outputs() -> Iterator[OutputRecord]:
+    """Record, for the length of a block (a command of the command line), the outputs
+    checked and written; outside one, nothing is kept (a long Python session writes
+    any number of files)."""
+    record = OutputRecord()
+    _RECORDS.append(record)
+    try:
+        yield record
+    finally:
+        _RECORDS.remove(record)
+
+
+def _note(kind: str, path: str | os.PathLike) -> None:
+    """``path`` planned or written, in the record of the command under way (if any)."""
+    if _RECORDS:
+        paths = getattr(_RECORDS[-1], kind)
+        name = os.fspath(path)
+        if name not in paths:
+            paths.append(name)
+
+
+# --------------------------------------------------------------------------- standard output
+
+
+class GuardedStream:
+    """Standard output as a command writes to it: a failed write (a full disk, ``>&-``
+    closed it: ``sys.stdout`` is then ``None``) is an :class:`OutputError` saying whether
+    any of the output reached it, not an ``OSError`` of no file or an ``AttributeError``.
+    A broken pipe (``| head``) stays a :class:`BrokenPipeError`: a reader that stops early
+    is no error. The first failure is kept: a caller that swallows it (argparse's help
+    does) meets it again at the next write or flush."""
+
+    def __init__(self, stream, *, name: str = "standard output", parent=None):
+        self._stream = stream
+        self._name = name
+        self._state = parent._state if parent is not None else {"used": False, "failed": None}
+
+    def _guarded(self, call, *args):
+        failed = self._state["failed"]
+        if failed is not None:
+            raise failed
+        try:
+            if self._stream is None:
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            result = call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            left = "what it shows is incomplete" if self._state["used"] else "nothing reached it"
+            self._state["failed"] = output_error(self._name, exc, left)
+            raise self._state["failed"] from None
+        return result
+
+    @property
+    def failure(self) -> OutputError | None:
+        """The first failed write or flush, if any (raised to whoever wrote)."""
+        return self._state["failed"]
+
+    def write(self, data):
+        written = self._guarded(lambda: self._stream.write(data))
+        self._state["used"] = self._state["used"] or bool(data)
+        return written
+
+    def flush(self) -> None:
+        if self._stream is None and self._state["failed"] is None:
+            return  # closed, and nothing was written to it
+        self._guarded(lambda: self._stream.flush())
+
+    @property
+    def buffer(self):
+        """The binary stream beneath (trec_eval's lines are written as bytes), guarded as
+        this one; none when standard output is closed."""
+        if self._stream is None or not hasattr(self._stream, "buffer"):
+            raise AttributeError("buffer")
+        return GuardedStream(self._stream.buffer, name=self._name, parent=self)
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def __getattr__(self, name: str):  # encoding, reconfigure, fileno, ...
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def _hold_descriptor(fd: int) -> None:
+    """``/dev/null`` on descriptor ``fd`` if it is closed (``>&-``): else the next file
+    opened takes it, and a process started later (a worker) writes its output into it."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+
+
+@contextmanager
+def guarded_stdout() -> Iterator[GuardedStream]:
+    """``sys.stdout`` as a :class:`GuardedStream` for the length of a block (a command of
+    the command line), as it was after it."""
+    import sys
+
+    stdout = sys.stdout
+    if stdout is None:
+        _hold_descriptor(1)
+    guarded = GuardedStream(stdout)
+    sys.stdout = guarded
+    try:
+        yield guarded
+    finally:
+        if sys.stdout is guarded:
+            sys.stdout = stdout
 
 
 # --------------------------------------------------------------------------- work in progress
@@ -189,6 +348,7 @@ def check_output(path: str | os.PathLike, *, force: bool = True) -> Path:
     _check_folder_of(path)
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(str(path), "cannot be written: permission denied")
+    _note("planned", path)
     return path
 
 
@@ -228,6 +388,7 @@ def check_folder_output(path: str | os.PathLike, *, force: bool = True) -> Path:
                 str(path), "exists: give --force to replace it, or another name to keep it"
             )
     _check_folder_of(path)
+    _note("planned", path)
     return path
 
 
@@ -251,6 +412,7 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     checked first (:func:`check_output`): for the files a user asked for."""
     with replaced_atomically(check_output(path)) as temporary:
         yield temporary
+    _note("written", path)
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:
@@ -283,6 +445,32 @@ def replaced_atomically(path: Path) -> Iterator[Path]:
             raise output_error(path, exc) from None
     finally:
         temporary.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_folder_output(path: str | os.PathLike) -> Iterator[Path]:
+    """A work folder beside ``path`` (the work folders of killed processes removed first)
+    to write a folder of files in; moved onto ``path`` when the block ends normally, removed
+    however it ends. ``path`` is checked first (:func:`check_folder_output`); a failed
+    write (:data:`WRITE_ERRNOS`) is an :class:`OutputError` naming ``path`` (another
+    OSError, a source that vanished, is the reader's)."""
+    path = check_folder_output(path)
+    remove_orphans(path)
+    staging = work_path(path)
+    try:
+        try:
+            staging.mkdir()
+            yield staging
+            move_into_place(staging, path)
+        except CitevalError:
+            raise
+        except OSError as exc:
+            if exc.errno in WRITE_ERRNOS:
+                raise output_error(path, exc) from None
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _note("written", path)
 
 
 @contextmanager

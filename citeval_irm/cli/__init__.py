@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 
 from ..base.errors import CitevalError, EvalWarning
 from ..base.progress import set_quiet
-from ..printing.escaping import plain_text
 from .flags import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, EXIT_STRICT_FAILURE
-from .invocation import check_report
+from .invocation import check_report, say
 from .parser import build_parser
 
 __all__ = ["EXIT_INPUT_ERROR", "EXIT_INTERRUPTED", "EXIT_STRICT_FAILURE", "build_parser", "main",
@@ -40,7 +39,7 @@ def _os_error(exc: OSError) -> str:
     if exc.errno in WRITE_ERRNOS:
         return str(output_error(exc.filename or "a file", exc))
     where = f"{exc.filename}: " if exc.filename else ""
-    return f"{where}{exc.strerror or exc}".replace("\n", " ")
+    return f"{where}{exc.strerror or exc}"
 
 
 class Interrupted(BaseException):
@@ -73,12 +72,47 @@ def _utf8_stdout():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with _utf8_stdout():
-        return _main(argv)
+    """Run ``citeval`` with ``argv`` (default: the process's arguments); the exit status.
+
+    Standard output is guarded for the command (:func:`~citeval_irm.base.outputs.
+    guarded_stdout`: closed or full, it is an error saying so) and its outputs recorded, so
+    that an error part way says which files were written in full and which were not."""
+    from ..base.outputs import guarded_stdout, recorded_outputs
+
+    with _utf8_stdout(), guarded_stdout() as stdout, recorded_outputs() as record:
+        return _main(argv, stdout, record)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, stdout, record) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
+    try:
+        code = _command(given)
+        if code == 0 or stdout.failure is None:  # a command that failed said its failure
+            stdout.flush()  # a full disk said now, not lost in the flush at exit
+        return code
+    except CitevalError as exc:
+        say(f"citeval: error: {exc}{record.said()}")
+        return EXIT_INPUT_ERROR
+    except BrokenPipeError:  # e.g. `citeval eval ... | head`
+        return 0
+    except OSError as exc:  # a vanished file: said, not a traceback
+        say(f"citeval: error: {_os_error(exc)}{record.said()}")
+        return EXIT_INPUT_ERROR
+    except (Interrupted, KeyboardInterrupt):
+        say(f"citeval: interrupted{record.said()}")
+        return EXIT_INTERRUPTED
+    finally:
+        set_quiet(False)
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _command(given: list[str]) -> int:
+    """The command of ``given`` run: ``citeval trec_eval``'s own command line, or one of
+    argparse's (whose ``--help`` text is flushed before its exit, so a full standard
+    output is said)."""
     if given[:1] == ["trec_eval"]:  # trec_eval's own command line, not argparse's
         from .trec_eval import main as trec_eval_main
 
@@ -88,36 +122,22 @@ def _main(argv: Sequence[str] | None) -> int:
 
         hint = eval_hint(given[1:])
         if hint is not None:
-            print(f"citeval: error: {hint}", file=sys.stderr)
+            say(f"citeval: error: {hint}")
             return EXIT_INPUT_ERROR
     parser = build_parser()
-    args = parser.parse_args(argv)
-    args.command_line = shlex.join(["citeval", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        args = parser.parse_args(given)
+    except SystemExit:
+        sys.stdout.flush()  # argparse's help swallows a failed write: it is said here
+        raise
+    args.command_line = shlex.join(["citeval", *given])
     args.started = time.perf_counter()
     handler: Callable[[argparse.Namespace], int] = args.handler
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     set_quiet(getattr(args, "quiet", False))
-    try:
-        check_report(args)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
-            return handler(args)
-    except CitevalError as exc:
-        print(f"citeval: error: {plain_text(str(exc))}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except BrokenPipeError:  # e.g. `citeval eval ... | head`
-        return 0
-    except OSError as exc:  # a full disk, a vanished file: said, not a traceback
-        print(f"citeval: error: {_os_error(exc)}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except (Interrupted, KeyboardInterrupt):
-        print("citeval: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    finally:
-        set_quiet(False)
-        if in_main_thread:
-            signal.signal(signal.SIGINT, previous)
+    check_report(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EvalWarning)  # each command prints its own
+        return handler(args)
 
 
 def run() -> None:
@@ -129,7 +149,7 @@ def run() -> None:
 
     code = main()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # closed (None) too
             stream.flush()
     atexit._run_exitfuncs()
     os._exit(code)

@@ -1,7 +1,5 @@
 """``python -m citeval_irm.cli``: the ``citeval`` command."""
 
-import sys
+from . import run
 
-from . import main
-
-sys.exit(main())
+run()

@@ -14,7 +14,14 @@ from ..base.errors import InputError
 from ..papers import PROTOCOLS, RECIPES
 from ..printing.escaping import json_dumps
 from .flags import EXIT_STRICT_FAILURE
-from .invocation import Invocation, check_max_docs, named_runs, quiet_ir_datasets, run_label
+from .invocation import (
+    Invocation,
+    check_max_docs,
+    named_runs,
+    quiet_ir_datasets,
+    run_label,
+    say,
+)
 
 
 def _validation(given: Invocation):
@@ -147,7 +154,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.strict:
         failures = report.failures(args.tolerance)
         for failure in failures:
-            print(f"citeval: strict: {failure}", file=sys.stderr)
+            say(f"citeval: strict: {failure}")
         if failures:
             return EXIT_STRICT_FAILURE
     return 0
@@ -291,7 +298,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     given.say_warnings([*result.warnings, *own])
     if args.resolution_report:
         path = _resolution_report(given, result)
-        print(f"citeval: report written to {path}", file=sys.stderr)
+        say(f"citeval: report written to {path}")
     return 0
 
 
@@ -311,8 +318,10 @@ def _write_resolved_run(args: argparse.Namespace, result) -> None:
 
     if result.run is not None:
         write_run(result.run, args.output, tag=args.tag)
-        print(f"citeval: wrote {len(result.run):,} lines for {result.run.num_queries:,} queries "
-              f"to {args.output}", file=sys.stderr)  # fmt: skip
+        say(
+            f"citeval: wrote {len(result.run):,} lines for {result.run.num_queries:,} queries "
+            f"to {args.output}"
+        )
     else:
         print("citeval: no run written: no reference resolved to a paper", file=sys.stderr)
 

@@ -12,7 +12,8 @@ import time
 
 from ..base.errors import CitevalError, InputError
 from ..papers import PROTOCOLS, RECIPES
-from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path
+from ..printing.escaping import plain_text
+from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -26,7 +27,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         memory=Invocation(args).execution.memory,
         force=args.force,
     )
-    sys.stderr.write(done.text())
+    say(done.text().rstrip("\n"))
     return 0
 
 
@@ -148,10 +149,7 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
     )
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries
-    print(
-        f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}",
-        file=sys.stderr,
-    )
+    say(f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}")
     given.say_warnings(run.warnings)
     return 0
 
@@ -176,6 +174,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sys.stdout.write(report.format(report=report_file))
         if report_file:
             written = report.report(command=args.command_line).write(report_file)
-            print(f"report (scores, checks and plots in one page): {written.resolve()}")
+            sys.stdout.write(
+                plain_text(f"report (scores, checks and plots in one page): {written.resolve()}")
+                + "\n"
+            )
     print(f"done in {time.perf_counter() - args.started:.1f} s (the whole command)")
     return 0

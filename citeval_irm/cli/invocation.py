@@ -16,8 +16,16 @@ from pathlib import Path
 
 from ..base.errors import InputError
 from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
+from ..printing.escaping import plain_text
 from ..printing.printable import warning_line
 from .flags import DEMO_REPORT, display, eval_options, execution_options, statistics_options
+
+
+def say(line: str) -> None:
+    """A line of the command's own on standard error (``citeval: report written to
+    PATH``), escaped as every terminal line is: a path or an id in it cannot drive the
+    terminal."""
+    print(plain_text(line), file=sys.stderr)
 
 
 class Invocation:
@@ -101,7 +109,7 @@ class Invocation:
         ).shown(**self.shown)
         report.command = args.command_line
         path = report.write(args.report)
-        print(f"citeval: report written to {path}", file=sys.stderr)
+        say(f"citeval: report written to {path}")
 
     def write_result_report(self, result, **shown) -> None:
         """The result's warnings (on standard error) and, with ``--report PATH``, its own
@@ -111,7 +119,7 @@ class Invocation:
         if self.args.report:
             report = result.report(command=self.args.command_line, **self.shown, **shown)
             path = report.write(self.args.report)
-            print(f"citeval: report written to {path}", file=sys.stderr)
+            say(f"citeval: report written to {path}")
 
 
 def say_warnings(warnings, args: argparse.Namespace) -> None:

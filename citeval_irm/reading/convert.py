@@ -12,7 +12,6 @@ A run not grouped by query is first put in query order out of core
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,22 +161,13 @@ def convert(
 
 
 def _convert_partitioned(source, target: Path, plan, rows: int) -> Converted:
-    """The folder of parts, written in a work folder beside ``target`` (the work folders
-    of killed conversions are removed first) and moved into place once complete."""
-    from ..base.outputs import (
-        WRITE_ERRNOS,
-        move_into_place,
-        output_error,
-        remove_orphans,
-        work_path,
-    )
+    """The folder of parts, written in a work folder beside ``target`` and moved into
+    place once complete (:func:`~citeval_irm.base.outputs.atomic_folder_output`)."""
+    from ..base.outputs import atomic_folder_output
     from .chunks import over_whole_queries
 
     chunk_rows = min(plan.chunk_rows or rows, rows)
-    remove_orphans(target)
-    staging = work_path(target)
-    try:
-        staging.mkdir()
+    with atomic_folder_output(target) as staging:
 
         def write(chunks) -> tuple[int, int, int]:
             for old in staging.iterdir():  # parts of an attempt on the file as it was
@@ -185,11 +175,4 @@ def _convert_partitioned(source, target: Path, plan, rows: int) -> Converted:
             return write_parts(chunks, staging, rows)
 
         counts, _ = over_whole_queries(source, chunk_rows, plan, "keep_all", write)
-        move_into_place(staging, target)
-    except OSError as exc:
-        if exc.errno in WRITE_ERRNOS:
-            raise output_error(target, exc) from None
-        raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return Converted(target, *counts)
