@@ -90,9 +90,9 @@ def _gains(measure, labels) -> dict[int, float]:
     return found
 
 
-def ndcg(measure, trec, ranking, labels) -> float:
-    """m_ndcg.c / m_ndcg_cut.c with the measure's gains: DCG over the ideal DCG (the judged
-    docs' positive gains, largest first), both to the cut-off when there is one."""
+def _discounted(measure, ranking, labels) -> tuple[float, float]:
+    """m_ndcg.c / m_ndcg_cut.c with the measure's gains: the ranking's DCG and the ideal DCG
+    (the judged docs' positive gains, largest first), both to the cut-off when there is one."""
     gains = _gains(measure, labels)
     cutoff = measure.params.get("cutoff")
     ranked = ranked_labels(measure, ranking, labels)[:cutoff]
@@ -105,7 +105,36 @@ def ndcg(measure, trec, ranking, labels) -> float:
     best = 0.0
     for i, gain in enumerate(ideal):
         best += gain / math.log2(i + 2)
+    return dcg, best
+
+
+def ndcg(measure, trec, ranking, labels) -> float:
+    """m_ndcg.c / m_ndcg_cut.c: DCG over the ideal DCG, 0 when the ideal is 0."""
+    dcg, best = _discounted(measure, ranking, labels)
     return dcg / best if best > 0 else 0.0
+
+
+def dcg(measure, trec, ranking, labels) -> float:
+    """m_ndcg.c's ``dcg``: the ranking's DCG."""
+    return _discounted(measure, ranking, labels)[0]
+
+
+def ideal_dcg(measure, trec, ranking, labels) -> float:
+    """m_ndcg.c's ``ideal_dcg``: the ideal DCG."""
+    return _discounted(measure, ranking, labels)[1]
+
+
+def yaap(measure, trec, ranking, labels) -> float:
+    """m_yaap.c: log((1 + S) / (1 + R - S)), S the sum over the relevant docs retrieved of
+    their number among them over their rank."""
+    rel = measure.params.get("rel", 1)
+    total, found = 0.0, 0
+    for i, label in enumerate(ranked_labels(measure, ranking, labels)):
+        if label >= rel:
+            found += 1
+            total += found / (i + 1)
+    relevant = sum(v >= max(rel, 0) for v in labels.values())
+    return math.log((1.0 + total) / (1.0 + relevant - total))
 
 
 def rbp(measure, trec, ranking, labels) -> float:
