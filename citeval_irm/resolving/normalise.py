@@ -8,6 +8,14 @@ spaces, white space collapsed, and a trailing year or venue (``... 2017``, ``...
 meet on the same key. The stripped trailing year is kept: it is the reference's year when
 the reference gives none (:func:`split_year`).
 
+Every step takes time linear in the text's length, whatever the text holds: a reference is
+a model's output and a catalogue line anyone's, and a pattern searched from every start
+over a run of separators is quadratic (``"A" + 30,000 spaces + "B"`` took minutes). The
+trailing year and venue are read from the normalised words, not by a pattern anchored at
+the end; the identifiers' patterns have bounded quantifiers; long runs of combining marks
+are cut (:data:`STREAM_SAFE`); ``tests/test_resolve_linear.py`` feeds 100,000-character
+runs of every character class.
+
 Identifiers (:func:`identifiers`): arXiv ids (``1706.03762``, ``1706.03762v2``,
 ``arXiv:1706.03762``, ``https://arxiv.org/abs/1706.03762``, ``.../pdf/1706.03762v1.pdf``,
 old-style ``hep-th/9901001``), ACL Anthology ids (``P15-1001``, ``2020.acl-main.1``,
@@ -42,30 +50,42 @@ _LETTER = re.compile(r"\\(ss|aa|AA|ae|AE|oe|OE|[oOlLij])(?![A-Za-z])\s*(?:\{\})?
 _COMMAND = re.compile(r"\\[A-Za-z]+\*?\s*")
 _SYMBOL_COMMAND = re.compile(r"\\[&%$#_{}]")
 
-_YEAR = r"(?:19|20)\d\d[a-z]?"
-_TRAILING_YEAR = re.compile(rf"[\s,.;:(\[]+\(?({_YEAR})\)?\]?[\s.]*$")
 VENUES = (
     "acl", "naacl", "naacl-hlt", "hlt-naacl", "emnlp", "eacl", "coling", "conll", "lrec",
     "semeval", "tacl", "cl", "aacl", "ijcnlp", "findings", "neurips", "nips", "icml", "iclr",
     "aaai", "ijcai", "sigir", "kdd", "www", "wsdm", "cikm", "ecir", "recsys", "jcdl",
     "cvpr", "iccv", "eccv", "jmlr", "tpami", "corr", "arxiv",
+    "uai", "aistats", "colt", "alt", "acml", "ecml", "pkdd", "ecml-pkdd", "ecml/pkdd", "icdm",
+    "sdm", "wacv", "bmvc", "accv", "icpr", "icip", "icassp", "interspeech", "tmlr", "jair",
+    "mlj", "aij", "tkde", "tnnls", "tnn", "tois", "tacm", "cacm", "pnas", "icra", "iros",
+    "corl", "l4dc", "ijcnn", "pakdd", "sigmod", "vldb", "icde", "cogsci", "kr", "aamas",
+    "ecai", "iclr-w", "mlsys", "sysml", "miccai", "ipmi", "jmlr-w",
 )  # fmt: skip
-_VENUE = "|".join(re.escape(v) for v in VENUES)
-_TRAILING_VENUE = re.compile(
-    rf"(?:[\s,.;:(\[-]+(?:in\s+)?(?:proc(?:eedings|\.)?\s+(?:of\s+)?(?:the\s+)?)?"
-    rf"(?:{_VENUE})(?:\s*[-']?\s*{_YEAR}|\s*'\d\d)?\)?\]?[\s.]*"
-    rf"|[\s,.;:(\[]+in\s+proc(?:eedings|\.)?\b.*"
-    rf"|[\s,.;:(\[]+arxiv\s+preprint\b.*)$",
-    re.IGNORECASE,
-)
-_ELLIPSIS = re.compile(r"(?:\.\.\.|\u2026)\s*$")
+"""Venues a title may end with (``... (ACL 2015)``, ``... UAI``), as written; compared by
+their normalised words, so ``NAACL-HLT`` is ``naacl hlt`` and ``ECML/PKDD`` is ``ecml pkdd``.
+Only acronyms: a word of English (*Machine Learning*, *Nature*) ends many titles."""
+_VENUE_WORDS = {tuple(re.sub(r"[^a-z0-9]+", " ", v).split()) for v in VENUES}
+_VENUE_LENGTHS = sorted({len(v) for v in _VENUE_WORDS}, reverse=True)
+_PROCEEDINGS = frozenset({"proc", "proceedings"})
+_CUT_AFTER = (("in", _PROCEEDINGS), ("arxiv", frozenset({"preprint"})))
+"""Two words from which everything is the venue (``..., In Proceedings of the 55th ...``,
+``... arXiv preprint arXiv:...``), wherever they are after the title's first word."""
+_ELLIPSES = ("...", "\u2026")
 _SPACES = re.compile(r"\s+")
+STREAM_SAFE = 30
+"""Unicode's stream-safe text format (UAX #15): at most 30 non-starters (combining marks)
+in a row. Longer runs are cut to it before NFKC, whose canonical reordering is quadratic in
+a run's length in CPython (a title of 40,000 combining marks took 2 s); the marks are
+dropped afterwards anyway."""
 
 
 def undo_latex(text: str) -> str:
     """LaTeX markup as plain text: accents as combining marks, ``\\ss`` and the like as
     letters, other commands (``\\em``, ``\\emph``, ``\\textit``) dropped with their braces
-    kept for the next step, ``--`` as a dash."""
+    kept for the next step, ``--`` as a dash.
+
+    Linear in the text's length: each pattern starts at a backslash and scans only
+    characters that are no backslash, so no two attempts scan the same characters."""
     if "\\" in text:
         text = _ACCENT.sub(
             lambda m: (m.group(2) or m.group(3)).lstrip("\\") + _ACCENTS[m.group(1)], text
@@ -84,10 +104,11 @@ _ASCII_SPACES = str.maketrans(
 
 def _plain(text: str) -> str:
     """NFKC, accents dropped, case folded, every punctuation mark or symbol a space (an
-    ASCII text, which neither normal form changes, by one translation: the same result)."""
+    ASCII text, which neither normal form changes, by one translation: the same result).
+    Linear in the text's length (:data:`STREAM_SAFE`)."""
     if text.isascii():
         return " ".join(text.lower().translate(_ASCII_SPACES).split())
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", _stream_safe(text))
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     out = []
     for char in decomposed:
@@ -98,23 +119,109 @@ def _plain(text: str) -> str:
     return _SPACES.sub(" ", "".join(out)).strip()
 
 
-def split_year(text: str) -> tuple[str, int | None]:
-    """``text`` without a trailing year or venue, and that year (or ``None``)."""
+def _non_starter(char: str) -> bool:
+    """Whether ``char`` is, or decomposes into, a combining mark (a non-starter of NFKD)."""
+    if unicodedata.combining(char):
+        return True
+    parts = [p for p in unicodedata.decomposition(char).split() if not p.startswith("<")]
+    return bool(parts) and unicodedata.combining(chr(int(parts[0], 16))) != 0
+
+
+def _stream_safe(text: str) -> str:
+    """``text`` with every run of non-starters cut to :data:`STREAM_SAFE`."""
+    out, run, kinds = [], 0, {}
+    for char in text:
+        kind = kinds.get(char)
+        if kind is None:
+            kind = kinds[char] = not char.isascii() and _non_starter(char)
+        run = run + 1 if kind else 0
+        if run <= STREAM_SAFE:
+            out.append(char)
+    return "".join(out) if len(out) < len(text) else text
+
+
+def _year_of(word: str) -> int | None:
+    """The year a word is (``2017``, ``2017b``: 1900-2099), else ``None``."""
+    if len(word) == 5 and word[4] in "abcdefgh":
+        word = word[:4]
+    if len(word) == 4 and word.isdigit() and word[:2] in ("19", "20"):
+        return int(word)
+    return None
+
+
+def _first_year(words: list[str]) -> int | None:
+    return next((year for w in words if (year := _year_of(w)) is not None), None)
+
+
+def _venue_at_end(words: list[str]) -> int | None:
+    """Where a trailing venue starts (with a year after it, ``in``, ``proceedings of the``
+    before it), if the title ends with one and keeps a word."""
+    end = len(words)
+    if end and (_year_of(words[-1]) is not None or (len(words[-1]) == 2 and words[-1].isdigit())):
+        end -= 1  # NeurIPS 2017, ACL'15
+    for size in _VENUE_LENGTHS:
+        if end - size >= 1 and tuple(words[end - size : end]) in _VENUE_WORDS:
+            start = end - size
+            break
+    else:
+        return None
+    before = start
+    if before and words[before - 1] == "the":
+        before -= 1
+    if before and words[before - 1] == "of":
+        before -= 1
+    if before and words[before - 1] in _PROCEEDINGS:
+        start = before - 1
+    if start and words[start - 1] == "in":
+        start -= 1
+    return start if start >= 1 else None
+
+
+def _cut_at_venue(words: list[str]) -> int | None:
+    """Where ``In Proceedings`` or ``arXiv preprint`` starts after the first word."""
+    for first, seconds in _CUT_AFTER:
+        at = 1
+        while True:
+            try:
+                at = words.index(first, at)
+            except ValueError:
+                break
+            if at + 1 < len(words) and words[at + 1] in seconds:
+                return at
+            at += 1
+    return None
+
+
+def strip_tail(words: list[str]) -> tuple[list[str], int | None]:
+    """The words of a normalised title without a trailing year or venue (``... 2017``,
+    ``... (ACL 2015)``, ``... In Proceedings of ...``, ``... arXiv preprint ...``), and the
+    first year they held (or ``None``); at least one word is always kept.
+
+    On words, not on the text: each rule looks at a few words at the end (or finds two
+    words once), so the time is linear in the title's length, whatever it holds (a regular
+    expression anchored at the end, searched, tries every start: quadratic on a run of
+    separators)."""
     year = None
     for _ in range(3):  # "..., ACL 2015. 2015", "(EMNLP) 2016"
-        match = _TRAILING_YEAR.search(text)
-        if match and match.start() > 0:
-            year = year or int(match.group(1)[:4])
-            text = text[: match.start()]
+        if len(words) > 1 and (found := _year_of(words[-1])) is not None:
+            year = year or found
+            words = words[:-1]
             continue
-        match = _TRAILING_VENUE.search(text)
-        if match and match.start() > 0:
-            years = re.findall(rf"\b({_YEAR})\b", match.group(0))
-            year = year or (int(years[0][:4]) if years else None)
-            text = text[: match.start()]
-            continue
-        break
-    return text, year
+        cut = _cut_at_venue(words)
+        if cut is None:
+            cut = _venue_at_end(words)
+        if cut is None:
+            break
+        year = year or _first_year(words[cut:])
+        words = words[:cut]
+    return words, year
+
+
+def split_year(text: str) -> tuple[str, int | None]:
+    """``text`` normalised (:func:`_plain`) without a trailing year or venue, and that
+    year (or ``None``)."""
+    words, year = strip_tail(_plain(text).split())
+    return " ".join(words), year
 
 
 class Key(NamedTuple):
@@ -126,13 +233,15 @@ class Key(NamedTuple):
 
 
 def title_key(title: str) -> Key:
-    """The normalised form of a title, compared by the index (see the module docstring)."""
+    """The normalised form of a title, compared by the index (see the module docstring);
+    linear in the title's length, whatever it holds."""
     text = undo_latex(title).replace("{", "").replace("}", "").replace("$", "")
-    truncated = bool(_ELLIPSIS.search(text))
+    end = text.rstrip()
+    truncated = end.endswith(_ELLIPSES)
     if truncated:
-        text = _ELLIPSIS.sub("", text)
-    text, year = split_year(text.strip())
-    return Key(_plain(text), year, truncated)
+        text = end[: -3 if end.endswith("...") else -1]
+    words, year = strip_tail(_plain(text).split())
+    return Key(" ".join(words), year, truncated)
 
 
 def tokens(key: str) -> list[str]:
@@ -142,16 +251,21 @@ def tokens(key: str) -> list[str]:
 
 # --------------------------------------------------------------------------- identifiers
 
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}"
+# Every quantifier below is bounded (an archive name, an Anthology volume, a version have
+# a few characters), so a search costs a bounded amount per start: linear in the text.
+_ARXIV_NEW = r"\d{4}\.\d{4,5}(?!\d)"
+_ARXIV_OLD = r"[a-z][a-z-]{0,15}(?:\.[A-Z]{2})?/\d{7}(?!\d)"
 _ARXIV_IN_TEXT = re.compile(
-    rf"(?:arxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\.)|\b)({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?",
+    rf"(?:arxiv(?:\.org/(?:abs|pdf)/|\s{{0,3}}:\s{{0,3}}|\.)|\b)({_ARXIV_NEW}|{_ARXIV_OLD})"
+    r"(?:v\d{1,4})?",
     re.IGNORECASE,
 )
 _ACL_OLD = r"[A-Z]\d{2}-\d{4}"
-_ACL_NEW = r"\d{4}\.[a-z0-9]+(?:-[a-z0-9]+)*\.\d+"
+_ACL_NEW = r"\d{4}\.[a-z0-9]{1,40}(?:-[a-z0-9]{1,40}){0,4}\.\d{1,6}"
 _ACL_IN_TEXT = re.compile(rf"(?<![\w.])({_ACL_OLD}|{_ACL_NEW})(?![\w-])")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+"""A DOI: its suffix runs to the next space; once ``10.NNNN/`` is read the match cannot
+fail, so a search is linear too."""
 _DIGIT = re.compile(r"\d")
 ARXIV_DOI = "10.48550/arxiv."
 ACL_DOI = "10.18653/v1/"
@@ -231,4 +345,4 @@ def corpus_id_keys(doc_id: str) -> list[str]:
 
 
 def _looks_arxiv(doc_id: str) -> bool:
-    return bool(re.fullmatch(rf"(?:arXiv:)?(?:{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", doc_id))
+    return bool(re.fullmatch(rf"(?:arXiv:)?(?:{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d{{1,4}})?", doc_id))

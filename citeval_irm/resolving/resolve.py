@@ -48,8 +48,10 @@ from .result import (  # noqa: F401
     resolution_measures,
 )
 
-_QUOTED = re.compile(r"[\"\u201c\u00ab]([^\"\u201d\u00bb]{8,})[\"\u201d\u00bb]")
-_SENTENCE = re.compile(r"(?<=[^\s.A-Z])\.\s+|\s+[-\u2013\u2014]\s+")
+# Linear: a quoted text holds no quotation mark, so each attempt scans up to the next one;
+# a separator's white space is matched from the start of its run only.
+_QUOTED = re.compile(r"[\"\u201c\u00ab]([^\"\u201c\u201d\u00ab\u00bb]{8,})[\"\u201d\u00bb]")
+_SENTENCE = re.compile(r"(?<=[^\s.A-Z])\.\s+|(?<!\s)\s+[-\u2013\u2014]\s+")
 _ANY_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _NOT_NAMES = frozenset({"and", "et", "al", "the", "of", "in"})
 
