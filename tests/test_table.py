@@ -308,3 +308,32 @@ def test_a_users_own_published_table(manifest, capsys, tmp_path):
     out = " ".join(capsys.readouterr().out.split())
     assert "Theirs (published)" in out and "25.00" in out
     assert f"figures from {mine} (given by the user)" in out and "transcribed" not in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex"])
+def test_an_impossible_published_row_is_marked_in_the_table(manifest, capsys, tmp_path, fmt):
+    """A published row no rank distribution gives as printed (R@20 - R@10 = 7.26 points,
+    but nDCG@20 - nDCG@10 = 1.01) carries the mark § in the table and its reason in the
+    legend, in every format; a possible one does not."""
+    rows = pd.read_csv(manifest)
+    demo = rows[(rows["dataset"] == DEMO) & (rows["system"] == "bm25")].copy()
+    demo["run"] = [str(manifest.parent / r) for r in demo["run"]]
+    path = tmp_path / "manifest.csv"
+    demo.to_csv(path, index=False)
+    planted = {"R@10": 45.06, "R@20": 52.32, "nDCG@10": 31.36, "nDCG@20": 32.37}
+    fine = {"R@10": 45.06, "R@20": 52.32, "nDCG@10": 31.36, "nDCG@20": 33.37}
+    lines = ["dataset,setting,stage,system,measure,value,source"]
+    for system, values in (("Planted", planted), ("Fine", fine)):
+        lines += [f"{DEMO},inductive,end-to-end,{system},{m},{v:.2f},t" for m, v in values.items()]
+    mine = tmp_path / "mine.csv"
+    mine.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    measures = "R@10 R@20 nDCG@10 nDCG@20"
+    assert main(["table", str(path), "-m", measures, "--published", str(mine), "--format", fmt,
+                 "-q"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    out = out if fmt == "latex" else out.replace("\\.", ".")  # Markdown escapes "45\.06§"
+    mark = r"$^{\S}$" if fmt == "latex" else "§"
+    planted_line = next(line for line in out.splitlines() if "Planted" in line and "45.06" in line)
+    fine_line = next(line for line in out.splitlines() if "Fine" in line and "45.06" in line)
+    assert mark in planted_line and mark not in fine_line
+    assert "the published row of Planted on" in " ".join(out.split())

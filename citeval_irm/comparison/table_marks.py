@@ -16,7 +16,7 @@ from .resolutions import rate_legend
 
 OK, MISSING, VIOLATION, FLAGGED = "ok", "missing", "violation", "flagged"
 # significance against the baseline; protocol broken; gold possibly inserted (a warning)
-BETTER, WORSE, BROKEN, ORACLE = "▲", "▼", "†", "‡"
+BETTER, WORSE, BROKEN, ORACLE, IMPOSSIBLE = "▲", "▼", "†", "‡", "§"
 ORACLE_MEANS = (
     "the run holds the gold paper in nearly every ranking that could miss it (validate's "
     "gold_always_present: an oracle first stage?)"
@@ -26,6 +26,7 @@ LATEX_MARKS = {
     WORSE: r"$^{\downarrow}$",
     BROKEN: r"$^{\dagger}$",
     ORACLE: r"$^{\ddagger}$",
+    IMPOSSIBLE: r"$^{\S}$",
 }
 
 
@@ -48,6 +49,7 @@ def cell_text(cell, scale: float, decimals: int, bold: bool, latex: bool, measur
     text = number(cell["value"] * scale, decimals)
     marks = ""
     marks += {VIOLATION: BROKEN, FLAGGED: ORACLE}.get(cell["status"], "")
+    marks += IMPOSSIBLE if isinstance(cell.get("impossible"), str) and cell["impossible"] else ""
     significant = cell.get("significant")
     if not pd.isna(significant) and bool(significant):  # NaN: not tested
         better = cell["direction"] > 0  # the test's own direction; lower is better for
@@ -90,6 +92,11 @@ def table_legend(table) -> list[str]:
         lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
     if (statuses == FLAGGED).any():
         lines.append(f"{ORACLE}: {ORACLE_MEANS}: compared, not bold")
+    if "impossible" in table.values:
+        found = table.values[table.values["impossible"].fillna("").astype(bool)]
+        for (system, dataset), why in found.groupby(["system", "dataset"], sort=False):
+            lines.append(f"{IMPOSSIBLE}: the published row of {system} on {dataset} is "
+                         f"impossible as printed: {why['impossible'].iloc[0]}")  # fmt: skip
     if (statuses == MISSING).any():
         lines.append("-: no run of that system on that dataset")
     rates = [m for m in RATES if (table.values["measure"] == m).any()]

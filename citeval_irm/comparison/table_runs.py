@@ -228,7 +228,8 @@ def published_rows(paper, runs: TableRuns, protocol) -> tuple[pd.DataFrame, list
             for measure in side.figures.index:
                 rows.append({"system": system, "dataset": dataset, "measure": measure,
                              "value": side.figures.at[measure, system] / scale,
-                             "status": "published"})  # fmt: skip
+                             "status": "published",
+                             "impossible": side.impossible.get(system, "")})  # fmt: skip
         differing = [str(c) for c in side.checks if c.status != "same"]
         detail = f" ({'; '.join(differing)})" if differing else ""
         verdicts.append(f"published rows on {dataset}: {side.title()}; {side.verdict()}{detail}")
