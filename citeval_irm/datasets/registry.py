@@ -63,6 +63,27 @@ METADATA = MetadataProvider(_load_metadata)
 DOCUMENTATION: dict[str, PackageYamlDocumentation] = {}  # by YAML file name
 
 
+class CountedMetadata(MetadataComponent):
+    """ir_datasets' metadata of one dataset, where an entity with no published count (the
+    qrels of a MasterSet tier: v1.0 publishes none) gets the dataset's own count of it,
+    made from its files when they are on this machine (never downloaded for a count):
+    ``metadata()`` and ``qrels_count()`` agree, and ir_datasets' own check that every
+    entity has a count holds wherever the files are. The published counts of
+    ``metadata.json`` (what ``citeval datasets list`` shows) are unchanged."""
+
+    def __init__(self, dataset_id: str, dataset: Dataset, provider: MetadataProvider):
+        super().__init__(dataset_id, dataset, provider)
+        self._counted = dataset
+
+    def _metadata(self, etype: ir_datasets.EntityType) -> dict:
+        metadata = super()._metadata(etype)
+        if "count" in metadata:
+            return metadata
+        own = getattr(self._counted, f"{ir_datasets.EntityType(etype).value}_count", None)
+        count = own() if own is not None else None
+        return metadata if count is None else {**metadata, "count": count}
+
+
 def documentation_file(name: str) -> PackageYamlDocumentation:
     """The documentation read from one YAML file of this package (read once)."""
     return DOCUMENTATION.setdefault(name, PackageYamlDocumentation(name))
@@ -75,7 +96,7 @@ def build_datasets() -> dict[str, Dataset]:
     for components, documentation in families:
         for dataset_id, parts in components.items():
             dataset = Dataset(*parts, documentation(dataset_id))
-            out[dataset_id] = Dataset(MetadataComponent(dataset_id, dataset, METADATA), dataset)
+            out[dataset_id] = Dataset(CountedMetadata(dataset_id, dataset, METADATA), dataset)
     return out
 
 

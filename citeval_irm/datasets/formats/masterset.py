@@ -51,7 +51,7 @@ from ...base.errors import InputError
 from ..jsonstream import Notes
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
 from ..sources import CorpusSource, corpus_file
-from ..stores import StoredDocs, StoredRecords
+from ..stores import StoredDocs, StoredRecords, file_version
 from ..validation import ImportReport
 from .masterset_rows import (
     LABELS,
@@ -298,6 +298,13 @@ class MustCiteQrels(BaseQrels):
         reading = "/in-pool" if self._reading == "in-pool" else ""
         _log(f"{self._corpus.dataset_id}/{self._split}/{self._tier}{reading} qrels", notes)
 
+    def qrels_count(self) -> int | None:
+        """How many qrels :meth:`qrels_iter` yields, counted from the files when both are
+        on this machine (:func:`tier_counts`), else ``None``: v1.0 publishes no count per
+        tier, and nothing is downloaded for a count."""
+        counts = tier_counts(self._corpus, self._split)
+        return None if counts is None else counts[(self._tier, self._reading)]
+
     def qrels_defs(self) -> dict[int, str]:
         return {
             1: f"a reference of the query paper in the {self._tier} tier ({TIER_RULES[self._tier]})"
@@ -305,6 +312,31 @@ class MustCiteQrels(BaseQrels):
 
     def qrels_cls(self) -> type:
         return MustCiteQrel
+
+
+_TIER_COUNTS: dict[tuple, dict[tuple[str, str], int]] = {}
+
+
+def tier_counts(corpus: MasterSetCorpus, split: str) -> dict[tuple[str, str], int] | None:
+    """The number of qrels of every ``(tier, reading)`` of ``split``, counted in one read
+    of its files (the pool's ids, the split's references), as :class:`MustCiteQrels`
+    yields them; ``None`` when a file is not on this machine (nothing is downloaded). Kept
+    for the process, by version of the files (path, size, modification time)."""
+    paths = [corpus_file(corpus, name, fetch=False) for name in (POOL_FILE, SPLITS[split])]
+    if None in paths:
+        return None
+    key = (corpus.dataset_id, split, *(tuple(file_version(p).values()) for p in paths))
+    if key not in _TIER_COUNTS:
+        notes = Notes(NOTES)  # what the count tolerated is said when the qrels are read
+        pool = pool_ids(corpus, notes)
+        counts = dict.fromkeys(((t, r) for t in (*TIERS, MUST_CITE) for r in READINGS), 0)
+        for gold in iter_gold(corpus, split, notes):
+            for tier in (*TIERS, MUST_CITE):
+                judged = [doc_id for doc_id, _ in tier_gold(gold, tier)]
+                counts[(tier, "keep")] += len(judged)
+                counts[(tier, "in-pool")] += sum(doc_id in pool for doc_id in judged)
+        _TIER_COUNTS[key] = counts
+    return _TIER_COUNTS[key]
 
 
 def masterset_components(corpus: MasterSetCorpus) -> dict[str, tuple]:
