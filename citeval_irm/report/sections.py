@@ -276,7 +276,10 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
 
 
 def published_section(comparison: Comparison) -> Section:
-    """The runs beside the published table, the differences and the like-for-like checks."""
+    """The runs beside the published table, the differences, the rows impossible as printed,
+    the intervals of what a system does not report, and the like-for-like checks."""
+    from ..checks.published.check import MARK
+
     side = comparison.published
     section = Section("published", "Published results")
     section.add(table("published", *side.side_by_side(), caption=side.title()))
@@ -286,6 +289,16 @@ def published_section(comparison: Comparison) -> Section:
             "published-differences", headers, rows, left=2, caption="Difference (yours - published)"
         )
     )
+    if side.impossible:
+        section.add(
+            Items(tuple(f"{MARK} {system}: {why}" for system, why in side.impossible.items()))
+        )
+    if len(side.bounds):
+        headers, rows = side.bounds_table()
+        caption = (
+            "Not reported: the values each system's reported ones allow (one gold paper a query)"
+        )
+        section.add(table("published-bounds", headers, rows, left=2, caption=caption))
     section.add(Text(side.verdict()), Items(tuple(str(check) for check in side.checks)))
     return section.add(Items(tuple(f"note: {note}" for note in side.notes)) if side.notes else None)
 
