@@ -305,8 +305,11 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 def _check_resolve_outputs(args: argparse.Namespace) -> None:
     """``citeval resolve``'s run and report paths, checked before the work, not after it."""
     from ..base.outputs import check_output
-    from ..resolving.result import report_kind
+    from ..resolving.result import check_outputs, report_kind
 
+    check_outputs({"the run (-o)": args.output, "the report (--report)": args.resolution_report},
+                  {"the generated lists": args.generated,
+                   "the catalogue (--catalogue)": args.catalogue})  # fmt: skip
     check_output(args.output, force=args.force)
     if args.resolution_report:
         report_kind(args.resolution_report, force=args.force)

@@ -23,10 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..base.errors import EvalWarning, InputError, examples_of
+from ..base.errors import ArgumentTypeError, EvalWarning, InputError, examples_of, quoted
+from ..base.texts import _BOMS
 
 FIELDS = ("title", "authors", "year", "venue", "arxiv", "doi", "acl", "url")
 """What a reference object may hold."""
+CSV_COLUMNS = ("query_id", "rank", "reference")
+"""The columns a CSV of lists must have (with any of :data:`FIELDS` beside them)."""
 ID_FIELDS = ("arxiv", "acl", "doi", "id")
 """A catalogue's identifier columns."""
 
@@ -114,9 +117,7 @@ def _ignored_warning(ignored: dict[str, int], source: str) -> list[EvalWarning]:
 def read_generated(generated) -> GeneratedLists:
     """The lists of ``generated``: a JSONL or CSV path, a dict or a list of records."""
     if isinstance(generated, (str, os.PathLike)):
-        path = Path(generated)
-        if not path.is_file():
-            raise InputError(str(path), "no such file")
+        path = input_file(generated)
         if _is_csv(path):
             return _read_csv(path)
         return _read_jsonl(path)
@@ -134,7 +135,11 @@ def read_generated(generated) -> GeneratedLists:
             _add(lists, lines, record.get("query_id"), record.get("references"),
                  "<records>", number, ignored)  # fmt: skip
         return GeneratedLists("<records>", lists, _ignored_warning(ignored, "<records>"))
-    raise InputError(None, f"cannot read generated lists from {type(generated).__name__}")
+    raise ArgumentTypeError(
+        None,
+        "generated: expected a JSONL or CSV path, a {query_id: [references]} dict or a list "
+        f"of records, not {type(generated).__name__} {quoted(generated)}",
+    )
 
 
 def _is_csv(path: Path) -> bool:
@@ -142,10 +147,9 @@ def _is_csv(path: Path) -> bool:
         return True
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
         return False
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.strip():
-                return not line.lstrip().startswith("{")
+    for _, line in text_lines(path):
+        if line.strip():
+            return not line.lstrip().startswith("{")
     return False
 
 
@@ -161,57 +165,20 @@ def _read_jsonl(path: Path) -> GeneratedLists:
     return GeneratedLists(source, lists, _ignored_warning(ignored, source))
 
 
-def _json_lines(path: Path):
-    """``(line number, object)`` of each non-blank line of a JSONL file."""
-    source = str(path)
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(_lines(handle, source), 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problem = f"not JSON: {exc.msg} (column {exc.colno})"
-                raise InputError(source, problem, number) from None
-            if not isinstance(record, dict):
-                raise InputError(source, "a line is a JSON object", number)
-            yield number, record
-
-
-def _lines(handle, source: str):
-    try:
-        yield from handle
-    except UnicodeDecodeError as exc:
-        raise InputError(source, f"is not UTF-8 text ({exc.reason})") from None
-
-
-def _csv_rows(path: Path, required: tuple[str, ...]):
-    """``(line, row)`` of a CSV (or TSV) file with a header holding ``required``."""
-    source = str(path)
-    with open(path, encoding="utf-8", newline="") as handle:
-        delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-        reader = csv.DictReader(_lines(handle, source), delimiter=delimiter)
-        missing = [c for c in required if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(source, f"no column {', '.join(missing)} in the header", 1)
-        for row in reader:
-            if None in row:
-                raise InputError(source, "more fields than the header", reader.line_num)
-            yield reader.line_num, row
-
-
 def _read_csv(path: Path) -> GeneratedLists:
     source = str(path)
     rows: dict[str, dict[int, Reference]] = {}
     first: dict[tuple[str, int], int] = {}
-    for line, row in _csv_rows(path, ("query_id", "rank", "reference")):
-        query = (row["query_id"] or "").strip()
+    ignored: dict[str, int] = {}
+    for line, row in _csv_rows(path, CSV_COLUMNS):
+        query = row["query_id"].strip()
         if not query:
             raise InputError(source, "query_id is empty", line)
         try:
             rank = int(row["rank"])
-        except (TypeError, ValueError):
-            raise InputError(source, f"rank {row['rank']!r} is not a whole number", line) from None
+        except ValueError:
+            raise InputError(source, f"rank {quoted(row['rank'])} is not a whole number",
+                             line) from None  # fmt: skip
         if rank < 1:
             raise InputError(source, f"rank {rank} is below 1", line)
         if (query, rank) in first:
@@ -220,15 +187,151 @@ def _read_csv(path: Path) -> GeneratedLists:
                 source, f"query {query!r} has rank {rank} twice (first at line {earlier})", line
             )
         first[query, rank] = line
+        for name in row:
+            if name not in CSV_COLUMNS and name not in FIELDS and row[name]:
+                ignored[name] = ignored.get(name, 0) + 1
         fields = {n: row[n] for n in FIELDS if row.get(n)}
-        text = row["reference"] or ""
         rows.setdefault(query, {})[rank] = (
             Reference(fields["title"], fields, citation=False)
             if fields.get("title")
-            else Reference(text, fields)
+            else Reference(row["reference"], fields)
         )
     lists = {q: [ranked[r] for r in sorted(ranked)] for q, ranked in rows.items()}
-    return GeneratedLists(source, lists)
+    return GeneratedLists(source, lists, _ignored_warning(ignored, source))
+
+
+# --------------------------------------------------------------------------- reading files
+# The file-reading rules of issue 41 (one CSV reader, one JSON reader that refuses repeated
+# keys) are to live in ``citeval_irm.base``; until they do, these four functions are the
+# resolve side's, each the one place its rule is applied here, so switching is one import.
+
+
+def input_file(path) -> Path:
+    """``path`` as a :class:`Path` if it is a regular file; an error naming what it is
+    otherwise (a pipe or a device as every reader names them, a folder, nothing), before
+    anything opens it: a FIFO read twice hangs, ``/dev/zero`` never ends."""
+    from ..reading.parquet import check_file_kind
+
+    path = Path(path)
+    check_file_kind(path)
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, not a file")
+    if not path.is_file():
+        raise InputError(str(path), "no such file")
+    return path
+
+
+def text_lines(path: Path):
+    """``(line number, text)`` of each line of a UTF-8 file (a byte-order mark at its start
+    dropped): a byte that is not UTF-8 is an error naming the line and the column, read
+    line by line, so a file of any size is never held whole."""
+    source = str(path)
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if number == 1:
+                for bom, name in _BOMS:
+                    if raw.startswith(bom):
+                        raise InputError(source, f"is {name} text (it starts with a {name} "
+                                         "byte-order mark): save it as UTF-8")  # fmt: skip
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+                raise InputError(
+                    source,
+                    f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {column} cannot "
+                    "start a character there (Latin-1 or Windows-1252 text?): save it as UTF-8",
+                    number,
+                ) from None
+
+
+def _one_value_a_key(source: str, number: int):
+    """The ``object_pairs_hook`` that refuses a key given twice in one object: JSON's
+    readers keep the last silently, and a second ``"references"`` would replace a list."""
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        found = dict(items)
+        if len(found) < len(items):
+            seen: set[str] = set()
+            twice = next(k for k, _ in items if k in seen or seen.add(k))
+            raise InputError(source, f"key {twice!r} is given twice in one object: which one "
+                             "is meant cannot be told", number)  # fmt: skip
+        return found
+
+    return pairs
+
+
+def _json_lines(path: Path):
+    """``(line number, object)`` of each non-blank line of a JSONL file."""
+    source = str(path)
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line, object_pairs_hook=_one_value_a_key(source, number))
+        except json.JSONDecodeError as exc:
+            problem = f"not JSON: {exc.msg} (column {exc.colno})"
+            raise InputError(source, problem, number) from None
+        except RecursionError:
+            raise InputError(source, "not JSON this reader can take: nested too deeply",
+                             number) from None  # fmt: skip
+        if not isinstance(record, dict):
+            raise InputError(source, "a line is a JSON object", number)
+        yield number, record
+
+
+def _csv_rows(path: Path, required: tuple[str, ...]):
+    """``(line, row)`` of a CSV (or TSV) file with a header holding ``required``; each row
+    as many fields as the header. Read strictly (a quote closed before the field's end is
+    an error, not a field glued together); a quoted field that runs over lines and holds
+    what looks like rows is an unclosed quote, named by the line it opens on, not rows
+    swallowed; a field too long for the :mod:`csv` module, a header naming a column twice,
+    a row short of fields (its missing reference would count as a reference) are errors."""
+    source = str(path)
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    read = [0]  # the last line the csv module took
+
+    def texts():
+        for number, text in text_lines(path):
+            read[0] = number
+            yield text
+
+    reader = csv.reader(texts(), delimiter=delimiter, strict=True)
+    header, end = None, 0
+    while True:
+        start = end + 1
+        try:
+            fields = next(reader, None)
+        except csv.Error as exc:
+            problem = f"not CSV: {exc}" + ("" if read[0] <= start else (
+                f" on line {read[0]}: the row that starts here runs on to it: is a quote left "
+                "open?"))  # fmt: skip
+            raise InputError(source, problem, start) from None
+        if fields is None:
+            break
+        end = read[0]
+        if not fields:
+            continue  # a blank line
+        if header is None:
+            header = fields
+            repeated = sorted({c for c in header if header.count(c) > 1})
+            if repeated:
+                raise InputError(source, f"the header names {', '.join(repeated)} more than "
+                                 "once", start)  # fmt: skip
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise InputError(source, f"no column {', '.join(missing)} in the header", start)
+            continue
+        if end > start and any(delimiter in part for f in fields for part in f.splitlines()[1:]):
+            raise InputError(source, f"a quoted field runs from line {start} to line {end} and "
+                             "holds lines with the delimiter: an unclosed quote swallows the "
+                             "rows after it", start)  # fmt: skip
+        if len(fields) != len(header):
+            problem = "more fields than the header" if len(fields) > len(header) else (
+                f"{len(fields)} fields, the header has {len(header)}")  # fmt: skip
+            raise InputError(source, problem, start)
+        yield start, dict(zip(header, fields))
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -236,38 +339,55 @@ def _read_csv(path: Path) -> GeneratedLists:
 
 @dataclass
 class Catalogue:
-    """Known titles (and identifiers) beyond the corpus."""
+    """Known titles (and identifiers) beyond the corpus; ``warnings``: the rows that hold
+    neither, counted."""
 
     source: str
     titles: list[str]
     ids: list[list[str]]
+    warnings: list[EvalWarning] = field(default_factory=list)
 
 
 def read_catalogue(path) -> Catalogue:
     """The titles of a catalogue file (text, CSV or JSONL; see the module docstring)."""
-    path = Path(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(
+            None,
+            "catalogue: expected the path of a file of titles (text, CSV or JSONL), not "
+            f"{type(path).__name__} {quoted(path)}",
+        )
+    path = input_file(path)
     source = str(path)
-    if not path.is_file():
-        raise InputError(source, "no such file")
     titles: list[str] = []
     ids: list[list[str]] = []
+    empty: list[str] = []
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        for _, row in _csv_rows(path, ("title",)):
-            titles.append(row["title"] or "")
-            ids.append([row[c] for c in ID_FIELDS if row.get(c)])
+        for line, row in _csv_rows(path, ("title",)):
+            found = [row[c].strip() for c in ID_FIELDS if row.get(c, "").strip()]
+            if not row["title"].strip() and not found:
+                empty.append(f"line {line}")
+                continue
+            titles.append(row["title"])
+            ids.append(found)
     elif suffix in (".jsonl", ".ndjson", ".json"):
         for number, record in _json_lines(path):
             if not isinstance(record.get("title"), str):
                 raise InputError(source, "a line is an object with a 'title' string", number)
+            found = [str(record[c]).strip() for c in ID_FIELDS if str(record.get(c) or "").strip()]
+            if not record["title"].strip() and not found:
+                empty.append(f"line {number}")
+                continue
             titles.append(record["title"])
-            ids.append([str(record[c]) for c in ID_FIELDS if record.get(c)])
+            ids.append(found)
     else:
-        with open(path, encoding="utf-8") as handle:
-            for line in _lines(handle, source):
-                if line.strip():
-                    titles.append(line.strip())
-                    ids.append([])
+        for _, line in text_lines(path):
+            if line.strip():
+                titles.append(line.strip())
+                ids.append([])
     if not titles:
         raise InputError(source, "holds no titles")
-    return Catalogue(source, titles, ids)
+    warnings = [EvalWarning("catalogue_rows_without_title", f"{source}: rows with neither a "
+                            "title nor an identifier were skipped", len(empty),
+                            examples_of(empty), "rows")] if empty else []  # fmt: skip
+    return Catalogue(source, titles, ids, warnings)

@@ -33,7 +33,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..base.errors import EvalWarning, InputError, examples_of, issue, silenced
+from ..base.errors import (
+    ArgumentTypeError,
+    EvalWarning,
+    InputError,
+    examples_of,
+    issue,
+    quoted,
+    silenced,
+)
 from ..base.options import EvalOptions, ExecutionOptions, options_from
 from . import THRESHOLD
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
@@ -69,6 +77,20 @@ def title_candidates(reference: Reference) -> list[str]:
     return [text, *parts] if len(parts) > 1 else [text]
 
 
+def check_threshold(threshold) -> float:
+    """``threshold`` as a float in (0, 100], or an error naming the argument: a string or
+    ``None`` would otherwise fail deep inside RapidFuzz, or compare as no number does."""
+    import numbers
+
+    if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool):
+        raise ArgumentTypeError(None, "threshold: expected a number in (0, 100] (the fuzz.ratio "
+                                f"a title must reach), not {type(threshold).__name__} "
+                                f"{quoted(threshold)}")  # fmt: skip
+    if not 0 < threshold <= 100:  # NaN fails too
+        raise InputError(None, f"threshold: {threshold!r} is not in (0, 100]")
+    return float(threshold)
+
+
 def _names(text: str) -> frozenset[str]:
     return frozenset(w for w in _plain(text).split() if len(w) > 2 and w not in _NOT_NAMES)
 
@@ -79,9 +101,7 @@ class Resolver:
 
     def __init__(self, index: TitleIndex, threshold: float = THRESHOLD,
                  catalogue: TitleIndex | None = None):  # fmt: skip
-        if not 0 < threshold <= 100:
-            raise InputError(None, f"threshold {threshold} is not in (0, 100]")
-        self.index, self.threshold, self.catalogue = index, float(threshold), catalogue
+        self.index, self.threshold, self.catalogue = index, check_threshold(threshold), catalogue
         self._fuzzy: dict[tuple[int, str, bool], Found | None] = {}
         self._authors: dict[int, frozenset[str]] = {}
 
@@ -192,7 +212,9 @@ def corpus_index(dataset) -> tuple[str, TitleIndex]:
 
     found = as_dataset(dataset)
     if found is None:
-        raise InputError(None, f"resolve needs a dataset id, not {dataset!r}")
+        from ..checks.protocol import _not_a_dataset
+
+        _not_a_dataset(dataset)
     name, data = found
     if not data.has_docs():
         raise InputError(name, "has no papers (docs) to resolve references against")
@@ -272,13 +294,14 @@ def resolve(
     options, execution = options_from(
         "resolve", (options, EvalOptions), (execution, ExecutionOptions)
     )
-    lists: GeneratedLists = read_generated(generated)
+    threshold = check_threshold(threshold)
     known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
+    lists: GeneratedLists = read_generated(generated)
     name, index = corpus_index(dataset)
     others = TitleIndex([str(n) for n in range(len(known.titles))], known.titles,
                         extra_ids=known.ids) if known else None  # fmt: skip
     decisions = pd.DataFrame(resolve_lists(lists.lists, Resolver(index, threshold, others)))
-    warnings = list(lists.warnings)
+    warnings = [*lists.warnings, *(known.warnings if known else [])]
     kept = decisions[decisions["how"].isin(MATCHED) & ~decisions["duplicate"]]
     run = None
     evaluation = None

@@ -242,6 +242,8 @@ class Resolution(Printable):
         ``citeval_irm.make_report({name: resolution}, dataset).write(path)``."""
         from ..base.outputs import atomic_output
 
+        read = {"the generated lists": self.source, "the catalogue": self.catalogue}
+        check_outputs({"the report": path}, read)
         kind = report_kind(path, force=force)
         if kind == "page":
             raise InputError(str(path), "the page report is made by citeval_irm.make_report("
@@ -250,6 +252,41 @@ class Resolution(Printable):
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
         return Path(path)
+
+
+def check_outputs(outputs: dict, inputs: dict) -> None:
+    """An error unless every output path (``{what: path or None}``) is its own: two outputs
+    on one path leave only the last written, and an output on an input replaces what the
+    command read, which ``--force`` never allows (it replaces a previous output). Paths are
+    compared as the file system resolves them (links, ``./``, hard links)."""
+    given = {what: path for what, path in outputs.items() if _a_file(path)}
+    read = {what: path for what, path in inputs.items() if _a_file(path)}
+    named = list(given.items())
+    for at, (what, path) in enumerate(named):
+        for other, other_path in named[at + 1 :]:
+            if _same_file(path, other_path):
+                raise InputError(str(path), f"is both {what} and {other}: give each output a "
+                                 "path of its own")  # fmt: skip
+        for source, source_path in read.items():
+            if _same_file(path, source_path):
+                raise InputError(str(path), f"is {source}, which this command reads: --force "
+                                 "replaces a previous output, never an input: give another "
+                                 f"path for {what}")  # fmt: skip
+
+
+def _a_file(path) -> bool:
+    return path is not None and not str(path).startswith("<") and str(path) != "-"
+
+
+def _same_file(one, other) -> bool:
+    import os
+
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
 
 def report_kind(path, *, force: bool = True) -> str:
