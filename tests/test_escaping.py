@@ -466,7 +466,8 @@ def test_published_comparison_in_every_format(tables, demo_home):
     assert not any(
         t.type.startswith(("heading", "html", "link")) for t in markdown_tokens(markdown)
     )
-    assert rectangular(markdown) == 2  # the values side by side, and the differences
+    # the values side by side, the differences, the intervals of what a system does not report
+    assert rectangular(markdown) == 3
     for name in names:
         assert visible(name) in markdown_plain(markdown)
     latex = comparison.format("latex")

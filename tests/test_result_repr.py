@@ -40,6 +40,7 @@ def results(tmp_path_factory):
         "ResultsTable": citeval_irm.results_table(rows, baseline="bm25", statistics=FAST),
         "PublishedResults": citeval_irm.published("ACL-200"),
         "PublishedComparison": citeval_irm.compare_published(comparison, runs, dataset="ACL-200"),
+        "PublishedCheck": citeval_irm.check_published("arXiv"),
         "DatasetAudit": citeval_irm.audit(DEMO),
         "Report": citeval_irm.make_report(runs, DEMO, protocol="goyal2026", statistics=FAST),
     }
