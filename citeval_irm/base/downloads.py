@@ -296,16 +296,18 @@ class Limits:
         that is not a number (or not positive, for the timeout) is an
         :class:`~citeval_irm.base.errors.InputError` naming the variable."""
         if stall_timeout is None:
-            stall_timeout = _setting(TIMEOUT_ENV, DEFAULT_TIMEOUT, "a number of seconds", 0)
+            stall_timeout = _setting(
+                TIMEOUT_ENV, DEFAULT_TIMEOUT, "a number of seconds", positive=True
+            )
         if min_rate is None:
             min_rate = _setting(MIN_RATE_ENV, DEFAULT_MIN_RATE, "a number of bytes a second")
         wait = stall_timeout / 5 if retry_wait is None else retry_wait
         return cls(stall_timeout, min_rate, retry_wait=wait, **given)
 
 
-def _setting(name: str, default: float, what: str, above: float | None = None) -> float:
+def _setting(name: str, default: float, what: str, *, positive: bool = False) -> float:
     """A number from the environment variable ``name`` (``default`` when unset or empty):
-    finite and at least 0, greater than ``above`` when given."""
+    finite and not negative, or greater than 0 when ``positive``."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -313,9 +315,8 @@ def _setting(name: str, default: float, what: str, above: float | None = None) -
         value = float(text)
     except ValueError:
         value = math.nan
-    low = 0.0 if above is None else above
-    if not math.isfinite(value) or value < low or (above is not None and value == above):
-        bound = f"greater than {above:g}" if above is not None else "0 or more"
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        bound = "greater than 0" if positive else "0 or more"
         raise InputError(name, f"{text!r} is not {what} ({bound}); unset it for the default")
     return value
 
@@ -334,8 +335,9 @@ class Transfer:
         error, up to ``limits.tries`` tries (waiting ``retry_wait`` seconds, doubled each
         time, never past the deadline); the last failure is a :class:`DownloadError`
         saying how many tries were made."""
-        wait = self.limits.retry_wait
-        for tried in range(1, max(self.limits.tries, 1) + 1):
+        wait, tried = self.limits.retry_wait, 0
+        while True:
+            tried += 1
             try:
                 return attempt()
             except _Retryable as exc:
@@ -345,13 +347,13 @@ class Transfer:
                     ) from None
                 time.sleep(wait)
                 wait *= 2
-        raise AssertionError("unreachable: the last try returns or raises")
 
     def pace(self) -> Pace:
         """The rule for one body, from now: count its bytes with :meth:`Pace.count`."""
         return Pace(self)
 
-    def timeouts(self) -> float:
+    @property
+    def timeout(self) -> float:
         """The seconds allowed to connect and between two reads: the stall timeout."""
         return self.limits.stall_timeout
 
@@ -438,7 +440,7 @@ def _fetch_once(url: str, handle, desc: str, progress: bool | None, transfer: Tr
         url, headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity"}
     )
     try:
-        with urllib.request.urlopen(request, timeout=transfer.timeouts()) as response:
+        with urllib.request.urlopen(request, timeout=transfer.timeout) as response:
             if response.status != 200:
                 raise DownloadError(f"{url}: HTTP {response.status} {response.reason}: no file")
             decode = _decoder(response, url)

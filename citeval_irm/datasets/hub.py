@@ -218,8 +218,7 @@ def _paced_send(send):
         transfer = _ACTIVE.get()
         if transfer is None:
             return send(request, stream=stream, **options)
-        seconds = transfer.timeouts()
-        timeouts = dict.fromkeys(("connect", "read", "write", "pool"), seconds)
+        timeouts = dict.fromkeys(("connect", "read", "write", "pool"), transfer.timeout)
         request.extensions = {**request.extensions, "timeout": timeouts}
         try:
             response = send(request, stream=True, **options)
@@ -228,7 +227,7 @@ def _paced_send(send):
         except httpx2.TimeoutException:
             raise transfer.timed_out(f"waiting for {request.url}") from None
         response.headers.pop(constants.HUGGINGFACE_HEADER_X_XET_HASH, None)
-        transfer.answered = (str(request.url), response.headers.get("Content-Type", ""))
+        transfer.answered = (str(response.url), response.headers.get("Content-Type", ""))
         stream_class = _paced_stream_class()
         response.stream = stream_class(response.stream, transfer, str(request.url))
         if not stream:  # read here, as httpx2's own send does, through the paced stream
