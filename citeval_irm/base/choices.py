@@ -26,6 +26,9 @@ TABLE_ENGINES = ("citeval", "dask")  # how citeval table evaluates its runs
 DEFAULT_PERMUTATIONS = 10_000  # randomisation test and Tukey HSD
 DEFAULT_BOOTSTRAP = 10_000  # resamples of the confidence interval
 MAX_AUTO_PERMUTATIONS = 200_000  # the most permutations compare raises B to for a family
+MAX_PERMUTATIONS = 10_000_000  # the most one may ask for: ~10 s a test of 200 queries
+MAX_BOOTSTRAP = 1_000_000  # the most resamples: each one's mean is kept (8 bytes a test)
+MAX_BINS = 100  # popularity bins: each is a group of queries, tested and printed
 EXACT_WILCOXON_MAX = 100
 """Non-zero differences up to which Wilcoxon's p comes from the exact distribution (a
 convolution over n(n+1) doubled mid-ranks: about 10 ms at 100); above, the normal

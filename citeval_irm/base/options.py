@@ -28,12 +28,14 @@ from .choices import (
     DUPLICATE_POLICIES,
     EMPTY_QUERY_POLICIES,
     ENGINES,
+    MAX_BOOTSTRAP,
+    MAX_PERMUTATIONS,
     PRIMARY_TESTS,
     TIE_POLICIES,
     check_choice,
     correction_name,
 )
-from .errors import InputError
+from .errors import ArgumentTypeError, InputError
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -55,14 +57,25 @@ def parse_memory(value: int | str) -> int:
     return size
 
 
+MAX_DOCS = 2**63 - 1
+"""The largest ``max_docs``: a ranking's positions are 64-bit numbers (no run has more
+docs in one ranking; a larger cut-off is no cut)."""
+
+
 def check_max_docs(max_docs) -> int | None:
-    """``max_docs`` if it is a whole number from 1 (or ``None``); a clear error otherwise."""
+    """``max_docs`` if it is a whole number from 1 to :data:`MAX_DOCS` (or ``None``); a
+    clear error, naming the bound, otherwise."""
     import numpy as np
 
     if max_docs is None:
         return None
-    if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1:
+    if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)):
         raise InputError(None, f"max_docs {max_docs!r}: must be a whole number from 1")
+    if not 1 <= max_docs <= MAX_DOCS:
+        raise InputError(
+            None,
+            f"max_docs {max_docs!r}: must be a whole number from 1 to {MAX_DOCS:,} (2**63 - 1)",
+        )
     return int(max_docs)
 
 
@@ -169,6 +182,8 @@ class ExecutionOptions:
 
     def __post_init__(self) -> None:
         check_choice("engine", self.engine, ENGINES)
+        object.__setattr__(self, "verify", boolean("verify", self.verify))
+        object.__setattr__(self, "progress", boolean("progress", self.progress, optional=True))
         if self.memory is not None:
             parse_memory(self.memory)
         object.__setattr__(self, "jobs", whole_number("jobs", self.jobs, 1))
@@ -198,13 +213,13 @@ class StatisticsOptions:
     def __post_init__(self) -> None:
         for name in ("test", "correction"):
             if not isinstance(getattr(self, name), str):
-                raise TypeError(_wrong_type(name, getattr(self, name), "a name"))
+                raise ArgumentTypeError(None, _wrong_type(name, getattr(self, name), "a name"))
         check_choice("test", self.test, PRIMARY_TESTS)
         object.__setattr__(self, "correction", correction_name(self.correction))
         for name in ("alpha", "confidence"):
             object.__setattr__(self, name, fraction(name, getattr(self, name)))
-        for name in ("permutations", "bootstrap"):
-            object.__setattr__(self, name, whole_number(name, getattr(self, name), 1))
+        for name, most in (("permutations", MAX_PERMUTATIONS), ("bootstrap", MAX_BOOTSTRAP)):
+            object.__setattr__(self, name, whole_number(name, getattr(self, name), 1, most))
         object.__setattr__(self, "seed", whole_number("the seed", self.seed, 0))
 
 
@@ -218,26 +233,48 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def boolean(name: str, value, *, optional: bool = False) -> bool | None:
+    """``value`` as a bool (a numpy bool too; ``None`` where ``optional``: the default
+    decides); anything else, ``"no"`` or ``0`` included, is a ``TypeError`` naming
+    ``name``. A string would otherwise be taken for True whatever it says: ``"no"``,
+    ``"false"``."""
+    import numpy as np
+
+    if value is None and optional:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        expected = "True, False or None" if optional else "True or False"
+        raise ArgumentTypeError(None, _wrong_type(name, value, expected))
+    return bool(value)
+
+
 def fraction(name: str, value) -> float:
     """``value`` as a float strictly between 0 and 1 (a significance level, a confidence):
     a ``TypeError`` for what is not a number (``"0.05"``), an error naming ``name`` for a
     number outside (0, 1), NaN included."""
     if not _is_number(value):
-        raise TypeError(_wrong_type(name, value, "a number between 0 and 1"))
+        raise ArgumentTypeError(None, _wrong_type(name, value, "a number between 0 and 1"))
     if not 0 < value < 1:  # NaN fails too
         raise InputError(None, f"{name} must be between 0 and 1 (exclusive), not {value!r}")
     return float(value)
 
 
-def whole_number(name: str, value, minimum: int) -> int:
-    """``value`` as an int of at least ``minimum``: a whole float (``1e4``) is taken, a
-    fraction (``2.5``), an infinity or NaN is an error naming ``name`` (never rounded), what
-    is not a number a ``TypeError``."""
+def whole_number(name: str, value, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int from ``minimum`` (to ``maximum``, when given: what the work it
+    sizes can hold): a whole float (``1e4``) is taken, a fraction (``2.5``), an infinity,
+    NaN or a number out of bounds is an error naming ``name`` and the bounds (never rounded
+    nor clamped), what is not a number a ``TypeError``."""
     if not _is_number(value):
-        raise TypeError(_wrong_type(name, value, f"a whole number, {minimum} or more"))
+        raise ArgumentTypeError(
+            None, _wrong_type(name, value, f"a whole number, {minimum} or more")
+        )
     finite = value == value and value not in (float("inf"), float("-inf"))
     if not finite or int(value) != value or value < minimum:
         raise InputError(None, f"{name} must be a whole number, {minimum} or more, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise InputError(
+            None, f"{name} must be a whole number from {minimum} to {maximum:,}, not {value!r}"
+        )
     return int(value)
 
 

@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..base.errors import InputError
+from ..base.errors import ArgumentTypeError, InputError
 from ..base.measures import Protocol
+from ..base.options import boolean
 from ..printing.escaping import plain_text
 from ..printing.printable import Printable
 from ..printing.text_tables import render
@@ -303,12 +304,12 @@ def duplicate_titles(papers: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]
 def _splits_of(dataset_id: str) -> list[str]:
     """The ids with queries under ``dataset_id`` (itself if it has none below it); the
     ``/in-pool`` readings of MasterSet are left out (their gold is the kept reading's)."""
-    from ..datasets.registry import dataset_ids, find_dataset
+    from ..datasets.registry import dataset_ids, find_dataset, unknown_dataset
 
     prefix = dataset_id + "/"
     own = [i for i in dataset_ids() if i.startswith(prefix) and not i.endswith("/in-pool")]
-    if not own:
-        find_dataset(dataset_id)  # an unknown id: the error naming close matches
+    if not own and find_dataset(dataset_id) is None:  # not even a family's: a path, ""
+        raise unknown_dataset(dataset_id)  # (an unknown id of a family: find_dataset's)
     return own or [dataset_id]
 
 
@@ -347,6 +348,13 @@ def audit(dataset: str, *, protocol: str | Protocol | None = "goyal2026",
 
     from ..papers import get_protocol
 
+    if not isinstance(dataset, str):
+        raise ArgumentTypeError(
+            None,
+            "dataset: expected a dataset id (such as 'citeval/demo/test'), not "
+            f"{type(dataset).__name__}",
+        )
+    same_year = boolean("same_year", same_year)
     proto = None if protocol is None else get_protocol(protocol)
     cutoffs = protocol_cutoffs(proto)
     splits = _splits_of(dataset)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import ArgumentTypeError, InputError
-from ..base.options import EvalOptions, ExecutionOptions, options_from
+from ..base.options import EvalOptions, ExecutionOptions, boolean, options_from
 from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
 from ..papers import PROTOCOLS
@@ -130,6 +130,7 @@ def validate(
     """
     from ..datasets import admissible_candidates
 
+    same_year, strict = boolean("same_year", same_year), boolean("strict", strict)
     options, execution = options_from(
         "validate", (options, EvalOptions), (execution, ExecutionOptions)
     )

@@ -34,7 +34,7 @@ from ..base.options import (
 )
 from . import family, stats
 from .breakdown_result import MIN_QUERIES, PAIR_COLUMNS, Breakdown, flagged
-from .facets import FACETS, query_groups
+from .facets import FACETS, checked_bins, query_groups
 from .model import CompareSettings
 
 
@@ -146,6 +146,7 @@ def breakdown(
     )
     check_choice("test", statistics.test, TESTS)
     _check_facet(measures, by)
+    checked_bins(bins)  # before the evaluations, not after them
     settings = compare_settings(statistics, "all", options.ties)
     found, protocol = _dataset_of(dataset, protocol)
     name = found[0]

@@ -28,7 +28,13 @@ import pandas as pd
 from ..base.choices import COMPARE_QUERY_POLICIES, check_choice
 from ..base.errors import CitevalError, EvalWarning, InputError, examples_of, issue
 from ..base.measures import parse_measures
-from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, options_from
+from ..base.options import (
+    EvalOptions,
+    ExecutionOptions,
+    StatisticsOptions,
+    boolean,
+    options_from,
+)
 from ..evaluation.results import EvalResult
 from ..papers import PROTOCOLS
 from ..reading.io import read_qrels
@@ -133,8 +139,7 @@ def compare(
         (statistics, StatisticsOptions),
     )
     settings = compare_settings(statistics, queries, options.ties)
-    if tukey is not None and not isinstance(tukey, (bool, np.bool_)):
-        raise TypeError(f"tukey must be True, False or None, not {tukey!r}")
+    tukey = boolean("tukey", tukey, optional=True)
     named = named_inputs(runs)
     if baseline is not None and baseline not in named:
         raise InputError(None, f"baseline {baseline!r} is not one of the runs: {', '.join(named)}")

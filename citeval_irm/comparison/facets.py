@@ -26,7 +26,9 @@ import numpy as np
 import pandas as pd
 
 from ..base.choices import FACETS as FACET_NAMES
+from ..base.choices import MAX_BINS
 from ..base.errors import InputError
+from ..base.options import whole_number
 
 FACETS: dict[str, str] = {
     "year": "citing year (the query's year field)",
@@ -120,12 +122,18 @@ def gold_popularity(qrels_frame: pd.DataFrame, counts: pd.Series) -> pd.Series:
     return pd.Series(cited, index=gold["query_id"].to_numpy()).groupby(level=0, sort=False).max()
 
 
+def checked_bins(bins) -> int:
+    """``bins`` as the number of popularity bins, 2 to :data:`~citeval_irm.base.choices.
+    MAX_BINS` (each a group of queries, tested and printed); else an error naming the
+    bounds. Called by whatever takes the option, before its work."""
+    return whole_number("popularity bins", bins, 2, MAX_BINS)
+
+
 def popularity_bins(values: pd.Series, bins: int = 3) -> tuple[pd.Series, list[str]]:
     """Each value's quantile bin, least popular first, and the bins' labels with their
     ranges. Edges are the queries' quantiles at 1/bins, 2/bins, ...; equal counts share a
     bin, so a bin can be empty (and is then not shown)."""
-    if bins < 2:
-        raise InputError(None, f"popularity needs at least 2 bins, not {bins}")
+    bins = checked_bins(bins)
     names = BIN_NAMES.get(bins, tuple(f"Q{i + 1}" for i in range(bins)))
     data = values.to_numpy(dtype=float)
     edges = np.quantile(data, np.arange(1, bins) / bins) if len(data) else np.zeros(bins - 1)

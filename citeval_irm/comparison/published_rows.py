@@ -5,6 +5,7 @@ compare --published`` and the report."""
 from __future__ import annotations
 
 from ..base.errors import CitevalError
+from ..base.options import boolean
 from .model import Comparison
 from .runs import RunEvidence, dataset_id, is_evaluated, named_inputs
 
@@ -64,6 +65,7 @@ def compare_published(
     """
     from ..checks.published import beside_published, scoring_recipe
 
+    same_year = boolean("same_year", same_year)
     own = dataset_id(comparison.qrels_source.removeprefix("ir_datasets:"))
     recipe = None
     if own is not None:

@@ -32,6 +32,7 @@ from ..base.options import (
     EvalOptions,
     ExecutionOptions,
     StatisticsOptions,
+    boolean,
     display_decimals,
     display_percent,
     options_from,
@@ -254,6 +255,7 @@ def results_table(
     """
     from .compare import compare_settings
 
+    same_year = boolean("same_year", same_year)
     options, execution, statistics = options_from(
         "results_table",
         (options, EvalOptions),

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import InputError
+from ..base.options import boolean
 from ..base.progress import bar, is_quiet
 from ..reading.io import as_dataset, as_run
 from ..reading.tables import Run
@@ -252,6 +253,8 @@ def bm25_run(
     """
     from ..datasets import AdmissibleCandidates
 
+    temporal, same_year = boolean("temporal", temporal), boolean("same_year", same_year)
+    progress = boolean("progress", progress, optional=True)
     name, data = _checked_dataset(dataset, temporal, fields)
     index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(
         (

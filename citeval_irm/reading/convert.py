@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..base.errors import InputError
+from ..base.options import boolean
 from .parquet import PARQUET_WRITE
 from .readers import read_qrels
 from .tables import Qrels, Run, arrow_array
@@ -128,6 +129,7 @@ def convert(
 
     from ..base.outputs import atomic_output, check_folder_output, check_output
 
+    force = boolean("force", force)
     if kind not in ("run", "qrels"):
         raise InputError(None, f"kind must be run or qrels, not {kind!r}")
     whole = isinstance(partition_rows, int) and not isinstance(partition_rows, bool)

@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..base.errors import CitevalError, InputError, issue, silenced
-from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, options_from
+from ..base.options import (
+    EvalOptions,
+    ExecutionOptions,
+    StatisticsOptions,
+    boolean,
+    options_from,
+)
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import ValidationReport
 from ..comparison.compare import compare, is_evaluated, named_inputs
@@ -124,6 +130,7 @@ def make_report(
     >>> report = citeval_irm.make_report({"bm25": run}, "citeval/demo/test", protocol="goyal2026")
     >>> report.command = "citeval eval bm25.trec --dataset citeval/demo/test --report r.html"
     """
+    same_year = boolean("same_year", same_year)
     options, execution, statistics = options_from(
         "make_report",
         (options, EvalOptions),
