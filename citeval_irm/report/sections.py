@@ -278,7 +278,7 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
 def published_section(comparison: Comparison) -> Section:
     """The runs beside the published table, the differences, the rows impossible as printed,
     the intervals of what a system does not report, and the like-for-like checks."""
-    from ..checks.published.check import MARK
+    from ..checks.published.consistency import MARK
 
     side = comparison.published
     section = Section("published", "Published results")

@@ -41,7 +41,7 @@ _NAMES = {
     "PublishedResults": "listing",
     "PublishedCheck": "check",
     "check_published": "check",
-    "impossible_rows": "check",
+    "impossible_rows": "consistency",
     "published": "listing",
     "SAME": "like_for_like",
     "DIFFERS": "like_for_like",
@@ -67,8 +67,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from .beside import beside_published, scoring_recipe  # noqa: F401
-    from .check import PublishedCheck, check_published, impossible_rows  # noqa: F401
+    from .check import PublishedCheck, check_published  # noqa: F401
     from .comparison import PublishedComparison  # noqa: F401
+    from .consistency import impossible_rows  # noqa: F401
     from .like_for_like import DIFFERS, SAME, UNCHECKED, Check  # noqa: F401
     from .listing import PublishedResults, published  # noqa: F401
     from .tables import (  # noqa: F401

@@ -10,9 +10,8 @@ import pandas as pd
 
 from ...base.errors import InputError
 from ...base.measures import Protocol, parse_measures
-from .check import impossible_rows
 from .comparison import PublishedComparison
-from .consistency import one_gold, row_bounds
+from .consistency import impossible_rows, one_gold, row_bounds
 from .like_for_like import dataset_checks, run_checks, scoring_check
 from .listing import PublishedResults
 from .tables import DEFAULT_STAGE, Paper, table_source

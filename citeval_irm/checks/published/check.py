@@ -4,13 +4,13 @@ and :class:`PublishedCheck`, what it found (the method: :mod:`.consistency`).
 A row is one system's values on one dataset, setting and stage. Its verdict comes from the
 linear program over the gold paper's rank when the dataset has one gold paper per query,
 else from the bounds that hold whatever the number of gold papers; every output that shows
-a published value marks an impossible row the same way (:func:`impossible_rows`, the
-``impossible`` column, the ``[impossible]`` mark beside the system's name).
+a published value marks an impossible row the same way
+(:func:`.consistency.impossible_rows`, the ``impossible`` column, the ``[impossible]`` mark
+beside the system's name).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import pandas as pd
@@ -19,45 +19,8 @@ from ...base.choices import TABLE_FORMATS
 from ...printing.escaping import csv_frame, latex_text, text
 from ...printing.printable import Printable
 from ...printing.text_tables import blocks, render
-from .consistency import SEVERAL_GOLD_CHECKS, Verdict, check_row, one_gold
+from .consistency import ROW_KEYS, SEVERAL_GOLD_CHECKS, explained, row_verdicts
 from .tables import Paper
-
-ROW_KEYS = ("paper", "dataset", "split", "setting", "stage", "system")
-MARK = "[impossible]"
-"""What follows the system's name of an impossible row in every output that shows it."""
-
-
-@functools.lru_cache(maxsize=4096)
-def _verdict(row: tuple[tuple[str, float], ...], decimals: int, percent: bool, gold: bool):
-    return check_row(dict(row), decimals, percent, gold)
-
-
-def row_verdicts(frame: pd.DataFrame, papers: dict[str, Paper]) -> dict[tuple, Verdict]:
-    """The verdict on each row (:data:`ROW_KEYS`) of a published frame."""
-    out = {}
-    for key, part in frame.groupby(list(ROW_KEYS), sort=False):
-        paper = papers[key[0]]
-        row = tuple(zip(part["measure"], part["value"].astype(float)))
-        gold = one_gold(paper.datasets.get(key[1], key[1]))
-        out[key] = _verdict(row, paper.decimals, paper.percent, gold)
-    return out
-
-
-def impossible_rows(frame: pd.DataFrame, papers: dict[str, Paper]) -> dict[tuple, str]:
-    """The impossible rows of a published frame and, for each, the text every output shows:
-    why, and the smallest one-value change that would make it possible."""
-    return {key: explained(v) for key, v in row_verdicts(frame, papers).items() if not v.possible}
-
-
-def explained(verdict: Verdict) -> str:
-    """An impossible row's reason, with its best fix when one value can make it possible."""
-    if verdict.possible:
-        return ""
-    if not verdict.fixes:
-        return verdict.reason
-    fix = verdict.fixes[0]
-    change = "one digit" if fix.digits == 1 else f"{fix.digits} characters"
-    return f"{verdict.reason}; {fix.measure} = {fix.suggested} ({change}) would make it possible"
 
 
 @dataclass(repr=False)

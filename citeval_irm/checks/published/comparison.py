@@ -13,7 +13,7 @@ from ...printing.escaping import latex_text
 from ...printing.printable import Printable
 from ...printing.text_tables import blocks, render, wrap
 from ...printing.text_tables import number as _number
-from .check import MARK
+from .consistency import MARK
 from .like_for_like import DIFFERS, SAME, Check
 from .tables import Paper
 

@@ -31,6 +31,7 @@ dataset is checked so too, and said so.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -372,3 +373,44 @@ def row_bounds(
         return None
     scale = 100.0 if percent else 1.0
     return found[0] * scale, found[1] * scale
+
+
+# --------------------------------------------------------------------------- published rows
+
+ROW_KEYS = ("paper", "dataset", "split", "setting", "stage", "system")
+MARK = "[impossible]"
+"""What follows the system's name of an impossible row in every output that shows it."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _verdict(row: tuple[tuple[str, float], ...], decimals: int, percent: bool, gold: bool):
+    return check_row(dict(row), decimals, percent, gold)
+
+
+def row_verdicts(frame, papers) -> dict[tuple, Verdict]:
+    """The verdict on each row (:data:`ROW_KEYS`) of a published frame."""
+    out = {}
+    for key, part in frame.groupby(list(ROW_KEYS), sort=False):
+        paper = papers[key[0]]
+        row = tuple(zip(part["measure"], part["value"].astype(float)))
+        gold = one_gold(paper.datasets.get(key[1], key[1]))
+        out[key] = _verdict(row, paper.decimals, paper.percent, gold)
+    return out
+
+
+def impossible_rows(frame, papers) -> dict[tuple, str]:
+    """The impossible rows of a published frame (``papers``: its papers, by name) and, for
+    each, the text every output shows: why, and the smallest one-value change that would
+    make it possible."""
+    return {key: explained(v) for key, v in row_verdicts(frame, papers).items() if not v.possible}
+
+
+def explained(verdict: Verdict) -> str:
+    """An impossible row's reason, with its best fix when one value can make it possible."""
+    if verdict.possible:
+        return ""
+    if not verdict.fixes:
+        return verdict.reason
+    fix = verdict.fixes[0]
+    change = "one digit" if fix.digits == 1 else f"{fix.digits} characters"
+    return f"{verdict.reason}; {fix.measure} = {fix.suggested} ({change}) would make it possible"

@@ -86,7 +86,7 @@ class PublishedResults(Printable):
         rank distribution can give as printed, why (:func:`.check.impossible_rows`); empty
         for the others. Only the tables of one dataset are checked (a listing of every
         table shows no values)."""
-        from .check import ROW_KEYS, impossible_rows
+        from .consistency import ROW_KEYS, impossible_rows
 
         if self.dataset is None:
             return self.frame.assign(impossible="")
@@ -142,7 +142,7 @@ class PublishedResults(Printable):
         return "".join(_line(item, fmt) + "\n" for item in lines)
 
     def _format_figures(self, fmt: str) -> str:
-        from .check import MARK
+        from .consistency import MARK
 
         sections = []
         checked = self.checked()
