@@ -13,7 +13,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from ..base.errors import CitevalError, InputError
-from ..base.texts import read_utf8
+from ..base.texts import CsvRows
 
 MANIFEST_COLUMNS = ("system", "dataset", "run")
 
@@ -31,13 +31,13 @@ class Entry:
 class _Rows(NamedTuple):
     """A manifest's rows before they are checked: where they come from (``source``, the
     ``folder`` run paths are relative to), the header and its line, and each row's line
-    with its cells by column (or, for a row of another length, its number of cells)."""
+    with its cells by column."""
 
     source: str
     folder: Path
     header: list[str]
     header_line: int
-    records: list[tuple[int, dict[str, str] | int]]
+    records: list[tuple[int, dict[str, str]]]
 
 
 def read_manifest(manifest) -> list[Entry]:
@@ -74,25 +74,17 @@ def read_manifest(manifest) -> list[Entry]:
 
 
 def _file_rows(path: Path) -> _Rows:
-    """A manifest file's rows (blank lines and ``#`` comments skipped), each with its line."""
+    """A manifest file's rows (CSV, or TSV when its first line has a tab; blank lines and
+    ``#`` comments skipped), each with its line, by the one CSV reading
+    (:class:`~citeval_irm.base.texts.CsvRows`: a row of another length is an error there)."""
     if not path.is_file():
         raise InputError(str(path), "no such manifest file")
-    text = read_utf8(path)
-    source = str(path)
-    delimiter = "\t" if "\t" in text.split("\n", 1)[0] else ","
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)]
-    rows = [(n, line) for n, line in lines if line.strip() and not line.startswith("#")]
-    if not rows:
-        raise InputError(source, "the manifest is empty: give a header system, dataset, run")
-    parsed = list(csv.reader([line for _, line in rows], delimiter=delimiter))
-    numbers = [n for n, _ in rows]
-    header = [cell.strip().lower() for cell in parsed[0]]
-    records = [
-        (numbers[i], dict(zip(header, (c.strip() for c in cells)))) if len(cells) == len(header)
-        else (numbers[i], len(cells))
-        for i, cells in enumerate(parsed[1:], 1)
-    ]  # fmt: skip
-    return _Rows(source, path.parent, header, numbers[0], records)
+    rows = CsvRows(path, skip=lambda line: line.startswith("#") or not line.strip(),
+                   names=lambda name: name.strip().lower())  # fmt: skip
+    if rows.header is None:
+        raise InputError(rows.source, "the manifest is empty: give a header system, dataset, run")
+    records = [(line, {k: v.strip() for k, v in cells.items()}) for line, cells in rows]
+    return _Rows(rows.source, path.parent, rows.header, rows.header_line, records)
 
 
 def _frame_rows(manifest) -> _Rows:
@@ -121,10 +113,8 @@ def _check_columns(rows: _Rows) -> None:
         )  # fmt: skip
 
 
-def _fields(rows: _Rows, line: int, record: dict[str, str] | int) -> tuple[str, str, str]:
+def _fields(rows: _Rows, line: int, record: dict[str, str]) -> tuple[str, str, str]:
     """A row's system, dataset and run, every one given."""
-    if isinstance(record, int):
-        raise InputError(rows.source, f"{record} fields, the header has {len(rows.header)}", line)
     empty = [c for c in MANIFEST_COLUMNS if not record[c]]
     if empty:
         raise InputError(rows.source, f"empty {', '.join(empty)}", line)

@@ -15,8 +15,6 @@ A catalogue (``--catalogue``) is a text file of titles, one a line, or CSV / JSO
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -24,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import ArgumentTypeError, EvalWarning, InputError, examples_of, quoted
-from ..base.texts import _BOMS
+from ..base.texts import CsvRows, json_lines, text_lines
 
 FIELDS = ("title", "authors", "year", "venue", "arxiv", "doi", "acl", "url")
 """What a reference object may hold."""
@@ -158,7 +156,7 @@ def _read_jsonl(path: Path) -> GeneratedLists:
     lists: dict[str, list[Reference]] = {}
     lines: dict[str, int | None] = {}
     ignored: dict[str, int] = {}
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         if "references" not in record:
             raise InputError(source, "no 'references' list", number)
         _add(lists, lines, record.get("query_id"), record["references"], source, number, ignored)
@@ -201,9 +199,8 @@ def _read_csv(path: Path) -> GeneratedLists:
 
 
 # --------------------------------------------------------------------------- reading files
-# The file-reading rules of issue 41 (one CSV reader, one JSON reader that refuses repeated
-# keys) are to live in ``citeval_irm.base``; until they do, these four functions are the
-# resolve side's, each the one place its rule is applied here, so switching is one import.
+# Lines, CSV rows and JSON objects are read by the package's one reading of each
+# (citeval_irm.base.texts: UTF-8 line by line, strict CSV, a JSON key given twice refused).
 
 
 def input_file(path) -> Path:
@@ -221,117 +218,10 @@ def input_file(path) -> Path:
     return path
 
 
-def text_lines(path: Path):
-    """``(line number, text)`` of each line of a UTF-8 file (a byte-order mark at its start
-    dropped): a byte that is not UTF-8 is an error naming the line and the column, read
-    line by line, so a file of any size is never held whole."""
-    source = str(path)
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            if number == 1:
-                for bom, name in _BOMS:
-                    if raw.startswith(bom):
-                        raise InputError(source, f"is {name} text (it starts with a {name} "
-                                         "byte-order mark): save it as UTF-8")  # fmt: skip
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
-            try:
-                yield number, raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
-                raise InputError(
-                    source,
-                    f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {column} cannot "
-                    "start a character there (Latin-1 or Windows-1252 text?): save it as UTF-8",
-                    number,
-                ) from None
-
-
-def _one_value_a_key(source: str, number: int):
-    """The ``object_pairs_hook`` that refuses a key given twice in one object: JSON's
-    readers keep the last silently, and a second ``"references"`` would replace a list."""
-
-    def pairs(items: list[tuple[str, object]]) -> dict:
-        found = dict(items)
-        if len(found) < len(items):
-            seen: set[str] = set()
-            twice = next(k for k, _ in items if k in seen or seen.add(k))
-            raise InputError(source, f"key {twice!r} is given twice in one object: which one "
-                             "is meant cannot be told", number)  # fmt: skip
-        return found
-
-    return pairs
-
-
-def _json_lines(path: Path):
-    """``(line number, object)`` of each non-blank line of a JSONL file."""
-    source = str(path)
-    for number, line in text_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line, object_pairs_hook=_one_value_a_key(source, number))
-        except json.JSONDecodeError as exc:
-            problem = f"not JSON: {exc.msg} (column {exc.colno})"
-            raise InputError(source, problem, number) from None
-        except RecursionError:
-            raise InputError(source, "not JSON this reader can take: nested too deeply",
-                             number) from None  # fmt: skip
-        if not isinstance(record, dict):
-            raise InputError(source, "a line is a JSON object", number)
-        yield number, record
-
-
-def _csv_rows(path: Path, required: tuple[str, ...]):
-    """``(line, row)`` of a CSV (or TSV) file with a header holding ``required``; each row
-    as many fields as the header. Read strictly (a quote closed before the field's end is
-    an error, not a field glued together); a quoted field that runs over lines and holds
-    what looks like rows is an unclosed quote, named by the line it opens on, not rows
-    swallowed; a field too long for the :mod:`csv` module, a header naming a column twice,
-    a row short of fields (its missing reference would count as a reference) are errors."""
-    source = str(path)
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    read = [0]  # the last line the csv module took
-
-    def texts():
-        for number, text in text_lines(path):
-            read[0] = number
-            yield text
-
-    reader = csv.reader(texts(), delimiter=delimiter, strict=True)
-    header, end = None, 0
-    while True:
-        start = end + 1
-        try:
-            fields = next(reader, None)
-        except csv.Error as exc:
-            problem = f"not CSV: {exc}" + ("" if read[0] <= start else (
-                f" on line {read[0]}: the row that starts here runs on to it: is a quote left "
-                "open?"))  # fmt: skip
-            raise InputError(source, problem, start) from None
-        if fields is None:
-            break
-        end = read[0]
-        if not fields:
-            continue  # a blank line
-        if header is None:
-            header = fields
-            repeated = sorted({c for c in header if header.count(c) > 1})
-            if repeated:
-                raise InputError(source, f"the header names {', '.join(repeated)} more than "
-                                 "once", start)  # fmt: skip
-            missing = [c for c in required if c not in header]
-            if missing:
-                raise InputError(source, f"no column {', '.join(missing)} in the header", start)
-            continue
-        if end > start and any(delimiter in part for f in fields for part in f.splitlines()[1:]):
-            raise InputError(source, f"a quoted field runs from line {start} to line {end} and "
-                             "holds lines with the delimiter: an unclosed quote swallows the "
-                             "rows after it", start)  # fmt: skip
-        if len(fields) != len(header):
-            problem = "more fields than the header" if len(fields) > len(header) else (
-                f"{len(fields)} fields, the header has {len(header)}")  # fmt: skip
-            raise InputError(source, problem, start)
-        yield start, dict(zip(header, fields))
+def _csv_rows(path: Path, required: tuple[str, ...]) -> CsvRows:
+    """The rows of a CSV (``.tsv``: TSV) file of lists or titles, by the one CSV reading
+    (:class:`~citeval_irm.base.texts.CsvRows`)."""
+    return CsvRows(path, required, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -371,7 +261,7 @@ def read_catalogue(path) -> Catalogue:
             titles.append(row["title"])
             ids.append(found)
     elif suffix in (".jsonl", ".ndjson", ".json"):
-        for number, record in _json_lines(path):
+        for number, record in json_lines(path):
             if not isinstance(record.get("title"), str):
                 raise InputError(source, "a line is an object with a 'title' string", number)
             found = [str(record[c]).strip() for c in ID_FIELDS if str(record.get(c) or "").strip()]

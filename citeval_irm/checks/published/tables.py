@@ -18,7 +18,6 @@ user)".
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import pandas as pd
 
 from ...base.errors import InputError
 from ...base.measures import parse_measures
+from ...base.texts import CsvRows, json_file
 
 COLUMNS = ("dataset", "setting", "stage", "system", "measure", "value", "source")
 SPLITS = ("train", "val", "test")
@@ -117,12 +117,9 @@ def provenance_label(meta: dict, source: str) -> str:
 
 
 def _read_paper(path: Path) -> Paper:
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(
-            str(path), "missing: each published table needs its JSON sidecar"
-        ) from None
+    if not path.is_file():
+        raise InputError(str(path), "missing: each published table needs its JSON sidecar")
+    meta = json_file(path)
     fields = {"paper", "title", "reference", "tables", "protocol", "unit", "decimals", "split"}
     notes = {  # free text
         k: v for k, v in meta.items() if k not in fields | {"datasets", "provenance"}
@@ -145,11 +142,19 @@ def _read_paper(path: Path) -> Paper:
 def read_table(path: str | Path) -> pd.DataFrame:
     """One paper's CSV, checked: the seven columns, numeric values, known measures, no
     repeated (dataset, setting, stage, system, measure)."""
+    return checked_table(_csv_frame(path), str(path))
+
+
+def _csv_frame(path: str | Path) -> pd.DataFrame:
+    """A table file's cells as text, by the one CSV reading
+    (:class:`~citeval_irm.base.texts.CsvRows`: a row of another length than the header, an
+    unclosed quote or bytes that are not UTF-8 are errors naming the line)."""
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), f"cannot be read as CSV: {exc}") from None
-    return checked_table(frame, str(path))
+        rows = CsvRows(Path(path), delimiter=",")
+        cells = [row for _, row in rows]
+    except OSError as exc:
+        raise InputError(str(path), f"cannot be read: {exc.strerror or exc}") from None
+    return pd.DataFrame(cells, columns=rows.header or [], dtype=str)
 
 
 def checked_table(frame: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -210,8 +215,9 @@ def table_source(paper) -> tuple[str | None, dict[str, Paper], pd.DataFrame]:
         if not Path(label).is_file():
             raise InputError(label, "no such file (a published table: a CSV with the columns "
                              f"{', '.join(COLUMNS)})")  # fmt: skip
-        rows = read_table(label)
-        decimals = _decimals(pd.read_csv(label, dtype=str, keep_default_na=False)["value"])
+        given = _csv_frame(label)
+        rows = checked_table(given, label)
+        decimals = _decimals(given["value"])
     user = user_paper(rows, label, decimals)
     frame = rows.assign(paper=user.name, split=user.split)
     return user.name, {user.name: user}, frame[["paper", "dataset", "split", *COLUMNS[1:]]]
