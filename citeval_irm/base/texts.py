@@ -165,7 +165,7 @@ class CsvRows:
 # --------------------------------------------------------------------------- JSON
 
 
-def _one_value_a_key(source: str, line: int | None):
+def _one_value_a_key(source: str, line: int | None, what: str | None):
     """The ``object_pairs_hook`` that refuses a key given twice in one object: JSON's
     readers keep the last silently (a second ``"references"`` would replace a list, a
     second ``"citing_id"`` another paper)."""
@@ -173,30 +173,33 @@ def _one_value_a_key(source: str, line: int | None):
     def pairs(items: list[tuple[str, object]]) -> dict:
         found = dict(items)
         if len(found) < len(items):
-            raise InputError(source, _twice(k for k, _ in items), line)
+            raise InputError(source, _twice((k for k, _ in items), what), line)
         return found
 
     return pairs
 
 
-def _twice(keys: Iterable[str]) -> str:
+def _twice(keys: Iterable[str], what: str | None = None) -> str:
     seen: set[str] = set()
     key = next(k for k in keys if k in seen or seen.add(k))
-    return f"key {key!r} is given twice in one object: which one is meant cannot be told"
+    said = f"{what} gives key {key!r} twice" if what else f"key {key!r} is given twice"
+    return f"{said} in one object: which one is meant cannot be told"
 
 
-def json_value(text: str | bytes, source: str, line: int | None = None):
-    """The JSON value of ``text`` (read from ``source``, at ``line``), every object a
+def json_value(text: str | bytes, source: str, line: int | None = None, *, what=None):
+    """The JSON value of ``text`` (read from ``source``, at ``line``; ``what``: the value's
+    name, when it is one field of a record, such as ``'references'``), every object a
     :class:`dict` with its keys unique; not JSON, a key given twice or nesting too deep for
     the reader is an error naming the source, the line and, for bad JSON, the column."""
     try:
-        return json.loads(text, object_pairs_hook=_one_value_a_key(source, line))
+        return json.loads(text, object_pairs_hook=_one_value_a_key(source, line, what))
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}" if line is None else f"column {exc.colno}"
-        raise InputError(source, f"not JSON: {exc.msg} ({where})", line) from None
+        said = f"{what} is not valid JSON" if what else "not JSON"
+        raise InputError(source, f"{said}: {exc.msg} ({where})", line) from None
     except RecursionError:
-        raise InputError(source, "not JSON this reader can take: nested too deeply",
-                         line) from None  # fmt: skip
+        said = f"{what} is JSON" if what else "not JSON this reader can take:"
+        raise InputError(source, f"{said} nested too deeply", line) from None
 
 
 def json_file(path: Path):
@@ -236,15 +239,16 @@ class UniqueKeys(dict):
 
     __slots__ = ("repeated",)
 
-    def __setitem__(self, key, value) -> None:
-        if key in self and not hasattr(self, "repeated"):
+    def __setitem__(self, key, value) -> None:  # called for every key: kept lean
+        if key in self:
             self.repeated = key
-        super().__setitem__(key, value)
+        dict.__setitem__(self, key, value)
 
 
 def repeated_key(value) -> str | None:
-    """Why a streamed value cannot be read (a key given twice in one of its objects, as
-    :class:`UniqueKeys` noted it), or ``None``."""
+    """Why a streamed value (an item, or a ``(key, value)`` pair of an object) cannot be
+    read: a key given twice in one of its objects, as :class:`UniqueKeys` noted it; or
+    ``None``."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -252,6 +256,6 @@ def repeated_key(value) -> str | None:
             if hasattr(item, "repeated"):
                 return _twice([item.repeated, item.repeated])
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return None

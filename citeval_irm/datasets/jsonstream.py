@@ -2,7 +2,9 @@
 
 The arXiv corpus's ``papers.json`` and ``contexts.json`` are single JSON objects of gigabytes:
 ``json.load`` would hold all of it in memory. ijson yields one entry at a time instead.
-Errors name the file and the record where reading stopped.
+Errors name the file and the record where reading stopped; a key given twice in one of a
+record's objects is one (ijson, as every JSON reader, keeps the last silently:
+:class:`~citeval_irm.base.texts.UniqueKeys` notes it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import ijson
 
 from ..base.errors import EvalWarning, InputError
+from ..base.texts import UniqueKeys, repeated_key
 
 _EXAMPLES = 5
 
@@ -53,6 +56,10 @@ def _stream(path: Path, opening: bytes, parse) -> Iterator:
         try:
             for item in parse(handle):
                 count += 1
+                repeated = repeated_key(item)  # JSON readers keep the last value silently
+                if repeated:
+                    key = f" ({item[0]!r})" if isinstance(item, tuple) else ""
+                    raise InputError(str(path), f"record {count}{key}: {repeated}")
                 yield item
         except ijson.JSONError as exc:
             raise InputError(
@@ -62,20 +69,29 @@ def _stream(path: Path, opening: bytes, parse) -> Iterator:
 
 def iter_object(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
     """``(key, value)`` pairs of a file holding one JSON object, streamed."""
-    return _stream(Path(path), b"{", lambda handle: ijson.kvitems(handle, "", use_float=True))
+    return _stream(
+        Path(path),
+        b"{",
+        lambda handle: ijson.kvitems(handle, "", use_float=True, map_type=UniqueKeys),
+    )
 
 
 def iter_array(path: str | os.PathLike) -> Iterator[Any]:
     """The items of a file holding one JSON array, streamed."""
-    return _stream(Path(path), b"[", lambda handle: ijson.items(handle, "item", use_float=True))
+    return _stream(
+        Path(path),
+        b"[",
+        lambda handle: ijson.items(handle, "item", use_float=True, map_type=UniqueKeys),
+    )
 
 
 def kind(value: Any) -> str:
     """A JSON type name for an error message."""
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     if value is None:
         return "null"
-    return names.get(type(value), "a number" if isinstance(value, (int, float)) else "?")
+    kinds = ((bool, "a boolean"), (dict, "an object"), (list, "an array"), (str, "a string"))
+    found = next((name for cls, name in kinds if isinstance(value, cls)), None)
+    return found or ("a number" if isinstance(value, (int, float)) else "?")
 
 
 class Notes:

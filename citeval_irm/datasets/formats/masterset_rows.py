@@ -12,13 +12,13 @@ pandas count) and the paper id.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ...base.errors import InputError, quoted
 from ...base.numbers import C_SPACE, decimal_number
+from ...base.texts import json_value
 from ..jsonstream import Notes, kind
 from ..records import MasterSetDoc
 
@@ -134,15 +134,11 @@ def parse_references(path: Path, row: int, paper_id: str, value: Any, notes: Not
         notes.add("no_references", paper_id)
         return []
     references = value
-    if isinstance(value, str):
+    if isinstance(value, str):  # by the one JSON reading: a key given twice refused too
         try:
-            references = json.loads(value)
-        except ValueError as exc:
-            raise InputError(str(path), f"{where}: 'references' is not valid JSON: {exc}") from None
-        except RecursionError:  # [[[[...]]]]: no list of references nests so
-            raise InputError(
-                str(path), f"{where}: 'references' is JSON nested too deeply to be references"
-            ) from None
+            references = json_value(value, str(path), what="'references'")
+        except InputError as exc:
+            raise InputError(str(path), f"{where}: {exc.problem}") from None
     if not isinstance(references, list):
         raise InputError(
             str(path), f"{where}: 'references' must be a JSON list, got {kind(references)}"
