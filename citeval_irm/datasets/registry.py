@@ -90,14 +90,37 @@ def documentation_file(name: str) -> PackageYamlDocumentation:
 
 
 def build_datasets() -> dict[str, Dataset]:
-    """Every citeval dataset, by id, wrapped with its documentation and metadata."""
+    """Every citeval dataset, by id, wrapped with its documentation and metadata (and, for
+    one with queries, the queries by id: :class:`QueriesLookup`)."""
     families = [(c.components(), documentation_file(c.documentation)) for c in COLLECTIONS]
     out = {}
     for components, documentation in families:
         for dataset_id, parts in components.items():
             dataset = Dataset(*parts, documentation(dataset_id))
-            out[dataset_id] = Dataset(CountedMetadata(dataset_id, dataset, METADATA), dataset)
+            lookup = QueriesLookup(dataset) if dataset.has_queries() else None
+            metadata = CountedMetadata(dataset_id, dataset, METADATA)
+            out[dataset_id] = Dataset(metadata, dataset, lookup)
     return out
+
+
+class QueriesLookup:
+    """A dataset's ``queries_store()``, which ``ir_datasets lookup --qid`` (``citeval
+    datasets lookup ID --qid QID``) asks for and no dataset of ir_datasets has: the
+    queries read once, by id, when the first is looked up (as ir_datasets' own
+    ``dataset.queries.lookup`` reads them); an unknown id is a ``KeyError``, which the
+    lookup says as "not found"."""
+
+    def __init__(self, dataset: Dataset):
+        self._dataset = dataset
+        self._queries: dict | None = None
+
+    def queries_store(self) -> QueriesLookup:
+        return self
+
+    def get(self, query_id: str):
+        if self._queries is None:
+            self._queries = {query.query_id: query for query in self._dataset.queries_iter()}
+        return self._queries[query_id]
 
 
 _REGISTERED: list[str] = []
