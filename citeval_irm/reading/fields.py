@@ -166,7 +166,7 @@ def _texts(raw: pa.Array, column: str) -> tuple[np.ndarray, tuple[int, str] | No
         bad = np.flatnonzero(~np.isfinite(scores))
         if bad.size:
             index = int(bad[0])
-            return empty, (index, f"score {quoted(raw[index].as_py())} is not finite")
+            return empty, (index, f"score {quoted(raw[index].as_py())} is not finite{NOT_FINITE}")
         return scores, None
     digits = pc.replace_substring_regex(pc.utf8_ltrim(trimmed, "+"), r"\.0*$", "")
     try:
@@ -194,6 +194,22 @@ def _plain_digits(raw: pa.Array) -> bool:
     return bool(((data - np.uint8(0x30)) < 10).all())
 
 
+NOT_FINITE = (
+    ": a score must be a finite number here (`citeval trec_eval` reads the run as trec_eval "
+    "does, infinities and NaN included)"
+)
+"""What a non-finite score is told, on any line (a data row, never a header's word)."""
+
+
+def _is_float(value: str) -> bool:
+    """Whether Python reads ``value`` as a number (one the text rule refused: not finite)."""
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _text_problem(value: str, column: str, first_row: bool) -> str:
     """Why ``value`` is no score or label, with the likely mistake behind it: a header line
     (a word on the first row), a decimal comma (``30,5``), or for a label the other number
@@ -202,7 +218,10 @@ def _text_problem(value: str, column: str, first_row: bool) -> str:
         problem = f"score {quoted(value)} is not a finite number"
     else:
         problem = f"relevance label {quoted(value)} is not a whole number"
-    if first_row and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
+    number = _is_float(value)  # inf, -Infinity, nan: a number, never a header's word
+    if number and column == "score":
+        return problem + NOT_FINITE
+    if first_row and not number and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value):
         return problem + ": this looks like a header line: remove it (TREC files have none)"
     if re.fullmatch(r"[+-]?[0-9]*,[0-9]+", value):
         return problem + f": a decimal comma? write {value.replace(',', '.')!r}"
