@@ -126,3 +126,10 @@ def test_a_paper_id_with_terminal_commands_is_escaped_in_audit_and_log_lines(
     assert "X\\x1b[2J\\u202eevil" in done.stdout and "duplicate titles" in done.stdout
     assert "[WARNING]" in done.stderr and "X\\x1b[2J\\u202eevil" in done.stderr
     assert not live(done.stdout) and not live(done.stderr), (live(done.stdout), done.stderr)
+
+
+def test_a_usage_error_quotes_the_argument_escaped(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["eval", "run", "--qrels", "q", "-m", "RR", f"{ESC}[2J{RLO}"])
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: \\x1b[2J\\u202e" in err and not live(err)

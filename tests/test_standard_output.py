@@ -130,3 +130,16 @@ def test_the_record_of_a_command_names_what_was_and_was_not_written(tmp_path, ca
     assert main(["eval", str(tmp_path / "missing"), "--qrels", str(run), "-m", "RR"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "written in full" not in err
+
+
+def test_closed_standard_error_sends_nothing_to_standard_output(small: Path) -> None:
+    """``2>&-``: the error cannot be said, but it does not land among the results."""
+    command = ["eval", "missing", "--qrels", "qrels", "-m", "RR"]
+    done = subprocess.run(
+        [sys.executable, "-m", "citeval_irm.cli", *command],
+        cwd=small,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 2 and done.stdout == ""

@@ -210,12 +210,15 @@ def _hold_descriptor(fd: int) -> None:
 @contextmanager
 def guarded_stdout() -> Iterator[GuardedStream]:
     """``sys.stdout`` as a :class:`GuardedStream` for the length of a block (a command of
-    the command line), as it was after it."""
+    the command line), as it was after it; a closed standard error written to nowhere."""
     import sys
 
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     if stdout is None:
         _hold_descriptor(1)
+    if stderr is None:  # closed: its lines go nowhere, not to standard output (print's
+        _hold_descriptor(2)  # fallback for a file of None), where they would mix with results
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
     guarded = GuardedStream(stdout)
     sys.stdout = guarded
     try:
@@ -223,6 +226,9 @@ def guarded_stdout() -> Iterator[GuardedStream]:
     finally:
         if sys.stdout is guarded:
             sys.stdout = stdout
+        if stderr is None:
+            sys.stderr.close()
+            sys.stderr = stderr
 
 
 # --------------------------------------------------------------------------- work in progress

@@ -17,6 +17,7 @@ from ..base.choices import (
     TIE_POLICIES,
 )
 from ..evaluation.results import FORMATS
+from ..printing.escaping import plain_text
 from .commands import (
     cmd_breakdown,
     cmd_compare,
@@ -223,8 +224,17 @@ def add_breakdown_command(commands) -> None:
     bd.set_defaults(handler=cmd_breakdown)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors escaped as every terminal line is (an
+    unrecognised argument is quoted as typed: it may hold ESC or U+202E); each command's
+    parser is one too (argparse makes them of the parent's class)."""
+
+    def error(self, message: str):
+        super().error(plain_text(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="citeval",
         description="Trustworthy citation-recommendation evaluation (ir-measures, trec_eval). "
         "citeval COMMAND --help shows a command's options and examples.",
