@@ -35,10 +35,17 @@ def test_a_count_beyond_its_bound_is_an_error_naming_it(build, bound: str) -> No
     assert bound in str(caught.value)
 
 
+@pytest.mark.parametrize("memory", ["1" + "0" * 400, 10**400, "9999999999T", 2**63])
+def test_memory_beyond_what_a_size_holds(memory) -> None:
+    with pytest.raises(InputError, match=r"must be at most 8 EiB \(2\*\*63 - 1 bytes\)"):
+        ExecutionOptions(memory=memory)
+
+
 def test_the_bounds_themselves_are_taken() -> None:
     assert StatisticsOptions(bootstrap=MAX_BOOTSTRAP).bootstrap == MAX_BOOTSTRAP
     assert StatisticsOptions(permutations=MAX_PERMUTATIONS).permutations == MAX_PERMUTATIONS
     assert EvalOptions(max_docs=2**63 - 1).max_docs == 2**63 - 1
+    assert ExecutionOptions(memory=2**63 - 1).memory == 2**63 - 1
 
 
 @pytest.fixture

@@ -40,20 +40,27 @@ from .errors import ArgumentTypeError, InputError
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
+MAX_MEMORY = 2**63 - 1
+"""The most bytes ``memory`` can be (8 EiB: sizes are 64-bit numbers)."""
+
+
 def parse_memory(value: int | str) -> int:
-    """Bytes from ``2G``, ``1.5GB``, ``500M``, ``64KiB`` or a number of bytes."""
+    """Bytes from ``2G``, ``1.5GB``, ``500M``, ``64KiB`` or a number of bytes, more than 0
+    and at most :data:`MAX_MEMORY`; an error naming the bound otherwise."""
     import numpy as np
 
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number, unit = float(value), ""
+        size = int(value)
     else:
         found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(value).lower())
         if not found:
             raise InputError(None, f"memory {value!r}: expected a size such as 2G, 500M or 64K")
-        number, unit = float(found.group(1)), found.group(2)
-    size = int(number * _UNITS[unit])
+        size = float(found.group(1)) * _UNITS[found.group(2)]  # inf for 400 digits
+        size = int(size) if size < MAX_MEMORY else MAX_MEMORY + 1
     if size <= 0:
         raise InputError(None, f"memory {value!r}: must be more than 0")
+    if size > MAX_MEMORY:
+        raise InputError(None, f"memory {value!r}: must be at most 8 EiB (2**63 - 1 bytes)")
     return size
 
 
