@@ -17,6 +17,8 @@ from ..base.choices import (
     DUPLICATE_POLICIES,
     EMPTY_QUERY_POLICIES,
     ENGINES,
+    MAX_BOOTSTRAP,
+    MAX_PERMUTATIONS,
     PRIMARY_TESTS,
     TESTS,
     TIE_POLICIES,
@@ -218,11 +220,13 @@ FLAGS: dict[str, tuple[tuple[str, ...], dict]] = {
     "alpha": _statistics_flag("alpha", type=float, help="significance level (default 0.05)"),
     "permutations": _statistics_flag(
         "permutations", type=int,
-        help=f"random permutations (default {_field_default(StatisticsOptions, 'permutations'):,})",
+        help=f"random permutations (default {_field_default(StatisticsOptions, 'permutations'):,}"
+             f"; at most {MAX_PERMUTATIONS:,})",
     ),
     "bootstrap": _statistics_flag(
         "bootstrap", type=int,
-        help=f"bootstrap resamples (default {_field_default(StatisticsOptions, 'bootstrap'):,})",
+        help=f"bootstrap resamples (default {_field_default(StatisticsOptions, 'bootstrap'):,}; "
+             f"at most {MAX_BOOTSTRAP:,})",
     ),
     "seed": _statistics_flag(
         "seed", type=int, help=f"default {_field_default(StatisticsOptions, 'seed')}"
