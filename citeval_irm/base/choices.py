@@ -48,6 +48,7 @@ WARNING_CODES = (
     "queries_without_year", "count_mismatch", "not_pinned", "env_folder_wins",
     "facet_unavailable", "unchecked_qrels", "empty_run", "queries_not_in_dataset",
     "reference_fields_ignored", "queries_without_value", "generated_lists",
+    "catalogue_rows_without_title",
 )  # fmt: skip
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
