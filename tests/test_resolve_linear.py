@@ -19,7 +19,7 @@ from citeval_irm.resolving.resolve import Resolver, title_candidates
 
 SIZE = 100_000
 LIMIT = 1.0
-"""Seconds per call; a linear pass over 100,000 characters takes milliseconds."""
+"""CPU seconds per call; a linear pass over 100,000 characters takes at most tenths."""
 
 CLASSES = {
     "spaces": " \t\n\u00a0\u3000",
@@ -74,9 +74,17 @@ def resolver():
 
 
 def timed(function, text: str) -> float:
-    started = time.perf_counter()
-    function(text)
-    return time.perf_counter() - started
+    """The CPU seconds of ``function(text)``, the least of up to three calls when the first
+    is over :data:`LIMIT`: CPU time, not wall time, so that other work on the machine (the
+    suite's other worker) does not count; a quadratic step is over the limit every time."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        function(text)
+        best = min(best, time.process_time() - started)
+        if best <= LIMIT:
+            break
+    return best
 
 
 def check(text: str, name: str, resolver, *, every_step: bool) -> None:
