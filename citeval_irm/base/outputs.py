@@ -136,8 +136,9 @@ def _note(kind: str, path: str | os.PathLike) -> None:
 
 class GuardedStream:
     """Standard output as a command writes to it: a failed write (a full disk, ``>&-``
-    closed it: ``sys.stdout`` is then ``None``) is an :class:`OutputError` saying whether
-    any of the output reached it, not an ``OSError`` of no file or an ``AttributeError``.
+    closed it: ``sys.stdout`` is then ``None``) is an :class:`OutputError` saying what is
+    there (closed: nothing; else an incomplete output, since a part may have been written
+    before the failure), not an ``OSError`` of no file or an ``AttributeError``.
     A broken pipe (``| head``) stays a :class:`BrokenPipeError`: a reader that stops early
     is no error. The first failure is kept: a caller that swallows it (argparse's help
     does) meets it again at the next write or flush."""
@@ -157,8 +158,9 @@ class GuardedStream:
             result = call(*args)
         except BrokenPipeError:
             raise
-        except OSError as exc:
-            left = "what it shows is incomplete" if self._state["used"] else "nothing reached it"
+        except OSError as exc:  # closed: certainly nothing there; else a part may be
+            closed = exc.errno == errno.EBADF and not self._state["used"]
+            left = "nothing reached it" if closed else "what it shows is incomplete"
             self._state["failed"] = output_error(self._name, exc, left)
             raise self._state["failed"] from None
         return result
