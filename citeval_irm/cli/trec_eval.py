@@ -29,6 +29,7 @@ from __future__ import annotations
 import sys
 
 from ..base.errors import CitevalError, InputError, silenced
+from ..printing.escaping import plain_text
 from .trec_eval_options import Options, TrecEvalExit
 from .trec_eval_run import Stopped, TrecEvaluation
 
@@ -53,10 +54,11 @@ def main(argv: list[str]) -> int:
         _write(lines, evaluation.encoding)
         return 0
     except TrecEvalExit as exc:
-        print(str(exc).rstrip("\n"), file=sys.stderr)
+        message = str(exc).rstrip("\n")  # trec_eval's own messages as it prints them
+        print(plain_text(message) if message.startswith("citeval") else message, file=sys.stderr)
         return exc.status
     except CitevalError as exc:
-        print(f"citeval: error: {exc}", file=sys.stderr)
+        print(plain_text(f"citeval: error: {exc}"), file=sys.stderr)  # the one escaper
         return 2
     except BrokenPipeError:
         return 0
