@@ -79,7 +79,8 @@ def test_the_run_keeps_the_generated_order_and_drops_duplicates_counted(corpus, 
     assert empty["references"] == 0 and empty["in_pool_rate"] != empty["in_pool_rate"]  # NaN
     counts = result.counts()
     assert counts == {"queries": 2, "empty_lists": 1, "references": 6, "id": 1, "exact": 3,
-                      "fuzzy": 0, "ambiguous": 1, "unmatched": 1, "duplicates": 1}  # fmt: skip
+                      "fuzzy": 0, "ambiguous": 1, "conflict": 0, "unmatched": 1,
+                      "duplicates": 1, "empty": 0}  # fmt: skip
     assert repr(result).startswith("Resolution(dataset='citeval/acl-200/test', queries=2")
     assert "\n" not in repr(result)
     # the field's measures beside the resolution's: the first query's gold (D14-1162) at rank 2
@@ -188,11 +189,14 @@ def test_breakdown_by_popularity_takes_the_resolution(corpus):
 
 
 def test_identifier_and_title_forms():
-    assert identifiers({}, "arXiv:1706.03762v2") == ["1706.03762"]
+    assert identifiers({}, "arXiv:1706.03762v2") == ["1706.03762v2", "1706.03762"]
     assert identifiers({}, "https://arxiv.org/abs/1706.03762") == ["1706.03762"]
-    assert identifiers({}, "https://arxiv.org/pdf/1706.03762v1.pdf") == ["1706.03762"]
+    assert identifiers({}, "https://arxiv.org/pdf/1706.03762v1.pdf") == [
+        "1706.03762v1",
+        "1706.03762",
+    ]
     assert identifiers({}, "https://doi.org/10.48550/arXiv.1706.03762") == ["1706.03762"]
-    assert identifiers({"arxiv": "hep-th/9901001v2"}) == ["hep-th/9901001"]
+    assert identifiers({"arxiv": "hep-th/9901001v2"}) == ["hep-th/9901001v2", "hep-th/9901001"]
     assert identifiers({}, "https://aclanthology.org/P15-1001.pdf") == ["P15-1001"]
     assert identifiers({}, "https://aclanthology.org/2020.acl-main.1/") == ["2020.acl-main.1"]
     assert identifiers({"doi": "10.1145/3397271.3401075."}) == ["10.1145/3397271.3401075"]

@@ -236,6 +236,8 @@ class Catalogue:
     titles: list[str]
     ids: list[list[str]]
     warnings: list[EvalWarning] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """The line of each title in the file (a catalogue row is named ``catalogue:<line>``)."""
 
 
 def read_catalogue(path) -> Catalogue:
@@ -251,6 +253,7 @@ def read_catalogue(path) -> Catalogue:
     titles: list[str] = []
     ids: list[list[str]] = []
     empty: list[str] = []
+    lines: list[int] = []
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         for line, row in _csv_rows(path, ("title",)):
@@ -260,6 +263,7 @@ def read_catalogue(path) -> Catalogue:
                 continue
             titles.append(row["title"])
             ids.append(found)
+            lines.append(line)
     elif suffix in (".jsonl", ".ndjson", ".json"):
         for number, record in json_lines(path):
             if not isinstance(record.get("title"), str):
@@ -270,14 +274,16 @@ def read_catalogue(path) -> Catalogue:
                 continue
             titles.append(record["title"])
             ids.append(found)
+            lines.append(number)
     else:
-        for _, line in text_lines(path):
-            if line.strip():
-                titles.append(line.strip())
+        for number, text in text_lines(path):
+            if text.strip():
+                titles.append(text.strip())
                 ids.append([])
+                lines.append(number)
     if not titles:
         raise InputError(source, "holds no titles")
     warnings = [EvalWarning("catalogue_rows_without_title", f"{source}: rows with neither a "
                             "title nor an identifier were skipped", len(empty),
                             examples_of(empty), "rows")] if empty else []  # fmt: skip
-    return Catalogue(source, titles, ids, warnings)
+    return Catalogue(source, titles, ids, warnings, lines)

@@ -1,16 +1,14 @@
 """The index a reference is looked up in: a corpus's papers (or a catalogue's titles).
 
-Identifiers and normalised titles are hash look-ups (a dict each); the fuzzy search runs
-only for what they leave, and never against every title: it is blocked by the reference's
-rarest words. Each word of a normalised title has a posting list (one CSR array over the
-whole corpus, built with numpy, 4 bytes a posting); a reference's candidates are the titles
-holding all but one of its four rarest known words (both, when it has two; the titles of
-the one, when it has one), words in more than :data:`COMMON` of the titles being no
-blocking key (a reference of common words only: the titles holding its rarest, then also
-the next, ... until at most :data:`COMMON` remain, or none beyond :data:`MAX_CANDIDATES`);
-titles whose length cannot reach the threshold are dropped before any string is compared (the Indel
-similarity of strings of lengths ``a`` and ``b`` is at most ``2 min(a, b) / (a + b)``); the
-rest are scored by RapidFuzz's ``fuzz.ratio`` (normalised Indel similarity, 0-100), in C.
+Identifiers and normalised titles are hash look-ups (a dict each), and so are the parts of
+each title (its main part and its subtitle, :func:`~.citations.title_parts`); the fuzzy
+search runs only for what they leave, and never against every title: it is blocked by the
+reference's rare words (:meth:`TitleIndex.candidates`). Each word of a normalised title has
+a posting list (one CSR array over the whole corpus, built with numpy, 4 bytes a posting);
+titles whose length cannot reach the threshold are dropped before any string is compared
+(the Indel similarity of strings of lengths ``a`` and ``b`` is at most ``2 min(a, b) / (a +
+b)``); the rest are scored by RapidFuzz's ``fuzz.ratio`` (normalised Indel similarity,
+0-100), in C.
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from rapidfuzz import fuzz, process
 
+from .citations import title_parts
 from .normalise import corpus_id_keys, title_key
 
 RARE_WORDS = 4
@@ -35,6 +34,10 @@ MIN_TRUNCATED = 12
 """A title cut short (``...``) is compared with the start of each candidate only when it
 keeps at least this many characters."""
 
+TARGETS = ("full", "main", "subtitle", "single")
+"""What of a title a key is compared with: the whole normalised title, its main part, its
+subtitle, or the whole title of a title that has no parts."""
+
 
 @dataclass(frozen=True)
 class Found:
@@ -45,8 +48,31 @@ class Found:
     score: float
 
 
+def _grouped(keys: Sequence[str]) -> dict[str, int | tuple[int, ...]]:
+    """Each non-empty key to its position, or to its positions when several share it."""
+    found: dict[str, int | tuple[int, ...]] = {}
+    for position, key in enumerate(keys):
+        if not key:
+            continue
+        before = found.get(key)
+        if before is None:
+            found[key] = position
+        elif isinstance(before, tuple):
+            if before[-1] != position:
+                found[key] = (*before, position)
+        elif before != position:
+            found[key] = (before, position)
+    return found
+
+
+def _papers(value: int | tuple[int, ...] | None) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    return value if isinstance(value, tuple) else (value,)
+
+
 class TitleIndex:
-    """Papers by identifier, by normalised title and by title word.
+    """Papers by identifier, by normalised title (and title part) and by title word.
 
     ``ids``: each paper's id (the corpus's doc id; a catalogue's row id); ``titles``: its
     title; ``years`` and ``authors`` (optional): for breaking ties; ``extra_ids``: more
@@ -62,30 +88,31 @@ class TitleIndex:
         extra_ids: Sequence[Sequence[str]] | None = None,
     ):
         self.ids = list(ids)
+        self.titles = list(titles)
         self.years = list(years) if years is not None else [None] * len(self.ids)
         self.authors = list(authors) if authors is not None else None
-        self.by_id: dict[str, int] = {}
+        keyed: list[tuple[str, int]] = []
         for position, doc_id in enumerate(self.ids):
-            for key in corpus_id_keys(doc_id):
-                self.by_id.setdefault(key, position)
+            keyed += [(key, position) for key in corpus_id_keys(doc_id)]
         for position, more in enumerate(extra_ids or ()):
-            for value in more:
-                for key in corpus_id_keys(value):
-                    self.by_id.setdefault(key, position)
-        keys = [title_key(t).text if t else "" for t in titles]
+            keyed += [(key, position) for value in more for key in corpus_id_keys(value)]
+        self.by_id: dict[str, int | tuple[int, ...]] = {}
+        for key, position in sorted(keyed, key=lambda pair: pair[1]):
+            before = _papers(self.by_id.get(key)) or ()
+            if position not in before:  # a key shared (versions of one arXiv id): all listed
+                self.by_id[key] = (*before, position) if before else position
+        keys, mains, subtitles = [], [], []
+        for title in self.titles:
+            keys.append(title_key(title).text if title else "")
+            split = title_parts(title) if title else None
+            mains.append(title_key(split[0]).text if split else "")
+            subtitles.append(title_key(split[1]).text if split else "")
         self.keys = np.array(keys, dtype=object)
         self.lengths = np.fromiter((len(k) for k in keys), dtype=np.int32, count=len(keys))
-        self.by_key: dict[str, int | tuple[int, ...]] = {}
-        for position, key in enumerate(keys):
-            if not key:
-                continue
-            before = self.by_key.get(key)
-            if before is None:
-                self.by_key[key] = position
-            else:
-                self.by_key[key] = (
-                    (*before, position) if isinstance(before, tuple) else (before, position)
-                )
+        self.parts = {"main": np.array(mains, dtype=object),
+                      "subtitle": np.array(subtitles, dtype=object)}  # fmt: skip
+        self.by_key = _grouped(keys)
+        self.by_part = {"main": _grouped(mains), "subtitle": _grouped(subtitles)}
         self._build_postings(keys)
 
     def _build_postings(self, keys: list[str]) -> None:
@@ -110,19 +137,27 @@ class TitleIndex:
         return len(self.ids)
 
     def identifier(self, keys: Sequence[str]) -> Found | None:
-        """The paper the first known identifier names."""
+        """The papers the first known identifier names (several: the versions of an arXiv
+        id given without one)."""
         for key in keys:
-            position = self.by_id.get(key)
-            if position is not None:
-                return Found((position,), 100.0)
+            papers = _papers(self.by_id.get(key))
+            if papers is not None:
+                return Found(papers, 100.0)
         return None
 
-    def exact(self, key: str) -> Found | None:
-        """The papers whose normalised title is ``key``."""
-        found = self.by_key.get(key) if key else None
-        if found is None:
-            return None
-        return Found(found if isinstance(found, tuple) else (found,), 100.0)
+    def exact(self, key: str, target: str = "full") -> Found | None:
+        """The papers whose normalised title (``target="full"``; ``"single"``: of a title
+        without parts), main part or subtitle is ``key``."""
+        table = self.by_key if target in ("full", "single") else self.by_part[target]
+        papers = _papers(table.get(key)) if key else None
+        if papers is not None and target == "single":
+            papers = tuple(p for p in papers if not self.parts["main"][p]) or None
+        return Found(papers, 100.0) if papers is not None else None
+
+    def word_count(self, word: str) -> int:
+        """How many titles hold ``word``."""
+        number = self._vocabulary.get(word)
+        return 0 if number is None else int(self._offsets[number + 1] - self._offsets[number])
 
     def candidates(self, key: str) -> np.ndarray:
         """The blocked candidates of ``key`` (see the module docstring)."""
@@ -152,29 +187,53 @@ class TitleIndex:
     def _posting(self, word: int) -> np.ndarray:
         return self._postings[self._offsets[word] : self._offsets[word + 1]]
 
-    def fuzzy(self, key: str, threshold: float, *, truncated: bool = False) -> Found | None:
-        """The best-scoring papers at or above ``threshold`` (every one at the best score),
-        among the blocked candidates; a title cut short (``truncated``) is also compared
-        with each candidate's start."""
-        if not key:
-            return None
-        papers = self.candidates(key)
-        if not len(papers):
-            return None
+    def scores(
+        self,
+        key: str,
+        papers: np.ndarray,
+        threshold: float,
+        *,
+        target: str = "full",
+        truncated: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(papers, scores)``: ``fuzz.ratio`` of ``key`` and the ``target`` of each of
+        ``papers`` whose length can reach ``threshold`` (0 below it); a title cut short
+        (``truncated``) is also compared with each title's start."""
+        choices = self.keys if target in ("full", "single") else self.parts[target]
+        if target == "single":
+            papers = papers[self.parts["main"][papers] == ""]
+        if target in ("full", "single"):
+            lengths = self.lengths[papers]
+        else:
+            papers = papers[choices[papers] != ""]
+            lengths = np.fromiter((len(c) for c in choices[papers]), np.int32, len(papers))
         size, share = len(key), threshold / 100.0
-        lengths = self.lengths[papers]
         low, high = size * share / (2.0 - share), size * (2.0 - share) / share
-        prefix = truncated and size >= MIN_TRUNCATED
+        prefix = truncated and size >= MIN_TRUNCATED and target == "full"
         keep = lengths >= low if prefix else (lengths >= low) & (lengths <= high)
         papers = papers[keep]
         if not len(papers):
-            return None
-        choices = self.keys[papers]
+            return papers, np.zeros(0, np.float32)
+        texts = choices[papers]
         ratio = {"scorer": fuzz.ratio, "dtype": np.float32, "score_cutoff": threshold}
-        scores = process.cdist([key], choices, **ratio)[0]
+        found = process.cdist([key], texts, **ratio)[0]
         if prefix:
-            starts = [c[:size] for c in choices]
-            scores = np.maximum(scores, process.cdist([key], starts, **ratio)[0])
+            starts = [c[:size] for c in texts]
+            found = np.maximum(found, process.cdist([key], starts, **ratio)[0])
+        return papers, found
+
+    def fuzzy(self, key: str, threshold: float, *, truncated: bool = False,
+              target: str = "full", papers: np.ndarray | None = None) -> Found | None:  # fmt: skip
+        """The best-scoring papers at or above ``threshold`` (every one at the best score),
+        among ``papers`` (default: the blocked candidates of ``key``)."""
+        if not key:
+            return None
+        papers = self.candidates(key) if papers is None else papers
+        if not len(papers):
+            return None
+        papers, scores = self.scores(key, papers, threshold, target=target, truncated=truncated)
+        if not len(papers):
+            return None
         best = float(scores.max())
         if best < threshold:
             return None

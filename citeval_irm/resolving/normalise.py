@@ -232,6 +232,20 @@ class Key(NamedTuple):
     truncated: bool
 
 
+def _dated_aside(text: str) -> tuple[str, int | None]:
+    """``text`` without a last bracketed group that holds a year (``... (Machine Learning
+    1989)``, ``... [NeurIPS 2017]``): where a citation puts its venue and year."""
+    end = text.rstrip()
+    if not end.endswith((")", "]")):
+        return text, None
+    opened = end.rfind("(" if end[-1] == ")" else "[")
+    inner = end[opened + 1 : -1] if opened > 0 else ""
+    if not inner or len(inner) > 120:
+        return text, None
+    year = _first_year(_plain(inner).split())
+    return (end[:opened], year) if year is not None and end[:opened].strip() else (text, None)
+
+
 def title_key(title: str) -> Key:
     """The normalised form of a title, compared by the index (see the module docstring);
     linear in the title's length, whatever it holds."""
@@ -240,8 +254,9 @@ def title_key(title: str) -> Key:
     truncated = end.endswith(_ELLIPSES)
     if truncated:
         text = end[: -3 if end.endswith("...") else -1]
+    text, dated = _dated_aside(text)
     words, year = strip_tail(_plain(text).split())
-    return Key(" ".join(words), year, truncated)
+    return Key(" ".join(words), year or dated, truncated)
 
 
 def tokens(key: str) -> list[str]:
@@ -257,7 +272,7 @@ _ARXIV_NEW = r"\d{4}\.\d{4,5}(?!\d)"
 _ARXIV_OLD = r"[a-z][a-z-]{0,15}(?:\.[A-Z]{2})?/\d{7}(?!\d)"
 _ARXIV_IN_TEXT = re.compile(
     rf"(?:arxiv(?:\.org/(?:abs|pdf)/|\s{{0,3}}:\s{{0,3}}|\.)|\b)({_ARXIV_NEW}|{_ARXIV_OLD})"
-    r"(?:v\d{1,4})?",
+    r"(?:v(\d{1,4}))?",
     re.IGNORECASE,
 )
 _ACL_OLD = r"[A-Z]\d{2}-\d{4}"
@@ -273,14 +288,23 @@ ACL_DOI = "10.18653/v1/"
 
 def arxiv_id(text: str) -> str | None:
     """The arXiv id in ``text`` (any form of the module docstring), without its version."""
+    found = arxiv_ids(text)
+    return found[-1] if found else None
+
+
+def arxiv_ids(text: str) -> list[str]:
+    """The arXiv id in ``text`` as it names a paper: with its version first when it has
+    one (``1705.22222v1``: a corpus may hold each version as a doc), then without."""
     match = _ARXIV_IN_TEXT.search(text.strip())
     if not match:
-        return None
+        return []
     found = match.group(1)
     if re.fullmatch(_ARXIV_NEW, found):
-        month = int(found[2:4])
-        return found if 1 <= month <= 12 else None
-    return found.lower() if "/" in found and not found[0].isdigit() else found
+        if not 1 <= int(found[2:4]) <= 12:
+            return []
+    elif "/" in found and not found[0].isdigit():
+        found = found.lower()
+    return [f"{found}v{match.group(2)}", found] if match.group(2) else [found]
 
 
 def acl_id(text: str) -> str | None:
@@ -304,29 +328,35 @@ def doi(text: str) -> str | None:
 
 def identifiers(fields: dict[str, str], text: str = "") -> list[str]:
     """The corpus keys a reference's identifiers give, in order: its ``arxiv``, ``acl`` and
-    ``doi`` fields, then those found in ``text`` (a reference written as one string); a DOI
-    of arXiv or the Anthology as the id it carries, any other DOI as itself."""
+    ``doi`` fields, then those found in ``text`` (a reference written as one string); an
+    arXiv id with its version first, then without; a DOI of arXiv or the Anthology as the
+    id it carries, any other DOI as itself."""
     found: list[str] = []
 
-    def add(value: str | None) -> None:
-        if value and value not in found:
-            found.append(value)
+    def add(*values: str | None) -> None:
+        for value in values:
+            if value and value not in found:
+                found.append(value)
 
-    for name, read in (("arxiv", arxiv_id), ("acl", acl_id)):
-        if fields.get(name):
-            add(read(str(fields[name])) or str(fields[name]).strip())
+    if fields.get("arxiv"):
+        given = str(fields["arxiv"])
+        add(*(arxiv_ids(given) or [given.strip()]))
+    if fields.get("acl"):
+        add(acl_id(str(fields["acl"])) or str(fields["acl"]).strip())
     dois = (
         [doi(str(fields["doi"])) or str(fields["doi"]).strip().lower()] if fields.get("doi") else []
     )
     if text and _DIGIT.search(text):  # every arXiv id, Anthology id and DOI has a digit
+        lowered = text.lower()
         dois.append(doi(text))
-        add(arxiv_id(text) if ARXIV_DOI not in text.lower() else None)
-        add(acl_id(text) if ACL_DOI not in text.lower() else None)
+        if ARXIV_DOI not in lowered:
+            add(*arxiv_ids(text))
+        add(acl_id(text) if ACL_DOI not in lowered else None)
     for value in dois:
         if not value:
             continue
         if value.startswith(ARXIV_DOI):
-            add(arxiv_id(value[len(ARXIV_DOI) :]))
+            add(*arxiv_ids(value[len(ARXIV_DOI) :]))
         elif value.startswith(ACL_DOI):
             add(acl_id(_acl_case(value[len(ACL_DOI) :])))
         else:

@@ -4,14 +4,21 @@ Each reference is matched in this order, the first that finds a paper deciding:
 
 1. **id**: an identifier the reference carries (its ``arxiv``, ``acl``, ``doi`` fields, or
    found in a string reference or a ``url``) that is a doc id of the corpus
-   (:func:`~citeval_irm.resolving.normalise.identifiers`);
-2. **exact**: its normalised title (:func:`~citeval_irm.resolving.normalise.title_key`) is
-   a paper's; a string reference is tried whole, then each of its sentences (``Vaswani et
-   al. 2017. Attention is all you need. NeurIPS``), or only what it quotes;
+   (:func:`~citeval_irm.resolving.normalise.identifiers`; an arXiv id with its version
+   names that version's doc where the corpus holds versions, without one every version);
+   unless the reference's title names another paper clearly better (by
+   :data:`CONFLICT_MARGIN`): then it is a **conflict**, both papers named, neither in the
+   run, counted (models make identifiers up);
+2. **exact**: a normalised title (:func:`~citeval_irm.resolving.normalise.title_key`) that
+   is a paper's; a string reference is tried whole, then what it quotes and each run of its
+   sentences (:func:`~citeval_irm.resolving.citations.title_texts`), the longest exact one
+   deciding; an exact title of the catalogue, if one is given, comes next;
 3. **fuzzy**: RapidFuzz's ``fuzz.ratio`` of the normalised titles at or above
-   ``threshold`` (:data:`THRESHOLD`), among the titles sharing the reference's rarest words
+   ``threshold`` (:data:`THRESHOLD`), among the titles sharing the reference's rare words
    (:mod:`~citeval_irm.resolving.index`); a title cut short with ``...`` is also compared
-   with each title's start.
+   with each title's start; then, like for like, a part of a title for the whole (a
+   subtitle dropped or added, the first part dropped, :data:`PART_WORDS`). The pool and
+   the catalogue are both searched at each step: the higher score decides.
 
 Several papers at the best score (the same title in two years, a preprint and its
 published version) are narrowed to those of the reference's year (its ``year``, else a year
@@ -21,7 +28,7 @@ run. A paper named again later in the same list is a **duplicate**: counted, and
 from the run. What matches nothing is **unmatched**; with a ``catalogue`` of known titles
 it is split into ``outside_pool`` (a real paper the corpus lacks: the catalogue has it, by
 id, title or the same fuzzy rule) and ``nowhere``; without one, the report says it cannot
-tell.
+tell. A reference with no title, text or identifier is **empty**: counted, in no rate.
 
 The run ranks each query's resolved papers in the generated order (scores decreasing by
 position), and is evaluated with the dataset's protocol (or ``measures``) by
@@ -32,6 +39,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import NamedTuple
+
+from rapidfuzz import fuzz
 
 from ..base.errors import (
     ArgumentTypeError,
@@ -44,37 +54,42 @@ from ..base.errors import (
 )
 from ..base.options import EvalOptions, ExecutionOptions, options_from
 from . import THRESHOLD
+from .citations import title_parts, title_texts
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
 from .index import Found, TitleIndex
-from .normalise import _plain, identifiers, title_key, undo_latex
+from .normalise import Key, _plain, identifiers, title_key
 from .result import (  # noqa: F401
     CATALOGUE_KINDS,
+    IN_POOL,
     KINDS,
     MATCHED,
+    STATUSES,
     Resolution,
+    decision_warnings,
     outside_population,
     resolution_measures,
 )
 
-# Linear: a quoted text holds no quotation mark, so each attempt scans up to the next one;
-# a separator's white space is matched from the start of its run only.
-_QUOTED = re.compile(r"[\"\u201c\u00ab]([^\"\u201c\u201d\u00ab\u00bb]{8,})[\"\u201d\u00bb]")
-_SENTENCE = re.compile(r"(?<=[^\s.A-Z])\.\s+|(?<!\s)\s+[-\u2013\u2014]\s+")
 _ANY_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _NOT_NAMES = frozenset({"and", "et", "al", "the", "of", "in"})
+CONFLICT_MARGIN = 5.0
+"""How much better a reference's title must fit another paper than the paper its identifier
+names for the two to disagree (a conflict); closer, the identifier decides."""
+PART_WORDS, PART_NAME_TITLES = 4, 5
+"""A part of a title stands for the whole (a subtitle dropped or added, the first part
+dropped) when it has at least 4 words, or a word of 3 characters or more that at most 5
+titles of the index hold (a name: ``GloVe``, ``XGBoost``, ``CCA-Flow``): ``Open Problem``,
+``A Bayesian Approach``, ``An Experimental Comparison`` are parts of many titles and name
+none."""
 
 
 def title_candidates(reference: Reference) -> list[str]:
-    """The texts tried as the reference's title: its title; for a string, what it quotes,
-    else the whole string and each of its sentences."""
+    """The texts tried as the reference's title: an object's title; for a string, the
+    whole string, what it quotes and its runs of sentences
+    (:func:`~citeval_irm.resolving.citations.title_texts`)."""
     if not reference.citation:
-        return [reference.title] if reference.title else []
-    text = undo_latex(reference.text)  # \\"u is no quote
-    quoted = _QUOTED.findall(text)
-    if quoted:
-        return quoted
-    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
-    return [text, *parts] if len(parts) > 1 else [text]
+        return [reference.title] if reference.title.strip() else []
+    return title_texts(reference.text) if reference.text.strip() else []
 
 
 def check_threshold(threshold) -> float:
@@ -95,6 +110,71 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(w for w in _plain(text).split() if len(w) > 2 and w not in _NOT_NAMES)
 
 
+class Decision(NamedTuple):
+    """How one reference was decided: ``how`` (:data:`~.result.KINDS`), the papers of the
+    index it names (matched, or the candidates of an ambiguous or conflicting reference),
+    the score, its ``status`` (:data:`~.result.STATUSES`) and the catalogue rows it names
+    (an outside paper, a conflict's other side)."""
+
+    how: str
+    papers: tuple[int, ...]
+    score: float
+    status: str
+    elsewhere: tuple[str, ...] = ()
+
+
+class Titles:
+    """A reference's title texts and their keys, made once and only when asked for."""
+
+    def __init__(self, reference: Reference):
+        self.reference = reference
+        self._texts: list[str] | None = None
+        self._keys: list[Key] | None = None
+        self._parts: list[tuple[str, Key]] | None = None
+        self._whole: list[Key] = []
+
+    @property
+    def texts(self) -> list[str]:
+        if self._texts is None:
+            self._texts = title_candidates(self.reference)
+        return self._texts
+
+    @property
+    def keys(self) -> list[Key]:
+        if self._keys is None:
+            seen: set[str] = set()
+            self._keys = []
+            for text in self.texts:
+                key = title_key(text)
+                if key.text and (key.text, key.truncated) not in seen:
+                    seen.add((key.text, key.truncated))
+                    self._keys.append(key)
+        return self._keys
+
+    @property
+    def parts(self) -> list[tuple[str, Key]]:
+        """``(which, key)`` of the main part and subtitle of each text that has both."""
+        self._split()
+        return self._parts
+
+    @property
+    def whole(self) -> list[Key]:
+        """The keys of the texts that have no parts (a title without a subtitle)."""
+        self._split()
+        return self._whole
+
+    def _split(self) -> None:
+        if self._parts is None:
+            self._parts, self._whole = [], []
+            for text in self.texts:
+                split = title_parts(text)
+                if split:
+                    self._parts += [("main", title_key(split[0])),
+                                    ("subtitle", title_key(split[1]))]  # fmt: skip
+                elif (key := title_key(text)).text:
+                    self._whole.append(key)
+
+
 class Resolver:
     """Decides each reference against ``index`` (and ``catalogue``, an index of known
     titles), caching fuzzy look-ups by normalised title."""
@@ -102,48 +182,190 @@ class Resolver:
     def __init__(self, index: TitleIndex, threshold: float = THRESHOLD,
                  catalogue: TitleIndex | None = None):  # fmt: skip
         self.index, self.threshold, self.catalogue = index, check_threshold(threshold), catalogue
-        self._fuzzy: dict[tuple[int, str, bool], Found | None] = {}
+        self._fuzzy: dict[tuple, Found | None] = {}
         self._authors: dict[int, frozenset[str]] = {}
 
     def decide(self, reference: Reference) -> tuple[str, tuple[int, ...], float]:
         """``(how, papers, score)`` of one reference (see the module docstring)."""
-        index = self.index
+        found = self.judge(reference)
+        return found.how, found.papers, found.score
+
+    def known_elsewhere(self, reference: Reference) -> bool:
+        """Whether the catalogue knows an unmatched reference (id, title, or fuzzily)."""
+        return self.judge(reference).status == "outside_pool"
+
+    def judge(self, reference: Reference) -> Decision:
+        """The :class:`Decision` on one reference (see the module docstring)."""
+        index, catalogue = self.index, self.catalogue
         url = reference.fields.get("url", "") if reference.fields else ""
         ids = identifiers(reference.fields, reference.text if reference.citation else url)
+        titles = Titles(reference)
         found = index.identifier(ids) if ids else None
         if found is not None:
-            return "id", found.papers, found.score
-        keys = [title_key(text) for text in title_candidates(reference)]
-        year = reference.year() or next((k.year for k in keys if k.year), None)
-        if year is None and reference.citation:
-            years = _ANY_YEAR.findall(reference.text)
-            year = int(years[0]) if years else None
-        how, found = "exact", next((f for k in keys if (f := index.exact(k.text))), None)
-        if found is None:
-            how, found = "fuzzy", self._best_fuzzy(index, keys, 0)
-        if found is None:
-            return "unmatched", (), 0.0
-        authors = reference.fields.get("authors", "") if not reference.citation else reference.text
-        papers = self._tie_break(found.papers, year, authors)
-        return (how if len(papers) == 1 else "ambiguous"), papers, found.score
+            return self._by_identifier(reference, found, titles)
+        elsewhere = catalogue.identifier(ids) if ids and catalogue is not None else None
+        if elsewhere is not None:
+            return self._outside_by_identifier(reference, elsewhere, titles)
+        if not titles.keys:
+            status = "empty" if not ids else ("unknown" if catalogue is None else "nowhere")
+            return Decision("unmatched", (), 0.0, status)
+        how, match, where = self._title(titles)
+        if match is None:
+            return Decision("unmatched", (), 0.0, "unknown" if catalogue is None else "nowhere")
+        if where == "catalogue":
+            return Decision("unmatched", (), match.score, "outside_pool",
+                            self._named(catalogue, match.papers))  # fmt: skip
+        papers = self._tie_break(match.papers, self._year(reference, titles), reference)
+        return Decision(how if len(papers) == 1 else "ambiguous", papers, match.score, "in_pool")
 
-    def _best_fuzzy(self, index: TitleIndex, keys, which: int) -> Found | None:
+    # ------------------------------------------------------------ identifiers
+    def _by_identifier(self, reference: Reference, found: Found, titles: Titles) -> Decision:
+        """An identifier of the pool: its paper, unless the reference's title names another
+        paper clearly better (a conflict: both named, neither in the run)."""
+        papers = self._tie_break(found.papers, self._year(reference, titles), reference)
+        how = "id" if len(papers) == 1 else "ambiguous"
+        if not titles.keys:
+            return Decision(how, papers, 100.0, "in_pool")
+        agreement = self._fit(self.index, found.papers, titles)
+        other_how, other, where = self._title(titles)
+        if other is None or other.score < agreement + CONFLICT_MARGIN:
+            return Decision(how, papers, 100.0, "in_pool")
+        if where == "index" and set(other.papers) & set(found.papers):
+            return Decision(how, papers, 100.0, "in_pool")
+        named = other.papers if where == "index" else ()
+        elsewhere = self._named(self.catalogue, other.papers) if where == "catalogue" else ()
+        return Decision("conflict", (*found.papers, *named), other.score, "in_pool", elsewhere)
+
+    def _outside_by_identifier(self, reference: Reference, found: Found,
+                               titles: Titles) -> Decision:  # fmt: skip
+        """An identifier only the catalogue knows: outside the pool, unless the title names
+        a pool paper clearly better (a conflict)."""
+        named = self._named(self.catalogue, found.papers)
+        if titles.keys:
+            agreement = self._fit(self.catalogue, found.papers, titles)
+            how, other, where = self._title(titles)
+            if other is not None and where == "index" and (
+                    other.score >= agreement + CONFLICT_MARGIN):  # fmt: skip
+                return Decision("conflict", other.papers, other.score, "in_pool", named)
+        return Decision("unmatched", (), 100.0, "outside_pool", named)
+
+    def _fit(self, index: TitleIndex, papers: tuple[int, ...], titles: Titles) -> float:
+        """How well the reference's title texts fit ``papers`` (best ``fuzz.ratio`` with a
+        title, its main part or subtitle; 100 when a text holds the title)."""
+        best = 0.0
+        for paper in papers:
+            title = index.keys[paper]
+            targets = [t for t in (title, index.parts["main"][paper],
+                                   index.parts["subtitle"][paper]) if t]  # fmt: skip
+            for key in titles.keys:
+                if title and f" {title} " in f" {key.text} ":
+                    return 100.0
+                best = max(best, *(fuzz.ratio(key.text, t) for t in targets))
+        return best
+
+    # ------------------------------------------------------------ titles
+    def _title(self, titles: Titles) -> tuple[str, Found | None, str]:
+        """``(how, found, where)``: the best title match, ``where`` ``"index"`` or
+        ``"catalogue"``: an exact title of the pool, else of the catalogue; else the
+        higher fuzzy score of the two (the pool on a tie); else the higher score of a part
+        of a title standing for the whole (the catalogue on a tie: a part is weaker
+        evidence than a title, and one an outside paper shares names no pool paper)."""
+        index, catalogue = self.index, self.catalogue
+        found = self._exact(index, titles)
+        if found is not None:
+            return "exact", found, "index"
+        if catalogue is not None:
+            found = self._exact(catalogue, titles)
+            if found is not None:
+                return "exact", found, "catalogue"
+        for search, pool_on_tie in ((self._best_fuzzy, True), (self._by_part, False)):
+            pool = search(index, titles)
+            outside = self._outside(search(catalogue, titles)) if catalogue is not None else None
+            if pool is not None and (outside is None or pool.score > outside.score
+                                     or (pool_on_tie and pool.score == outside.score)):  # fmt: skip
+                return "fuzzy", pool, "index"
+            if outside is not None:
+                return "fuzzy", outside, "catalogue"
+        return "unmatched", None, ""
+
+    def _outside(self, found: Found | None) -> Found | None:
+        """``found`` in the catalogue without the papers that are the pool's (the same
+        normalised title): a catalogue may list every paper, the pool's too."""
+        if found is None:
+            return None
+        keys, pool = self.catalogue.keys, self.index.by_key
+        papers = tuple(p for p in found.papers if keys[p] not in pool)
+        return Found(papers, found.score) if papers else None
+
+    @staticmethod
+    def _exact(index: TitleIndex, titles: Titles) -> Found | None:
+        """The papers of the longest text whose normalised title is a title of ``index``."""
+        found = [(len(k.text), f) for k in titles.keys if (f := index.exact(k.text))]
+        return max(found, key=lambda pair: pair[0])[1] if found else None
+
+    def _cached(self, index: TitleIndex, key: Key, target: str) -> Found | None:
+        cached = (id(index), key.text, key.truncated, target)
+        if cached not in self._fuzzy:
+            self._fuzzy[cached] = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
+                                              target=target)  # fmt: skip
+        return self._fuzzy[cached]
+
+    def _best_fuzzy(self, index: TitleIndex, titles: Titles) -> Found | None:
+        """The best fuzzy match of the reference's whole title texts (a longer text on a
+        tie)."""
         best = None
-        for key in keys:
+        for key in titles.keys:
             if len(key.text) < 4:
                 continue
-            cached = (which, key.text, key.truncated)
-            if cached not in self._fuzzy:
-                self._fuzzy[cached] = index.fuzzy(key.text, self.threshold, truncated=key.truncated)
-            found = self._fuzzy[cached]
+            found = self._cached(index, key, "full")
             if found is not None and (best is None or found.score > best.score):
                 best = found
         return best
 
-    def _tie_break(self, papers: tuple[int, ...], year: int | None, authors: str):
+    def _by_part(self, index: TitleIndex, titles: Titles) -> Found | None:
+        """The best match of a part for a whole, like for like: a text without a subtitle
+        is a title's main part (its subtitle dropped) or subtitle (its first part dropped),
+        or a text's main part or subtitle is a whole title that has none (one added); the
+        part must be distinctive (:data:`PART_WORDS`). A subtitle replaced by another
+        matches nothing here: a real main part with an invented subtitle is what a
+        fabricated title often is."""
+        best = None
+        tries = [(key, target) for key in titles.whole for target in ("main", "subtitle")]
+        tries += [(key, "single") for _, key in titles.parts]
+        for key, target in tries:
+            if not self._distinctive(index, key.text):
+                continue
+            found = index.exact(key.text, target)
+            if found is None:
+                found = self._cached(index, key, target)
+            if found is not None and (best is None or found.score > best.score):
+                best = found
+        return best
+
+    @staticmethod
+    def _distinctive(index: TitleIndex, key: str) -> bool:
+        words = key.split()
+        return len(words) >= PART_WORDS or any(
+            len(w) >= 3 and 0 < index.word_count(w) <= PART_NAME_TITLES for w in words)  # fmt: skip
+
+    @staticmethod
+    def _named(index: TitleIndex | None, papers: tuple[int, ...]) -> tuple[str, ...]:
+        return tuple(index.ids[p] for p in papers) if index is not None else ()
+
+    # ------------------------------------------------------------ ties
+    @staticmethod
+    def _year(reference: Reference, titles: Titles) -> int | None:
+        year = reference.year() or next((k.year for k in titles.keys if k.year), None)
+        if year is None and reference.citation:
+            years = _ANY_YEAR.findall(reference.text[:10_000])
+            year = int(years[0]) if years else None
+        return year
+
+    def _tie_break(self, papers: tuple[int, ...], year: int | None, reference: Reference):
         if len(papers) > 1 and year is not None:
             same = tuple(p for p in papers if self.index.years[p] == year)
             papers = same or papers
+        authors = reference.fields.get("authors", "") if not reference.citation else reference.text
         if len(papers) > 1 and authors and self.index.authors is not None:
             names = _names(authors)
             shared = [len(names & self._paper_authors(p)) for p in papers]
@@ -156,24 +378,13 @@ class Resolver:
             self._authors[paper] = _names(self.index.authors[paper] or "")
         return self._authors[paper]
 
-    def known_elsewhere(self, reference: Reference) -> bool:
-        """Whether the catalogue knows an unmatched reference (id, title, or fuzzily)."""
-        catalogue = self.catalogue
-        url = reference.fields.get("url", "") if reference.fields else ""
-        ids = identifiers(reference.fields, reference.text if reference.citation else url)
-        if ids and catalogue.identifier(ids):
-            return True
-        keys = [title_key(text) for text in title_candidates(reference)]
-        if any(catalogue.exact(k.text) for k in keys):
-            return True
-        return self._best_fuzzy(catalogue, keys, 1) is not None
-
 
 def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver) -> dict[str, list]:
     """Every decision, as columns: ``query_id``, ``position`` (from 1), ``reference``,
-    ``how``, ``doc_id`` (``""`` if none), ``candidates`` (an ambiguous reference's doc ids),
-    ``score``, ``duplicate``, ``catalogue`` (``in_pool``, ``outside_pool``, ``nowhere`` or
-    ``unknown``); the run's rows are the matched, first-named papers."""
+    ``how``, ``doc_id`` (the matched paper, ``""`` if none), ``candidates`` (the papers an
+    ambiguous or conflicting reference could be, and the catalogue rows a reference names,
+    ``catalogue:<line>``), ``score``, ``duplicate``, ``catalogue`` (its status,
+    :data:`~.result.STATUSES`); the run's rows are the matched, first-named papers."""
     columns: dict[str, list] = {name: [] for name in (
         "query_id", "position", "reference", "how", "doc_id", "candidates", "score",
         "duplicate", "catalogue")}  # fmt: skip
@@ -181,27 +392,22 @@ def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver) -> dict
     for query, references in lists.items():
         seen: set[int] = set()
         for position, reference in enumerate(references, 1):
-            how, papers, score = resolver.decide(reference)
-            duplicate = how in MATCHED and papers[0] in seen
-            if how in MATCHED:
+            decision = resolver.judge(reference)
+            how, papers = decision.how, decision.papers
+            matched = how in MATCHED
+            duplicate = matched and papers[0] in seen
+            if matched:
                 seen.add(papers[0])
-            if how != "unmatched":
-                status = "in_pool"
-            elif resolver.catalogue is None:
-                status = "unknown"
-            else:
-                status = "outside_pool" if resolver.known_elsewhere(reference) else "nowhere"
+            named = [] if matched else [ids[p] for p in papers]
             columns["query_id"].append(query)
             columns["position"].append(position)
             columns["reference"].append(reference.text)
             columns["how"].append(how)
-            columns["doc_id"].append(ids[papers[0]] if how in MATCHED else "")
-            columns["candidates"].append(
-                " ".join(ids[p] for p in papers) if how == "ambiguous" else ""
-            )
-            columns["score"].append(score)
+            columns["doc_id"].append(ids[papers[0]] if matched else "")
+            columns["candidates"].append(" ".join([*named, *decision.elsewhere]))
+            columns["score"].append(decision.score)
             columns["duplicate"].append(duplicate)
-            columns["catalogue"].append(status)
+            columns["catalogue"].append(decision.status)
     return columns
 
 
@@ -298,10 +504,11 @@ def resolve(
     known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
     lists: GeneratedLists = read_generated(generated)
     name, index = corpus_index(dataset)
-    others = TitleIndex([str(n) for n in range(len(known.titles))], known.titles,
+    others = TitleIndex([f"catalogue:{line}" for line in known.lines], known.titles,
                         extra_ids=known.ids) if known else None  # fmt: skip
     decisions = pd.DataFrame(resolve_lists(lists.lists, Resolver(index, threshold, others)))
-    warnings = [*lists.warnings, *(known.warnings if known else [])]
+    warnings = [*lists.warnings, *(known.warnings if known else []),
+                *decision_warnings(decisions)]  # fmt: skip
     kept = decisions[decisions["how"].isin(MATCHED) & ~decisions["duplicate"]]
     run = None
     evaluation = None

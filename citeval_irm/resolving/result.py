@@ -2,12 +2,12 @@
 per query and overall, with the resolved run's field measures beside the resolution's own.
 
 Per query (``per_query``, one row per query the evaluation counts: every qrels query):
-the counts ``references``, ``id``, ``exact``, ``fuzzy``, ``ambiguous``, ``unmatched``,
-``duplicates`` (and with a catalogue ``outside_pool``, ``nowhere``), the rates
-``in_pool_rate`` (references naming a paper of the pool, ambiguous ones included),
-``existence_rate`` (with a catalogue: in the pool or known outside it) and
-``duplicate_rate`` (each over the list's references; no value for a query with no
-references), then the field's measures of the resolved run. It reads like an
+the counts ``references``, ``id``, ``exact``, ``fuzzy``, ``ambiguous``, ``conflict``,
+``unmatched``, ``duplicates``, ``empty`` (and with a catalogue ``outside_pool``,
+``nowhere``), the rates ``in_pool_rate`` (references naming a paper of the pool, ambiguous
+and conflicting ones included), ``existence_rate`` (with a catalogue: all but those found
+nowhere) and ``duplicate_rate`` (each over the list's references but the empty ones; no
+value for a query with none), then the field's measures of the resolved run. It reads like an
 :class:`~citeval_irm.EvalResult` (``per_query``, ``aggregate``, ``measures``), so
 :func:`citeval_irm.breakdown` takes it as it is: ``breakdown(resolution, dataset,
 "popularity", "existence_rate")`` is fabrication by the cited paper's popularity.
@@ -27,12 +27,20 @@ from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
 from . import REPORT_SUFFIXES
 
-KINDS = ("id", "exact", "fuzzy", "ambiguous", "unmatched")
-"""How a reference was resolved, in the order tried (ambiguous: several papers remain)."""
+KINDS = ("id", "exact", "fuzzy", "ambiguous", "conflict", "unmatched")
+"""How a reference was resolved, in the order tried (ambiguous: several papers remain;
+conflict: its identifier names one paper, its title another)."""
 MATCHED = ("id", "exact", "fuzzy")
+"""The kinds that put a paper in the run."""
+IN_POOL = ("id", "exact", "fuzzy", "ambiguous", "conflict")
+"""The kinds that name a paper of the pool (not all of them one paper)."""
 CATALOGUE_KINDS = ("outside_pool", "nowhere")
 """What an unmatched reference is with a catalogue: a real paper outside the pool, or
 found nowhere."""
+STATUSES = ("in_pool", "outside_pool", "nowhere", "unknown", "empty")
+"""A reference's status (the decisions' ``catalogue`` column): in the pool, outside it (the
+catalogue knows it), nowhere (neither), unknown (unmatched, no catalogue given), empty (no
+title, text or identifier: nothing to look up, counted apart and in no rate)."""
 RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
 LOWER_IS_BETTER = ("duplicate_rate",)
 """The rates a system does better by keeping low: a significance mark (a letter, a table's
@@ -51,15 +59,15 @@ def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, e
         table[kind] = column.reindex(queries, fill_value=0) if column is not None else 0
     by_query = decisions.groupby("query_id", sort=False)
     table["duplicates"] = by_query["duplicate"].sum().reindex(queries, fill_value=0)
-    if catalogue:
-        for kind in CATALOGUE_KINDS:
-            table[kind] = (decisions["catalogue"] == kind).groupby(decisions["query_id"]).sum()
-            table[kind] = table[kind].reindex(queries, fill_value=0)
+    for kind in (*CATALOGUE_KINDS, "empty") if catalogue else ("empty",):
+        table[kind] = (decisions["catalogue"] == kind).groupby(decisions["query_id"]).sum()
+        table[kind] = table[kind].reindex(queries, fill_value=0)
     table = table.fillna(0).astype(np.int64)
-    size = table["references"].where(table["references"] > 0)
-    table["in_pool_rate"] = (table["references"] - table["unmatched"]) / size
+    named = table["references"] - table["empty"]
+    size = named.where(named > 0)
+    table["in_pool_rate"] = table[list(IN_POOL)].sum(axis=1) / size
     if catalogue:
-        table["existence_rate"] = (table["references"] - table["nowhere"]) / size
+        table["existence_rate"] = (named - table["nowhere"]) / size
     table["duplicate_rate"] = table["duplicates"] / size
     if evaluation is not None:
         population = evaluation.per_query.index
@@ -133,16 +141,17 @@ class Resolution(Printable):
     # ------------------------------------------------------------ counts
     def counts(self) -> dict[str, int]:
         """Overall counts: queries, lists with no reference, references, each kind,
-        duplicates and, with a catalogue, outside_pool and nowhere."""
+        duplicates, with a catalogue outside_pool and nowhere, and the empty references."""
         how = self.decisions["how"].value_counts()
         lists = self.decisions.groupby("query_id").size()
         out = {"queries": self.listed, "empty_lists": self.listed - len(lists),
                "references": len(self.decisions)}  # fmt: skip
         out.update({kind: int(how.get(kind, 0)) for kind in KINDS})
         out["duplicates"] = int(self.decisions["duplicate"].sum())
+        status = self.decisions["catalogue"].value_counts()
         if self.catalogue is not None:
-            status = self.decisions["catalogue"].value_counts()
             out.update({kind: int(status.get(kind, 0)) for kind in CATALOGUE_KINDS})
+        out["empty"] = int(status.get("empty", 0))
         return out
 
     def __repr__(self) -> str:
@@ -185,6 +194,8 @@ class Resolution(Printable):
         if self.catalogue is not None:
             rows += [[f"  {kind.replace('_', ' ')}", f"{counts[kind]:,}", share(counts[kind])]
                      for kind in CATALOGUE_KINDS]  # fmt: skip
+        if counts["empty"]:
+            rows.append(["  empty", f"{counts['empty']:,}", share(counts["empty"])])
         rows.append(["duplicates", f"{counts['duplicates']:,}", share(counts["duplicates"])])
         lines = [
             wrap(
@@ -203,8 +214,14 @@ class Resolution(Printable):
         """The lines under the counts: what unmatched means here, the rates, the measures,
         the ambiguous references."""
         lines = ["id / exact / fuzzy: matched by an identifier, the normalised title, or "
-                 "fuzzily; ambiguous: several papers remain (not in the run); duplicates: a "
-                 "paper named again in the same list (dropped from the run)"]  # fmt: skip
+                 "fuzzily (the whole title, or its main part or subtitle for the whole); "
+                 "ambiguous: several papers remain; conflict: the identifier names one paper, "
+                 "the title clearly another (both named, neither in the run, counted); "
+                 "duplicates: a paper named again in the same list (dropped from the "
+                 "run)"]  # fmt: skip
+        if self.counts()["empty"]:
+            lines.append("empty: a reference with no title, text or identifier: nothing to "
+                         "look up; counted here, in no rate")  # fmt: skip
         if self.catalogue is None:
             lines.append(
                 "unmatched: no catalogue given, so a real paper outside the pool cannot be "
@@ -228,12 +245,13 @@ class Resolution(Printable):
                                for m in result.names)  # fmt: skip
             lines.append(f"the resolved run, evaluated with {name} over every qrels query "
                          f"({'percent' if percent else 'fractions'}): {values}")  # fmt: skip
-        ambiguous = self.ambiguous()
-        for _, row in ambiguous.head(5).iterrows():
-            lines.append(f"ambiguous: {row['query_id']} #{row['position']} "
-                         f"{row['reference']!r}: {row['candidates']}")  # fmt: skip
-        if len(ambiguous) > 5:
-            lines.append(f"... {len(ambiguous) - 5:,} more ambiguous references (decisions)")
+        for kind in ("ambiguous", "conflict"):
+            listed = self.decisions[self.decisions["how"] == kind]
+            for _, row in listed.head(5).iterrows():
+                lines.append(f"{kind}: {row['query_id']} #{row['position']} "
+                             f"{row['reference']!r}: {row['candidates']}")  # fmt: skip
+            if len(listed) > 5:
+                lines.append(f"... {len(listed) - 5:,} more {kind} references (decisions)")
         return lines
 
     def write_report(self, path, *, force: bool = True) -> Path:
@@ -299,6 +317,24 @@ def report_kind(path, *, force: bool = True) -> str:
                          "page), .json, .csv (a row a reference) or .txt: name it so")  # fmt: skip
     check_output(path, force=force)
     return REPORT_SUFFIXES[suffix]
+
+
+def decision_warnings(decisions: pd.DataFrame) -> list[EvalWarning]:
+    """The counted warnings of the decisions: identifiers and titles that disagree, and
+    references with nothing to look up."""
+    found = []
+    for code, chosen, message in (
+        ("id_title_conflicts", decisions["how"] == "conflict", "references whose identifier "
+         "names one paper and whose title clearly another: both named (candidates), neither "
+         "in the run"),
+        ("empty_references", decisions["catalogue"] == "empty", "references with no title, "
+         "text or identifier: nothing to look up, counted apart and in no rate"),
+    ):  # fmt: skip
+        rows = decisions[chosen]
+        if len(rows):
+            where = [f"{q} #{p}" for q, p in zip(rows["query_id"], rows["position"])]
+            found.append(EvalWarning(code, message, len(rows), examples_of(where), "references"))
+    return found
 
 
 def outside_population(lists: dict, population) -> EvalWarning | None:

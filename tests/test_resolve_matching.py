@@ -1,0 +1,217 @@
+"""What citeval resolve matches (issue 40, items 2-5): citation strings whose title was cut
+wrongly (a quoted phrase, ``vs.``, capitals before a venue or a link, a spaced dash), a
+title's parts standing for the whole (a subtitle dropped or added, the first part
+dropped), an identifier and a title that disagree (a counted conflict, both named), and
+arXiv versions held as docs of their own. Through resolve() and the command line, on a
+GENERATED corpus in ACL-200's layout whose titles hold these traps (some are titles of
+well-known papers, used as titles only), and on ArSyTa's test folder."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+from datasets_fixtures import write_arsyta_folder, write_hatten_files
+from resolve_fixtures import CITING, PAPERS, filler_titles
+
+import citeval_irm
+from citeval_irm.cli import main
+
+ACL = "citeval/acl-200/test"
+MORE = {
+    "C24-1001": 'CAMixerSR: Only Details Need More "Attention"',
+    "N11-1001": "Shallow vs. Deep Sum-Product Networks",
+    "N11-1002": "Deep Networks for Sum-Product Evaluation",
+    "A20-1001": "Learning with Noisy Labels - A Survey of Robust Training",
+    "C12-1001": "A Kernel Two-Sample Test for Distributions",
+    "C12-1002": "Faster Margin Maximization Rates for Generic Optimization Methods",
+    "C12-1003": "Maximisation of Submodular Functions",
+    "C12-1004": "Optimisation in Banach Spaces",
+    "C12-1005": "Generic Optimisation Methods for Maximisation Problems",
+    "C12-1006": "Faster Maximisation via Optimisation Rates",
+}
+"""Titles of the traps beyond resolve_fixtures.PAPERS (GENERATED, or names of papers used as
+titles only)."""
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """The corpus: resolve_fixtures.PAPERS, MORE and 300 GENERATED filler titles; one test
+    context (the citing paper cites GloVe)."""
+    from citeval_irm.comparison import facets
+
+    root = tmp_path_factory.mktemp("matching")
+    titles = {**PAPERS, **MORE}
+    titles.update({f"W{10 + n % 8:02d}-{5000 + n}": t for n, t in enumerate(filler_titles(300))})
+    papers = {pid: {"title": t, "abstract": f"Generated abstract of {pid}."}
+              for pid, t in titles.items()}  # fmt: skip
+    query = QUERY
+    contexts = {query: {"masked_text": "generated context cites TARGETCIT", "context_id": query,
+                        "citing_id": CITING, "refid": "D14-1162"}}  # fmt: skip
+    splits = {"train": [], "val": [], "test": [{"context_id": query, "positive_ids": ["D14-1162"]}]}
+    (root / "acl-200").mkdir()
+    write_hatten_files(root / "acl-200", papers, contexts, splits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("IR_DATASETS_HOME", str(root / "home"))
+        patch.setenv("CITEVAL_ACL_200_DIR", str(root / "acl-200"))
+        facets.citation_counts.cache_clear()
+        yield {"root": root, "query": query}
+        facets.citation_counts.cache_clear()
+
+
+QUERY = f"{CITING}_D14-1162_0"
+"""The corpus's one test query (a run needs one of its queries to be evaluated)."""
+
+
+def decided(references, dataset=ACL, **keywords):
+    """``(how, doc_id or candidates)`` of each reference, resolved as one list each."""
+    lists = {QUERY if n == 0 else f"q{n}": [r] for n, r in enumerate(references)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", citeval_irm.EvalWarning)
+        result = citeval_irm.resolve(lists, dataset, "RR", **keywords)
+    rows = result.decisions
+    return [(how, doc or candidates) for how, doc, candidates
+            in zip(rows["how"], rows["doc_id"], rows["candidates"])]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- item 3
+
+
+@pytest.mark.parametrize(
+    ("reference", "doc"),
+    [
+        # a quoted phrase of 8+ characters is one more candidate, not the only one
+        ('CAMixerSR: Only Details Need More "Attention"', "C24-1001"),
+        ('Wang et al. 2024. CAMixerSR: Only Details Need More "Attention". In CVPR.', "C24-1001"),
+        ('A. Vaswani, "GloVe: Global Vectors for Word Representation," in Proc. EMNLP, 2014.',
+         "D14-1162"),
+        # vs. is no sentence end (nor an initial): the title is not cut there
+        ("Delalleau, O. and Bengio, Y. 2011. Shallow vs. Deep Sum-Product Networks. In "
+         "Proceedings of NeurIPS.", "N11-1001"),
+        ("Shallow vs. Deep Sum-Product Networks", "N11-1001"),
+        # a title in capitals before a venue missing from the old venue list, or a link
+        *[(f"GLOVE: GLOBAL VECTORS FOR WORD REPRESENTATION. {venue} 2014", "D14-1162")
+          for venue in ("UAI", "AISTATS", "COLT", "WACV", "TMLR", "JAIR", "MLJ", "ECML")],
+        ("GLOVE: GLOBAL VECTORS FOR WORD REPRESENTATION. https://nlp.stanford.edu/glove.pdf",
+         "D14-1162"),
+        ("GLOVE: GLOBAL VECTORS FOR WORD REPRESENTATION https://nlp.stanford.edu/glove.pdf",
+         "D14-1162"),
+        ("Pennington et al. A KERNEL TWO-SAMPLE TEST FOR DISTRIBUTIONS. JMLR, 2012.",
+         "C12-1001"),
+        # a spaced dash is a subtitle's separator, not a sentence end
+        ("Han et al. 2020. Learning with Noisy Labels - A Survey of Robust Training. ACML.",
+         "A20-1001"),
+        ("Learning with noisy labels \u2013 a survey of robust training", "A20-1001"),
+    ],
+)  # fmt: skip
+def test_citation_strings_whose_title_was_cut_wrongly(corpus, reference, doc):
+    assert decided([reference]) == [("exact", doc)]
+
+
+@pytest.mark.parametrize(
+    ("reference", "doc"),
+    [
+        ("GloVe", "D14-1162"),  # the subtitle dropped: the main part, a name
+        ("Bleu", "P02-1040"),
+        ("Pennington et al. 2014. GloVe. In Proceedings of EMNLP.", "D14-1162"),
+        ("Global Vectors for Word Representation", "D14-1162"),  # the first part dropped
+        ("Global vectors for word representaton", "D14-1162"),  # ... and misspelt
+        ("A Method for Automatic Evaluation of Machine Translation", "P02-1040"),
+        # a subtitle added to a title that has none
+        ("Effective Approaches to Attention-based Neural Machine Translation: A Study of "
+         "Global and Local Attention", "D15-1166"),
+        ({"title": "Shallow vs. Deep Sum-Product Networks: Depth Efficiency"}, "N11-1001"),
+        # a name added before a title
+        ("SPN: Shallow vs. Deep Sum-Product Networks", "N11-1001"),
+    ],
+)  # fmt: skip
+def test_a_title_part_stands_for_the_whole(corpus, reference, doc):
+    assert decided([reference]) == [("fuzzy", doc)]
+
+
+def test_a_part_too_plain_to_name_a_paper_matches_nothing(corpus):
+    """A part stands for the whole only when distinctive: "A Survey" (a subtitle) or a
+    common word does not name a paper."""
+    found = decided(["A Survey", "Learning", "Deep learning"])
+    assert [how for how, _ in found] == ["unmatched"] * 3
+
+
+# --------------------------------------------------------------------------- item 4
+
+
+def test_an_identifier_and_a_title_that_disagree_are_a_counted_conflict(corpus, tmp_path,
+                                                                        capsys):  # fmt: skip
+    glove = "GloVe: Global Vectors for Word Representation"
+    lists = {corpus["query"]: [
+        {"title": glove, "acl": "N19-1423"},  # GloVe's title, BERT's id
+        f"{glove}. https://aclanthology.org/N19-1423.pdf",
+        {"title": glove, "acl": "D14-1162"},  # they agree: the id
+        {"title": "Glove: global vectors for word representations", "acl": "D14-1162"},
+        {"title": "Something else entirely", "doi": "10.18653/v1/N19-1423"},  # no other paper
+        {"acl": "N19-1423"},
+    ]}  # fmt: skip
+    with pytest.warns(citeval_irm.EvalWarning, match="identifier names one paper") as caught:
+        result = citeval_irm.resolve(lists, ACL, "RR")
+    rows = result.decisions
+    assert list(rows["how"]) == ["conflict", "conflict", "id", "id", "id", "id"]
+    assert list(rows["candidates"][:2]) == ["N19-1423 D14-1162"] * 2
+    assert list(rows["doc_id"][:2]) == ["", ""]  # neither in the run
+    assert [c for c in result.run.frame["doc_id"]] == ["D14-1162", "N19-1423"]
+    conflicts = [w.message for w in caught if w.message.code == "id_title_conflicts"]
+    where = (f"{corpus['query']} #1", f"{corpus['query']} #2")
+    assert [(w.count, w.examples) for w in conflicts] == [(2, where)]
+    assert result.counts()["conflict"] == 2 and result.per_query["conflict"].sum() == 2
+    assert json.loads(result.format("json"))["counts"]["conflict"] == 2
+    text = result.format("table")
+    assert "conflict" in text and "N19-1423 D14-1162" in text
+    # on the command line too: the table and the decisions file say it
+    path = tmp_path / "lists.jsonl"
+    path.write_text(json.dumps({"query_id": corpus["query"], "references": lists[
+        corpus["query"]]}) + "\n")  # fmt: skip
+    report = tmp_path / "decisions.csv"
+    assert main(["resolve", str(path), "--dataset", ACL, "-o", str(tmp_path / "run.trec"),
+                 "--report", str(report), "-m", "RR"]) == 0  # fmt: skip
+    out, err = capsys.readouterr()
+    assert "conflict" in out and "id_title_conflicts" in err
+    assert report.read_text().count(",conflict,") == 2
+
+
+def test_an_id_only_the_catalogue_knows_against_a_pool_title(corpus, tmp_path):
+    catalogue = tmp_path / "known.csv"
+    catalogue.write_text("title,doi\nLanguage Models are Few-Shot Learners,10.5555/gpt3\n")
+    found = decided([{"title": "GloVe: Global Vectors for Word Representation",
+                      "doi": "10.5555/GPT3"}, {"doi": "10.5555/gpt3"}],
+                    catalogue=catalogue)  # fmt: skip
+    assert found == [("conflict", "D14-1162 catalogue:2"), ("unmatched", "catalogue:2")]
+
+
+# --------------------------------------------------------------------------- item 5
+
+
+def test_each_arxiv_version_held_as_a_doc_is_its_own_paper(tmp_path, monkeypatch):
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CITEVAL_ARSYTA_DIR", str(tmp_path / "arsyta"))
+    write_arsyta_folder(tmp_path / "arsyta")
+    papers_file = tmp_path / "arsyta" / "papers_cat.json"
+    papers = json.loads(papers_file.read_text())
+    for version in ("v1", "v2"):
+        papers[f"1705.22222{version}"] = {
+            "title": "Synthetic title 1705.22222",
+            "abstract": "A version.",
+            "categories": ["cs.CL"],
+        }
+    papers_file.write_text(json.dumps(papers))
+    references = [{"arxiv": "1705.22222v1"}, {"arxiv": "1705.22222v2"}, "arXiv:1705.22222v2",
+                  "https://arxiv.org/abs/1705.22222v1", {"arxiv": "1705.22222v7"}]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", citeval_irm.EvalWarning)
+        result = citeval_irm.resolve({"1801.33333_1705.22222_0": references},
+                                     "citeval/arsyta/test", "RR")  # fmt: skip
+    rows = result.decisions
+    assert list(rows["doc_id"][:4]) == ["1705.22222v1", "1705.22222v2", "1705.22222v2",
+                                        "1705.22222v1"]  # fmt: skip
+    assert list(rows["duplicate"][:4]) == [False, False, True, True]
+    # a version the corpus lacks names the paper: every doc of it, ambiguous
+    assert (rows["how"][4], rows["candidates"][4]) == (
+        "ambiguous", "1705.22222 1705.22222v1 1705.22222v2")  # fmt: skip
