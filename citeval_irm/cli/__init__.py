@@ -47,7 +47,13 @@ class Interrupted(BaseException):
     and turn into exit status 0."""
 
 
+_INTERRUPTS: list[float] = []
+"""When Ctrl-C came: C code running at that moment (a JSON stream's parser) may swallow the
+exception and fail on its own, so an error after an interrupt is said as the interrupt."""
+
+
 def _interrupt(signum, frame) -> None:
+    _INTERRUPTS.append(time.monotonic())
     raise Interrupted
 
 
@@ -87,22 +93,29 @@ def _main(argv: Sequence[str] | None, stdout, record) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
+    _INTERRUPTS.clear()
     try:
         code = _command(given)
         if code == 0 or stdout.failure is None:  # a command that failed said its failure
             stdout.flush()  # a full disk said now, not lost in the flush at exit
         return code
+    except (Interrupted, KeyboardInterrupt):
+        say(f"citeval: interrupted{record.said()}")
+        return EXIT_INTERRUPTED
     except CitevalError as exc:
+        if _INTERRUPTS:  # the interrupt, failed in C code that swallowed it
+            say(f"citeval: interrupted{record.said()}")
+            return EXIT_INTERRUPTED
         say(f"citeval: error: {exc}{record.said()}")
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0
     except OSError as exc:  # a vanished file: said, not a traceback
+        if _INTERRUPTS:
+            say(f"citeval: interrupted{record.said()}")
+            return EXIT_INTERRUPTED
         say(f"citeval: error: {_os_error(exc)}{record.said()}")
         return EXIT_INPUT_ERROR
-    except (Interrupted, KeyboardInterrupt):
-        say(f"citeval: interrupted{record.said()}")
-        return EXIT_INTERRUPTED
     finally:
         set_quiet(False)
         if in_main_thread:
