@@ -17,7 +17,8 @@ USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
        ('-m all_qrels' prints all qrels measures, '-m official' is default)
 """
 
-UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"} | {f"prefs_{s}" for s in (
+UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg",
+               "Rprec_mult_avgjg"} | {f"prefs_{s}" for s in (
     "num_prefs_poss", "num_prefs_ful", "num_prefs_ful_ret", "simp", "pair", "avgjg",
     "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret", "avgjg_Rnonrel_ret", "simp_imp",
     "pair_imp", "avgjg_imp")}  # fmt: skip
