@@ -182,6 +182,27 @@ def ir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+IMPORTED_PER_SPLIT = 6
+"""Contexts per split of the folder :func:`importable_folder` writes."""
+
+
+@pytest.fixture
+def importable_folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
+    """A good HAtten folder, imported as FullTextPeerRead whose published counts are, for
+    the test, the folder's own: ``(path, written)``."""
+    import dataclasses
+
+    from citeval_irm.datasets import CORPORA, PublishedCounts
+
+    path = tmp_path / "download"
+    written = write_hatten_folder(path, per_split=IMPORTED_PER_SPLIT)
+    per_split = IMPORTED_PER_SPLIT
+    counts = PublishedCounts(len(written["papers"]), per_split, per_split, per_split)
+    corpus = dataclasses.replace(CORPORA["fulltextpeerread"], counts=counts)
+    monkeypatch.setitem(CORPORA, "fulltextpeerread", corpus)
+    return path, written
+
+
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One ir_datasets home for a whole test module, so the citeval/demo stores are built

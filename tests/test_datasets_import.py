@@ -21,14 +21,9 @@ PER_SPLIT = 6
 
 
 @pytest.fixture
-def folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
-    """A good HAtten folder, imported as FullTextPeerRead whose published counts are, for
-    this test, the fixture's own."""
-    path = tmp_path / "download"
-    written = write_hatten_folder(path, per_split=PER_SPLIT)
-    counts = PublishedCounts(len(written["papers"]), PER_SPLIT, PER_SPLIT, PER_SPLIT)
-    monkeypatch.setitem(CORPORA, NAME, dataclasses.replace(CORPORA[NAME], counts=counts))
-    return path, written
+def folder(importable_folder):
+    """A good HAtten folder, imported as FullTextPeerRead (``importable_folder``)."""
+    return importable_folder
 
 
 def test_import_good_folder(folder, ir_home: Path, capsys) -> None:

@@ -7,17 +7,14 @@ lists and catalogues (JSONL) and a published table's sidecar all read JSON throu
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
-from datasets_fixtures import write_hatten_folder
 
 from citeval_irm.base.errors import InputError
 from citeval_irm.base.texts import json_lines, json_value
 from citeval_irm.cli import main
-from citeval_irm.datasets import CORPORA, PublishedCounts
 from citeval_irm.datasets.jsonstream import iter_array, iter_object
 
 NAME = "fulltextpeerread"
@@ -25,14 +22,9 @@ PER_SPLIT = 6
 
 
 @pytest.fixture
-def folder(tmp_path: Path, ir_home: Path, monkeypatch: pytest.MonkeyPatch):
-    """A good HAtten folder, imported as FullTextPeerRead whose published counts are, for
-    this test, the fixture's own."""
-    path = tmp_path / "download"
-    written = write_hatten_folder(path, per_split=PER_SPLIT)
-    counts = PublishedCounts(len(written["papers"]), PER_SPLIT, PER_SPLIT, PER_SPLIT)
-    monkeypatch.setitem(CORPORA, NAME, dataclasses.replace(CORPORA[NAME], counts=counts))
-    return path, written
+def folder(importable_folder):
+    """A good HAtten folder, imported as FullTextPeerRead (``importable_folder``)."""
+    return importable_folder
 
 
 def test_a_context_with_citing_id_twice_is_not_imported(folder, ir_home: Path, capsys) -> None:
