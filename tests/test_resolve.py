@@ -79,8 +79,8 @@ def test_the_run_keeps_the_generated_order_and_drops_duplicates_counted(corpus, 
     assert empty["references"] == 0 and empty["in_pool_rate"] != empty["in_pool_rate"]  # NaN
     counts = result.counts()
     assert counts == {"queries": 2, "empty_lists": 1, "references": 6, "id": 1, "exact": 3,
-                      "fuzzy": 0, "ambiguous": 1, "conflict": 0, "unmatched": 1,
-                      "duplicates": 1, "empty": 0}  # fmt: skip
+                      "fuzzy": 0, "ambiguous": 1, "conflict": 0, "near_miss": 0,
+                      "unmatched": 1, "duplicates": 1, "empty": 0}  # fmt: skip
     assert repr(result).startswith("Resolution(dataset='citeval/acl-200/test', queries=2")
     assert "\n" not in repr(result)
     # the field's measures beside the resolution's: the first query's gold (D14-1162) at rank 2

@@ -1,8 +1,9 @@
-"""What citeval resolve matches (issue 40, items 2-5): citation strings whose title was cut
-wrongly (a quoted phrase, ``vs.``, capitals before a venue or a link, a spaced dash), a
-title's parts standing for the whole (a subtitle dropped or added, the first part
-dropped), an identifier and a title that disagree (a counted conflict, both named), and
-arXiv versions held as docs of their own. Through resolve() and the command line, on a
+"""What citeval resolve matches (issue 40, items 1-5): the near misses of real titles
+counted apart from what is found nowhere, citation strings whose title was cut wrongly (a
+quoted phrase, ``vs.``, capitals before a venue or a link, a spaced dash), a title's parts
+standing for the whole (a subtitle dropped or added, the first part dropped), an identifier
+and a title that disagree (a counted conflict, both named), and arXiv versions held as docs
+of their own. Through resolve() and the command line, on a
 GENERATED corpus in ACL-200's layout whose titles hold these traps (some are titles of
 well-known papers, used as titles only), and on ArSyTa's test folder."""
 
@@ -35,6 +36,7 @@ MORE = {
     "C12-1009": "Rates of Margin Growth for Generic Learners",
     "C12-1010": "Parameterized Learning Complexity",
     "C12-1011": "Particle Belief Propagation",
+    "C13-1001": "Parsing with Transformers: Lessons from Ten Years",
 }
 """Titles of the traps beyond resolve_fixtures.PAPERS (GENERATED, or names of papers used as
 titles only)."""
@@ -78,6 +80,57 @@ def decided(references, dataset=ACL, **keywords):
     rows = result.decisions
     return [(how, doc or candidates) for how, doc, candidates
             in zip(rows["how"], rows["doc_id"], rows["candidates"])]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- item 1
+
+
+@pytest.mark.parametrize(
+    ("reference", "doc"),
+    [
+        ("A Kernel Two-Sample Test for Graphs", "C12-1001"),  # a word replaced
+        ("Faster Margin Rates for Generic Optimization Methods", "C12-1002"),  # a word dropped
+        ("Faster Margin Maximization Rates for Generic", "C12-1002"),  # cut short, no ...
+        ("Parsing with transformers", "C13-1001"),  # a part too plain to name a paper
+        ("Shallow vs. Deep Sum-Product Networks: Expressivity and Depth Separation for Deep "
+         "Models", "N11-1001"),  # a long subtitle added to a title that has none
+    ],
+)  # fmt: skip
+def test_a_real_title_named_with_an_error_is_a_near_miss_not_fabricated(corpus, reference, doc):
+    assert decided([reference]) == [("near_miss", doc)]
+
+
+def test_near_misses_are_counted_apart_in_every_output(corpus, tmp_path, capsys):
+    catalogue = tmp_path / "known.txt"
+    catalogue.write_text("Language Models are Few-Shot Learners\n")
+    references = [
+        "GloVe: Global Vectors for Word Representation",
+        "A Kernel Two-Sample Test for Graphs",  # a near miss of the pool
+        "Language Models are Few-Shot Optimisers",  # ... of the catalogue
+        "Quantum llama parsing for interstellar translation",
+    ]  # found nowhere
+    path = tmp_path / "lists.jsonl"
+    path.write_text(json.dumps({"query_id": QUERY, "references": references}) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", citeval_irm.EvalWarning)
+        result = citeval_irm.resolve(path, ACL, "RR", catalogue=catalogue)
+    rows = result.decisions
+    assert list(rows["how"]) == ["exact", "near_miss", "near_miss", "unmatched"]
+    assert list(rows["catalogue"]) == ["in_pool", "near_miss", "near_miss", "nowhere"]
+    assert list(rows["candidates"][1:3]) == ["C12-1001", "catalogue:1"]
+    assert list(result.run.frame["doc_id"]) == ["D14-1162"]  # no near miss in the run
+    counts = result.counts()
+    assert (counts["near_miss"], counts["nowhere"], counts["outside_pool"]) == (2, 1, 0)
+    row = result.per_query.loc[QUERY]
+    assert row["near_miss"] == 2
+    assert row["in_pool_rate"] == pytest.approx(1 / 4)  # a near miss is not in the pool ...
+    assert row["existence_rate"] == pytest.approx(3 / 4)  # ... nor fabricated
+    text = " ".join(result.format("table").split())
+    assert "near_miss 2 50.0 %" in text and "fabrication rate (found nowhere) is 25.0 %" in text
+    assert json.loads(result.format("json"))["counts"]["near_miss"] == 2
+    assert main(["resolve", str(path), "--dataset", ACL, "-o", str(tmp_path / "run.trec"),
+                 "--catalogue", str(catalogue), "-m", "RR", "-q"]) == 0  # fmt: skip
+    assert "near_miss" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- item 3

@@ -5,13 +5,13 @@ Attention is all you need. NeurIPS``, ``A. Vaswani, "Attention is all you need,"
 NIPS``, ``ATTENTION IS ALL YOU NEED. UAI 2017``, ``Title. https://arxiv.org/abs/...``), so
 its title is found by trying texts of it (:func:`title_texts`): the whole string, what it
 quotes, and every run of one to :data:`MAX_SPAN` of its sentences. Sentences end at a full
-stop, ``?`` or ``!`` before a space, except after an abbreviation that does not end a
-sentence (``vs.``, ``e.g.``, ``Proc.``: :data:`NO_BREAK`), at a spaced
-dash, and around a link (``https://...``, ``doi:...``), itself never a title. A title cut
-wrongly (``Shallow vs. Deep Sum-Product Networks`` split at ``vs.``, a subtitle after `` -
-``) is whole again in a run of its pieces, so a rule that splits too often costs a few more
-look-ups, never the title. Pieces that are only a venue, a year, pages or ``In Proceedings
-of ...`` are no title and end a run.
+stop before a space, except after an abbreviation that does not end a sentence (``vs.``,
+``e.g.``, ``Proc.``: :data:`NO_BREAK`), and around a link (``https://...``, ``doi:...``),
+itself never a title; a spaced dash or a ``?`` ends none (they part a title from its
+subtitle). A title cut wrongly (``Shallow vs. Deep Sum-Product Networks`` at ``vs.``, an
+initial taken for a sentence's end) is whole again in a run of its pieces, so a rule that
+splits too often costs a few more look-ups, never the title. Pieces that are only a venue,
+a year, pages or ``In Proceedings of ...`` are no title and end a run.
 
 A title's parts (:func:`title_parts`): its main part and subtitle, split at its first
 colon, spaced dash or ``?`` followed by more words: a model drops a subtitle (``GloVe``),
@@ -43,9 +43,9 @@ NO_BREAK = frozenset(
 
 _WORD = re.compile(r"\S+")
 _LINK = re.compile(r"[(\[<]?(?:https?://|www\.|doi:|arxiv:|urn:)", re.IGNORECASE)
-_DASHES = frozenset({"-", "--", "\u2013", "\u2014", "\u2015", "|"})
 _CLOSERS = "\"'\u201d\u2019\u00bb)]}"
 _OPENERS = "\"'\u201c\u2018\u00ab([{"
+_MAYBE_LINK = re.compile(r"://|www\.|doi:|arxiv:|urn:", re.IGNORECASE)
 _QUOTE = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]")
 _VENUE_KEYS = frozenset(re.sub(r"[^a-z0-9]+", " ", v).strip() for v in VENUES)
 _NOT_TITLE_START = (("in", "proceedings"), ("in", "proc"), ("proceedings",),
@@ -55,15 +55,14 @@ _PART = re.compile(r":\s?|\s[-\u2013\u2014]\s|\?\s")
 
 
 def _ends_sentence(word: str) -> bool:
-    """Whether a word ends a sentence: ``.``, ``?`` or ``!`` last (before closing quotes or
-    brackets), not after a dotted abbreviation (``U.S.``, ``e.g.``) or :data:`NO_BREAK`. An
-    initial ends one: ``Apsitis, K. Asymmetric Team Learning`` has its title after it, and
-    ``J. Smith`` cut at ``J.`` is whole again in a run."""
+    """Whether a word ends a sentence: a full stop last (before closing quotes or brackets),
+    not after a dotted abbreviation (``U.S.``, ``e.g.``) or :data:`NO_BREAK`. An initial
+    ends one: ``Apsitis, K. Asymmetric Team Learning`` has its title after it, and ``J.
+    Smith`` cut at ``J.`` is whole again in a run. A ``?`` or ``!`` ends none: it ends the
+    main part of many a title (``Can We Automate Scientific Reviewing? ...``)."""
     bare = word.rstrip(_CLOSERS)
-    if not bare or bare[-1] not in ".?!":
+    if not bare or bare[-1] != ".":
         return False
-    if bare[-1] in "?!":
-        return True
     stem = bare[:-1].lstrip(_OPENERS)
     if len(stem) > 2 and stem[-2] == "." and stem[-1].isalpha():
         return False  # U.S., e.g., i.e.
@@ -79,12 +78,11 @@ def pieces(text: str) -> list[tuple[int, int, bool]]:
         if len(found) >= MAX_PIECES:
             break
         word = match.group()
-        if _LINK.match(word) or word in _DASHES:
+        if _LINK.match(word):
             if start is not None:
                 found.append((start, end, False))
             start = None
-            if word not in _DASHES:
-                found.append((match.start(), match.end(), True))
+            found.append((match.start(), match.end(), True))
             continue
         if start is None:
             start = match.start()
@@ -132,7 +130,9 @@ def title_texts(text: str) -> list[str]:
     what it quotes, then each run of one to :data:`MAX_SPAN` of its pieces (see the module
     docstring); each text once."""
     text = undo_latex(text)  # \\"u is no quotation mark
-    found = [text, *quoted(text)]
+    found = [text, *quoted(text)] if _QUOTE.search(text) else [text]
+    if ". " not in text and not _MAYBE_LINK.search(text):
+        return found  # one piece: a title alone (most references), parsed no further
     found_set = set(found)
     parts = pieces(text)
     if len(parts) > 1:

@@ -39,10 +39,14 @@ RARE_WORDS = 4
 candidates."""
 SPOILED = 2
 """How many of those a candidate may lack, when it has three or more (one of one or two)."""
-VOLUME = 3000
+COMMON_PATH = 4
+"""A reference of common words only is searched among the titles holding them all when its
+rarest word is in at most 4 times :data:`COMMON`'s share of the titles."""
+VOLUME = 1500
 """The most postings the rare words of a key may have between them: beyond it, the least rare
 is left out (keeping two), so a key of middling words costs no more than a rare one (the
-counting of postings is most of the search's time)."""
+counting of postings is most of the search's time); it and :data:`COMMON_PATH` keep the
+search of a reference of middling words near that of a rare one."""
 MIN_REPAIRED, REPAIRED, REPAIR_SCORE = 4, 3, 75.0
 """A reference with fewer than two known rare words has its (at most 3) longest unknown
 words of 4 letters or more looked up in the vocabulary (``fuzz.ratio`` at least 75): a
@@ -74,6 +78,16 @@ def _intersection(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     at = np.searchsorted(other, one)
     at[at == len(other)] = 0
     return one[other[at] == one]
+
+
+def _held(every: np.ndarray, times: int) -> np.ndarray:
+    """The values of the sorted ``every`` found ``times`` times or more, each once (a value
+    ``k`` times in a row starts where it equals the value ``k - 1`` places on)."""
+    if times <= 1:
+        return every[np.concatenate(([True], every[1:] != every[:-1]))] if len(every) else every
+    runs = every[times - 1 :] == every[: len(every) - times + 1]
+    found = every[: len(every) - times + 1][runs]
+    return found[np.concatenate(([True], found[1:] != found[:-1]))] if len(found) else found
 
 
 @dataclass(frozen=True)
@@ -148,6 +162,8 @@ class TitleIndex:
         self.lengths = np.fromiter((len(k) for k in keys), dtype=np.int32, count=len(keys))
         self.parts = {"main": np.array(mains, dtype=object),
                       "subtitle": np.array(subtitles, dtype=object)}  # fmt: skip
+        self.with_parts = np.fromiter((bool(m) for m in mains), dtype=bool, count=len(mains))
+        self.any_parts = bool(self.with_parts.any())
         self.by_key = _grouped(keys)
         self.by_part = {"main": _grouped(mains), "subtitle": _grouped(subtitles)}
         self._build_postings(keys)
@@ -171,8 +187,9 @@ class TitleIndex:
         self._vocabulary = vocabulary
         self._common = max(50, int(COMMON * len(keys)))
         self._repairs: dict[str, tuple[int, ...]] = {}
-        self._by_length: tuple[list[str], list[int], list[int]] | None = None
+        self._by_length: tuple[list[str], list[int], list[tuple[str, int]]] | None = None
         self._blocked: dict[str, np.ndarray] = {}
+        self._scored: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -209,6 +226,12 @@ class TitleIndex:
         or no rare one, has its unknown words repaired first (:data:`MIN_REPAIRED`): each
         stands for the words of the vocabulary it may be. The last few keys' candidates
         are kept (a key is searched for a title, its parts and near misses)."""
+        return self.tiers(key)[1]
+
+    def tiers(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(strict, candidates)``: the candidates of ``key`` (:meth:`candidates`) and those
+        of them that lack at most one of its rare words (all, of one or two): a close title
+        is nearly always among the few strict ones, scored first."""
         found = self._blocked.get(key)
         if found is None:
             if len(self._blocked) >= 64:
@@ -216,48 +239,50 @@ class TitleIndex:
             found = self._blocked[key] = self._block(key)
         return found
 
-    def _block(self, key: str) -> np.ndarray:
+    def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         starts, vocabulary, common = self._starts, self._vocabulary, self._common
-        slots, unknown = [], []  # (titles holding it, its word numbers)
+        slots, unknown, rarest = [], [], len(self.keys) + 1  # (titles holding it, its words)
         for word in set(key.split()):
             number = vocabulary.get(word)
             if number is None:
                 if len(word) >= MIN_REPAIRED:
                     unknown.append(word)
             elif len(word) > 1:
-                slots.append((starts[number + 1] - starts[number], (number,)))
-        if unknown and (len(slots) < 2 or min(size for size, _ in slots) > common):
+                size = starts[number + 1] - starts[number]
+                rarest = min(rarest, size)
+                slots.append((size, (number,)))
+        if unknown and (len(slots) < 2 or rarest > common):
             for word in sorted(unknown, key=len, reverse=True)[:REPAIRED]:
                 numbers = self._repaired(word)
                 if numbers:
                     slots.append((sum(starts[n + 1] - starts[n] for n in numbers), numbers))
         if not slots:
-            return _NONE
+            return _NONE, _NONE
         slots.sort()
         rare = [slot for slot in slots if slot[0] <= common][:RARE_WORDS]
-        while len(rare) > 2 and sum(size for size, _ in rare) > VOLUME:
-            rare.pop()  # the least rare of them: the others tell the titles apart
-        found = []
-        if rare:
-            postings = [self._holding(numbers) for _, numbers in rare]
-            need = max(1, len(rare) - SPOILED) if len(rare) > 2 else 1
-            if len(postings) == 1:
-                found.append(postings[0])
-            else:
-                papers, counts = np.unique(np.concatenate(postings), return_counts=True)
-                found.append(papers if need == 1 else papers[counts >= need])
-        if not rare and slots:  # only common words: the titles holding them all, rarest first
+        volume = sum(size for size, _ in rare)
+        while len(rare) > 2 and volume > VOLUME:
+            volume -= rare.pop()[0]  # the least rare of them: the others tell titles apart
+        if not rare:  # only common words: the titles holding them all, rarest first
+            if slots[0][0] > COMMON_PATH * common:
+                return _NONE, _NONE  # words most titles hold: too little to go on
             papers = None
-            for _, numbers in slots[len(rare) :]:
+            for _, numbers in slots:
                 posting = self._holding(numbers)
                 papers = posting if papers is None else _intersection(papers, posting)
                 if len(papers) <= common:
                     break
-            if len(papers) <= MAX_CANDIDATES:
-                found.append(papers)
-        if not found:
-            return _NONE
-        return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+            papers = papers if len(papers) <= MAX_CANDIDATES else _NONE
+            return papers, papers
+        postings = [self._holding(numbers) for _, numbers in rare]
+        if len(postings) == 1:
+            return postings[0], postings[0]
+        need = max(1, len(rare) - SPOILED, (len(rare) + 1) // 2)
+        if need == 1 and len(rare) == 2 and rare[0][0] + rare[1][0] > VOLUME:
+            need = 2  # two words that many titles hold: a title holds both
+        strict = len(rare) if len(rare) <= 2 else len(rare) - 1
+        every = np.sort(np.concatenate(postings))
+        return _held(every, strict), _held(every, need)
 
     def _holding(self, numbers: tuple[int, ...]) -> np.ndarray:
         """The titles holding any of the words ``numbers`` (each once, in order)."""
@@ -269,18 +294,19 @@ class TitleIndex:
 
     def _repaired(self, word: str) -> tuple[int, ...]:
         """The words of the vocabulary a misspelt ``word`` may be (``fuzz.ratio`` at least
-        :data:`REPAIR_SCORE`, the closest three), among those of a length it can reach;
+        :data:`REPAIR_SCORE`, the closest three), among those of its first letter (a typo
+        there is rare; the other words are repaired too) and of a length it can reach;
         remembered."""
         found = self._repairs.get(word)
         if found is None:
-            if self._by_length is None:
-                ordered = sorted(self._vocabulary.items(), key=lambda pair: len(pair[0]))
-                lengths = [len(w) for w, _ in ordered]
-                self._by_length = ([w for w, _ in ordered], [n for _, n in ordered], lengths)
-            words, numbers, lengths = self._by_length
+            if self._by_length is None:  # by first letter, then length
+                ordered = sorted(self._vocabulary.items(), key=lambda w: (w[0][0], len(w[0])))
+                shapes = [(w[0], len(w)) for w, _ in ordered]
+                self._by_length = ([w for w, _ in ordered], [n for _, n in ordered], shapes)
+            words, numbers, shapes = self._by_length
             share = REPAIR_SCORE / 100.0
-            low = bisect_left(lengths, len(word) * share / (2 - share))
-            high = bisect_right(lengths, len(word) * (2 - share) / share)
+            low = bisect_left(shapes, (word[0], len(word) * share / (2 - share)))
+            high = bisect_right(shapes, (word[0], len(word) * (2 - share) / share))
             best = process.extract(word, words[low:high], scorer=fuzz.ratio,
                                    score_cutoff=REPAIR_SCORE, limit=3)  # fmt: skip
             found = self._repairs[word] = tuple(numbers[low + at] for _, _, at in best)
@@ -299,12 +325,12 @@ class TitleIndex:
         ``papers`` whose length can reach ``threshold`` (0 below it); a title cut short
         (``truncated``) is also compared with each title's start."""
         choices = self.keys if target in ("full", "single") else self.parts[target]
-        if target == "single":
-            papers = papers[self.parts["main"][papers] == ""]
+        if target != "full":
+            papers = papers[~self.with_parts[papers] if target == "single" else
+                            self.with_parts[papers]]  # fmt: skip
         if target in ("full", "single"):
             lengths = self.lengths[papers]
         else:
-            papers = papers[choices[papers] != ""]
             lengths = np.fromiter((len(c) for c in choices[papers]), np.int32, len(papers))
         size, share = len(key), threshold / 100.0
         low, high = size * share / (2.0 - share), size * (2.0 - share) / share
@@ -320,6 +346,25 @@ class TitleIndex:
             starts = [c[:size] for c in texts]
             found = np.maximum(found, process.cdist([key], starts, **ratio)[0])
         return papers, found
+
+    def scored(self, key: str, floor: float, *, truncated: bool = False):
+        """``(papers, scores)``: the candidates of ``key`` at or above ``floor`` against
+        whole titles (and their starts, for a title cut short), kept for the key's next
+        look-ups (a match at the threshold, its near misses)."""
+        cached = (key, floor, truncated)
+        found = self._scored.get(cached)
+        if found is None:
+            papers = self.candidates(key) if key else _NONE
+            if len(papers):
+                papers, scores = self.scores(key, papers, floor, truncated=truncated)
+                keep = scores >= floor
+                papers, scores = papers[keep], scores[keep]
+            else:
+                scores = np.zeros(0, np.float32)
+            if len(self._scored) >= 64:
+                self._scored.clear()
+            found = self._scored[cached] = (papers, scores)
+        return found
 
     def fuzzy(self, key: str, threshold: float, *, truncated: bool = False,
               target: str = "full", papers: np.ndarray | None = None) -> Found | None:  # fmt: skip

@@ -41,6 +41,7 @@ import re
 from dataclasses import replace
 from typing import NamedTuple
 
+import numpy as np
 from rapidfuzz import fuzz
 
 from ..base.errors import (
@@ -57,6 +58,7 @@ from . import THRESHOLD
 from .citations import title_parts, title_texts
 from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
 from .index import Found, TitleIndex
+from .near import TOP, abbreviations, bridged, near_reason
 from .normalise import Key, _plain, identifiers, title_key
 from .result import (  # noqa: F401
     CATALOGUE_KINDS,
@@ -72,9 +74,19 @@ from .result import (  # noqa: F401
 
 _ANY_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _NOT_NAMES = frozenset({"and", "et", "al", "the", "of", "in"})
+NEAR_FLOOR = 60.0
+"""The lowest ``fuzz.ratio`` a candidate is scored at (one scoring serves the match at the
+threshold, abbreviations and near misses)."""
+REMEMBERED = 200_000
+"""Fuzzy look-ups remembered (a list names a paper again, lists share references); the
+memory is emptied when full."""
 CONFLICT_MARGIN = 5.0
 """How much better a reference's title must fit another paper than the paper its identifier
 names for the two to disagree (a conflict); closer, the identifier decides."""
+PART_SHARE = 0.6
+"""A part of a reference stands for a whole title only when it is this share of the
+reference or more: ``Products of Hidden Markov Models: Robust classification via MOM
+minimization`` is two real titles' halves, not either paper with a subtitle added."""
 PART_WORDS, PART_NAME_TITLES = 4, 5
 """A part of a title stands for the whole (a subtitle dropped or added, the first part
 dropped) when it has at least 4 words, or a word of 3 characters or more that at most 5
@@ -130,8 +142,11 @@ class Titles:
         self.reference = reference
         self._texts: list[str] | None = None
         self._keys: list[Key] | None = None
+        self._by_text: dict[str, Key] = {}
         self._parts: list[tuple[str, Key]] | None = None
         self._whole: list[Key] = []
+        self._every_part: list[tuple[str, Key]] = []
+        self._abbreviations: frozenset[str] | None = None
 
     @property
     def texts(self) -> list[str]:
@@ -141,11 +156,12 @@ class Titles:
 
     @property
     def keys(self) -> list[Key]:
+        """The keys of its texts, each once, the whole text's first."""
         if self._keys is None:
-            seen: set[str] = set()
+            seen: set[tuple[str, bool]] = set()
             self._keys = []
             for text in self.texts:
-                key = title_key(text)
+                key = self._by_text[text] = title_key(text)
                 if key.text and (key.text, key.truncated) not in seen:
                     seen.add((key.text, key.truncated))
                     self._keys.append(key)
@@ -153,7 +169,9 @@ class Titles:
 
     @property
     def parts(self) -> list[tuple[str, Key]]:
-        """``(which, key)`` of the main part and subtitle of each text that has both."""
+        """``(which, key)`` of the main part and subtitle of each text that has both and
+        whose part is most of it (:data:`PART_SHARE`): the part for a whole title, the rest
+        a subtitle added to it or a name before it."""
         self._split()
         return self._parts
 
@@ -163,16 +181,33 @@ class Titles:
         self._split()
         return self._whole
 
+    @property
+    def abbreviations(self) -> frozenset[str]:
+        """The abbreviations its texts write in capitals (:func:`~.near.abbreviations`)."""
+        if self._abbreviations is None:
+            self._abbreviations = frozenset().union(*(abbreviations(t) for t in self.texts))
+        return self._abbreviations
+
+    @property
+    def every_part(self) -> list[tuple[str, Key]]:
+        """``(which, key)`` of the main part and subtitle of each text that has both."""
+        self._split()
+        return self._every_part
+
     def _split(self) -> None:
         if self._parts is None:
-            self._parts, self._whole = [], []
+            self.keys  # noqa: B018 (each text's key, made once)
+            self._parts, self._whole, self._every_part = [], [], []
             for text in self.texts:
                 split = title_parts(text)
                 if split:
-                    self._parts += [("main", title_key(split[0])),
-                                    ("subtitle", title_key(split[1]))]  # fmt: skip
-                elif (key := title_key(text)).text:
-                    self._whole.append(key)
+                    keys = [("main", title_key(split[0])), ("subtitle", title_key(split[1]))]
+                    size = sum(len(key.text) for _, key in keys) or 1
+                    self._every_part += keys
+                    self._parts += [(which, key) for which, key in keys
+                                    if len(key.text) >= PART_SHARE * size]  # fmt: skip
+                elif self._by_text[text].text:
+                    self._whole.append(self._by_text[text])
 
 
 class Resolver:
@@ -182,6 +217,7 @@ class Resolver:
     def __init__(self, index: TitleIndex, threshold: float = THRESHOLD,
                  catalogue: TitleIndex | None = None):  # fmt: skip
         self.index, self.threshold, self.catalogue = index, check_threshold(threshold), catalogue
+        self.floor = min(NEAR_FLOOR, self.threshold)
         self._fuzzy: dict[tuple, Found | None] = {}
         self._authors: dict[int, frozenset[str]] = {}
 
@@ -211,6 +247,11 @@ class Resolver:
             return Decision("unmatched", (), 0.0, status)
         how, match, where = self._title(titles)
         if match is None:
+            near, where = self._near(titles)
+            if near is not None:
+                named = near.papers if where == "index" else ()
+                elsewhere = self._named(catalogue, near.papers) if where == "catalogue" else ()
+                return Decision("near_miss", named, near.score, "near_miss", elsewhere)
             return Decision("unmatched", (), 0.0, "unknown" if catalogue is None else "nowhere")
         if where == "catalogue":
             return Decision("unmatched", (), match.score, "outside_pool",
@@ -278,7 +319,8 @@ class Resolver:
             found = self._exact(catalogue, titles)
             if found is not None:
                 return "exact", found, "catalogue"
-        for search, pool_on_tie in ((self._best_fuzzy, True), (self._by_part, False)):
+        stages = ((self._best_fuzzy, True), (self._by_part, False), (self._abbreviated, True))
+        for search, pool_on_tie in stages:
             pool = search(index, titles)
             outside = self._outside(search(catalogue, titles)) if catalogue is not None else None
             if pool is not None and (outside is None or pool.score > outside.score
@@ -304,11 +346,80 @@ class Resolver:
         return max(found, key=lambda pair: pair[0])[1] if found else None
 
     def _cached(self, index: TitleIndex, key: Key, target: str) -> Found | None:
+        """The fuzzy match of ``key`` to ``target``, remembered (a list names a paper again,
+        and lists share references)."""
         cached = (id(index), key.text, key.truncated, target)
-        if cached not in self._fuzzy:
-            self._fuzzy[cached] = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
-                                              target=target)  # fmt: skip
-        return self._fuzzy[cached]
+        found = self._fuzzy.get(cached, False)
+        if found is False:
+            if target == "full":  # the strict candidates first: most close titles are there
+                strict, every = index.tiers(key.text)
+                found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
+                                    papers=strict)  # fmt: skip
+                if found is None and len(every) > len(strict):
+                    found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
+                                        papers=every)  # fmt: skip
+            else:
+                found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
+                                    target=target)  # fmt: skip
+            if len(self._fuzzy) >= REMEMBERED:
+                self._fuzzy.clear()
+            self._fuzzy[cached] = found
+        return found
+
+    def _top(self, index: TitleIndex, key: Key) -> list[tuple[int, float]]:
+        """The :data:`~.near.TOP` best candidates of ``key`` and their scores."""
+        papers, scores = index.scored(key.text, self.floor, truncated=key.truncated)
+        if not len(papers):
+            return []
+        order = np.argsort(-scores, kind="stable")[:TOP]
+        return [(int(papers[at]), float(scores[at])) for at in order]
+
+    def _abbreviated(self, index: TitleIndex, titles: Titles) -> Found | None:
+        """The best match at the threshold once abbreviations stand for the words they
+        abbreviate (:func:`~.near.bridged`), among each text's best candidates."""
+        best: list[int] = []
+        score = 0.0
+        for key in titles.keys:
+            if len(key.text) < 4:
+                continue
+            for paper, _ in self._top(index, key):
+                theirs = abbreviations(index.titles[paper])
+                if not titles.abbreviations and not theirs:
+                    continue
+                found = bridged(key.text.split(), index.keys[paper].split(),
+                                titles.abbreviations, theirs)  # fmt: skip
+                if found >= self.threshold and found >= score:
+                    best = [*best, paper] if found == score else [paper]
+                    score = found
+        return Found(tuple(sorted(set(best))), round(score, 2)) if best else None
+
+    def _near(self, titles: Titles) -> tuple[Found | None, str]:
+        """The nearest real title of a reference nothing matched, if it is a near miss
+        (:func:`~.near.near_reason`): in the pool, else in the catalogue (the higher score;
+        the pool on a tie)."""
+        found: list[tuple[float, int, str]] = []
+        for where, index in (("index", self.index), ("catalogue", self.catalogue)):
+            if index is None:
+                continue
+            for key in titles.whole:  # a part too plain to stand for the whole
+                for target in ("main", "subtitle"):
+                    part = index.exact(key.text, target)
+                    found += [(100.0, p, where) for p in part.papers] if part else []
+            for _, key in titles.every_part:
+                whole = index.exact(key.text, "single")
+                found += [(100.0, p, where) for p in whole.papers] if whole else []
+            for key in titles.keys:
+                if len(key.text) < 4:
+                    continue
+                for paper, score in self._top(index, key):
+                    if near_reason(key.text, index.keys[paper], score):
+                        found.append((score, paper, where))
+        if not found:
+            return None, ""
+        score = max(s for s, _, _ in found)
+        where = "index" if any(w == "index" for s, _, w in found if s == score) else "catalogue"
+        papers = sorted({p for s, p, w in found if s == score and w == where})
+        return Found(tuple(papers), round(score, 2)), where
 
     def _best_fuzzy(self, index: TitleIndex, titles: Titles) -> Found | None:
         """The best fuzzy match of the reference's whole title texts (a longer text on a
@@ -330,7 +441,8 @@ class Resolver:
         matches nothing here: a real main part with an invented subtitle is what a
         fabricated title often is."""
         best = None
-        tries = [(key, target) for key in titles.whole for target in ("main", "subtitle")]
+        tries = [(key, target) for key in titles.whole for target in ("main", "subtitle")
+                 if index.any_parts]  # fmt: skip
         tries += [(key, "single") for _, key in titles.parts]
         for key, target in tries:
             if not self._distinctive(index, key.text):
@@ -379,36 +491,111 @@ class Resolver:
         return self._authors[paper]
 
 
-def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver) -> dict[str, list]:
+COLUMNS = ("query_id", "position", "reference", "how", "doc_id", "candidates", "score",
+           "duplicate", "catalogue")  # fmt: skip
+"""The decisions' columns (:func:`resolve_lists`)."""
+PARALLEL_ABOVE = 20_000
+"""Lists with fewer references are resolved in this process whatever ``jobs`` says (a
+process costs more than they take)."""
+_FORKED: tuple | None = None  # what the forked workers resolve: (lists, queries, resolver)
+
+
+def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
+                  jobs: int = 1) -> dict[str, list]:  # fmt: skip
     """Every decision, as columns: ``query_id``, ``position`` (from 1), ``reference``,
     ``how``, ``doc_id`` (the matched paper, ``""`` if none), ``candidates`` (the papers an
     ambiguous or conflicting reference could be, and the catalogue rows a reference names,
     ``catalogue:<line>``), ``score``, ``duplicate``, ``catalogue`` (its status,
-    :data:`~.result.STATUSES`); the run's rows are the matched, first-named papers."""
-    columns: dict[str, list] = {name: [] for name in (
-        "query_id", "position", "reference", "how", "doc_id", "candidates", "score",
-        "duplicate", "catalogue")}  # fmt: skip
+    :data:`~.result.STATUSES`); the run's rows are the matched, first-named papers.
+
+    ``jobs`` processes share the work, each a run of whole queries (a duplicate is a paper
+    named again in its query): forked from this one, so the index is shared, not copied or
+    pickled; the decisions are the same whatever ``jobs`` is (where processes cannot be
+    forked, or other threads run, one process does it all)."""
+    queries = list(lists)
+    references = sum(len(lists[q]) for q in queries)
+    if jobs > 1 and references >= PARALLEL_ABOVE and len(queries) > 1 and _can_fork():
+        decided = _in_processes(lists, queries, resolver, jobs, references)
+    else:
+        decided = _decide(lists, queries, resolver)
+    how, papers, candidates, score, duplicate, status = decided
     ids = resolver.index.ids
-    for query, references in lists.items():
-        seen: set[int] = set()
-        for position, reference in enumerate(references, 1):
-            decision = resolver.judge(reference)
-            how, papers = decision.how, decision.papers
-            matched = how in MATCHED
-            duplicate = matched and papers[0] in seen
-            if matched:
-                seen.add(papers[0])
-            named = [] if matched else [ids[p] for p in papers]
-            columns["query_id"].append(query)
-            columns["position"].append(position)
-            columns["reference"].append(reference.text)
-            columns["how"].append(how)
-            columns["doc_id"].append(ids[papers[0]] if matched else "")
-            columns["candidates"].append(" ".join([*named, *decision.elsewhere]))
-            columns["score"].append(decision.score)
-            columns["duplicate"].append(duplicate)
-            columns["catalogue"].append(decision.status)
+    columns: dict[str, list] = {
+        "query_id": [q for q in queries for _ in lists[q]],
+        "position": [n for q in queries for n in range(1, len(lists[q]) + 1)],
+        "reference": [r.text for q in queries for r in lists[q]],
+        "how": how,
+        "doc_id": [ids[p] if p >= 0 else "" for p in papers],
+        "candidates": candidates,
+        "score": score,
+        "duplicate": duplicate,
+        "catalogue": status,
+    }
     return columns
+
+
+def _decide(lists: dict, queries: list[str], resolver: Resolver) -> tuple[list, ...]:
+    """``(how, paper (-1: none), candidates, score, duplicate, status)`` of each reference
+    of ``queries``, in order."""
+    how, papers, candidates, score, duplicate, status = [], [], [], [], [], []
+    ids = resolver.index.ids
+    for query in queries:
+        seen: set[int] = set()
+        for reference in lists[query]:
+            decision = resolver.judge(reference)
+            matched = decision.how in MATCHED
+            paper = decision.papers[0] if matched else -1
+            duplicate.append(matched and paper in seen)
+            if matched:
+                seen.add(paper)
+            named = [] if matched else [ids[p] for p in decision.papers]
+            how.append(decision.how)
+            papers.append(paper)
+            candidates.append(" ".join([*named, *decision.elsewhere]))
+            score.append(decision.score)
+            status.append(decision.status)
+    return how, papers, candidates, score, duplicate, status
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int,
+                  references: int) -> tuple[list, ...]:  # fmt: skip
+    """:func:`_decide` in ``jobs`` forked processes, over runs of whole queries of about the
+    same number of references (a few per process, so a slow run does not hold the rest)."""
+    import gc
+    import multiprocessing
+
+    global _FORKED
+    size = max(1, references // (jobs * 8))
+    spans, start, held = [], 0, 0
+    for at, query in enumerate(queries):
+        held += len(lists[query])
+        if held >= size:
+            spans.append((start, at + 1))
+            start, held = at + 1, 0
+    if start < len(queries):
+        spans.append((start, len(queries)))
+    _FORKED = (lists, queries, resolver)
+    gc.freeze()  # what exists now is never collected in the workers: their pages stay shared
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_decide_span, spans, chunksize=1)
+    finally:
+        _FORKED = None
+        gc.unfreeze()
+    return tuple([value for part in parts for value in part[column]] for column in range(6))
+
+
+def _decide_span(span: tuple[int, int]) -> tuple[list, ...]:
+    """A forked worker's share: the queries ``span`` of the lists it inherited."""
+    lists, queries, resolver = _FORKED
+    return _decide(lists, queries[span[0] : span[1]], resolver)
 
 
 def corpus_index(dataset) -> tuple[str, TitleIndex]:
@@ -506,7 +693,8 @@ def resolve(
     name, index = corpus_index(dataset)
     others = TitleIndex([f"catalogue:{line}" for line in known.lines], known.titles,
                         extra_ids=known.ids) if known else None  # fmt: skip
-    decisions = pd.DataFrame(resolve_lists(lists.lists, Resolver(index, threshold, others)))
+    resolver = Resolver(index, threshold, others)
+    decisions = pd.DataFrame(resolve_lists(lists.lists, resolver, jobs=execution.jobs))
     warnings = [*lists.warnings, *(known.warnings if known else []),
                 *decision_warnings(decisions)]  # fmt: skip
     kept = decisions[decisions["how"].isin(MATCHED) & ~decisions["duplicate"]]

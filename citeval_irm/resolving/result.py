@@ -27,9 +27,10 @@ from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
 from . import REPORT_SUFFIXES
 
-KINDS = ("id", "exact", "fuzzy", "ambiguous", "conflict", "unmatched")
+KINDS = ("id", "exact", "fuzzy", "ambiguous", "conflict", "near_miss", "unmatched")
 """How a reference was resolved, in the order tried (ambiguous: several papers remain;
-conflict: its identifier names one paper, its title another)."""
+conflict: its identifier names one paper, its title another; near_miss: a real title
+within the stated looser distance, :mod:`~citeval_irm.resolving.near`)."""
 MATCHED = ("id", "exact", "fuzzy")
 """The kinds that put a paper in the run."""
 IN_POOL = ("id", "exact", "fuzzy", "ambiguous", "conflict")
@@ -37,10 +38,12 @@ IN_POOL = ("id", "exact", "fuzzy", "ambiguous", "conflict")
 CATALOGUE_KINDS = ("outside_pool", "nowhere")
 """What an unmatched reference is with a catalogue: a real paper outside the pool, or
 found nowhere."""
-STATUSES = ("in_pool", "outside_pool", "nowhere", "unknown", "empty")
-"""A reference's status (the decisions' ``catalogue`` column): in the pool, outside it (the
-catalogue knows it), nowhere (neither), unknown (unmatched, no catalogue given), empty (no
-title, text or identifier: nothing to look up, counted apart and in no rate)."""
+STATUSES = ("in_pool", "near_miss", "outside_pool", "nowhere", "unknown", "empty")
+"""A reference's status (the decisions' ``catalogue`` column): in the pool, a near miss of
+a real title (the pool's or the catalogue's: counted apart, not as fabricated), outside the
+pool (the catalogue knows it), nowhere (neither: the fabrication rate counts these),
+unknown (unmatched, no catalogue given), empty (no title, text or identifier: nothing to
+look up, counted apart and in no rate)."""
 RATES = ("in_pool_rate", "existence_rate", "duplicate_rate")
 LOWER_IS_BETTER = ("duplicate_rate",)
 """The rates a system does better by keeping low: a significance mark (a letter, a table's
@@ -219,17 +222,27 @@ class Resolution(Printable):
                  "the title clearly another (both named, neither in the run, counted); "
                  "duplicates: a paper named again in the same list (dropped from the "
                  "run)"]  # fmt: skip
-        if self.counts()["empty"]:
+        counts = self.counts()
+        named = counts["references"] - counts["empty"]
+        if counts["empty"]:
             lines.append("empty: a reference with no title, text or identifier: nothing to "
                          "look up; counted here, in no rate")  # fmt: skip
+        lines.append("near_miss: a real title (of the pool or the catalogue) within a looser, "
+                     "stated distance (fuzz.ratio 85 or more, one word away, its first words, "
+                     "or a part of it too plain to name it): counted apart, neither in the run "
+                     "nor as fabricated (candidates: the title's paper)")  # fmt: skip
         if self.catalogue is None:
             lines.append(
                 "unmatched: no catalogue given, so a real paper outside the pool cannot be "
                 "told from a fabricated one (give --catalogue FILE)"
             )
         else:
+            share = lambda n: f"{100 * n / named:.1f} %" if named else "-"  # noqa: E731
             lines.append(f"unmatched, by the catalogue {self.catalogue}: outside pool = a "
-                         "paper it knows, nowhere = found in neither")  # fmt: skip
+                         "paper it knows, nowhere = found in neither; the fabrication rate "
+                         f"(found nowhere) is {share(counts['nowhere'])} of the references, "
+                         f"with {share(counts['near_miss'])} near misses beside it: what each "
+                         "share holds on real titles is measured in the resolve guide")  # fmt: skip
         aggregate = self.aggregate
         with_values = int(self.per_query["references"].gt(0).sum())
         lines.append(
