@@ -322,3 +322,37 @@ def test_each_arxiv_version_held_as_a_doc_is_its_own_paper(tmp_path, monkeypatch
     # a version the corpus lacks names the paper: every doc of it, ambiguous
     assert (rows["how"][4], rows["candidates"][4]) == (
         "ambiguous", "1705.22222 1705.22222v1 1705.22222v2")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def test_the_decisions_are_the_same_in_forked_processes(monkeypatch):
+    """resolve_lists with jobs=2 (forked workers, each sent its queries) decides every
+    reference as one process does, duplicates included (they are per query)."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows: one process decides (the same decisions)")
+    from citeval_irm.resolving import resolve as resolving
+    from citeval_irm.resolving.generated import read_generated
+    from citeval_irm.resolving.index import TitleIndex
+
+    titles = [*PAPERS.values(), *MORE.values(), *filler_titles(200)]
+    index = TitleIndex([f"P{n}" for n in range(len(titles))], titles)
+    catalogue = TitleIndex(["catalogue:1"], ["Language Models are Few-Shot Learners"])
+    references = [*titles[:40], "Language Models are Few-Shot Optimisers", "An invented one",
+                  {"arxiv": "P3"}, {"title": titles[5], "year": 2014}, "", titles[0]]  # fmt: skip
+    lists = read_generated({f"q{n}": references[n % 7 :: 3] for n in range(60)}).lists
+    monkeypatch.setattr(resolving, "PARALLEL_ABOVE", 0)
+    forked = []
+    in_processes = resolving._in_processes
+    monkeypatch.setattr(resolving, "_in_processes",
+                        lambda *given: forked.append(1) or in_processes(*given))  # fmt: skip
+    one = resolving.resolve_lists(lists, resolving.Resolver(index, catalogue=catalogue))
+    two = resolving.resolve_lists(lists, resolving.Resolver(index, catalogue=catalogue), jobs=2)
+    assert forked == [1]  # the second, in processes
+    assert list(one) == list(two) == list(resolving.COLUMNS)
+    for name in resolving.COLUMNS:
+        assert list(one[name]) == list(two[name]), name
+    assert sum(one["duplicate"]) > 0 and "near_miss" in one["how"]

@@ -131,7 +131,8 @@ def title_texts(text: str) -> list[str]:
     docstring); each text once."""
     text = undo_latex(text)  # \\"u is no quotation mark
     found = [text, *quoted(text)] if _QUOTE.search(text) else [text]
-    if ". " not in text and not _MAYBE_LINK.search(text):
+    if ". " not in text and (":" not in text and "www." not in text.lower()
+                             or not _MAYBE_LINK.search(text)):  # fmt: skip
         return found  # one piece: a title alone (most references), parsed no further
     found_set = set(found)
     parts = pieces(text)

@@ -32,6 +32,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from .citations import title_parts
+from .near import abbreviations
 from .normalise import corpus_id_keys, title_key
 
 RARE_WORDS = 4
@@ -56,6 +57,8 @@ COMMON = 0.02
 MAX_CANDIDATES = 20_000
 """A reference of common words only that leaves more candidates than this is not searched
 fuzzily (stop words and misspellings: too little to tell one title from thousands)."""
+PREFIX_LONGER = 4
+"""A title cut short is compared with the start of titles at most 4 times its length."""
 MIN_TRUNCATED = 12
 """A title cut short (``...``) is compared with the start of each candidate only when it
 keeps at least this many characters."""
@@ -160,9 +163,12 @@ class TitleIndex:
             subtitles.append(title_key(split[1]).text if split else "")
         self.keys = np.array(keys, dtype=object)
         self.lengths = np.fromiter((len(k) for k in keys), dtype=np.int32, count=len(keys))
+        self.initials = np.fromiter((ord(k[0]) if k else 0 for k in keys), np.int32, len(keys))
         self.parts = {"main": np.array(mains, dtype=object),
                       "subtitle": np.array(subtitles, dtype=object)}  # fmt: skip
         self.with_parts = np.fromiter((bool(m) for m in mains), dtype=bool, count=len(mains))
+        self.abbreviated = np.fromiter((bool(abbreviations(t)) if t else False
+                                        for t in self.titles), bool, len(self.titles))  # fmt: skip
         self.any_parts = bool(self.with_parts.any())
         self.by_key = _grouped(keys)
         self.by_part = {"main": _grouped(mains), "subtitle": _grouped(subtitles)}
@@ -230,8 +236,8 @@ class TitleIndex:
 
     def tiers(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """``(strict, candidates)``: the candidates of ``key`` (:meth:`candidates`) and those
-        of them that lack at most one of its rare words (all, of one or two): a close title
-        is nearly always among the few strict ones, scored first."""
+        of them that hold all its rare words: a close title is nearly always among the few
+        strict ones, scored first (the rest only when they hold no match)."""
         found = self._blocked.get(key)
         if found is None:
             if len(self._blocked) >= 64:
@@ -280,9 +286,10 @@ class TitleIndex:
         need = max(1, len(rare) - SPOILED, (len(rare) + 1) // 2)
         if need == 1 and len(rare) == 2 and rare[0][0] + rare[1][0] > VOLUME:
             need = 2  # two words that many titles hold: a title holds both
-        strict = len(rare) if len(rare) <= 2 else len(rare) - 1
-        every = np.sort(np.concatenate(postings))
-        return _held(every, strict), _held(every, need)
+        strict = len(rare)
+        every = np.sort(np.concatenate(postings), kind="stable")  # sorted runs: merged
+        candidates = _held(every, need)
+        return (candidates if strict == need else _held(every, strict)), candidates
 
     def _holding(self, numbers: tuple[int, ...]) -> np.ndarray:
         """The titles holding any of the words ``numbers`` (each once, in order)."""
@@ -335,16 +342,22 @@ class TitleIndex:
         size, share = len(key), threshold / 100.0
         low, high = size * share / (2.0 - share), size * (2.0 - share) / share
         prefix = truncated and size >= MIN_TRUNCATED and target == "full"
-        keep = lengths >= low if prefix else (lengths >= low) & (lengths <= high)
+        keep = (lengths >= low) & (lengths <= (PREFIX_LONGER * size if prefix else high))
         papers = papers[keep]
         if not len(papers):
             return papers, np.zeros(0, np.float32)
         texts = choices[papers]
         ratio = {"scorer": fuzz.ratio, "dtype": np.float32, "score_cutoff": threshold}
-        found = process.cdist([key], texts, **ratio)[0]
-        if prefix:
-            starts = [c[:size] for c in texts]
-            found = np.maximum(found, process.cdist([key], starts, **ratio)[0])
+        if not prefix:
+            return papers, process.cdist([key], texts, **ratio)[0]
+        found = np.zeros(len(papers), np.float32)
+        whole = lengths[keep] <= high  # a title longer than that is compared by its start
+        if whole.any():
+            found[whole] = process.cdist([key], texts[whole], **ratio)[0]
+        same = self.initials[papers] == ord(key[0])  # a title cut short keeps its start
+        if same.any():
+            starts = [c[:size] for c in texts[same]]
+            found[same] = np.maximum(found[same], process.cdist([key], starts, **ratio)[0])
         return papers, found
 
     def scored(self, key: str, floor: float, *, truncated: bool = False):

@@ -77,7 +77,7 @@ _NOT_NAMES = frozenset({"and", "et", "al", "the", "of", "in"})
 NEAR_FLOOR = 60.0
 """The lowest ``fuzz.ratio`` a candidate is scored at (one scoring serves the match at the
 threshold, abbreviations and near misses)."""
-REMEMBERED = 200_000
+REMEMBERED = 50_000
 """Fuzzy look-ups remembered (a list names a paper again, lists share references); the
 memory is emptied when full."""
 CONFLICT_MARGIN = 5.0
@@ -256,14 +256,14 @@ class Resolver:
         if where == "catalogue":
             return Decision("unmatched", (), match.score, "outside_pool",
                             self._named(catalogue, match.papers))  # fmt: skip
-        papers = self._tie_break(match.papers, self._year(reference, titles), reference)
+        papers = self._tie_break(match.papers, reference, titles)
         return Decision(how if len(papers) == 1 else "ambiguous", papers, match.score, "in_pool")
 
     # ------------------------------------------------------------ identifiers
     def _by_identifier(self, reference: Reference, found: Found, titles: Titles) -> Decision:
         """An identifier of the pool: its paper, unless the reference's title names another
         paper clearly better (a conflict: both named, neither in the run)."""
-        papers = self._tie_break(found.papers, self._year(reference, titles), reference)
+        papers = self._tie_break(found.papers, reference, titles)
         how = "id" if len(papers) == 1 else "ambiguous"
         if not titles.keys:
             return Decision(how, papers, 100.0, "in_pool")
@@ -355,9 +355,11 @@ class Resolver:
                 strict, every = index.tiers(key.text)
                 found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
                                     papers=strict)  # fmt: skip
-                if found is None and len(every) > len(strict):
-                    found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
-                                        papers=every)  # fmt: skip
+                if found is None and len(every) > len(strict):  # all, scored once for all
+                    papers, scores = index.scored(key.text, self.floor, truncated=key.truncated)
+                    best = float(scores.max()) if len(scores) else 0.0
+                    at_best = tuple(sorted(int(p) for p in papers[scores == best]))
+                    found = Found(at_best, round(best, 2)) if best >= self.threshold else None
             else:
                 found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
                                     target=target)  # fmt: skip
@@ -383,9 +385,9 @@ class Resolver:
             if len(key.text) < 4:
                 continue
             for paper, _ in self._top(index, key):
-                theirs = abbreviations(index.titles[paper])
-                if not titles.abbreviations and not theirs:
+                if not titles.abbreviations and not index.abbreviated[paper]:
                     continue
+                theirs = abbreviations(index.titles[paper])
                 found = bridged(key.text.split(), index.keys[paper].split(),
                                 titles.abbreviations, theirs)  # fmt: skip
                 if found >= self.threshold and found >= score:
@@ -473,8 +475,13 @@ class Resolver:
             year = int(years[0]) if years else None
         return year
 
-    def _tie_break(self, papers: tuple[int, ...], year: int | None, reference: Reference):
-        if len(papers) > 1 and year is not None:
+    def _tie_break(self, papers: tuple[int, ...], reference: Reference, titles: Titles):
+        """``papers`` narrowed to the reference's year, then to its authors (see the module
+        docstring); one paper is left as it is."""
+        if len(papers) < 2:
+            return papers
+        year = self._year(reference, titles)
+        if year is not None:
             same = tuple(p for p in papers if self.index.years[p] == year)
             papers = same or papers
         authors = reference.fields.get("authors", "") if not reference.citation else reference.text
@@ -497,7 +504,7 @@ COLUMNS = ("query_id", "position", "reference", "how", "doc_id", "candidates", "
 PARALLEL_ABOVE = 20_000
 """Lists with fewer references are resolved in this process whatever ``jobs`` says (a
 process costs more than they take)."""
-_FORKED: tuple | None = None  # what the forked workers resolve: (lists, queries, resolver)
+_FORKED: tuple | None = None  # what the forked workers inherit: (resolver,)
 
 
 def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
@@ -522,10 +529,12 @@ def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
     ids = resolver.index.ids
     columns: dict[str, list] = {
         "query_id": [q for q in queries for _ in lists[q]],
-        "position": [n for q in queries for n in range(1, len(lists[q]) + 1)],
+        "position": np.fromiter(
+            (n for q in queries for n in range(1, len(lists[q]) + 1)), np.int32, references
+        ),  # fmt: skip
         "reference": [r.text for q in queries for r in lists[q]],
         "how": how,
-        "doc_id": [ids[p] if p >= 0 else "" for p in papers],
+        "doc_id": [ids[p] if p >= 0 else "" for p in papers.tolist()],
         "candidates": candidates,
         "score": score,
         "duplicate": duplicate,
@@ -534,9 +543,10 @@ def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
     return columns
 
 
-def _decide(lists: dict, queries: list[str], resolver: Resolver) -> tuple[list, ...]:
+def _decide(lists: dict, queries: list[str], resolver: Resolver) -> tuple:
     """``(how, paper (-1: none), candidates, score, duplicate, status)`` of each reference
-    of ``queries``, in order."""
+    of ``queries``, in order (the numbers as arrays: millions are held, and pickled from a
+    worker)."""
     how, papers, candidates, score, duplicate, status = [], [], [], [], [], []
     ids = resolver.index.ids
     for query in queries:
@@ -554,7 +564,8 @@ def _decide(lists: dict, queries: list[str], resolver: Resolver) -> tuple[list, 
             candidates.append(" ".join([*named, *decision.elsewhere]))
             score.append(decision.score)
             status.append(decision.status)
-    return how, papers, candidates, score, duplicate, status
+    return (how, np.array(papers, np.int32), candidates, np.array(score, np.float64),
+            np.array(duplicate, bool), status)  # fmt: skip
 
 
 def _can_fork() -> bool:
@@ -565,9 +576,11 @@ def _can_fork() -> bool:
 
 
 def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int,
-                  references: int) -> tuple[list, ...]:  # fmt: skip
+                  references: int) -> tuple:  # fmt: skip
     """:func:`_decide` in ``jobs`` forked processes, over runs of whole queries of about the
-    same number of references (a few per process, so a slow run does not hold the rest)."""
+    same number of references (a few per process, so a slow run does not hold the rest).
+    Each run is sent to its worker as plain values (the reference objects stay here: a
+    worker that read this process's would copy every page of them it touched)."""
     import gc
     import multiprocessing
 
@@ -581,21 +594,43 @@ def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int
             start, held = at + 1, 0
     if start < len(queries):
         spans.append((start, len(queries)))
-    _FORKED = (lists, queries, resolver)
+
+    def sent():
+        for first, last in spans:
+            yield [(q, [(r.text, dict(r.fields) or None, r.citation) for r in lists[q]])
+                   for q in queries[first:last]]  # fmt: skip
+
+    _FORKED = (resolver,)
     gc.freeze()  # what exists now is never collected in the workers: their pages stay shared
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_decide_span, spans, chunksize=1)
+            parts = list(pool.imap(_decide_span, sent()))
     finally:
         _FORKED = None
         gc.unfreeze()
-    return tuple([value for part in parts for value in part[column]] for column in range(6))
+    columns = []
+    for column in range(6):  # each column's parts let go as soon as they are joined
+        pieces = [part[column] for part in parts]
+        for part in parts:
+            part[column] = None
+        if isinstance(pieces[0], np.ndarray):
+            columns.append(np.concatenate(pieces))
+        else:
+            columns.append([value for piece in pieces for value in piece])
+        del pieces
+    return tuple(columns)
 
 
-def _decide_span(span: tuple[int, int]) -> tuple[list, ...]:
-    """A forked worker's share: the queries ``span`` of the lists it inherited."""
-    lists, queries, resolver = _FORKED
-    return _decide(lists, queries[span[0] : span[1]], resolver)
+def _decide_span(sent: list) -> list:
+    """A forked worker's share: the queries ``sent``, ``(query, [(text, fields or None,
+    citation)])``, decided with the resolver it inherited."""
+    (resolver,) = _FORKED
+    lists = {}
+    for query, references in sent:
+        lists[query] = [Reference(text, fields, citation) if fields else
+                        Reference(text, citation=citation)
+                        for text, fields, citation in references]  # fmt: skip
+    return list(_decide(lists, list(lists), resolver))
 
 
 def corpus_index(dataset) -> tuple[str, TitleIndex]:
@@ -661,7 +696,9 @@ def resolve(
     options : EvalOptions, optional
         What the resolved run's numbers mean, as in :func:`citeval_irm.evaluate`.
     execution : ExecutionOptions, optional
-        How they are computed, as in :func:`citeval_irm.evaluate` (no progress bar).
+        How they are computed, as in :func:`citeval_irm.evaluate` (no progress bar); its
+        ``jobs`` is also how many processes resolve the references (of lists of
+        :data:`PARALLEL_ABOVE` references or more), with the same decisions.
 
     Returns
     -------
