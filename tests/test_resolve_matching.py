@@ -327,13 +327,28 @@ def test_each_arxiv_version_held_as_a_doc_is_its_own_paper(tmp_path, monkeypatch
 # --------------------------------------------------------------------------- processes
 
 
-def test_the_decisions_are_the_same_in_forked_processes(monkeypatch):
+def test_the_decisions_are_the_same_in_forked_processes(tmp_path):
     """resolve_lists with jobs=2 (forked workers, each sent its queries) decides every
-    reference as one process does, duplicates included (they are per query)."""
+    reference as one process does, duplicates included (they are per query). In a fresh
+    interpreter: resolve forks only while this process has a single thread, and the suite's
+    process keeps others (the loopback servers)."""
+    import os
+    import subprocess
     import sys
 
     if sys.platform == "win32":
         pytest.skip("no fork on Windows: one process decides (the same decisions)")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    code = "import test_resolve_matching as t; t.forked_decisions_agree()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "forked 1\n"
+
+
+def forked_decisions_agree() -> None:
+    """The body of the test above, run alone in its own interpreter."""
     from citeval_irm.resolving import resolve as resolving
     from citeval_irm.resolving.generated import read_generated
     from citeval_irm.resolving.index import TitleIndex
@@ -344,11 +359,10 @@ def test_the_decisions_are_the_same_in_forked_processes(monkeypatch):
     references = [*titles[:40], "Language Models are Few-Shot Optimisers", "An invented one",
                   {"arxiv": "P3"}, {"title": titles[5], "year": 2014}, "", titles[0]]  # fmt: skip
     lists = read_generated({f"q{n}": references[n % 7 :: 3] for n in range(60)}).lists
-    monkeypatch.setattr(resolving, "PARALLEL_ABOVE", 0)
+    resolving.PARALLEL_ABOVE = 0
     forked = []
     in_processes = resolving._in_processes
-    monkeypatch.setattr(resolving, "_in_processes",
-                        lambda *given: forked.append(1) or in_processes(*given))  # fmt: skip
+    resolving._in_processes = lambda *given: forked.append(1) or in_processes(*given)
     one = resolving.resolve_lists(lists, resolving.Resolver(index, catalogue=catalogue))
     two = resolving.resolve_lists(lists, resolving.Resolver(index, catalogue=catalogue), jobs=2)
     assert forked == [1]  # the second, in processes
@@ -356,3 +370,4 @@ def test_the_decisions_are_the_same_in_forked_processes(monkeypatch):
     for name in resolving.COLUMNS:
         assert list(one[name]) == list(two[name]), name
     assert sum(one["duplicate"]) > 0 and "near_miss" in one["how"]
+    print("forked", len(forked))
