@@ -1,14 +1,12 @@
 """``max_docs`` / ``--max-docs`` / ``-M``: only the first N docs of each ranking count, cut
 after the tie policy's sort, as trec_eval's ``-M N`` cuts after its sort by score then doc
 id. Checked against trec_eval's own ``out.test.aqcM``, against the trec_eval binary on
-generated runs with ties (when one is installed), and path against path (in memory,
+generated runs with ties (built by the suite), and path against path (in memory,
 streamed, pytrec_eval, Dask)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -19,8 +17,6 @@ from test_trec_eval_outputs import _to_measure, expected_lines
 import citeval_irm
 from citeval_irm import InputError
 from citeval_irm.cli import main
-
-TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
 
 
 def _citeval_lines(capsys, run, qrels, names, max_docs: int) -> list[str]:
@@ -42,13 +38,24 @@ def test_trec_eval_own_minus_m_100_output_line_by_line(capsys, trec_eval_dir):
     assert expected_lines(trec_eval_dir / "out.test.aqc") != want
 
 
-@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary ($TREC_EVAL or PATH)")
 @pytest.mark.parametrize("max_docs", [1, 4, 6, 33])
-def test_generated_runs_with_ties_match_the_trec_eval_binary(tmp_path, capsys, max_docs):
+def test_generated_runs_with_ties_match_the_trec_eval_binary(
+    tmp_path, capsys, max_docs, trec_eval_binary
+):
     # ties at ranks 4-7 of every seventh query: the cut at 4 and 6 falls inside them
     run, qrels = citation_run(tmp_path, queries=40, depth=40)
     out = subprocess.run(
-        [TREC_EVAL, "-c", "-q", "-m", "all_trec", "-M", str(max_docs), str(qrels), str(run)],
+        [
+            str(trec_eval_binary),
+            "-c",
+            "-q",
+            "-m",
+            "all_trec",
+            "-M",
+            str(max_docs),
+            str(qrels),
+            str(run),
+        ],
         capture_output=True,
         text=True,
         check=True,
