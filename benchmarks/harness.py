@@ -71,11 +71,13 @@ def peak_rss_mb(pid: int | str = "self") -> float:
 
 @dataclass(frozen=True)
 class Sample:
-    """One run of a command: wall time of the process, its peak RSS, its exit code."""
+    """One run of a command: wall time of the process, its peak RSS, its exit code, and its
+    CPU time (user + system: what a busy machine inflates less than the wall time)."""
 
     seconds: float
     peak_rss_mb: float
     returncode: int
+    cpu_seconds: float = float("nan")
 
 
 def run_once(
@@ -108,9 +110,9 @@ def run_once(
             os.close(write_end)
         with os.fdopen(read_end) as report:
             fields = report.read().split()
-    if done.returncode or len(fields) != 3:
+    if done.returncode or len(fields) != 4:
         raise RuntimeError(f"wrap.py failed (status {done.returncode}) on {list(argv)}")
-    return Sample(float(fields[0]), int(fields[1]) / 1024, int(fields[2]))
+    return Sample(float(fields[0]), int(fields[1]) / 1024, int(fields[2]), float(fields[3]))
 
 
 def floor_mb() -> float:
@@ -136,6 +138,10 @@ class Row:
     @property
     def median_seconds(self) -> float:
         return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def median_cpu_seconds(self) -> float:
+        return statistics.median(s.cpu_seconds for s in self.samples)
 
     @property
     def peak_rss_mb(self) -> float:

@@ -1,10 +1,12 @@
-"""Run one command and report its wall time and peak RSS: ``wrap.py FD ARGV...``.
+"""Run one command and report its wall time, peak RSS and CPU time: ``wrap.py FD ARGV...``.
 
 A stage of ``harness.run_once``, started as ``python -S -E wrap.py FD ARGV...``. It forks, the
 child execs ARGV, and the wrapper reaps it with ``os.wait4``, whose ``ru_maxrss`` is the
-reaped child's own peak RSS in KiB on Linux. It writes ``SECONDS MAXRSS_KIB EXITCODE`` to the
-file descriptor FD. It imports nothing beyond ``os``, ``sys`` and ``time`` and starts without
-``site``, so the RSS it passes to the child (see ``harness.run_once``) stays a few MB.
+reaped child's own peak RSS in KiB on Linux. It writes ``SECONDS MAXRSS_KIB EXITCODE
+CPU_SECONDS`` to the file descriptor FD (CPU: the child's user and system time, with those of
+the children it reaped itself). It imports nothing beyond ``os``, ``sys`` and ``time`` and
+starts without ``site``, so the RSS it passes to the child (see ``harness.run_once``) stays
+a few MB.
 """
 
 import os
@@ -26,7 +28,8 @@ def main() -> None:
     _, status, usage = os.wait4(pid, 0)
     seconds = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
-    os.write(fd, f"{seconds!r} {usage.ru_maxrss} {code}\n".encode())
+    cpu = usage.ru_utime + usage.ru_stime
+    os.write(fd, f"{seconds!r} {usage.ru_maxrss} {code} {cpu!r}\n".encode())
     os.close(fd)
 
 

@@ -9,16 +9,18 @@ Importing the package is cheap: each name below is imported on first use, and th
 imported (at once if it already is), so ``ir_datasets.load("citeval/acl-200/test")`` works
 after ``import citeval_irm`` without every command paying for ir_datasets; the scoring core
 is registered with ir-measures the same way (``ir_measures.citeval``).
+
+The module's namespace is its public API: ``dir(citeval_irm)`` and ``help(citeval_irm)``
+list :data:`__all__` and ``__version__`` only; what this file needs for itself has a
+leading underscore.
 """
 
-from __future__ import annotations
+import sys as _sys
+import types as _types
+import typing as _typing
+from importlib import import_module as _import_module
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING
-
-from .base.hooks import after_import
+from .base.hooks import after_import as _after_import
 
 __version__ = "0.1.0"
 
@@ -93,48 +95,50 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'citeval_irm' has no attribute {name!r}")
     module_name = _EXPORTS[name]
     if module_name is None:
-        value = importlib.import_module(f".{name}", __name__)
+        value = _import_module(f".{name}", __name__)
     else:
-        value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+        value = getattr(_import_module(f".{module_name}", __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    """The public names only (as scipy's ``dir`` does): not the subpackages imported so far
+    (``base``, ``printing``), nor this file's own helpers."""
+    return sorted([*__all__, "__version__"])
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """This package's module type: a submodule named like the function it defines
     (``crosscheck``) does not replace that function as the package's attribute when it is
     imported (as the import system would do to a lazily loaded package)."""
 
     def __setattr__(self, name: str, value) -> None:
-        if isinstance(value, types.ModuleType) and _EXPORTS.get(name):
+        if isinstance(value, _types.ModuleType) and _EXPORTS.get(name):
             return
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package
 
 
 def _register_datasets() -> None:
-    importlib.import_module(".datasets", __name__)
+    _import_module(".datasets", __name__)
     # ir_datasets' loggers write the datasets' ids to standard error: escaped as any output
-    importlib.import_module(".printing.escaping", __name__).escape_log_lines()
+    _import_module(".printing.escaping", __name__).escape_log_lines()
 
 
 def _register_provider() -> None:
     # importing the provider registers it, at the end of its module: when ir-measures is
     # imported by one of our own modules half-way through its import (the provider's, the
     # measure table's), the provider is registered once that import completes
-    importlib.import_module(".evaluation.provider", __name__)
+    _import_module(".evaluation.provider", __name__)
 
 
-after_import("ir_datasets", _register_datasets)
-after_import("ir_measures", _register_provider)
+_after_import("ir_datasets", _register_datasets)
+_after_import("ir_measures", _register_provider)
 
-if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
+if _typing.TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
     from . import datasets, scoring  # noqa: F401
     from .base.downloads import ChecksumError, DownloadError  # noqa: F401
     from .base.errors import CitevalError, EvalWarning, InputError, UnknownDatasetError  # noqa: F401

@@ -103,11 +103,12 @@ def test_crosscheck_options(capsys, files):
 def test_crosscheck_strict_fails_on_an_unexplained_difference(capsys, files, monkeypatch):
     """A kernel broken on the recipe side only: the difference cannot be explained, and
     --strict exits 3."""
-    from citeval_irm.papers import recipes
+    from citeval_irm.papers import recipe_scorer
 
     run, qrels = map(str, files)
-    values = recipes.RecipeScorer.values
-    monkeypatch.setattr(recipes.RecipeScorer, "values", lambda self, m, q: values(self, m, q) + 0.5)
+    scorer = recipe_scorer.RecipeScorer
+    values = scorer.values
+    monkeypatch.setattr(scorer, "values", lambda self, m, q: values(self, m, q) + 0.5)
     code, out, err = run_cli(
         capsys, "crosscheck", run, "--qrels", qrels, "--recipe", "goyal2026", "-m", "RR", "--strict"
     )

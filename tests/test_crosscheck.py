@@ -20,7 +20,8 @@ from citeval_irm.checks.crosscheck import CAUSES, crosscheck
 from citeval_irm.cli import main
 from citeval_irm.evaluation.evaluate import population
 from citeval_irm.papers import RECIPES
-from citeval_irm.papers.recipes import Quirks, Recipe, RecipeScorer
+from citeval_irm.papers.recipe_scorer import RecipeScorer
+from citeval_irm.papers.recipes import Quirks, Recipe
 
 
 def only_difference(report, measure):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -35,3 +36,28 @@ def test_importing_the_package_is_light():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_namespace_is_the_public_api():
+    """``dir(citeval_irm)`` and ``help(citeval_irm)`` show the public names only: not the
+    package's own helpers (``sys``, ``types``, ``importlib``, ``TYPE_CHECKING``,
+    ``after_import``, ``annotations``), nor the subpackages imported so far (registering
+    the datasets imports ``datasets``, ``base``, ``printing``)."""
+    code = (
+        "import json, pydoc, citeval_irm\n"
+        "first = dir(citeval_irm)\n"
+        "import ir_datasets\n"
+        "text = pydoc.render_doc(citeval_irm, renderer=pydoc.plaintext)\n"
+        "print(json.dumps({'first': first, 'then': dir(citeval_irm), 'all': citeval_irm.__all__,"
+        " 'help': text}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seen = json.loads(done.stdout)
+    public = sorted([*seen["all"], "__version__"])
+    assert seen["first"] == seen["then"] == public
+    names = {line.split("(")[0].split(" = ")[0].strip() for line in seen["help"].splitlines()}
+    helpers = {"sys", "types", "importlib", "typing", "TYPE_CHECKING", "after_import",
+               "annotations", "import_module"}  # fmt: skip
+    assert not helpers & names, helpers & names
+    assert {"evaluate", "PROTOCOLS", "class EvalResult"} <= names
+    assert seen["all"] == sorted(set(seen["all"]))  # __all__: each public name once

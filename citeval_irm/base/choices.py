@@ -20,6 +20,7 @@ PRIMARY_TESTS = (*TESTS, "tukey")  # the tests whose (corrected) p-values decide
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")  # for multiple comparisons
 COMPARE_QUERY_POLICIES = ("common", "all")  # which queries runs are compared on
 COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
+EVAL_FORMATS = ("table", "csv", "json", "trec_eval")  # evaluations (EvalResult)
 PLAIN_FORMATS = ("table", "json")  # cross-checks and validations
 LISTING_FORMATS = ("table", "markdown", "csv", "json")  # breakdowns, published results
 TABLE_ENGINES = ("citeval", "dask")  # how citeval table evaluates its runs

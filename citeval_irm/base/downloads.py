@@ -25,13 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import json
 import math
 import os
 import time
-import urllib.error
-import urllib.request
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -432,6 +429,10 @@ def _decoder(response, url: str):
 def _fetch_once(url: str, handle, desc: str, progress: bool | None, transfer: Transfer) -> int:
     """Stream ``url`` into ``handle`` (truncated first); return the byte count. The bar
     (``progress=None``: only on a terminal) counts bytes."""
+    import http.client  # the network stack (ssl, email) only when something is fetched
+    import urllib.error
+    import urllib.request
+
     from .progress import bar as progress_bar
 
     handle.seek(0)

@@ -20,10 +20,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import filelock
+from typing import TYPE_CHECKING
 
 from .errors import CitevalError
+
+if TYPE_CHECKING:
+    import filelock
 
 
 class LockError(CitevalError):
@@ -35,6 +37,7 @@ def exclusive(lock_file: str | os.PathLike, what: str) -> Iterator[None]:
     """Hold the lock ``lock_file`` while the block runs, waiting for another process that
     holds it (logged, naming ``what``). Re-entrant within a process; the outermost hold
     removes the lock file before it releases it (see the module docstring)."""
+    import filelock  # not at import: registering the datasets locks nothing
     import ir_datasets
 
     lock_file = Path(lock_file)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import shutil
 import socket
 import stat
@@ -241,7 +240,7 @@ def work_path(target: str | os.PathLike, suffix: str = "") -> Path:
     ``.NAME.citeval-HOST-PID-TOKEN<suffix>``, so that :func:`remove_orphans` can tell a
     killed process's leftovers from a live one's."""
     target = Path(target)
-    token = secrets.token_hex(4)
+    token = os.urandom(4).hex()  # secrets.token_hex(4), without importing secrets
     return target.with_name(f".{target.name}{WORK_MARK}{_HOST}-{os.getpid()}-{token}{suffix}")
 
 

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import examples_of
-from ..papers.recipes import Quirks, RecipeScorer
+from ..papers.recipe_scorer import RecipeScorer
+from ..papers.recipes import Quirks
 
 TOLERANCE = 1e-9
 

@@ -18,7 +18,8 @@ import pyarrow as pa
 from ..base.errors import EvalWarning
 from ..base.measures import Measure
 from ..evaluation.evaluate import Part, Settings, score_part
-from ..papers.recipes import Recipe, RecipeScorer
+from ..papers.recipe_scorer import RecipeScorer
+from ..papers.recipes import Recipe
 from ..reading.io import drop_duplicates
 from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..scoring import build_rankings, tie_range_matrix

@@ -9,6 +9,7 @@ from .. import __version__
 from ..base.choices import (
     COMPARE_FORMATS,
     COMPARE_QUERY_POLICIES,
+    EVAL_FORMATS,
     FACETS,
     LISTING_FORMATS,
     PLAIN_FORMATS,
@@ -16,7 +17,6 @@ from ..base.choices import (
     TABLE_FORMATS,
     TIE_POLICIES,
 )
-from ..evaluation.results import FORMATS
 from ..printing.escaping import plain_text
 from .commands import (
     cmd_breakdown,
@@ -271,7 +271,7 @@ def add_eval_command(commands) -> None:
         "--per-query", action="store_true", help="also print per-query values"
     )
     add_options(ev, *DISPLAY)
-    add_format_option(ev, FORMATS, help="output format")
+    add_format_option(ev, EVAL_FORMATS, help="output format")
     section(ev, "cross-check").add_argument(
         "--crosscheck",
         action="store_true",

@@ -27,11 +27,14 @@ standard input, gains for negative levels.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..base.errors import CitevalError, InputError, silenced
 from ..printing.escaping import plain_text
 from .trec_eval_options import Options, TrecEvalExit
-from .trec_eval_run import Stopped, TrecEvaluation
+
+if TYPE_CHECKING:
+    from .trec_eval_run import TrecEvaluation
 
 
 def main(argv: list[str]) -> int:
@@ -41,6 +44,8 @@ def main(argv: list[str]) -> int:
         if options.help:
             print(__doc__)
             return 0
+        from .trec_eval_run import Stopped, TrecEvaluation  # numpy and pyarrow: not for -h
+
         evaluation = TrecEvaluation(options)
         if "rbp" in options.marked:
             print(RBP_NOTE, file=sys.stderr)

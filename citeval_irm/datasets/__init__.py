@@ -17,14 +17,10 @@ candidates the temporal protocol allows; :func:`query_papers` the query paper of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..base import irhome  # noqa: F401 (first: ir_datasets imported even with a read-only home)
-from .admissible import (
-    DATE_PRECISIONS,
-    UNKNOWN_YEAR_POLICIES,
-    AdmissibleCandidates,
-    admissible_candidates,
-    query_papers,
-)
+from ..base.choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES
 from .catalogue import CORPORA, MASTERSET_CORPORA, out_of_pool_gold
 from .formats.hatten import HattenCorpus, HattenLayout, PublishedCounts
 from .formats.masterset import MUST_CITE, TIER_RULES, TIERS, MasterSetCorpus
@@ -44,8 +40,34 @@ from .registry import register
 from .sources import CorpusSource, DataNotFoundError
 from .years import PaperDate, acl_anthology_date, arxiv_date, paper_date, paper_year
 
+if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
+    from .admissible import AdmissibleCandidates, admissible_candidates, query_papers
+
 DATASET_IDS = tuple(register())
 get_corpus = corpus_named  # its public name of old: one lookup for every corpus
+
+# names imported on first use: admissible candidates are arrays and frames, and registering
+# the datasets (which ``import ir_datasets`` does once citeval_irm is imported) must not
+# import pandas
+_LAZY = {
+    "AdmissibleCandidates": "admissible",
+    "admissible_candidates": "admissible",
+    "query_papers": "admissible",
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def ir_datasets_cli(argv: list[str]) -> int:

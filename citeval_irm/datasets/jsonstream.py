@@ -15,12 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import ijson
-
 from ..base.errors import EvalWarning, InputError
 from ..base.texts import UniqueKeys, repeated_key
 
 _EXAMPLES = 5
+
+
+def _ijson():
+    """ijson, imported when a file is first read, not when the datasets are registered."""
+    import ijson
+
+    return ijson
 
 
 def _check_opening(handle, path: Path, opening: bytes) -> None:
@@ -61,7 +66,7 @@ def _stream(path: Path, opening: bytes, parse) -> Iterator:
                     key = f" ({item[0]!r})" if isinstance(item, tuple) else ""
                     raise InputError(str(path), f"record {count}{key}: {repeated}")
                 yield item
-        except ijson.JSONError as exc:
+        except _ijson().JSONError as exc:
             raise InputError(
                 str(path), f"invalid JSON after record {count} (byte {handle.tell()}): {exc}"
             ) from None
@@ -72,7 +77,7 @@ def iter_object(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
     return _stream(
         Path(path),
         b"{",
-        lambda handle: ijson.kvitems(handle, "", use_float=True, map_type=UniqueKeys),
+        lambda handle: _ijson().kvitems(handle, "", use_float=True, map_type=UniqueKeys),
     )
 
 
@@ -81,7 +86,7 @@ def iter_array(path: str | os.PathLike) -> Iterator[Any]:
     return _stream(
         Path(path),
         b"[",
-        lambda handle: ijson.items(handle, "item", use_float=True, map_type=UniqueKeys),
+        lambda handle: _ijson().items(handle, "item", use_float=True, map_type=UniqueKeys),
     )
 
 

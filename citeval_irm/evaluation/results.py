@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..base.choices import EVAL_FORMATS
 from ..base.errors import EvalWarning, InputError
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals, display_percent
@@ -32,7 +33,7 @@ from ..scoring import (
 if TYPE_CHECKING:
     import pandas as pd
 
-FORMATS = ("table", "csv", "json", "trec_eval")
+FORMATS = EVAL_FORMATS
 AGGREGATE = "all"
 """The query id of the aggregate row (trec_eval's own)."""
 
