@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from pathlib import Path
 
 from citeval_irm.printing.escaping import (
@@ -233,6 +234,24 @@ class Catalogue:
                 cells.append(f"{value:,}{mark}" if value is not None else "not recorded")
         return cells
 
+    def queries_by_split(self, name: str) -> list[tuple[str, str]]:
+        """``(split, queries)`` of a corpus, its split the first segment after the corpus
+        id: one count when every id of the split has it (MasterSet's tiers share their
+        queries), else each id's."""
+        by_split: dict[str, list[str]] = {}
+        for dataset_id in self.splits(name):
+            split = dataset_id.split("/")[2]
+            by_split.setdefault(split, []).append(dataset_id)
+        shown = []
+        for split, ids in by_split.items():
+            counts = {self.counts[i].get("queries") for i in ids}
+            if len(counts) == 1:
+                every = f" (each of its {len(ids)} ids)" if len(ids) > 1 else ""
+                shown.append((split, _count(counts.pop()) + every))
+            else:
+                shown += [(i, _count(self.counts[i].get("queries"))) for i in ids]
+        return shown
+
     def example(self, name: str) -> str:
         """The id the snippets use: the first test split (the one results are reported on)."""
         splits = self.splits(name)
@@ -244,13 +263,12 @@ def _count(value: int | None) -> str:
 
 
 def _fields(cls) -> str:
-    """A record type's fields and their types, as a Markdown table."""
+    """A record type's fields in tuple order with their types, as ir_datasets lists them."""
     hints = getattr(cls, "__annotations__", {})
-    rows = [
-        f"| {code(field)} | {code(getattr(hints.get(field), '__name__', 'str'))} |"
-        for field in cls._fields
-    ]
-    return "\n".join(["| field | type |", "|---|---|", *rows])
+    return "\n".join(
+        f"{i}. {code(field)}: {code(getattr(hints.get(field), '__name__', 'str'))}"
+        for i, field in enumerate(cls._fields, 1)
+    )
 
 
 def _tabs(snippets: dict[str, tuple[str, str]]) -> list[str]:
@@ -265,13 +283,17 @@ def _tabs(snippets: dict[str, tuple[str, str]]) -> list[str]:
 def snippets(dataset_id: str, protocol: str | None, record: str) -> dict[str, tuple[str, str]]:
     """The Python, CLI and PyTerrier ways to read ``dataset_id`` (and to evaluate a run on
     it under ``protocol``), as ir_datasets' catalogue shows them."""
+    record_lines = textwrap.wrap(record, 66, subsequent_indent="  ")
     python = (
         "import ir_datasets\n"
         "import citeval_irm  # registers the citeval datasets with ir_datasets\n\n"
         f'dataset = ir_datasets.load("{dataset_id}")\n'
         "for query in dataset.queries_iter():\n"
-        f"    query  # {record}\n"
-        "qrels = dataset.qrels_dict()\n"
+        + "".join(
+            f"    {'query' if i == 0 else '     '}  # {line}\n"
+            for i, line in enumerate(record_lines)
+        )
+        + "qrels = dataset.qrels_dict()\n"
     )
     if protocol:
         python += f'\nresult = citeval_irm.evaluate("run.txt", dataset, protocol="{protocol}")\n'
@@ -300,7 +322,7 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
     if "desc" in docs:
         lines += [prose(docs["desc"]), ""]
     facts = [
-        ("How to get it", "<br>".join(prose(line) for line in catalogue.obtained[name])),
+        ("How to get it", " ".join(prose(line) for line in catalogue.obtained[name])),
         ("Licence", prose(recorded.get("licence", "unknown"))),
         ("Download size", prose(recorded.get("download size", "unknown"))),
         ("Protocol", code(docs["protocol"]) if "protocol" in docs else "none"),
@@ -308,7 +330,7 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
     ]
     if "counts" in recorded:
         facts.insert(1, ("Counts", prose(recorded["counts"])))
-    lines += ["| | |", "|---|---|", *(f"| **{k}** | {v} |" for k, v in facts), ""]
+    lines += [*(f"- **{k}**: {v}" for k, v in facts), ""]
     if "data_access" in docs:
         lines += ["## Getting the files", "", prose(docs["data_access"]), ""]
     if "licence" in docs:
@@ -379,6 +401,11 @@ def datasets_index(catalogue: Catalogue) -> str:
     """The catalogue's index: each corpus's counts per split, licence and how to get it
     (as ir_datasets' index and counts pages), then every id's counts."""
     lines = [
+        "---",
+        "hide:",
+        "  - toc",
+        "---",
+        "",
         "# Datasets",
         "",
         "Every corpus is an ir_datasets dataset, `ir_datasets.load('citeval/NAME/SPLIT')` "
@@ -396,9 +423,7 @@ def datasets_index(catalogue: Catalogue) -> str:
         docs = catalogue.documentation[catalogue.ids[name][0]]
         mark = " †" if "counts" in catalogue.recorded[name] else ""
         per_split = "<br>".join(
-            f"{code(i.removeprefix(corpus.dataset_id + '/'))} "
-            f"{_count(catalogue.counts[i].get('queries'))}{mark}"
-            for i in catalogue.splits(name)
+            f"{code(split)}&nbsp;{text}{mark}" for split, text in catalogue.queries_by_split(name)
         )
         cells = [
             f"[{md(docs.get('pretty_name', name))}]({name}.md)<br>{code(corpus.dataset_id)}",

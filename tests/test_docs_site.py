@@ -163,6 +163,9 @@ def test_the_catalogue_index_has_counts_licence_and_access_of_every_corpus(site)
     # counts the metadata does not hold are said to be missing, never made up
     assert "not recorded" in index.text  # MasterSet's qrels
     assert "downloaded on first use" in index.text and "by hand, then citeval import" in index.text
+    assert "test 7,028 (each of its 8 ids)" in index.text  # MasterSet's tiers share queries
+    arsyta = "https://huggingface.co/datasets/goyalkaraniit/ArSyTa"
+    assert arsyta in index.links  # the revision after "@" is not part of the address
 
 
 def test_a_dataset_page_is_a_catalogue_entry(site):
@@ -176,14 +179,14 @@ def test_a_dataset_page_is_a_catalogue_entry(site):
     assert "citeval eval run.txt --dataset citeval/acl-200/test --protocol goyal2026" in acl.text
     assert 'pt.get_dataset("citeval:acl-200/test")' in acl.text
     # fields with their types, splits with counts, the recall ceiling, the citation
-    assert "left_context str" in acl.text and "year int" in acl.text
+    assert "left_context: str" in acl.text and "year: int" in acl.text
     assert "citeval/acl-200/test 19,776 9,585 9,585" in acl.text
-    assert "Recall ceiling goyal2026, on the split files" in acl.text
+    assert "Recall ceiling: goyal2026, on the split files" in acl.text
     bibtex = [c for c in acl.codes if c.startswith("@inproceedings{Gu2022HAtten")]
     assert len(bibtex) == 1 and bibtex[0].rstrip().endswith("year={2022}}")
     assert "https://github.com/nianlonggu/Local-Citation-Recommendation" in acl.links
     unverified = shown(page(site, "reference/datasets/refseer"))
-    assert "Counts not verified: the paper, context and split counts" in unverified.text
+    assert "Counts: not verified: the paper, context and split counts" in unverified.text
     drive = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
     assert drive in unverified.links
 

@@ -172,8 +172,9 @@ def markdown_text(text: str) -> str:
 
 # A web address in prose: http(s) only (never javascript: or data:), up to white space or a
 # character that cannot end one unquoted; a full stop, comma, colon, semicolon or closing
-# bracket after it ends the sentence, not the address.
-_URL = re.compile(r"https?://[^\s<>\"'`|\\()\[\]{}]+")
+# bracket after it ends the sentence, not the address; "@" too, which the package writes
+# after a repository's address for its revision (huggingface.co/datasets/x/y@a7bdfcad).
+_URL = re.compile(r"https?://[^\s<>\"'`|\\()\[\]{}@]+")
 _URL_TAIL = ".,;:!?"
 
 
