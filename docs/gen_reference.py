@@ -184,6 +184,9 @@ DATASET_SECTIONS = {
     "evidence": "Evidence",
 }
 ENTITIES = ("docs", "queries", "qrels")
+# the documentation's keys of an id's segments after the corpus's (the YAML's _split, _tier
+# and _gold tables), in id order: citeval/masterset-coreml-v1/test/core/in-pool
+SEGMENT_KEYS = ("split", "tier", "gold")
 
 
 class Catalogue:
@@ -246,7 +249,7 @@ class Catalogue:
         for split, ids in by_split.items():
             counts = {self.counts[i].get("queries") for i in ids}
             if len(counts) == 1:
-                every = f" (each of its {len(ids)} ids)" if len(ids) > 1 else ""
+                every = f" <br>(each of {len(ids)} ids)" if len(ids) > 1 else ""
                 shown.append((split, _count(counts.pop()) + every))
             else:
                 shown += [(i, _count(self.counts[i].get("queries"))) for i in ids]
@@ -318,7 +321,12 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
     splits = catalogue.splits(name)
     example = catalogue.example(name)
     lines = [f"# {md(docs.get('pretty_name', name))}", ""]
-    lines += [" ".join(code(i) for i in catalogue.ids[name]), ""]
+    ids = catalogue.ids[name]
+    shown_ids = ids if len(ids) <= 5 else [ids[0], example]
+    more = (
+        f" and {len(ids) - len(shown_ids)} more ids ([Splits](#splits))" if ids != shown_ids else ""
+    )
+    lines += [" ".join(code(i) for i in shown_ids) + more, ""]
     if "desc" in docs:
         lines += [prose(docs["desc"]), ""]
     facts = [
@@ -345,12 +353,24 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
     lines += ["## Splits", ""]
     if "counts" in recorded:
         lines += [f"Counts: {prose(recorded['counts'])}", ""]
-    lines += ["| id | docs | queries | qrels | what it is |", "|---|---:|---:|---:|---|"]
-    for dataset_id in catalogue.ids[name]:
-        about = catalogue.documentation[dataset_id]
-        what = " ".join(prose(about[k]) for k in ("split", "tier", "gold") if k in about)
-        cells = [code(dataset_id), *catalogue.count_cells(dataset_id), what or "the corpus"]
+    lines += ["| id | docs | queries | qrels |", "|---|---:|---:|---:|"]
+    # each segment of an id after the corpus's and its text, by kind (split, tier, gold)
+    segments: dict[str, dict[str, str]] = {key: {} for key in SEGMENT_KEYS}
+    for dataset_id in ids:
+        cells = [code(dataset_id), *catalogue.count_cells(dataset_id)]
         lines.append("| " + " | ".join(cells) + " |")
+        about = catalogue.documentation[dataset_id]
+        keys = [k for k in SEGMENT_KEYS if k in about]
+        parts = dataset_id.removeprefix(ids[0] + "/").split("/") if dataset_id != ids[0] else []
+        if len(parts) == len(keys):
+            for key, part in zip(keys, parts):
+                segments[key][part] = about[key]
+    lines += [""]
+    lines += [
+        f"- {code(segment)}: {prose(text)}"
+        for key in SEGMENT_KEYS
+        for segment, text in segments[key].items()
+    ]
     lines += [""]
     lines += ["## Fields", ""]
     for entity in ENTITIES:
@@ -402,7 +422,8 @@ def datasets_index(catalogue: Catalogue) -> str:
     (as ir_datasets' index and counts pages), then every id's counts."""
     lines = [
         "---",
-        "hide:",
+        "hide:",  # the table takes the page's width
+        "  - navigation",
         "  - toc",
         "---",
         "",
@@ -412,23 +433,30 @@ def datasets_index(catalogue: Catalogue) -> str:
         "after `import citeval_irm`, and a PyTerrier dataset, `pt.get_dataset("
         "'citeval:NAME/SPLIT')`; `citeval datasets list` prints this catalogue in a terminal, "
         "with whether each corpus's files are on your machine. Counts are as published "
-        "(`metadata.json`); a count marked † is the figure the field quotes, not verified "
-        "by the package.",
+        "(`metadata.json`): docs, then queries per split; a count marked † is the figure the "
+        "field quotes, not verified by the package. Each corpus's page has its ids, snippets, "
+        "fields, recall ceiling and citation.",
         "",
-        "| dataset | docs | queries (per split) | licence | how to get it |",
-        "|---|---:|---|---|---|",
+    ]
+    by_corpus = {c.name: dict(catalogue.queries_by_split(c.name)) for c in catalogue.corpora}
+    splits = list(dict.fromkeys(split for counts in by_corpus.values() for split in counts))
+    lines += [
+        "| dataset | docs | "
+        + " | ".join(code(split) for split in splits)
+        + " | licence | how to get it |",
+        "|---|---:|" + "---:|" * len(splits) + "---|---|",
     ]
     for corpus in catalogue.corpora:
         name = corpus.name
         docs = catalogue.documentation[catalogue.ids[name][0]]
         mark = " †" if "counts" in catalogue.recorded[name] else ""
-        per_split = "<br>".join(
-            f"{code(split)}&nbsp;{text}{mark}" for split, text in catalogue.queries_by_split(name)
-        )
         cells = [
             f"[{md(docs.get('pretty_name', name))}]({name}.md)<br>{code(corpus.dataset_id)}",
             _count(catalogue.counts[catalogue.ids[name][0]].get("docs")) + mark,
-            per_split,
+            *(
+                by_corpus[name][split] + mark if split in by_corpus[name] else "-"
+                for split in splits
+            ),
             prose(catalogue.recorded[name].get("licence", "unknown")),
             prose(catalogue.obtained[name][0]),
         ]

@@ -163,7 +163,7 @@ def test_the_catalogue_index_has_counts_licence_and_access_of_every_corpus(site)
     # counts the metadata does not hold are said to be missing, never made up
     assert "not recorded" in index.text  # MasterSet's qrels
     assert "downloaded on first use" in index.text and "by hand, then citeval import" in index.text
-    assert "test 7,028 (each of its 8 ids)" in index.text  # MasterSet's tiers share queries
+    assert "7,028 (each of 8 ids)" in index.text  # MasterSet's tiers share their queries
     arsyta = "https://huggingface.co/datasets/goyalkaraniit/ArSyTa"
     assert arsyta in index.links  # the revision after "@" is not part of the address
 
@@ -189,6 +189,13 @@ def test_a_dataset_page_is_a_catalogue_entry(site):
     assert "Counts: not verified: the paper, context and split counts" in unverified.text
     drive = "https://drive.google.com/drive/folders/1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2"
     assert drive in unverified.links
+    masterset = shown(page(site, "reference/datasets/masterset-coreml-v1"))
+    family = [i for i in json.loads((REPO / "citeval_irm/datasets/metadata.json").read_text())]
+    for dataset_id in (i for i in family if i.startswith("citeval/masterset-coreml-v1")):
+        assert dataset_id in masterset.codes
+    assert "citeval/masterset-coreml-v1/test/core 67,761 7,028 not recorded" in masterset.text
+    assert "in-pool: Gold papers outside the candidate pool dropped" in masterset.text
+    assert "core: Tier core: references of core relevance" in masterset.text
 
 
 def _generator():
@@ -251,6 +258,9 @@ def _tab(markdown_page: str, title: str) -> str:
     return "\n".join(lines[1:-1])  # inside the fence
 
 
+ARROW_EXIT_ABORT = "terminate called without an active exception\n"
+
+
 def test_the_snippets_of_a_dataset_page_run(tmp_path):
     """The demo page's Python and CLI snippets, as a reader copies them, on a run file."""
     pytest.importorskip("mkdocs", reason="the docs extra: pip install '.[docs]'")
@@ -258,16 +268,26 @@ def test_the_snippets_of_a_dataset_page_run(tmp_path):
 
     markdown_page = _generator().pages()["reference/datasets/demo.md"]
     dataset = ir_datasets.load("citeval/demo/test")
-    with open(tmp_path / "run.txt", "w") as run:
+    papers = [doc.doc_id for doc in dataset.docs_iter()]
+    with open(tmp_path / "run.txt", "w") as run:  # the gold paper first, 299 others after it
         for qrel in dataset.qrels_iter():
-            run.write(f"{qrel.query_id} Q0 {qrel.doc_id} 1 1.0 gold\n")
+            ranking = [qrel.doc_id, *(p for p in papers if p != qrel.doc_id)][:300]
+            run.writelines(
+                f"{qrel.query_id} Q0 {doc} {rank} {300 - rank} run\n"
+                for rank, doc in enumerate(ranking)
+            )
     env = {**os.environ, "IR_DATASETS_HOME": str(tmp_path / "irds")}
     python = _tab(markdown_page, "Python") + "\nprint(result)\n"
     done = subprocess.run(
         [sys.executable, "-c", python], cwd=tmp_path, env=env, capture_output=True, text=True
     )
+    if done.returncode == -6 and done.stderr.endswith(ARROW_EXIT_ABORT) and "RR" in done.stdout:
+        # the work done and printed, then an abort in the interpreter's exit: Arrow's thread
+        # pool torn down with a worker alive (apache/arrow#34314); seen in about 1 run in 25
+        # of any `evaluate` of a TREC file on a loaded machine, not a fault of the page
+        pytest.xfail("Arrow's abort at interpreter exit (apache/arrow#34314)")
     assert done.returncode == 0, done.stderr
-    assert "RR" in done.stdout and "100.00" in done.stdout
+    assert "RR        100.00" in done.stdout and done.stderr == ""  # quiet
     for line in _tab(markdown_page, "CLI").splitlines():
         command = [sys.executable, "-m", "citeval_irm.cli", *shlex.split(line)[1:]]
         done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
