@@ -261,6 +261,28 @@ class Catalogue:
         return next((i for i in splits if "/test" in i), splits[0] if splits else name)
 
 
+def bibtex_entry(text: str) -> str:
+    """A BibTeX entry one field a line, as a reader copies it (the YAML holds it on one):
+    a line ends after each comma between the entry's own fields (brace depth 1), and the
+    closing brace gets its own line; nothing else changes."""
+    out, depth, skip = [], 0, False
+    for i, char in enumerate(text):
+        if skip and char == " ":
+            continue
+        skip = False
+        if char == "}":
+            depth -= 1
+            if depth == 0 and i == len(text.rstrip()) - 1 and out and out[-1] != "\n":
+                out.append("\n")
+        out.append(char)
+        if char == "{":
+            depth += 1
+        elif char == "," and depth == 1:
+            out.append("\n  ")
+            skip = True
+    return "".join(out)
+
+
 def _count(value: int | None) -> str:
     return f"{value:,}" if value is not None else "not recorded"
 
@@ -404,14 +426,14 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
             lines += [
                 "Cite the dataset as used here:",
                 "",
-                code_block(docs["bibtex"], "bibtex"),
+                code_block(bibtex_entry(docs["bibtex"]), "bibtex"),
                 "",
             ]
         if docs.get("original_bibtex"):
             lines += [
                 "and the original corpus:",
                 "",
-                code_block(docs["original_bibtex"], "bibtex"),
+                code_block(bibtex_entry(docs["original_bibtex"]), "bibtex"),
                 "",
             ]
     return "\n".join(lines)

@@ -183,7 +183,12 @@ def test_a_dataset_page_is_a_catalogue_entry(site):
     assert "citeval/acl-200/test 19,776 9,585 9,585" in acl.text
     assert "Recall ceiling: goyal2026, on the split files" in acl.text
     bibtex = [c for c in acl.codes if c.startswith("@inproceedings{Gu2022HAtten")]
-    assert len(bibtex) == 1 and bibtex[0].rstrip().endswith("year={2022}}")
+    assert len(bibtex) == 1 and bibtex[0].splitlines()[1:3] == [  # one field a line
+        "  title={Local Citation Recommendation with Hierarchical-Attention Text Encoder and "
+        "SciBERT-based Reranking},",
+        "  author={Gu, Nianlong and Gao, Yingqiang and Hahnloser, Richard H. R.},",
+    ]
+    assert bibtex[0].rstrip().endswith("  year={2022}\n}")
     assert "https://github.com/nianlonggu/Local-Citation-Recommendation" in acl.links
     unverified = shown(page(site, "reference/datasets/refseer"))
     assert "Counts: not verified: the paper, context and split counts" in unverified.text
