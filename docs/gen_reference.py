@@ -283,6 +283,13 @@ def bibtex_entry(text: str) -> str:
     return "".join(out)
 
 
+def _how_obtained(lines: list[str]) -> list[str]:
+    """``how_obtained``'s terminal lines as sentences: its first line, then the rest (the
+    Hub's checks, or the manual download's text wrapped for a terminal) as one."""
+    first, *rest = lines
+    return [first, " ".join(rest)] if rest else [first]
+
+
 def _count(value: int | None) -> str:
     return f"{value:,}" if value is not None else "not recorded"
 
@@ -352,7 +359,7 @@ def dataset_page(catalogue: Catalogue, name: str) -> str:
     if "desc" in docs:
         lines += [prose(docs["desc"]), ""]
     facts = [
-        ("How to get it", " ".join(prose(line) for line in catalogue.obtained[name])),
+        ("How to get it", prose("; ".join(_how_obtained(catalogue.obtained[name])))),
         ("Licence", prose(recorded.get("licence", "unknown"))),
         ("Download size", prose(recorded.get("download size", "unknown"))),
         ("Protocol", code(docs["protocol"]) if "protocol" in docs else "none"),

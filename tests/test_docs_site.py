@@ -201,6 +201,7 @@ def test_a_dataset_page_is_a_catalogue_entry(site):
     assert "citeval/masterset-coreml-v1/test/core 67,761 7,028 not recorded" in masterset.text
     assert "in-pool: Gold papers outside the candidate pool dropped" in masterset.text
     assert "core: Tier core: references of core relevance" in masterset.text
+    assert "(host not verified); each file checked against the sha256" in masterset.text
 
 
 def _generator():
