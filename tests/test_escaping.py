@@ -37,6 +37,9 @@ from citeval_irm.printing.escaping import (
     is_number,
     json_dumps,
     latex_text,
+    markdown_code,
+    markdown_code_block,
+    markdown_prose,
     markdown_text,
     plot_text,
     visible,
@@ -332,6 +335,40 @@ def test_markdown_and_latex_text_are_one_literal_line():
     assert plot_text("_x $a$") == r" _x \$a\$"
     assert latex_text("a<b>|c[1]") == r"a\textless{}b\textgreater{}\textbar{}c{[}1{]}"
     assert "\n" not in latex_text("a\n\nb") and "\n" not in markdown_text("a\r\nb")
+
+
+def test_markdown_prose_links_web_addresses_and_shows_the_rest_literally():
+    text = "see https://example.org/a_b?x=1. or `citeval import x DIR` <b>id</b> \x1b|"
+    tokens = markdown_tokens(markdown_prose(text))
+    links = [t.attrs["href"] for t in tokens if t.type == "link_open"]
+    assert links == ["https://example.org/a_b?x=1"]  # the full stop ends the sentence
+    assert [t.content for t in tokens if t.type == "code_inline"] == ["citeval import x DIR"]
+    assert markdown_plain(markdown_prose(text)) == (
+        "see https://example.org/a_b?x=1. or citeval import x DIR <b>id</b> \\x1b|"
+    )
+    for hostile_text in ("javascript:alert(1)", "[x](javascript:y)", "<https://x.org>", "# h"):
+        tokens = markdown_tokens(markdown_prose(hostile_text))
+        assert all(not t.attrs.get("href", "").startswith("javascript") for t in tokens)
+        assert {t.type for t in tokens} <= {
+            "paragraph_open",
+            "inline",
+            "text",
+            "paragraph_close",
+            "link_open",
+            "link_close",
+        }
+
+
+def test_a_markdown_code_span_or_block_no_backtick_inside_can_close():
+    for text in ("a`b", "``x``", "`", "<citing>_<cited>", "a|b", "\x1b[31m\u202e"):
+        tokens = [t for t in markdown_tokens(markdown_code(text)) if t.type == "code_inline"]
+        assert [t.content for t in tokens] == [visible(text)], text
+    block = markdown_code_block("@article{x,\n```\n# not a heading\n}\x1b", "bibtex")
+    tokens = markdown_tokens(block)
+    assert [t.type for t in tokens] == ["fence"] and tokens[0].info == "bibtex"
+    assert tokens[0].content == "@article{x,\n```\n# not a heading\n}\\x1b\n"
+    with pytest.raises(ValueError):
+        markdown_code_block("x", "py\n# h")
 
 
 def test_json_is_strict_and_says_why_a_value_is_null():

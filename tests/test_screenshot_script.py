@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -49,3 +52,31 @@ def test_without_a_browser_it_says_what_to_install(script, report_file, monkeypa
     monkeypatch.setenv("PATH", "")
     assert script.main([str(report_file)]) == script.EXIT_NO_BROWSER
     assert "apt-get install chromium" in capsys.readouterr().err
+
+
+def test_a_page_served_on_this_machine_is_shot_and_other_hosts_refused(
+    script, report_file, tmp_path, capsys
+) -> None:
+    with pytest.raises(SystemExit) as refused:
+        script.main(["https://ir-datasets.com/", "-o", str(tmp_path / "x.png")])
+    assert refused.value.code == 2 and "not an address on this machine" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["http://127.0.0.1:9/"])  # no -o for an address
+    assert "needs -o/--output" in capsys.readouterr().err
+    if script.find_browser() is None:
+        pytest.skip("no Chromium on the PATH (apt-get install chromium)")
+    from PIL import Image
+
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(report_file.parent))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        address = f"http://127.0.0.1:{server.server_port}/{report_file.name}"
+        output = tmp_path / "served.png"
+        assert script.main([address, "-o", str(output), "--height", "3000"]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    image = Image.open(output).convert("L")
+    assert image.width == 1200 and sum(image.histogram()[:128]) > 10_000  # the page, drawn

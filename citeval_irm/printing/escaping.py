@@ -16,7 +16,9 @@ forget a rule:
   ``+`` ``-`` ``@``, tab or carriage return gets a leading ``'`` (OWASP's CSV-injection
   rule, what spreadsheet-safe writers do), a number never; floats keep full precision;
 - Markdown (:func:`markdown_text`): inline markup and HTML backslash-escaped, block
-  markers at the start too;
+  markers at the start too; prose with its web addresses as links (:func:`markdown_prose`),
+  a code span (:func:`markdown_code`) and a fenced block (:func:`markdown_code_block`) whose
+  fence no backtick inside can close;
 - LaTeX (:func:`latex_text`, :func:`latex_comment`): every special character in its
   text-mode form;
 - plots (:func:`plot_text`): no mathtext, no hidden legend entry;
@@ -166,6 +168,61 @@ def markdown_text(text: str) -> str:
     # leading spaces as entities: four of them would start a code block
     stripped = text.lstrip(" ")
     return "&#32;" * (len(text) - len(stripped)) + stripped
+
+
+# A web address in prose: http(s) only (never javascript: or data:), up to white space or a
+# character that cannot end one unquoted; a full stop, comma, colon, semicolon or closing
+# bracket after it ends the sentence, not the address; "@" too, which the package writes
+# after a repository's address for its revision (huggingface.co/datasets/x/y@a7bdfcad).
+_URL = re.compile(r"https?://[^\s<>\"'`|\\()\[\]{}@]+")
+_URL_TAIL = ".,;:!?"
+
+
+def markdown_prose(text: str) -> str:
+    """Prose as Markdown shows it literally (as :func:`markdown_text`), except that each
+    ``http(s)://`` address becomes a link to itself and each `` `...` `` span a code span:
+    the package's own documentation (a dataset's YAML, ``citeval datasets list``) writes
+    addresses bare and commands between backticks."""
+    text = visible(text)
+    parts, start = [], 0
+    for match in re.finditer(r"`([^`]+)`|" + _URL.pattern, text):
+        code, end = match.group(1), match.end()
+        if code is None:  # an address: its trailing punctuation belongs to the sentence
+            while end > match.start() and text[end - 1] in _URL_TAIL:
+                end -= 1
+        if start < match.start():
+            parts.append(markdown_text(text[start : match.start()]))
+        if code is not None:
+            parts.append(markdown_code(code))
+        else:
+            url = text[match.start() : end]
+            parts.append(f"[{markdown_text(url)}]({url})")
+        start = end
+    if start < len(text):
+        parts.append(markdown_text(text[start:]))
+    return Markup("".join(parts))
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as one Markdown code span: shown as it is (``<``, ``|`` and ``*`` included,
+    control characters as :func:`visible` shows them), between backtick fences longer than
+    any run of backticks inside it."""
+    text = visible(text)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return Markup(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def markdown_code_block(text: str, language: str = "") -> str:
+    """``text`` as a fenced Markdown code block (each line as :func:`visible` shows it),
+    fenced by more backticks than any line holds, so no line inside can close it.
+    ``language`` (``python``, ``bash``, ``bibtex``): a word, for the highlighter."""
+    if not re.fullmatch(r"[A-Za-z0-9_+-]*", language):
+        raise ValueError(f"not a language name: {language!r}")
+    lines = [visible(line) for line in str(text).splitlines()]
+    longest = max((len(r) for line in lines for r in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return Markup("\n".join([fence + language, *lines, fence]))
 
 
 def _escape_marker(marker: str) -> str:
