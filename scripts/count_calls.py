@@ -78,7 +78,7 @@ def main() -> None:
         metavar="N",
         type=int,
         choices=range(3),
-        help="count call N (0, 1 or 2) cold: run once per call, each in its own interpreter",
+        help="count call N (0, 1 or 2) alone, cold: its first call in this interpreter",
     )
     args = parser.parse_args()
     import ir_datasets
