@@ -147,9 +147,38 @@ def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> Non
 
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/acl-200/test").qrels_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
     assert "citeval import acl-200 DIR" in message and "CITEVAL_ACL_200_DIR=DIR" in message
-    assert "could not download test.json from http://127.0.0.1:9/acl/test.json" in message
+    assert "could not download test.json: http://127.0.0.1:9/acl/test.json" in message
+
+
+def test_an_offline_dataset_is_one_line_saying_what_to_run(
+    ir_home, monkeypatch, write, capsys
+) -> None:
+    """A dataset not downloaded and its host out of reach: one line under 200 characters
+    with the command to run, no address; --verbose (before or after the command) says the
+    rest: the address tried and its error, where the files come from and go, the guide."""
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/acl")  # nothing listens
+    run = write("run.trec", "q1 Q0 d1 1 1.0 t\n")
+    argv = ["eval", "-m", "RR", "--dataset", "citeval/acl-200/test", run]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == EXIT_INPUT_ERROR and out == ""
+    assert err.endswith(
+        "(cannot reach 127.0.0.1:9); get its files, then `citeval import acl-200 DIR` "
+        "(details: --verbose)\n"
+    )
+    (line,) = [e for e in err.splitlines() if e.startswith("citeval: error:")]
+    assert line.startswith("citeval: error: citeval/acl-200: ") and len(line) < 200
+    assert "http" not in err and "Traceback" not in err
+    for verbose in ([*argv, "--verbose"], ["-v", *argv]):
+        code, _, err = run_cli(capsys, *verbose)
+        said = err[err.index("citeval: error:") :].splitlines()
+        assert code == EXIT_INPUT_ERROR and said[0] == line.removesuffix(" (details: --verbose)")
+        assert all(e.startswith("  ") for e in said[1:]), said  # wrapped, paths whole
+        details = " ".join(" ".join(said[1:]).split())
+        assert details.count("http://127.0.0.1:9/acl/papers.json") == 1
+        assert "cannot reach the host" in details and "CITEVAL_ACL_200_DIR=DIR" in details
+        assert "docs/guides/datasets.md" in details
 
 
 def test_cli_errors_name_cli_options(runs, capsys) -> None:

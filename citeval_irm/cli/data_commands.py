@@ -10,7 +10,7 @@ import sys
 import textwrap
 import time
 
-from ..base.errors import CitevalError, InputError
+from ..base.errors import CitevalError, InputError, with_details
 from ..papers import PROTOCOLS, RECIPES
 from ..printing.escaping import plain_text
 from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
@@ -110,7 +110,8 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     try:
         return ir_datasets_cli(args.args)
     except CitevalError as exc:
-        raise CitevalError(f"{exc} (any output above is incomplete)") from None
+        incomplete = CitevalError(f"{exc} (any output above is incomplete)")
+        raise with_details(incomplete, *exc.details) from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

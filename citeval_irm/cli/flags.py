@@ -404,14 +404,26 @@ def warning_code(text: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown warning code {text!r}; {hint}")
 
 
+VERBOSE_HELP = (
+    "an error's details under its line: the addresses tried, the underlying error, every "
+    "way to install a dataset by hand"
+)
+
+
 def add_quiet_option(*groups) -> None:
-    """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
-    own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
-    messages."""
+    """``--quiet`` and ``--verbose`` on every command of ``groups`` (subparser groups; a
+    command that has its own subcommands, ``baseline``, gets them on each of them): no
+    progress bars, no INFO messages; an error's details. ``--verbose`` is ``citeval``'s
+    own option too (``citeval --verbose datasets export ...``): a command's leaves it as
+    given there unless given again."""
     for group in groups:
         for name, command in group.choices.items():
-            if name in ("baseline", "trec_eval"):  # trec_eval's -q is its own (per query)
+            if name in ("baseline", "trec_eval"):  # trec_eval's -q and -v are its own
                 continue
+            section(command, "output").add_argument(
+                "-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                help=VERBOSE_HELP,
+            )  # fmt: skip
             output = section(command, "output")
             output.add_argument(
                 "-q",

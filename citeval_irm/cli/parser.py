@@ -45,6 +45,7 @@ from .flags import (
     DISPLAY,
     EVALUATION,
     STATISTICS,
+    VERBOSE_HELP,
     add_force_option,
     add_format_option,
     add_measure_options,
@@ -270,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_eval_command(commands)
     add_crosscheck_command(commands)
