@@ -76,7 +76,7 @@ def test_a_mistyped_command_is_answered_with_the_close_ones(typed, meant, capsys
     out, err = capsys.readouterr()
     assert out == ""
     usage, error = err.splitlines()
-    assert usage == "usage: citeval [-h] [--version] COMMAND ..."
+    assert usage == "usage: citeval [-h] [--version] [-v] COMMAND ..."
     assert error.startswith(f"citeval: error: unknown command {typed!r}; did you mean {meant}")
     staged = [name for _, names in WORKFLOW for name in names]
     assert error.endswith(f"(commands: {', '.join(staged)})")

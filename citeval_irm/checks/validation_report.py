@@ -11,6 +11,7 @@ import pandas as pd
 from ..base.errors import EvalWarning
 from ..printing.escaping import plain_text
 from ..printing.printable import Printable, file_name
+from ..printing.text_tables import wrap
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -126,7 +127,7 @@ class ValidationReport(Printable):
         """The table for a terminal."""
         policy = "admitted" if self.same_year else "not admitted"
         lines = [
-            plain_text(
+            wrap(
                 f"validation: run {self.run_source} against {self.dataset} "
                 f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run "
                 f"rows; same-year papers {policy})"

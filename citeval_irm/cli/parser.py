@@ -154,7 +154,7 @@ def add_published_command(commands) -> None:
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
     pu.add_argument("--check", action="store_true",
                     help="judge every row possible or not as printed (a linear program over "
-                    "the gold paper's rank; docs: Published tables you can check)")  # fmt: skip
+                    "the gold paper's rank; docs/guides/published-check.md)")  # fmt: skip
     add_format_option(pu, TABLE_FORMATS)
     pu.set_defaults(handler=cmd_published)
 

@@ -180,7 +180,7 @@ class CorpusSource:
         return with_details(
             DataNotFoundError(line),
             self.instructions(missing, cause),
-            "Offline and by-hand installs: docs/guides/datasets.md, section Offline, or by hand.",
+            "Offline and by-hand installs: docs/guides/datasets.md, Offline or by hand.",
         )
 
 
