@@ -301,8 +301,18 @@ def add_trec_eval_command(commands) -> None:
     (``citeval --help``, the list a mistyped command is answered with) and so that a
     command line that reaches argparse still runs it: every word after it is passed on as
     typed (no prefix characters, so ``-q`` or ``-m`` are trec_eval's, not citeval's)."""
-    te = commands.add_parser("trec_eval", help=TREC_EVAL_HELP, add_help=False, prefix_chars="\0")
-    te.add_argument("arguments", nargs="*", help="trec_eval's arguments")
+    te = commands.add_parser(
+        "trec_eval",
+        help=TREC_EVAL_HELP,
+        usage="citeval trec_eval [trec_eval's options] QRELS RUN",
+        description="trec_eval 10.0's command line (-q -c -n -J -l<n> -M<n> -N<n> -m "
+        "name[.params], the nicknames official, all_trec, set; -R qrels, -T trec_results) and "
+        "its output, byte for byte; `citeval trec_eval -h` says what it takes and what it "
+        "refuses (docs/guides/trec-eval.md).",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    te.add_argument("arguments", nargs="*", metavar="ARGUMENTS", help="trec_eval's arguments")
     te.set_defaults(handler=_trec_eval)
 
 
