@@ -11,7 +11,6 @@ import pandas as pd
 from ..base.errors import EvalWarning
 from ..printing.escaping import plain_text
 from ..printing.printable import Printable, file_name
-from ..printing.text_tables import wrap
 
 CHECKS: dict[str, str] = {
     "later_paper": "candidate published after the query paper",
@@ -127,7 +126,7 @@ class ValidationReport(Printable):
         """The table for a terminal."""
         policy = "admitted" if self.same_year else "not admitted"
         lines = [
-            wrap(
+            plain_text(
                 f"validation: run {self.run_source} against {self.dataset} "
                 f"({self.num_queries:,} queries, {self.num_docs:,} docs, {self.run_rows:,} run "
                 f"rows; same-year papers {policy})"

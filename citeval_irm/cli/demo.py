@@ -97,8 +97,8 @@ class DemoReport:
                 f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
                 f"queries{saved}"
             ),
-            "2. evaluation\n" + self.evaluation.format("table") + warnings,
-            "3. protocol validation\n" + self.validation.format("table"),
+            "2. evaluation\n" + _heading_wrapped(self.evaluation.format("table")) + warnings,
+            "3. protocol validation\n" + _heading_wrapped(self.validation.format("table")),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
         ]
         if self.comparison is not None:
@@ -152,6 +152,13 @@ class DemoReport:
         report.title = f"citeval demo: BM25 on {self.dataset}"
         report.command = command
         return report
+
+
+def _heading_wrapped(table: str) -> str:
+    """A result's table with its first line, the heading (which names the run, the qrels
+    and the settings: one line for a program reading it), wrapped for the terminal."""
+    heading, _, rest = table.partition("\n")
+    return wrap(heading) + "\n" + rest
 
 
 def shell_lines(command: str, indent: str) -> str:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from ..base.errors import InputError
 from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
-from ..papers import PROTOCOLS
 from ..printing.escaping import plain_text
 from ..printing.printable import warning_line
 from .flags import DEMO_REPORT, display, eval_options, execution_options, statistics_options
@@ -57,7 +56,7 @@ class Invocation:
         if given is None or protocol is None:
             return given
         from ..evaluation.settings import resolve_measures
-        from ..papers import get_protocol
+        from ..papers import PROTOCOLS, get_protocol
 
         own = list(get_protocol(protocol).measures)
         extra = resolve_measures(given, None if given.strip() in PROTOCOLS else protocol)[0]
@@ -67,6 +66,8 @@ class Invocation:
         """With neither ``-m`` nor ``--protocol``: the protocol the ``--dataset`` documents
         (said in one line on standard error, as a report says what it was computed with;
         not with ``--quiet``), or an error saying what to give, before any work."""
+        from ..papers import PROTOCOLS
+
         args = self.args
         if args.measures is not None or args.protocol is not None:
             return

@@ -20,7 +20,6 @@ from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals, display_percent
 from ..printing.escaping import csv_text, plain_text, trec_field
 from ..printing.printable import Printable, file_name, warning_line
-from ..printing.text_tables import wrap
 from ..reading.ties import TieReport
 from ..scoring import (
     is_integer_measure,
@@ -252,7 +251,7 @@ class EvalResult(Printable):
         )
 
     def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:
-        lines = [wrap(self._header() + (" (percent)" if percent else ""))]
+        lines = [self._header() + (" (percent)" if percent else "")]
         if not per_query:
             scales = self.scales(percent)
             width = max(len(n) for n in self.names)
