@@ -110,3 +110,15 @@ def test_trec_eval_reached_through_the_parser_is_trec_eval(write, capsys):
         == 0
     )
     assert capsys.readouterr().out == "P_5                   \tall\t0.2000\n"
+
+
+def test_a_mistyped_option_is_answered_with_the_commands_close_one(capsys):
+    assert usage_error(["eval", "run.trec", "--dataset", "d", "--protocl", "goyal2026"])
+    err = capsys.readouterr().err
+    assert "error: unrecognized arguments: --protocl goyal2026; did you mean --protocol?" in err
+    assert usage_error(["baseline", "bm25", "--dataset", "d", "-o", "r", "--stemer=none"])
+    assert (
+        "unrecognized arguments: --stemer=none; did you mean --stemmer?" in capsys.readouterr().err
+    )
+    assert usage_error(["eval", "run.trec", "--qrels", "q", "--zzzz"])
+    assert capsys.readouterr().err.endswith("unrecognized arguments: --zzzz\n")  # no guess

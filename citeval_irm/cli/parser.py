@@ -236,6 +236,13 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         super().error(plain_text(message))
 
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # argparse's own error, with the options the command has that are close
+            hint = _option_hint(self, parsed, extras)
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed
+
     def _check_value(self, action: argparse.Action, value) -> None:
         if action.choices is None or value in action.choices:
             return
@@ -251,6 +258,24 @@ class Parser(argparse.ArgumentParser):
             raise argparse.ArgumentError(None, message)
         message = f"invalid choice: {value!r}{hint} (choose from {', '.join(names)})"
         raise argparse.ArgumentError(action, message)
+
+
+def _option_hint(parser: argparse.ArgumentParser, parsed, extras: list[str]) -> str:
+    """``; did you mean --protocol?`` for the first unrecognised option of ``extras`` that
+    is close to an option of the command it was given to (``citeval eval ... --protocl``)."""
+    command = parser
+    for dest in ("command", "baseline"):  # down to the command the words were given to
+        action = next((a for a in command._actions if a.dest == dest), None)
+        if action is None or getattr(parsed, dest, None) not in (action.choices or {}):
+            break
+        command = action.choices[getattr(parsed, dest)]
+    options = [o for o in command._option_string_actions if o.startswith("--")]
+    for extra in extras:
+        if extra.startswith("--"):
+            close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=2, cutoff=0.7)
+            if close:
+                return f"; did you mean {' or '.join(close)}?"
+    return ""
 
 
 def _close(value: str, names: list[str]) -> list[str]:
