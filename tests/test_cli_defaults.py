@@ -147,9 +147,38 @@ def test_offline_acl200_says_how_to_install_by_hand(ir_home, monkeypatch) -> Non
 
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/acl-200/test").qrels_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
     assert "citeval import acl-200 DIR" in message and "CITEVAL_ACL_200_DIR=DIR" in message
-    assert "could not download test.json from http://127.0.0.1:9/acl/test.json" in message
+    assert "could not download test.json: http://127.0.0.1:9/acl/test.json" in message
+
+
+def test_an_offline_dataset_is_one_line_saying_what_to_run(
+    ir_home, monkeypatch, write, capsys
+) -> None:
+    """A dataset not downloaded and its host out of reach: one line under 200 characters
+    with the command to run, no address; --verbose (before or after the command) says the
+    rest: the address tried and its error, where the files come from and go, the guide."""
+    monkeypatch.setenv("CITEVAL_ACL_200_BASE_URL", "http://127.0.0.1:9/acl")  # nothing listens
+    run = write("run.trec", "q1 Q0 d1 1 1.0 t\n")
+    argv = ["eval", "-m", "RR", "--dataset", "citeval/acl-200/test", run]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == EXIT_INPUT_ERROR and out == ""
+    assert err.endswith(
+        "(cannot reach 127.0.0.1:9); get its files, then `citeval import acl-200 DIR` "
+        "(details: --verbose)\n"
+    )
+    (line,) = [e for e in err.splitlines() if e.startswith("citeval: error:")]
+    assert line.startswith("citeval: error: citeval/acl-200: ") and len(line) < 200
+    assert "http" not in err and "Traceback" not in err
+    for verbose in ([*argv, "--verbose"], ["-v", *argv]):
+        code, _, err = run_cli(capsys, *verbose)
+        said = err[err.index("citeval: error:") :].splitlines()
+        assert code == EXIT_INPUT_ERROR and said[0] == line.removesuffix(" (details: --verbose)")
+        assert all(e.startswith("  ") for e in said[1:]), said  # wrapped, paths whole
+        details = " ".join(" ".join(said[1:]).split())
+        assert details.count("http://127.0.0.1:9/acl/papers.json") == 1
+        assert "cannot reach the host" in details and "CITEVAL_ACL_200_DIR=DIR" in details
+        assert "docs/guides/datasets.md" in details
 
 
 def test_cli_errors_name_cli_options(runs, capsys) -> None:
@@ -270,3 +299,49 @@ def test_a_corpus_id_without_a_split_names_its_splits(demo_home, runs, capsys) -
         assert "Traceback" not in err
     with pytest.raises(citeval_irm.InputError, match="has no qrels; " + splits):
         citeval_irm.evaluate(runs["short"], "citeval/demo", "RR")
+
+
+def test_eval_and_compare_take_the_datasets_protocol(runs, capsys) -> None:
+    """No measures with a dataset that documents a protocol: its measures, said in one line
+    on standard error (not with --quiet), the scores as --protocol gives them, no usage."""
+    said = f"citeval: measures: goyal2026, the protocol of {DEMO} (others: -m, --protocol)\n"
+    code, out, err = run_cli(capsys, "eval", runs["future"], "--dataset", DEMO)
+    assert code == 0 and err.startswith(said) and err.count("citeval: measures") == 1
+    assert "usage:" not in err
+    _, given, _ = run_cli(
+        capsys, "eval", runs["future"], "--dataset", DEMO, "--protocol", "goyal2026"
+    )
+    assert out == given and "protocol goyal2026" in out
+    code, quiet, err = run_cli(capsys, "eval", runs["future"], "--dataset", DEMO, "-q")
+    assert code == 0 and quiet == out and "citeval: measures" not in err
+    code, out, err = run_cli(capsys, "compare", runs["short"], runs["future"], "--dataset", DEMO,
+                             "--permutations", "9", "--bootstrap", "9")  # fmt: skip
+    assert code == 0 and said in err and "nDCG@300" in out
+
+
+def test_eval_without_measures_or_protocol_is_one_line(runs, write, capsys) -> None:
+    qrels = write("qrels.txt", "q1 0 d1 1\n")
+    code, out, err = run_cli(capsys, "eval", runs["short"], "--qrels", qrels)
+    assert code == EXIT_INPUT_ERROR and out == ""
+    assert err == (
+        'citeval: error: give measures (-m "RR R@10 nDCG@10") or a protocol '
+        "(--protocol goyal2026, masterset2026)\n"
+    )
+
+
+def test_measures_beside_a_protocol_come_after_its_own(runs, capsys) -> None:
+    """-m with --protocol: the protocol's measures in its order, then the others in theirs,
+    each once however spelled (recall_10 is the protocol's R@10), in the protocol's unit."""
+    argv = ["eval", runs["future"], "--dataset", DEMO, "--protocol", "goyal2026"]
+    code, out, err = run_cli(capsys, *argv, "-m", "P@5 recall_10", "-m", "AP RR", "--format", "csv")
+    assert code == 0, err
+    measures = [line.split(",")[1] for line in out.splitlines()[1:]]
+    protocol = ["RR", "R@5", "R@10", "R@20", "R@50", "R@300", "nDCG@5", "nDCG@10", "nDCG@20",
+                "nDCG@50", "nDCG@300"]  # fmt: skip
+    assert measures == [*protocol, "P@5", "AP"]
+    _, alone, _ = run_cli(capsys, "eval", runs["future"], "--dataset", DEMO, "-m", "P@5",
+                          "--format", "csv")  # fmt: skip
+    value = float(out.splitlines()[len(protocol) + 1].split(",")[2])  # in percent
+    assert value == pytest.approx(100 * float(alone.splitlines()[1].split(",")[2]))
+    code, table, _ = run_cli(capsys, *argv, "-m", "P@5")
+    assert code == 0 and "(percent)" in table and "  P@5 " in table  # the protocol's unit

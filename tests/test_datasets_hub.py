@@ -73,7 +73,10 @@ def test_gated_repository_names_hf_token(served, monkeypatch, capsys):
     state.gated.add(REPO)
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
+    assert "gated or private on the Hub, no HF_TOKEN: accept its terms, set HF_TOKEN" in str(
+        info.value
+    )
     assert "gated or private" in message and "HTTP 401" in message
     assert "no HF_TOKEN" in message and "set HF_TOKEN" in message
     assert state.gets() == []
@@ -91,7 +94,11 @@ def test_missing_file_is_named_before_any_transfer(served, ir_home: Path):
     del state.repos[REPO]["contexts.json"]
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
+    assert str(info.value) == (
+        f"citeval/arsyta: cannot download test_data.json (contexts.json not in {REPO}); get "
+        "its files, then `citeval import arsyta DIR`"
+    )
     assert "contexts.json not found in" in message
     assert f"/datasets/{REPO}/tree/{ARSYTA_HUB.revision}" in message
     assert "the repository holds: README.md (17 bytes), papers.json" in message
@@ -147,7 +154,8 @@ def test_without_the_loopback_hub_nothing_is_contacted(ir_home: Path) -> None:
     instead of reaching huggingface.co (or waiting out retries against a dead address)."""
     with pytest.raises(DataNotFoundError) as info:
         list(ir_datasets.load("citeval/arsyta/test").qrels_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
+    assert "(HF_HUB_OFFLINE is set)" in str(info.value)
     assert "offline mode is enabled" in message and "HF_HUB_OFFLINE" in message
     assert "http://127.0.0.1:9/" in message and "citeval import arsyta DIR" in message
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEVAL_")}
@@ -156,16 +164,18 @@ def test_without_the_loopback_hub_nothing_is_contacted(ir_home: Path) -> None:
         [*command, "citeval/arsyta/test", "qrels"], env=env, capture_output=True, text=True
     )
     assert done.returncode == 2 and done.stdout == "", done.stderr
-    assert "offline mode is enabled" in done.stderr and "Traceback" not in done.stderr
+    assert "(HF_HUB_OFFLINE is set)" in done.stderr and "Traceback" not in done.stderr
     assert [p for p in ir_home.rglob("*") if not p.is_dir()] == []
 
 
-def _one_error_line(err: str) -> str:
+def _one_error_line(err: str) -> tuple[str, str]:
     """The ``citeval: error:`` line of a command's standard error, checked to be the only
-    one, with no traceback and none of huggingface_hub's retry chatter."""
+    one, with no traceback and none of huggingface_hub's retry chatter, and what
+    ``--verbose`` says under it (its details, as one line)."""
     (line,) = [e for e in err.splitlines() if e.startswith("citeval: error:")]
     assert "Traceback" not in err and "Retrying" not in err and "resume" not in err, err
-    return line
+    assert len(line) < 220, line
+    return line, " ".join(err.split(line, 1)[1].split())
 
 
 def _partial_files(ir_home: Path) -> list[Path]:
@@ -183,11 +193,12 @@ def test_a_trickling_hub_fails_by_the_download_rule(served, ir_home: Path, monke
     state.trickle_every = 0.3
     monkeypatch.setenv("CITEVAL_DOWNLOAD_TIMEOUT", "1")
     started = time.monotonic()
-    assert main(["datasets", "export", "citeval/arsyta/test", "docs"]) == 2
+    assert main(["--verbose", "datasets", "export", "citeval/arsyta/test", "docs"]) == 2
     assert time.monotonic() - started < 10  # three tries of 1 s, waits of 0.2 and 0.4 s
-    line = _one_error_line(capfd.readouterr().err)
-    assert "papers.json" in line and "stalled:" in line and "under the minimum rate" in line
-    assert "CITEVAL_DOWNLOAD_MIN_RATE" in line and "gave up after 3 tries" in line
+    line, details = _one_error_line(capfd.readouterr().err)
+    assert "cannot download papers.json (stalled: CITEVAL_DOWNLOAD_MIN_RATE)" in line
+    assert "stalled:" in details and "under the minimum rate" in details
+    assert "CITEVAL_DOWNLOAD_MIN_RATE" in details and "gave up after 3 tries" in details
     assert [p for _, p, _ in state.log if p.endswith("/papers.json")].count(
         f"/datasets/{REPO}/resolve/{state.revision}/papers.json"
     ) >= 3
@@ -206,14 +217,19 @@ def test_an_unreachable_hub_is_said_at_once_with_how_to_go_offline(
     name: str,
 ):
     """Online, but the Hub cannot be reached (here: every connection refused): one error
-    line within a second or two, saying how to skip the Hub (HF_HUB_OFFLINE=1), not 24 s of
-    huggingface_hub's retries."""
+    line within a second or two, saying what to run, not 24 s of huggingface_hub's
+    retries; --verbose adds why and how to skip the Hub (HF_HUB_OFFLINE=1)."""
     started = time.monotonic()
     assert main(["datasets", "export", dataset_id, "qrels"]) == 2
     assert time.monotonic() - started < 5
-    line = _one_error_line(capfd.readouterr().err)
-    assert "cannot reach the host" in line and "Connection refused" in line, line
-    assert "HF_HUB_OFFLINE=1" in line and f"citeval import {name}" in line
+    line, details = _one_error_line(capfd.readouterr().err)
+    assert "(cannot reach 127.0.0.1:" in line and f"`citeval import {name}" in line, line
+    assert line.endswith("DIR` (any output above is incomplete) (details: --verbose)")
+    assert details == ""
+    assert main(["--verbose", "datasets", "export", dataset_id, "qrels"]) == 2
+    line, details = _one_error_line(capfd.readouterr().err)
+    assert "cannot reach the host" in details and "Connection refused" in details, details
+    assert "HF_HUB_OFFLINE=1" in details and "docs/guides/datasets.md" in details
     assert _partial_files(ir_home) == []
 
 
@@ -222,8 +238,10 @@ def test_a_listing_that_is_an_html_page_is_one_clear_error(served, ir_home: Path
     the listing and what came, not a JSONDecodeError."""
     state, _ = served
     state.listing_page = b"<!DOCTYPE html><html><body>Down for maintenance</body></html>"
-    assert main(["datasets", "export", "citeval/arsyta/test", "qrels"]) == 2
-    line = _one_error_line(capfd.readouterr().err)
-    assert f"{state.endpoint}/api/datasets/{REPO}/tree/{ARSYTA_HUB.revision}" in line, line
-    assert "not a listing of the Hub" in line and "text/html" in line and "<!DOCTYPE" in line
+    assert main(["-v", "datasets", "export", "citeval/arsyta/test", "qrels"]) == 2
+    line, details = _one_error_line(capfd.readouterr().err)
+    assert "(the Hub's answer is no listing)" in line
+    assert f"{state.endpoint}/api/datasets/{REPO}/tree/{ARSYTA_HUB.revision}" in details
+    assert "not a listing of the Hub" in details and "text/html" in details
+    assert "<!DOCTYPE" in details
     assert state.gets() == [] and _partial_files(ir_home) == []

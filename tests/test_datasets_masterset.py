@@ -314,7 +314,7 @@ def test_download_and_missing_file(
     dataset = ir_datasets.load(f"{MS}/test/core")
     with pytest.raises(DataNotFoundError) as info:
         list(dataset.queries_iter())
-    message = str(info.value)
+    message = " ".join([str(info.value), *info.value.details])
     for needle in (
         "eval.parquet not found in",
         f"{hub.endpoint}/datasets/trratul/MasterSet/tree/main/{folder}",

@@ -41,15 +41,49 @@ def test_demo_prints_the_tables(ir_home, capsys, monkeypatch, tmp_path) -> None:
     first_step = "  citeval baseline bm25 --dataset citeval/demo/test -k 300 -o bm25.trec --force\n"
     assert first_step in out
     assert "\n5. comparison with BM25 over titles only\n" in out
-    assert "s (start-up and the report not counted). The same steps one by one:" in out
+    assert "s (start-up and the report not counted).\nThe same steps one by one:\n" in out
     assert (  # the comparison step writes the report where the demo wrote it
         "--baseline bm25 --report demo-report.html --force\n" in out
     )
-    report_line, done = out.splitlines()[-2:]
+    report_line, done = _last_two(out)
     assert report_line == (
         f"report (scores, checks and plots in one page): {tmp_path}/demo-report.html"
     )
     assert done.startswith("done in ") and done.endswith(" s (the whole command)")
+    assert _widest(out) <= 100, _wide_lines(out)  # a terminal of 100 columns, or a file
+
+
+def _last_two(out: str) -> list[str]:
+    """The last two things the demo says (the report's path may be on a line of its own)."""
+    *_, report, done = out.replace("page):\n  ", "page): ").splitlines()
+    return [report, done]
+
+
+def _widest(text: str) -> int:
+    return max(map(len, text.splitlines()), default=0)
+
+
+def _wide_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > 100]
+
+
+def test_demo_reads_on_an_80_column_terminal(ir_home, capsys, monkeypatch) -> None:
+    """COLUMNS=80: headings, legends and warnings wrapped at 80, the comparison's pairs
+    table in two blocks of columns (differences, then p-values), each under 80; the steps
+    continued with a backslash, still one command each for a shell."""
+    import shlex
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["demo", "--no-report"]) == 0
+    out, err = capsys.readouterr()
+    assert _widest(out) <= 80 and _widest(err) <= 80, out
+    pairs = out.split("  measure   pair ")[1:]
+    assert len(pairs) == 2 and "d_z" in pairs[0] and "p(rand)" in pairs[1]
+    assert "p(rand)" not in pairs[0] and "d_z" not in pairs[1]
+    steps = out.split("The same steps one by one:\n")[1].split("\nand ")[0]
+    commands = [shlex.split(line) for line in steps.replace(" \\\n", " ").splitlines()]
+    assert len(commands) == 6 and all(c[0] == "citeval" for c in commands)
+    assert commands[-1][-2:] == ["--baseline", "bm25"]
 
 
 def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) -> None:
@@ -61,7 +95,23 @@ def test_demo_without_the_temporal_rule_shows_the_violations(ir_home, capsys) ->
 
 
 def _warnings(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith("warning: ")]
+    """The warning lines of ``text``, each whole (the demo wraps a long one, continuing it
+    indented)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("warning: "):
+            out.append(line)
+        elif out and out[-1] is not None and line.startswith("  ") and not line.startswith("   "):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(None)
+    return [line for line in out if line is not None]
+
+
+def _steps(out: str) -> list[str]:
+    """The demo's steps, one command a line (a long one is continued with a backslash)."""
+    steps = out.split("The same steps one by one:\n")[1].replace(" \\\n      ", " ")
+    return steps.splitlines()[:6]
 
 
 def test_the_footer_and_warnings_are_those_of_the_steps(
@@ -74,7 +124,7 @@ def test_the_footer_and_warnings_are_those_of_the_steps(
     args = ["demo", "-k", "100", "--no-temporal", "--no-same-year", "-o", str(run)]
     assert main(args) == 0
     out = capsys.readouterr().out
-    steps = out.split("The same steps one by one:\n")[1].splitlines()[:6]
+    steps = _steps(out)
     assert steps == [
         f"  citeval baseline bm25 --dataset citeval/demo/test -k 100 --no-temporal "
         f"--no-same-year -o {run} --force",
@@ -108,7 +158,7 @@ def test_the_steps_run_where_the_demo_ran_and_again(ir_home, tmp_path, capsys, m
 
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "-k", "50", "-q"]) == 0
-    steps = capsys.readouterr().out.split("The same steps one by one:\n")[1].splitlines()[:6]
+    steps = _steps(capsys.readouterr().out)
     assert steps[0].endswith("-o bm25.trec --force") and "--baseline bm25" in steps[-1]
     for _ in range(2):
         for step in steps:

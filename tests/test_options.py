@@ -131,11 +131,15 @@ def test_the_crosscheck_table_prints_the_protocol_decimals():
     qrels = {"q1": {"a": 1}, "q2": {"c": 1}}
     with pytest.warns(citeval_irm.EvalWarning):
         report = citeval_irm.crosscheck(run, qrels, protocol=three, recipe="goyal2026")
-    rows = {line.split()[0]: line.split()[1:3] for line in report.format().splitlines()[3:5]}
-    assert rows == {"RR": ["100.000", "75.000"], "R@2": ["100.000", "100.000"]}
-    fractions = report.format(percent=False).splitlines()[3].split()
-    assert fractions[:3] == ["RR", "1.0000", "0.7500"]  # not the protocol's unit: 4 decimals
-    assert report.format(decimals=1).splitlines()[3].split()[:3] == ["RR", "100.0", "75.0"]
+
+    def rows(text: str) -> dict[str, list[str]]:  # the summary's rows, however the heading wraps
+        return {line.split()[0]: line.split()[1:3] for line in text.splitlines()
+                if line.split()[:1] in (["RR"], ["R@2"])}  # fmt: skip
+
+    assert rows(report.format()) == {"RR": ["100.000", "75.000"], "R@2": ["100.000", "100.000"]}
+    fractions = rows(report.format(percent=False))["RR"]
+    assert fractions == ["1.0000", "0.7500"]  # not the protocol's unit: 4 decimals
+    assert rows(report.format(decimals=1))["RR"] == ["100.0", "75.0"]
 
 
 def test_decimals_option_on_the_commands_that_print_values(capsys, files):
@@ -224,10 +228,14 @@ def test_a_result_prints_as_format_is_asked(files):
      ["validate", "run.trec", "--dataset", "citeval/demo/test"]],
 )  # fmt: skip
 def test_every_command_that_scores_takes_m_as_trec_eval_does(command):
-    """One declaration of ``-m`` / ``--protocol``: repeatable everywhere, one or the other."""
+    """One declaration of ``-m`` / ``--protocol``: repeatable everywhere, either or both
+    (the protocol's measures, then those of ``-m``: Invocation.measures)."""
     from citeval_irm.cli import build_parser
+    from citeval_irm.cli.invocation import Invocation
 
     parser = build_parser()
     assert parser.parse_args([*command, "-m", "RR", "-m", "R@10"]).measures == "RR R@10"
-    with pytest.raises(SystemExit):
-        parser.parse_args([*command, "-m", "RR", "--protocol", "goyal2026"])
+    both = parser.parse_args([*command, "-m", "P@5 RR", "--protocol", "goyal2026"])
+    assert (both.measures, both.protocol) == ("P@5 RR", "goyal2026")
+    measures = [str(m) for m in Invocation(both).measures]
+    assert measures[0] == "RR" and measures[-1] == "P@5" and measures.count("RR") == 1

@@ -16,7 +16,25 @@ from dataclasses import dataclass, field, replace
 
 
 class CitevalError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    Its message is what a user reads first: one line, what went wrong and what to run.
+    What only some need (the addresses tried, the underlying exception, every way out) is
+    in its details (:func:`with_details`): PEP 678 notes, which Python 3.11+ prints under
+    the message of a traceback, and ``citeval --verbose`` under its error line.
+    """
+
+    @property
+    def details(self) -> list[str]:
+        """The error's details, one paragraph an item (its ``__notes__``)."""
+        return list(getattr(self, "__notes__", None) or ())
+
+
+def with_details(error: BaseException, *details: str) -> BaseException:
+    """``error`` with ``details`` added to its PEP 678 notes (``add_note``, written so as to
+    work on Python 3.10 too); returned, to be raised."""
+    error.__notes__ = [*(getattr(error, "__notes__", None) or ()), *details]
+    return error
 
 
 class InputError(CitevalError, ValueError):

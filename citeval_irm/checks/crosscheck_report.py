@@ -15,6 +15,7 @@ from ..base.options import display_decimals
 from ..papers.recipes import Recipe
 from ..printing.escaping import plain_text
 from ..printing.printable import Printable
+from ..printing.text_tables import text_width, wrap
 from ..scoring import percent_scale
 
 _SHORT_NAMES = {
@@ -145,17 +146,22 @@ class CrosscheckReport(Printable):
         factors = [percent_scale(m, percent) for m in shown.index]
         shown[_VALUE_COLUMNS] = shown[_VALUE_COLUMNS].mul(factors, axis=0).round(decimals) + 0.0
         return [
-            f"cross-check: trec_eval vs recipe {self.recipe.name} "
-            f"({self.recipe.reference}); the recipe sees tied scores in "
-            f"{'the run' if self.recipe_ties == 'run_order' else 'trec_eval'}'s order"
-            + (" (percent)" if percent else ""),
+            wrap(
+                f"cross-check: trec_eval vs recipe {self.recipe.name} "
+                f"({self.recipe.reference}); the recipe sees tied scores in "
+                f"{'the run' if self.recipe_ties == 'run_order' else 'trec_eval'}'s order"
+                + (" (percent)" if percent else "")
+            ),
             _indent(
                 shown.rename(columns=_SHORT_NAMES).to_string(
-                    float_format=lambda v: f"{v:.{decimals}f}"
+                    float_format=lambda v: f"{v:.{decimals}f}", line_width=text_width() - 2
                 )
             ),
-            "  (max|q|: largest per-query difference; n_diff: queries that differ; worst, "
-            "expected, best: trec_eval's value over all orders of tied scores)",
+            wrap(
+                "(max|q|: largest per-query difference; n_diff: queries that differ; worst, "
+                "expected, best: trec_eval's value over all orders of tied scores)",
+                "  ",
+            ),
         ]
 
     def _cause_lines(self) -> list[str]:

@@ -17,6 +17,7 @@ import os
 import shlex
 import signal
 import sys
+import textwrap
 import threading
 import time
 import warnings
@@ -50,6 +51,10 @@ class Interrupted(BaseException):
 _INTERRUPTS: list[float] = []
 """When Ctrl-C came: C code running at that moment (a JSON stream's parser) may swallow the
 exception and fail on its own, so an error after an interrupt is said as the interrupt."""
+
+
+_VERBOSE = {"on": False}
+"""``--verbose``: an error's details are said under its line (see ``CitevalError``)."""
 
 
 def _interrupt(signum, frame) -> None:
@@ -106,7 +111,12 @@ def _main(argv: Sequence[str] | None, stdout, record) -> int:
         if _INTERRUPTS:  # the interrupt, failed in C code that swallowed it
             say(f"citeval: interrupted{record.said()}")
             return EXIT_INTERRUPTED
-        say(f"citeval: error: {exc}{record.said()}")
+        verbose = _VERBOSE["on"]
+        more = " (details: --verbose)" if exc.details and not verbose else ""
+        say(f"citeval: error: {exc}{more}{record.said()}")
+        for detail in exc.details if verbose else ():  # wrapped, addresses kept whole
+            for line in textwrap.wrap(detail, 96, break_long_words=False, break_on_hyphens=False):
+                say(f"  {line}")
         return EXIT_INPUT_ERROR
     except BrokenPipeError:  # e.g. `citeval eval ... | head`
         return 0
@@ -118,6 +128,7 @@ def _main(argv: Sequence[str] | None, stdout, record) -> int:
         return EXIT_INPUT_ERROR
     finally:
         set_quiet(False)
+        _VERBOSE["on"] = False
         if in_main_thread:
             signal.signal(signal.SIGINT, previous)
 
@@ -147,6 +158,7 @@ def _command(given: list[str]) -> int:
     args.started = time.perf_counter()
     handler: Callable[[argparse.Namespace], int] = args.handler
     set_quiet(getattr(args, "quiet", False))
+    _VERBOSE["on"] = args.verbose
     check_report(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EvalWarning)  # each command prints its own

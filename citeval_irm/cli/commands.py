@@ -63,6 +63,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_max_docs(args)
     if args.strict and args.dataset is None:
         raise InputError(None, "--strict exits on a protocol violation: give --dataset")
+    given.dataset_protocol()
     validation = _validate_first(given) if args.dataset is not None else None
     if validation is not None:  # above the scores; off stdout when that is for a program
         stream = sys.stdout if args.format == "table" else sys.stderr
@@ -149,7 +150,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.report:
         name = run_label(args.run)
         recipe_only = not (args.measures or args.protocol)  # the recipe's own measures
-        measures = list(report.summary.index) if recipe_only else args.measures
+        measures = list(report.summary.index) if recipe_only else given.measures
         given.write_report({name: args.run}, measures, crosschecks={name: report})
     if args.strict:
         failures = report.failures(args.tolerance)
@@ -180,6 +181,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_published(args)
     if args.dataset is not None:
         given.check_dataset()
+    given.dataset_protocol()
     with quiet_ir_datasets():
         comparison = compare(
             runs,

@@ -10,9 +10,9 @@ import sys
 import textwrap
 import time
 
-from ..base.errors import CitevalError, InputError
+from ..base.errors import CitevalError, InputError, with_details
 from ..papers import PROTOCOLS, RECIPES
-from ..printing.escaping import plain_text
+from ..printing.text_tables import wrap
 from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
 
 
@@ -110,7 +110,8 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     try:
         return ir_datasets_cli(args.args)
     except CitevalError as exc:
-        raise CitevalError(f"{exc} (any output above is incomplete)") from None
+        incomplete = CitevalError(f"{exc} (any output above is incomplete)")
+        raise with_details(incomplete, *exc.details) from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -174,9 +175,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sys.stdout.write(report.format(report=report_file))
         if report_file:
             written = report.report(command=args.command_line).write(report_file)
-            sys.stdout.write(
-                plain_text(f"report (scores, checks and plots in one page): {written.resolve()}")
-                + "\n"
-            )
+            said = f"report (scores, checks and plots in one page): {written.resolve()}"
+            sys.stdout.write(wrap(said) + "\n")  # a long path on a line of its own
     print(f"done in {time.perf_counter() - args.started:.1f} s (the whole command)")
     return 0

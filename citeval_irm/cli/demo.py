@@ -11,7 +11,6 @@ has two systems to set side by side. Each step is the public function a user wou
 from __future__ import annotations
 
 import shlex
-import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from ..comparison.model import Comparison
 from ..evaluation.evaluate import evaluate
 from ..evaluation.results import EvalResult
 from ..papers.baseline import DEFAULT_K, bm25_run
+from ..printing.text_tables import text_width, wrap
 from ..reading.io import as_dataset, write_run
 from ..reading.tables import Run
 
@@ -88,29 +88,37 @@ class DemoReport:
             other = "`citeval demo --no-temporal` shows validation catching papers from the future."
         else:
             other = "without --no-temporal, the run ranks only what the protocol allows."
+        warnings = "".join(
+            wrap(line) + "\n" for line in self.evaluation.warnings_text().splitlines()
+        )
         sections = [
-            textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),
-            textwrap.fill(
+            wrap(f"citeval demo on {self.dataset}: {self.description}"),
+            wrap(
                 f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
-                f"queries{saved}",
-                100,
-                subsequent_indent="   ",
+                f"queries{saved}"
             ),
-            "2. evaluation\n" + self.evaluation.format("table") + self.evaluation.warnings_text(),
-            "3. protocol validation\n" + self.validation.format("table"),
+            "2. evaluation\n" + _heading_wrapped(self.evaluation.format("table")) + warnings,
+            "3. protocol validation\n" + _heading_wrapped(self.validation.format("table")),
             "4. cross-check\n" + self.crosscheck.format("table", max_rows=5),
         ]
         if self.comparison is not None:
             sections.append(
                 "5. comparison with BM25 over titles only\n"
                 + self.comparison.format("table").split("\nlegend:")[0]
-                + "\n  (how each column is computed: the legend of `citeval compare`; the report)"
+                + "\n"
+                + wrap(
+                    "(how each column is computed: the legend of `citeval compare`; the report)",
+                    "  ",
+                )
             )
         sections.append(
-            f"ranked, evaluated, checked and compared in {self.seconds:.1f} s (start-up and "
-            "the report not counted). The same steps one by one:\n"
-            + "".join(f"  {command}\n" for command in self.commands(report))
-            + f"and {other}"
+            wrap(
+                f"ranked, evaluated, checked and compared in {self.seconds:.1f} s (start-up and "
+                "the report not counted)."
+            )
+            + "\nThe same steps one by one:\n"
+            + "".join(shell_lines(command, "  ") for command in self.commands(report))
+            + wrap(f"and {other}")
         )
         return "\n\n".join(s.rstrip("\n") for s in sections) + "\n"
 
@@ -144,6 +152,30 @@ class DemoReport:
         report.title = f"citeval demo: BM25 on {self.dataset}"
         report.command = command
         return report
+
+
+def _heading_wrapped(table: str) -> str:
+    """A result's table with its first line, the heading (which names the run, the qrels
+    and the settings: one line for a program reading it), wrapped for the terminal."""
+    heading, _, rest = table.partition("\n")
+    return wrap(heading) + "\n" + rest
+
+
+def shell_lines(command: str, indent: str) -> str:
+    """A shell command for a terminal: one line, or where wider than :func:`text_width` its
+    words packed into lines continued with `` \\`` (a shell reads them as the one command,
+    so it can still be copied as printed), never cut inside a word."""
+    words = shlex.split(command)
+    room = text_width() - len(indent) - 2
+    lines, current = [], ""
+    for word in map(shlex.quote, words):
+        if current and len(current) + 1 + len(word) > room:
+            lines.append(current)
+            current = "    " + word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return " \\\n".join(indent + line for line in lines) + "\n"
 
 
 def run_demo(

@@ -73,35 +73,46 @@ def section(parser: argparse.ArgumentParser, title: str):
     return sections[title]
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
-    """The run, its qrels and the measures: shared by every command that scores a run."""
+def add_run_options(parser: argparse.ArgumentParser, **measures: str) -> None:
+    """The run, its qrels and the measures: shared by every command that scores a run
+    (``measures``: the help of the measure options, :func:`add_measure_options`)."""
     section(parser, "input").add_argument(
         "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
     )
-    add_source_options(parser, measures_required=measures_required)
+    add_source_options(parser, **measures)
 
 
-def add_source_options(parser: argparse.ArgumentParser, *, measures_required: bool = True) -> None:
-    """The qrels (a file or a dataset) and the measures (a list or a protocol)."""
+def add_source_options(parser: argparse.ArgumentParser, **measures: str) -> None:
+    """The qrels (a file or a dataset) and the measures (a list, a protocol, or both)."""
     source = section(parser, "input").add_mutually_exclusive_group(required=True)
     source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
     source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
-    add_measure_options(parser, required=measures_required)
+    add_measure_options(parser, **measures)
+
+
+MEASURES_HELP = (
+    'measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or trec_eval\'s (recip_rank, '
+    "ndcg_cut.5,10); repeatable, as trec_eval's -m; with --protocol: printed after the "
+    "protocol's own, those it already has once"
+)
+PROTOCOL_HELP = (
+    "a named protocol: its measures, unit and decimals (default, with neither option: the "
+    "protocol the --dataset documents)"
+)
 
 
 def add_measure_options(
     parser: argparse.ArgumentParser,
     *,
-    required: bool = False,
-    measures_help: str = 'measures in ir-measures syntax, e.g. "RR R@10 nDCG@10", or '
-    "trec_eval's (recip_rank, ndcg_cut.5,10); repeatable, as trec_eval's -m",
-    protocol_help: str = "a named protocol",
+    measures_help: str = MEASURES_HELP,
+    protocol_help: str = PROTOCOL_HELP,
 ) -> None:
-    """``-m/--measures`` (repeatable, any spelling the measure parser takes) or
-    ``--protocol`` (its measures), one of the two: every command that scores runs."""
-    which = section(parser, "measures").add_mutually_exclusive_group(required=required)
-    which.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
-    add_protocol_option(which, protocol_help)
+    """``-m/--measures`` (repeatable, any spelling the measure parser takes) and
+    ``--protocol`` (its measures), either or both (the protocol's measures, then the others:
+    :attr:`.invocation.Invocation.measures`): every command that scores runs."""
+    measures = section(parser, "measures")
+    measures.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
+    add_protocol_option(measures, protocol_help)
 
 
 def add_protocol_option(parser, help: str) -> None:
@@ -393,14 +404,26 @@ def warning_code(text: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown warning code {text!r}; {hint}")
 
 
+VERBOSE_HELP = (
+    "an error's details under its line: the addresses tried, the underlying error, every "
+    "way to install a dataset by hand"
+)
+
+
 def add_quiet_option(*groups) -> None:
-    """``--quiet`` on every command of ``groups`` (subparser groups; a command that has its
-    own subcommands, ``baseline``, gets it on each of them): no progress bars, no INFO
-    messages."""
+    """``--quiet`` and ``--verbose`` on every command of ``groups`` (subparser groups; a
+    command that has its own subcommands, ``baseline``, gets them on each of them): no
+    progress bars, no INFO messages; an error's details. ``--verbose`` is ``citeval``'s
+    own option too (``citeval --verbose datasets export ...``): a command's leaves it as
+    given there unless given again."""
     for group in groups:
         for name, command in group.choices.items():
-            if name == "baseline":
+            if name in ("baseline", "trec_eval"):  # trec_eval's -q and -v are its own
                 continue
+            section(command, "output").add_argument(
+                "-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                help=VERBOSE_HELP,
+            )  # fmt: skip
             output = section(command, "output")
             output.add_argument(
                 "-q",

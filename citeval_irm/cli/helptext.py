@@ -19,7 +19,7 @@ WORKFLOW = (
 TREC_EVAL_HELP = (
     "trec_eval's own command line and output, byte for byte (citeval trec_eval [-q] [-c] "
     "[-m MEASURE] QRELS RUN; citeval trec_eval -h)"
-)  # handled before the parser (cli.main): trec_eval's options are not argparse's
+)  # its options are trec_eval's, not argparse's: see parser.add_trec_eval_command
 
 EXAMPLES = {
     "demo": ["citeval demo", "citeval demo --no-temporal -o run.trec --report demo.md"],
@@ -41,6 +41,7 @@ EXAMPLES = {
         "citeval eval run.trec --dataset citeval/acl-200/test --protocol goyal2026 "
         "--format trec_eval --per-query",
     ],
+    "trec_eval": ["citeval trec_eval -m official -m ndcg_cut.10 qrels.txt run.trec"],
     "validate": ["citeval validate run.trec --dataset citeval/acl-200/test --strict"],
     "crosscheck": ["citeval crosscheck run.trec --dataset citeval/acl-200/test --recipe hatten"],
     "compare": [
@@ -75,7 +76,6 @@ def workflow_text(commands) -> str:
     """The commands by stage, each with its one-line help (taken off argparse's own list,
     which has no groups)."""
     helps = {action.dest: action.help for action in commands._choices_actions}
-    helps["trec_eval"] = TREC_EVAL_HELP
     commands._choices_actions.clear()
     width = max(map(len, helps)) + 2
     lines = []

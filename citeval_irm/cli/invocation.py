@@ -47,10 +47,47 @@ class Invocation:
         args = self.args
         return args.qrels if args.qrels is not None else args.dataset
 
-    @property
+    @cached_property
     def measures(self):
-        """``-m/--measures`` as given (``None``: the protocol's)."""
-        return self.args.measures
+        """``-m/--measures`` as given (``None``: the protocol's); with ``--protocol`` too, the
+        protocol's measures in its order, then those of ``-m`` it lacks, in theirs (each
+        once, however spelled: ``R@10`` and ``recall_10`` are one)."""
+        given, protocol = self.args.measures, self.args.protocol
+        if given is None or protocol is None:
+            return given
+        from ..evaluation.settings import resolve_measures
+        from ..papers import PROTOCOLS, get_protocol
+
+        own = list(get_protocol(protocol).measures)
+        extra = resolve_measures(given, None if given.strip() in PROTOCOLS else protocol)[0]
+        return own + [measure for measure in extra if measure not in own]
+
+    def dataset_protocol(self) -> None:
+        """With neither ``-m`` nor ``--protocol``: the protocol the ``--dataset`` documents
+        (said in one line on standard error, as a report says what it was computed with;
+        not with ``--quiet``), or an error saying what to give, before any work."""
+        from ..papers import PROTOCOLS
+
+        args = self.args
+        if args.measures is not None or args.protocol is not None:
+            return
+        found = None
+        if args.dataset is not None:
+            from ..checks.protocol import dataset_protocol
+            from ..datasets.registry import find_dataset, unknown_dataset
+
+            dataset = find_dataset(args.dataset)
+            if dataset is None:
+                raise unknown_dataset(args.dataset)
+            found = dataset_protocol(dataset[1])
+        if found is None:
+            names = f"{args.dataset} names no protocol: " if args.dataset else ""
+            raise InputError(None, f"{names}give measures (-m \"RR R@10 nDCG@10\") or a "
+                             f"protocol (--protocol {', '.join(PROTOCOLS)})")  # fmt: skip
+        args.protocol = found
+        if not getattr(args, "quiet", False):
+            others = "others: -m, --protocol"
+            say(f"citeval: measures: {found}, the protocol of {args.dataset} ({others})")
 
     @property
     def protocol(self) -> str | None:

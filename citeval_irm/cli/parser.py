@@ -4,6 +4,7 @@ from :mod:`.flags` and its handler from :mod:`.commands` or :mod:`.data_commands
 from __future__ import annotations
 
 import argparse
+import difflib
 
 from .. import __version__
 from ..base.choices import (
@@ -44,6 +45,7 @@ from .flags import (
     DISPLAY,
     EVALUATION,
     STATISTICS,
+    VERBOSE_HELP,
     add_force_option,
     add_format_option,
     add_measure_options,
@@ -62,7 +64,7 @@ from .flags import (
     corpus_help,
     section,
 )
-from .helptext import HelpFormatter, add_examples, workflow_text
+from .helptext import TREC_EVAL_HELP, WORKFLOW, HelpFormatter, add_examples, workflow_text
 
 
 def add_convert_command(commands) -> None:
@@ -152,7 +154,7 @@ def add_published_command(commands) -> None:
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
     pu.add_argument("--check", action="store_true",
                     help="judge every row possible or not as printed (a linear program over "
-                    "the gold paper's rank; docs: Published tables you can check)")  # fmt: skip
+                    "the gold paper's rank; docs/guides/published-check.md)")  # fmt: skip
     add_format_option(pu, TABLE_FORMATS)
     pu.set_defaults(handler=cmd_published)
 
@@ -226,11 +228,64 @@ def add_breakdown_command(commands) -> None:
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, its usage errors escaped as every terminal line is (an
-    unrecognised argument is quoted as typed: it may hold ESC or U+202E); each command's
-    parser is one too (argparse makes them of the parent's class)."""
+    unrecognised argument is quoted as typed: it may hold ESC or U+202E), and a value
+    outside an option's choices answered with the close ones ("did you mean", as git and
+    pip answer a mistyped command; argparse's own ``suggest_on_error`` is Python 3.14's);
+    each command's parser is one too (argparse makes them of the parent's class)."""
 
     def error(self, message: str):
         super().error(plain_text(message))
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # argparse's own error, with the options the command has that are close
+            hint = _option_hint(self, parsed, extras)
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        names = [str(choice) for choice in action.choices]
+        hint = (
+            f"; did you mean {' or '.join(close)}?" if (close := _close(str(value), names)) else ""
+        )
+        if isinstance(action, argparse._SubParsersAction):  # "citeval: error: unknown command"
+            staged = [name for _, stage in WORKFLOW for name in stage if name in names]
+            names = staged + [name for name in names if name not in staged]
+            kind = (action.metavar or "command").lower()
+            message = f"unknown {kind} {value!r}{hint} ({kind}s: {', '.join(names)})"
+            raise argparse.ArgumentError(None, message)
+        message = f"invalid choice: {value!r}{hint} (choose from {', '.join(names)})"
+        raise argparse.ArgumentError(action, message)
+
+
+def _option_hint(parser: argparse.ArgumentParser, parsed, extras: list[str]) -> str:
+    """``; did you mean --protocol?`` for the first unrecognised option of ``extras`` that
+    is close to an option of the command it was given to (``citeval eval ... --protocl``)."""
+    command = parser
+    for dest in ("command", "baseline"):  # down to the command the words were given to
+        action = next((a for a in command._actions if a.dest == dest), None)
+        if action is None or getattr(parsed, dest, None) not in (action.choices or {}):
+            break
+        command = action.choices[getattr(parsed, dest)]
+    options = [o for o in command._option_string_actions if o.startswith("--")]
+    for extra in extras:
+        if extra.startswith("--"):
+            close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=2, cutoff=0.7)
+            if close:
+                return f"; did you mean {' or '.join(close)}?"
+    return ""
+
+
+def _close(value: str, names: list[str]) -> list[str]:
+    """The names ``value`` may have meant, the likeliest first: one it starts with or that
+    starts with it (``evaluate``: ``eval``), then difflib's close matches, at most two."""
+    prefixes = [
+        name for name in names if value and (value.startswith(name) or name.startswith(value))
+    ]
+    similar = difflib.get_close_matches(value, names, n=3, cutoff=0.6)
+    return list(dict.fromkeys(prefixes + similar))[:2]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_eval_command(commands)
     add_crosscheck_command(commands)
@@ -255,11 +311,40 @@ def build_parser() -> argparse.ArgumentParser:
     add_breakdown_command(commands)
     add_convert_command(commands)
     add_resolve_command(commands)
+    add_trec_eval_command(commands)
     add_quiet_option(commands, baselines)
     for name, command in commands.choices.items():
         add_examples(command, name)
     parser.epilog = workflow_text(commands)
     return parser
+
+
+def add_trec_eval_command(commands) -> None:
+    """``citeval trec_eval``: trec_eval's own command line (:mod:`.trec_eval`), parsed by
+    it, not by argparse: :func:`citeval_irm.cli.main` hands ``citeval trec_eval ...`` to it
+    before this parser runs. The command is here so that it is one of the commands
+    (``citeval --help``, the list a mistyped command is answered with) and so that a
+    command line that reaches argparse still runs it: every word after it is passed on as
+    typed (no prefix characters, so ``-q`` or ``-m`` are trec_eval's, not citeval's)."""
+    te = commands.add_parser(
+        "trec_eval",
+        help=TREC_EVAL_HELP,
+        usage="citeval trec_eval [trec_eval's options] QRELS RUN",
+        description="trec_eval 10.0's command line (-q -c -n -J -l<n> -M<n> -N<n> -m "
+        "name[.params], the nicknames official, all_trec, set; -R qrels, -T trec_results) and "
+        "its output, byte for byte; `citeval trec_eval -h` says what it takes and what it "
+        "refuses (docs/guides/trec-eval.md).",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    te.add_argument("arguments", nargs="*", metavar="ARGUMENTS", help="trec_eval's arguments")
+    te.set_defaults(handler=_trec_eval)
+
+
+def _trec_eval(args: argparse.Namespace) -> int:
+    from .trec_eval import main as trec_eval_main
+
+    return trec_eval_main(args.arguments)
 
 
 def add_eval_command(commands) -> None:
@@ -292,7 +377,7 @@ def add_crosscheck_command(commands) -> None:
     cc = commands.add_parser(
         "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
     )
-    add_run_options(cc, measures_required=False)  # a --recipe alone brings its measures
+    add_run_options(cc)  # a --recipe alone brings its measures
     add_recipe_options(cc)
     cc.add_argument(
         "--recipe-ties",

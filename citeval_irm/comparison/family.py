@@ -169,7 +169,7 @@ def few_line(few: int, total: int, counted: str) -> str:
         f"{FEW_MARK}[low, high] ({few} of {total}): the interval rests on fewer than "
         f"{stats.FEW_NONZERO} non-zero {counted}: a bootstrap interval under-covers there "
         "(with 90 % ties, a 95 % one covers about 80 % of the time at 5 non-zero differences: "
-        "README, What n is needed): read it as too narrow, and go by the tests"
+        "docs/guides/comparing.md, What n is needed): read it as too narrow, and go by the tests"
     )
 
 

@@ -317,7 +317,7 @@ def _finite(diffs) -> np.ndarray:
 
 FEW_NONZERO = 30
 """Non-zero differences (or values) below which a bootstrap interval is flagged: it
-under-covers there (README, "What n is needed")."""
+under-covers there (docs/guides/comparing.md, What n is needed)."""
 
 MONTE_CARLO_TESTS = ("randomisation", "tukey")
 

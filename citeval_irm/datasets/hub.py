@@ -38,6 +38,7 @@ import contextvars
 import functools
 import os
 import threading
+import urllib.parse
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,7 +64,13 @@ _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
 
 
 class HubError(CitevalError):
-    """The Hub could not give a corpus's files (gated, missing, offline); says what to do."""
+    """The Hub could not give a corpus's files (gated, missing, offline); says what to do.
+    ``reason`` is the few words of it an error line has room for (``cannot reach
+    huggingface.co``), ``None`` when the message itself is short enough."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -142,26 +149,33 @@ def _hub_problem(repo: HubRepo, exc: Exception, doing: str) -> HubError:
     if isinstance(exc, Unreachable):
         return HubError(
             f"{where}: {doing} failed: {exc}. Offline? Set HF_HUB_OFFLINE=1 to use only what "
-            "is on this machine, without trying the Hub"
+            "is on this machine, without trying the Hub",
+            f"cannot reach {urllib.parse.urlsplit(endpoint()).netloc}",
         )
     if isinstance(exc, DownloadError):  # stalled, or past the deadline: says which
-        return HubError(f"{where}: {doing} failed: {exc}")
+        return HubError(f"{where}: {doing} failed: {exc}", "stalled: CITEVAL_DOWNLOAD_MIN_RATE")
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, errors.GatedRepoError) or status in (401, 403):
         token = "HF_TOKEN is set but was refused" if os.environ.get("HF_TOKEN") else "no HF_TOKEN"
         return HubError(
             f"{where}: the dataset is gated or private (HTTP {status}; {token}) while {doing}. "
             "Accept its terms on its page with your Hugging Face account, then set HF_TOKEN "
-            "to an access token of that account (or run `hf auth login`)."
+            "to an access token of that account (or run `hf auth login`).",
+            f"gated or private on the Hub, {token}: accept its terms, set HF_TOKEN",
         )
     if isinstance(exc, errors.RevisionNotFoundError):
-        return HubError(f"{where}: revision {repo.revision} not found while {doing}")
+        return HubError(
+            f"{where}: revision {repo.revision} not found while {doing}", "revision not found"
+        )
     if isinstance(exc, errors.RepositoryNotFoundError):
         return HubError(
             f"{where}: repository {repo.repo_id} not found while {doing} (or private: set "
-            "HF_TOKEN if you have access)"
+            "HF_TOKEN if you have access)",
+            "repository not found, or private: HF_TOKEN",
         )
-    return HubError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}")
+    if isinstance(exc, errors.OfflineModeIsEnabled):
+        return HubError(f"{where}: {doing} failed: {exc}", "HF_HUB_OFFLINE is set")
+    return HubError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}", type(exc).__name__)
 
 
 # --------------------------------------------------------------------------- the download rule
@@ -312,7 +326,9 @@ def list_repository(repo: HubRepo) -> dict[str, RemoteFile]:
     except (errors.HfHubHTTPError, httpx2.HTTPError, OSError, DownloadError) as exc:
         raise _hub_problem(repo, exc, "listing the repository") from None
     except (ValueError, TypeError, KeyError) as exc:  # JSON, but not the Hub's entries
-        raise HubError(f"{repo.page()}: {_not_a_listing(transfer, exc)}") from None
+        raise HubError(
+            f"{repo.page()}: {_not_a_listing(transfer, exc)}", "the Hub's answer is no listing"
+        ) from None
     files = {}
     for entry in entries:
         if not isinstance(entry, RepoFile):
@@ -345,7 +361,8 @@ def expected_files(dataset_id: str, names: tuple[str, ...], repo: HubRepo) -> di
         host = "" if repo.verified else " (host not verified)"
         raise HubError(
             f"{dataset_id}: {', '.join(missing)} not found in {repo.page()}{host}; "
-            f"the repository holds: {there}"
+            f"the repository holds: {there}",
+            f"{', '.join(missing)} not in {repo.repo_id}",
         )
     return {n: listing[repo.path_of(n)] for n in names}
 

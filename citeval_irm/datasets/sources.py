@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import os
+import urllib.parse
 from dataclasses import KW_ONLY, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -36,6 +37,7 @@ from ..base.downloads import (
     Checksum,
     ChecksumError,
     DownloadError,
+    Unreachable,
     download,
     fingerprint,
     read_record,
@@ -44,7 +46,7 @@ from ..base.downloads import (
     verify_record,
     write_record,
 )
-from ..base.errors import CitevalError
+from ..base.errors import CitevalError, with_details
 from ..base.outputs import write_atomically
 from .hub import HubError, HubRepo, fetch_from_hub
 from .validation import validate_corpus_folder
@@ -157,6 +159,41 @@ class CorpusSource:
             f"{self.home()}), or set {self.env_var}=DIR to read them where they are."
         )
 
+    def not_here(
+        self, missing: Path, failure: str | None = None, cause: str | None = None
+    ) -> DataNotFoundError:
+        """The error of a corpus file that is not on this machine: one line saying what to
+        run (``citeval import NAME DIR`` once the files are in a folder), with ``failure``,
+        why a download failed, in a few words; the details (``cause``: the download's own
+        error, with its address; where the files come from, where they go, the variable that
+        reads them in place; the guide) are its notes (``citeval --verbose``)."""
+        if cause is None and self.url(missing.name) is None:
+            what = "not installed: get its files by hand, then"
+        elif cause is None:  # not tried (``citeval verify``)
+            what = (
+                f"{missing.name} not downloaded yet (any use downloads it), or get its files, then"
+            )
+        else:
+            because = f" ({failure})" if failure else ""
+            what = f"cannot download {missing.name}{because}; get its files, then"
+        line = f"{self.dataset_id}: {what} `citeval import {self.name} DIR`"
+        return with_details(
+            DataNotFoundError(line),
+            self.instructions(missing, cause),
+            "Offline and by-hand installs: docs/guides/datasets.md, Offline or by hand.",
+        )
+
+
+def download_failure(url: str, exc: DownloadError) -> str:
+    """Why a download failed, in the few words of an error line: the host out of reach, or
+    the HTTP status it answered, or that the transfer failed (the details say how)."""
+    host = urllib.parse.urlsplit(url).netloc
+    if isinstance(exc, Unreachable):
+        return f"cannot reach {host}"
+    if exc.status is not None:
+        return f"{host} answered HTTP {exc.status}"
+    return f"the transfer from {host} failed"
+
 
 def show_licence_notice(source: CorpusSource) -> None:
     """Log the corpus's licence notice, once per process (ir_datasets shows data usage
@@ -200,22 +237,21 @@ def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path 
         return None
     url = source.url(name)
     if url is None:
-        raise DataNotFoundError(source.instructions(path))
+        raise source.not_here(path)
     show_licence_notice(source)
     if source.hub is not None:
         try:
             return fetch_from_hub(source.dataset_id, source.file_names(), source.hub, name, path)
         except HubError as exc:
-            raise DataNotFoundError(source.instructions(path, str(exc))) from None
+            raise source.not_here(path, exc.reason, str(exc)) from None
     checksum = source.checksums.get(name)
     try:
         download(url, path, checksum, desc=f"{source.dataset_id} {name}", record=True)
     except ChecksumError:  # the server sent another file: that is not "missing"
         raise
     except DownloadError as exc:  # not there, not public, or offline: say what to do instead
-        raise DataNotFoundError(
-            source.instructions(path, f"could not download {name} from {url}: {exc}")
-        ) from None
+        cause = f"could not download {name}: {exc}"  # the message names the address
+        raise source.not_here(path, download_failure(url, exc), cause) from None
     if checksum is None:
         record = read_record(path) or {}
         _logger.info(
@@ -259,7 +295,7 @@ def verify_corpus_file(source: CorpusSource, name: str, *, full: bool = False) -
     elif source.packaged is None:
         path = source.home() / name
         if not path.is_file():
-            raise DataNotFoundError(source.instructions(path))
+            raise source.not_here(path)
         verify_installed(source, name, path, full=full)
 
 
