@@ -57,6 +57,10 @@ _USERS_HUB = (  # the user's cache and token: never read nor written by a test
 os.environ.update(NO_HUB)
 for _name in _USERS_HUB:
     os.environ.pop(_name, None)
+# pytest-xdist's workers set COLUMNS=80 and LINES=24: the outputs the guides show are a pipe's
+# (100 columns, whatever the terminal), and a test of a terminal's width sets COLUMNS itself
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 
 def pytest_unconfigure(config) -> None:
