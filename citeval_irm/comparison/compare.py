@@ -43,7 +43,13 @@ from ..resolving.result import Resolution
 from . import family
 from .fanout import fan_out
 from .model import CompareSettings, Comparison
-from .resolutions import compared_rates, field_result, per_query_frame, valued_rate
+from .resolutions import (
+    compared_rates,
+    field_result,
+    left_out_warnings,
+    per_query_frame,
+    valued_rate,
+)
 from .runs import (
     RunEvidence,
     check_evaluated,
@@ -171,7 +177,7 @@ def compare(
         family=found.family,
         rates=rates,
         coverage=coverage,
-        warnings=warnings + run_warnings(results),
+        warnings=warnings + (ran := run_warnings(results)),
         protocol=first.protocol,
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
@@ -179,7 +185,11 @@ def compare(
     dataset = dataset_id(qrels)
     if dataset is not None and names:  # how much each run leans on popular papers, if told
         _add_popularity(comparison, named, dataset, options.ties)
-    issue(comparison.warnings)
+    # a run given evaluated (or resolved) said its own warnings when it was made: kept in
+    # the comparison's, not said again
+    said = {name for name, item in given.items() if is_evaluated(item)}
+    fresh = run_warnings({name: r for name, r in results.items() if name not in said})
+    issue([w for w in comparison.warnings if not any(w is r for r in ran)] + fresh)
     return comparison
 
 
@@ -222,13 +232,12 @@ def _blocks(
     runs = list(named)
     blocks = {None: (values, runs, names)} if names else {}
     per_query = [per_query_frame(values, population, names, runs)]
-    warnings = []
+    left_out = {}
     for rate in rates:
-        rate_values, valued, left_out = valued_rate(named, rate)
+        rate_values, valued, left_out[rate] = valued_rate(named, rate)
         blocks[rate] = (rate_values, runs, [rate])
         per_query.append(per_query_frame(rate_values, valued, [rate], runs))
-        warnings += left_out
-    return blocks, pd.concat(per_query, axis=1), warnings
+    return blocks, pd.concat(per_query, axis=1), left_out_warnings(left_out)
 
 
 def _add_popularity(comparison: Comparison, named: dict, dataset: str, ties: str) -> None:
