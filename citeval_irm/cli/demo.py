@@ -24,7 +24,7 @@ from ..comparison.compare import compare, run_name
 from ..comparison.model import Comparison
 from ..evaluation.evaluate import evaluate
 from ..evaluation.results import EvalResult
-from ..papers.baseline import DEFAULT_K, bm25_run
+from ..papers.baseline import DEFAULT_K, bm25_run, ties_note
 from ..reading.io import as_dataset, write_run
 from ..reading.tables import Run
 
@@ -92,7 +92,7 @@ class DemoReport:
             textwrap.fill(f"citeval demo on {self.dataset}: {self.description}", 100),
             textwrap.fill(
                 f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
-                f"queries{saved}",
+                f"queries{saved}" + (f"; {ties}" if (ties := ties_note(self.run)) else ""),
                 100,
                 subsequent_indent="   ",
             ),
