@@ -185,12 +185,31 @@ def compare(
     dataset = dataset_id(qrels)
     if dataset is not None and names:  # how much each run leans on popular papers, if told
         _add_popularity(comparison, named, dataset, options.ties)
-    # a run given evaluated (or resolved) said its own warnings when it was made: kept in
-    # the comparison's, not said again
+    issue(_not_said_before(comparison.warnings, ran, given, results, queries))
+    return comparison
+
+
+def _not_said_before(
+    warnings: list[EvalWarning],
+    ran: list[EvalWarning],
+    given: dict,
+    results: dict[str, EvalResult],
+    queries: str,
+) -> list[EvalWarning]:
+    """What ``compare`` issues of its ``warnings``: a run given evaluated (or resolved) said
+    its own warnings (``ran``: every run's) when it was made, so they are kept in the
+    comparison's, not said again; nor, with ``queries="all"``, that its unranked queries are
+    scored 0 (its ``missing_queries`` said so)."""
     said = {name for name, item in given.items() if is_evaluated(item)}
     fresh = run_warnings({name: r for name, r in results.items() if name not in said})
-    issue([w for w in comparison.warnings if not any(w is r for r in ran)] + fresh)
-    return comparison
+    restated = tuple(f"{name}: " for name in said) if queries == "all" else ()
+    own = [
+        w
+        for w in warnings
+        if not any(w is r for r in ran)
+        and not (w.code == "unranked_queries" and w.message.startswith(restated))
+    ]
+    return own + fresh
 
 
 def _evaluated(
