@@ -116,10 +116,15 @@ def test_the_steps_run_where_the_demo_ran_and_again(ir_home, tmp_path, capsys, m
     assert main(["demo", "-k", "50", "-q"]) == 0
     steps = capsys.readouterr().out.split("The same steps one by one:\n")[1].splitlines()[:6]
     assert steps[0].endswith("-o bm25.trec --force") and "--baseline bm25" in steps[-1]
+    capsys.readouterr()
     for _ in range(2):
         for step in steps:
             assert main([*shlex.split(step)[1:], "-q"]) == 0, step
-    capsys.readouterr()
+            # each says a thing once: a line or two (the 50-deep run's short rankings, the
+            # ties where the run is made, where the report went), none twice
+            err = capsys.readouterr().err.splitlines()
+            assert len(err) <= 3 and len(set(err)) == len(err), (step, err)
+            assert not any("[tied_scores]" in line for line in err), step
 
 
 def test_console_script_on_a_fresh_home(tmp_path) -> None:
@@ -134,3 +139,5 @@ def test_console_script_on_a_fresh_home(tmp_path) -> None:
     assert "2. evaluation" in done.stdout and "result: the run obeys the protocol" in done.stdout
     assert (tmp_path / "demo-report.html").stat().st_size > 100_000  # with its plots
     assert "[INFO]" not in done.stderr  # ir_datasets' store messages are kept quiet
+    said = done.stderr.splitlines()
+    assert len(said) <= 5 and len(set(said)) == len(said), said  # short, nothing twice

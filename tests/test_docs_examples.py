@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,36 @@ def corpora(tmp_path_factory) -> dict[str, str]:
     return {name: str(path) for name, path in env.items()}
 
 
+# A warning line on standard error: the command line's (``warning: ...``) or Python's
+# (``FILE:LINE: CategoryWarning: ...``, compared without its location).
+_LOCATION = re.compile(r"^\S+:\d+: (?=\w*Warning: )")
+
+# Blocks that must stay quiet, by page and a line of their code: at most this many lines on
+# standard error (each Python warning takes two: it and the source line it points at).
+STDERR_BUDGETS = {("docs/guides/resolve.md", "citeval_irm.compare(resolved"): 8}
+
+
+def repeated_warnings(err: str) -> list[str]:
+    """The warnings a block's standard error says more than once (the same text, wherever
+    it points): a warning says a thing once."""
+    said = Counter(
+        _LOCATION.sub("", line)
+        for line in err.splitlines()
+        if line.startswith("warning: ") or _LOCATION.match(line)
+    )
+    return [line for line, times in said.items() if times > 1]
+
+
+def test_repeated_warnings_are_found_wherever_they_point():
+    err = (
+        "x.py:3: ShortRankingWarning: rankings shorter (2 queries)\n  call()\n"
+        "x.py:9: ShortRankingWarning: rankings shorter (2 queries)\n  call()\n"
+        "warning: tied scores (1) [tied_scores]\nwarning: other (1) [x]\n"
+    )
+    assert repeated_warnings(err) == ["ShortRankingWarning: rankings shorter (2 queries)"]
+    assert repeated_warnings(err + "warning: other (1) [x]\n")[-1] == "warning: other (1) [x]"
+
+
 def _run_block(block: Block, folder: Path, env: dict[str, str], attempt: str) -> None:
     script = folder.parent / ("block.py" if block.language == "python" else "block.sh")
     script.write_text(block.code, encoding="utf-8")
@@ -134,6 +165,11 @@ def _run_block(block: Block, folder: Path, env: dict[str, str], attempt: str) ->
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 0, f"{block.where}, {attempt} run:\n{out[-2000:]}\n{err[-4000:]}"
     assert not left, f"{block.where}, {attempt} run: left processes running"
+    assert not repeated_warnings(err), f"{block.where}, {attempt} run: said twice:\n{err}"
+    for (page, line), budget in STDERR_BUDGETS.items():
+        if block.page == page and line in block.code:
+            lines = err.splitlines()
+            assert len(lines) <= budget, f"{block.where}: {len(lines)} lines on stderr:\n{err}"
 
 
 def _group_alive(group: int, grace: float) -> bool:
