@@ -119,6 +119,12 @@ _LOCATION = re.compile(r"^\S+:\d+: (?=\w*Warning: )")
 STDERR_BUDGETS = {("docs/guides/resolve.md", "citeval_irm.compare(resolved"): 8}
 
 
+# bash -x's mark of each command of a shell block on standard error (PS4; nested commands
+# repeat its first character): a warning is said once per command, each command on its own
+COMMAND_MARK = "+docs-command+ "
+_COMMAND = re.compile(r"^\++docs-command\+ .*$", flags=re.M)
+
+
 def repeated_warnings(err: str) -> list[str]:
     """The warnings a block's standard error says more than once (the same text, wherever
     it points): a warning says a thing once."""
@@ -138,15 +144,20 @@ def test_repeated_warnings_are_found_wherever_they_point():
     )
     assert repeated_warnings(err) == ["ShortRankingWarning: rankings shorter (2 queries)"]
     assert repeated_warnings(err + "warning: other (1) [x]\n")[-1] == "warning: other (1) [x]"
+    shell = "".join(f"{COMMAND_MARK}citeval eval {run}\nwarning: w [x]\n" for run in "ab")
+    assert [repeated_warnings(said) for said in _COMMAND.split(shell)] == [[], [], []]
 
 
 def _run_block(block: Block, folder: Path, env: dict[str, str], attempt: str) -> None:
     script = folder.parent / ("block.py" if block.language == "python" else "block.sh")
-    script.write_text(block.code, encoding="utf-8")
+    # bash -x marks each command on stderr with PS4 (set here: bash running as root does not
+    # take it from the environment)
+    shell = f"PS4='{COMMAND_MARK}'\n" if block.language == "bash" else ""
+    script.write_text(shell + block.code, encoding="utf-8")
     command = (
         [sys.executable, str(script)]
         if block.language == "python"
-        else ["bash", "-euo", "pipefail", str(script)]
+        else ["bash", "-xeuo", "pipefail", str(script)]  # -x: each command marked on stderr
     )
     process = subprocess.Popen(
         command,
@@ -165,7 +176,8 @@ def _run_block(block: Block, folder: Path, env: dict[str, str], attempt: str) ->
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 0, f"{block.where}, {attempt} run:\n{out[-2000:]}\n{err[-4000:]}"
     assert not left, f"{block.where}, {attempt} run: left processes running"
-    assert not repeated_warnings(err), f"{block.where}, {attempt} run: said twice:\n{err}"
+    for said in _COMMAND.split(err):  # a shell block: command by command
+        assert not repeated_warnings(said), f"{block.where}, {attempt} run: said twice:\n{said}"
     for (page, line), budget in STDERR_BUDGETS.items():
         if block.page == page and line in block.code:
             lines = err.splitlines()
