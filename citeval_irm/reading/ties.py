@@ -125,19 +125,21 @@ def rank_order(run: Run, ties: str = "trec_eval", max_docs: int | None = None) -
         positions = np.flatnonzero(tied)
         group = np.cumsum(~continues[positions])
         rows = positions if order is None else order[positions]
-        # Arrow compares strings bytewise, which is what trec_eval's strcmp does; its sort
-        # is stable, so the tied rows are in input order before this one
+        # the tied rows in input order (Arrow's sort is stable); a group is contested where
+        # a doc id is listed before a larger one: not trec_eval's order (doc id descending,
+        # bytewise as its strcmp), found in one pass, sorted only then
         docs = take(run.doc_ids, run.doc[rows])
-        inner = numpy_of(
-            pc.sort_indices(
-                pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
-                sort_keys=[("group", "ascending"), ("doc", "descending")],
-            )
-        )
+        rising = numpy_of(pc.less(docs[:-1], docs[1:])) & continues[positions][1:]
         moved = np.zeros(int(group[-1]) + 1, dtype=bool)
-        moved[group[inner != np.arange(len(inner))]] = True
+        moved[group[1:][rising]] = True
         contested[positions] = moved[group]
-        if ties == "trec_eval":
+        if ties == "trec_eval" and rising.any():
+            inner = numpy_of(
+                pc.sort_indices(
+                    pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
+                    sort_keys=[("group", "ascending"), ("doc", "descending")],
+                )
+            )
             order = _positions(len(query)) if order is None else order
             order[positions] = order[positions][inner]
     if max_docs is not None:
