@@ -126,25 +126,25 @@ _COMMAND = re.compile(r"^\++docs-command\+ .*$", flags=re.M)
 
 
 def repeated_warnings(err: str) -> list[str]:
-    """The warnings a block's standard error says more than once (the same text, wherever
-    it points): a warning says a thing once."""
+    """The warnings a block's standard error says more than once: the command line's
+    ``warning:`` lines (a shell block's, command by command), and Python's by text and
+    location (each call says its own; Python's filter already says one line's once)."""
     said = Counter(
-        _LOCATION.sub("", line)
-        for line in err.splitlines()
-        if line.startswith("warning: ") or _LOCATION.match(line)
+        line for line in err.splitlines() if line.startswith("warning: ") or _LOCATION.match(line)
     )
     return [line for line, times in said.items() if times > 1]
 
 
-def test_repeated_warnings_are_found_wherever_they_point():
+def test_repeated_warnings_are_found():
     err = (
         "x.py:3: ShortRankingWarning: rankings shorter (2 queries)\n  call()\n"
-        "x.py:9: ShortRankingWarning: rankings shorter (2 queries)\n  call()\n"
+        "x.py:9: ShortRankingWarning: rankings shorter (2 queries)\n  other()\n"
         "warning: tied scores (1) [tied_scores]\nwarning: other (1) [x]\n"
     )
-    assert repeated_warnings(err) == ["ShortRankingWarning: rankings shorter (2 queries)"]
-    assert repeated_warnings(err + "warning: other (1) [x]\n")[-1] == "warning: other (1) [x]"
+    assert repeated_warnings(err) == []  # two calls, each its own
+    assert repeated_warnings(err + "warning: other (1) [x]\n") == ["warning: other (1) [x]"]
     shell = "".join(f"{COMMAND_MARK}citeval eval {run}\nwarning: w [x]\n" for run in "ab")
+    assert repeated_warnings(shell) == ["warning: w [x]"]
     assert [repeated_warnings(said) for said in _COMMAND.split(shell)] == [[], [], []]
 
 
