@@ -133,7 +133,7 @@ def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
     result = citeval_irm.evaluate(deep, TEST, "RR R@5 R@10 nDCG@10 P@20")
     found = [str(w) for w in result.warnings if w.code == "short_ranking"]
     assert found == [
-        "rankings shorter than the cut-offs 10 to 20 of R@10 nDCG@10 P@20 (found 5 docs): "
+        "rankings shorter than the cut-offs of R@10 nDCG@10 P@20 (found 5 docs): "
         f"those values count only the docs ranked (1 queries): {queries[0]}"
     ]
     # where a shallower cut-off has fewer short queries, how many fall short of each
@@ -141,7 +141,7 @@ def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
     result = citeval_irm.evaluate(deep, TEST, "R@10 P@20")
     found = [str(w) for w in result.warnings if w.code == "short_ranking"]
     assert found == [
-        "rankings shorter than the cut-offs 10 to 20 of R@10 P@20 (found 5 to 15 docs; 1 "
+        "rankings shorter than the cut-offs of R@10 P@20 (found 5 to 15 docs; 1 "
         "shorter than 10, 2 from the cut-off 20 on): those values count only the docs ranked "
         f"(2 queries): {queries[0]}, {queries[1]}"
     ]
@@ -149,7 +149,7 @@ def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
     result = citeval_irm.evaluate(deep, TEST, "R@50 R@300")
     found = [str(w) for w in result.warnings if w.code == "short_ranking"]
     assert len(found) == 1 and found[0].startswith(
-        "every ranking is shorter than the cut-offs 50 to 300 of R@50 R@300 (found 5 to 20 docs)"
+        "every ranking is shorter than the cut-offs of R@50/300 (found 5 to 20 docs)"
     )
 
 

@@ -97,6 +97,16 @@ def short_ranking_warnings(
     return [short_ranking_warning(found)] if found else []
 
 
+def compact(names: list[str]) -> str:
+    """Measure names with their family written once: ``R@5/10/300 nDCG@10`` for ``R@5 R@10
+    nDCG@10 R@300`` (the families in order of appearance, the cut-offs in the order given)."""
+    families: dict[str, list[str]] = {}
+    for name in names:
+        family, at, cutoff = name.rpartition("@")
+        families.setdefault(family + at or name, []).extend([cutoff] if at else [])
+    return " ".join(family + "/".join(cutoffs) for family, cutoffs in families.items())
+
+
 def short_ranking_warning(found: list[ShortRankings]) -> EvalWarning:
     """One warning for every cut-off some rankings are shorter than: a condition said once,
     however many cut-offs it touches (10-item generated lists evaluated at R@20 ... R@300
@@ -117,11 +127,10 @@ def short_ranking_warning(found: list[ShortRankings]) -> EvalWarning:
         The ``short_ranking`` warning.
     """
     first, deepest = found[0], found[-1]
-    names = " ".join(name for short in found for name in short.measures)
     if len(found) == 1:
-        cut = f"the cut-off {first.cutoff} of {names}"
+        cut = f"the cut-off {first.cutoff} of {' '.join(first.measures)}"
     else:
-        cut = f"the cut-offs {first.cutoff} to {deepest.cutoff} of {names}"
+        cut = f"the cut-offs of {compact([name for short in found for name in short.measures])}"
     detail = deepest.found()
     if len(first.query_ids) != len(deepest.query_ids):
         steps = []
