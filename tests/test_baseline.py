@@ -203,3 +203,49 @@ def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
     args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--fields", "title"]
     assert main([*args, "-o", str(out)]) == 0
     assert citeval_irm.read_run(out).frame["doc_id"].tolist() == titles.frame["doc_id"].tolist()
+
+
+def test_its_ties_are_said_once_where_made_and_change_no_number(tmp_path, capsys) -> None:
+    """BM25 ties are kept (the scores are BM25's) and listed in trec_eval's order: said once
+    by ``citeval baseline bm25``, never again by the commands that read the file, and every
+    tool ranks them alike: trec_eval's own code (pytrec_eval through ir-measures) scores the
+    file with its ties exactly as the same ranking with strictly decreasing scores (no tie
+    left for any tool to break), and citeval does under either tie policy."""
+    import ir_measures
+    from ir_measures import AP, RR, P, R, nDCG
+
+    out = tmp_path / "bm25.trec"
+    assert main(["baseline", "bm25", "--dataset", TEST, "-o", str(out), "-q"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("citeval: wrote 48,900 lines")
+    assert err[1].startswith("citeval: 37,328 docs of 163 queries tie on their score, listed in ")
+    for command in ("eval", "validate", "crosscheck"):
+        assert main([command, str(out), "--dataset", TEST, "--protocol", "goyal2026"]) in (0, 1)
+        assert "tied" not in capsys.readouterr().err
+    lines = [line.split() for line in out.read_text().splitlines()]
+    scores = [float(line[4]) for line in lines]
+    assert len(set(scores)) < len(scores)  # ties kept
+    # the same ranking, strictly decreasing scores: nothing for a tie order to decide
+    untied = tmp_path / "untied.trec"
+    untied.write_text("".join(f"{q} Q0 {d} {r} {1000 - int(r)} t\n" for q, _, d, r, _, _ in lines))
+    qrels = list(ir_datasets.load(TEST).qrels_iter())
+    measures = [RR, AP, nDCG @ 10, nDCG @ 300, R @ 10, R @ 300, P @ 5]
+    evaluator = ir_measures.pytrec_eval.evaluator(measures, qrels)
+
+    def per_query(path):
+        run = list(ir_measures.read_trec_run(str(path)))
+        return {(m.query_id, str(m.measure)): m.value for m in evaluator.iter_calc(run)}
+
+    written, canonical = per_query(out), per_query(untied)
+    assert len(written) == 163 * len(measures) and written == canonical
+    ours = {
+        ties: citeval_irm.evaluate(
+            str(out), TEST, measures, options=citeval_irm.EvalOptions(ties=ties)
+        )
+        for ties in ("trec_eval", "run_order")
+    }
+    for ties, result in ours.items():
+        frame = result.per_query
+        for (query, measure), value in written.items():
+            assert frame.at[query, measure] == pytest.approx(value, abs=1e-6), (ties, query)
+        assert "tied_scores" not in {w.code for w in result.warnings}

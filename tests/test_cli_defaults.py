@@ -17,7 +17,7 @@ from citeval_irm.cli import EXIT_INPUT_ERROR, EXIT_STRICT_FAILURE, main
 from citeval_irm.datasets import DataNotFoundError
 
 DEMO = "citeval/demo/test"
-SHORT = "rankings shorter than the cut-off 300 of R@300 nDCG@300 (found 50 docs)"
+SHORT = "every ranking is shorter than the cut-off 300 of R@300 nDCG@300 (found 50 docs)"
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:

@@ -385,3 +385,31 @@ def test_cli_eval_with_crosscheck(capsys, trec_eval_dir):
         )
         == 2
     )
+
+
+def test_cutoffs_beyond_the_longest_ranking_print_as_one_row_and_stay_in_the_json():
+    """A 300-deep run checked at R@500, R@1000, R@2000 (HAtten's cut-offs): those rows
+    count the same 300 docs, so the table prints them as one row and says why; R@10 ...
+    R@200, equal here too, are measured and keep their rows; the JSON keeps every row."""
+    run = {"q": {f"d{i:03d}": 1000.0 - i for i in range(300)}, "r": {"d000": 1.0}}
+    qrels = {"q": {"d005": 1, "d250": 1, "x": 1}, "r": {"d000": 1}}
+    report = crosscheck(run, qrels, recipe="hatten")
+    assert report.depth == 300
+    table = report.format("table")
+    rows = [line.split()[0] for line in table.splitlines()[3:12] if line.startswith("  R@")]
+    assert rows == ["R@10", "R@20", "R@50", "R@100", "R@200", "R@500-2000"]
+    assert "(R@500-2000: cut-offs beyond the longest ranking, 300 docs: the same values" in table
+    payload = json.loads(report.format("json"))
+    assert [row["measure"] for row in payload["summary"]] == [
+        str(m) for m in RECIPES["hatten"].measures
+    ]
+    assert payload["deepest_ranking"] == 300
+    # a family whose values differ beyond the depth (P@k divides by k) keeps its rows
+    from citeval_irm.checks.crosscheck_report import beyond_depth
+
+    shown = pd.DataFrame({"trec_eval": [0.5, 0.3, 0.3, 0.1, 0.05]},
+                         index=["R@200", "R@500", "R@1000", "P@500", "P@1000"])  # fmt: skip
+    kept, labels = beyond_depth(shown, 300)
+    assert list(kept.index) == ["R@200", "R@500-1000", "P@500", "P@1000"]
+    assert labels == ["R@500-1000"]
+    assert beyond_depth(shown, None)[0] is shown

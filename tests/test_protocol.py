@@ -129,15 +129,28 @@ def test_rankings_shorter_than_the_deepest_cutoff(first_query) -> None:
     assert by_dataset.depth == 300 and by_dataset.count("short_ranking") == 163
     assert "(R@300 nDCG@300): found 5 to 20 docs" in str(by_dataset)
     assert validate(deep, TEST, protocol="masterset2026").depth == 500
-    # the same check behind evaluate's warning: one per cut-off some ranking falls short of
+    # the same check behind evaluate's warning: one line for every cut-off it touches
     result = citeval_irm.evaluate(deep, TEST, "RR R@5 R@10 nDCG@10 P@20")
     found = [str(w) for w in result.warnings if w.code == "short_ranking"]
     assert found == [
-        "rankings shorter than the cut-off 10 of R@10 nDCG@10 (found 5 docs): those values "
-        f"count only the docs ranked (1 queries): {queries[0]}",
-        "rankings shorter than the cut-off 20 of P@20 (found 5 docs): those values count only "
-        f"the docs ranked (1 queries): {queries[0]}",
+        "rankings shorter than the cut-offs of R@10 nDCG@10 P@20 (found 5 docs): "
+        f"those values count only the docs ranked (1 queries): {queries[0]}"
     ]
+    # where a shallower cut-off has fewer short queries, how many fall short of each
+    deep[queries[1]] = dict(list(deep[queries[1]].items())[:15])
+    result = citeval_irm.evaluate(deep, TEST, "R@10 P@20")
+    found = [str(w) for w in result.warnings if w.code == "short_ranking"]
+    assert found == [
+        "rankings shorter than the cut-offs of R@10 P@20 (found 5 to 15 docs; 1 "
+        "shorter than 10, 2 from the cut-off 20 on): those values count only the docs ranked "
+        f"(2 queries): {queries[0]}, {queries[1]}"
+    ]
+    # a run shallower than its measures by design (every ranking short): said so, once
+    result = citeval_irm.evaluate(deep, TEST, "R@50 R@300")
+    found = [str(w) for w in result.warnings if w.code == "short_ranking"]
+    assert len(found) == 1 and found[0].startswith(
+        "every ranking is shorter than the cut-offs of R@50/300 (found 5 to 20 docs)"
+    )
 
 
 class UndatedDataset:

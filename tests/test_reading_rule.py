@@ -147,9 +147,10 @@ def test_every_input_form_gives_the_same_values_and_warnings(tmp_path_factory, t
         result = evaluate(run, qrels, MEASURES, execution=ExecutionOptions(memory=memory))
         assert result.query_ids == reference.query_ids, name
         assert np.array_equal(result.values, reference.values), name
-        assert without_reading_notes(result.warnings) == without_reading_notes(
-            reference.warnings
-        ), name
+        expected = without_reading_notes(reference.warnings)
+        if name == "convert and back":  # write_run lists ties in trec_eval's order: no tie
+            expected = [w for w in expected if w["code"] != "tied_scores"]  # left to dispute
+        assert without_reading_notes(result.warnings) == expected, name
         comments = [w.count for w in result.warnings if w.code == "run_comment_lines"]
         assert comments == ([2] if "comments" in name else []), name
 

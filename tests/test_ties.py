@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import ir_measures
 import pytest
 import pytrec_eval
@@ -56,6 +58,37 @@ def test_policy_changes_the_number_and_the_choice_is_reported():
     listed = evaluate(run, qrels, "RR", options=EvalOptions(ties="run_order"))
     assert trec["RR"] == 0.5 and listed["RR"] == 1.0
     assert [w.code for w in trec.warnings] == ["tied_scores"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    run=st.dictionaries(
+        st.sampled_from(["q1", "q2", "q3"]),
+        st.dictionaries(
+            st.sampled_from(["a", "b", "c", "d9", "d10", "D1"]),
+            st.sampled_from([0.0, 1.0, 1.0, 2.0]),
+            min_size=1,
+        ),
+        min_size=1,
+    ),
+    ties=st.sampled_from(["trec_eval", "run_order"]),
+)
+def test_the_tie_warning_counts_the_ties_the_policies_order_differently(run, ties):
+    """Ties listed in trec_eval's order already are ranked alike by every tool and either
+    policy: only the others (whole groups of tied docs) are warned about."""
+    _, report = rank_run(as_run(run), ties)
+    trec, listed = order(run, "trec_eval"), order(run, "run_order")
+    differ = {q for q in trec if trec[q] != listed[q]}
+    assert report.contested_ids == differ
+    contested = 0
+    for q in differ:
+        scores = [run[q][d] for d in listed[q]]
+        moved = {s for s, a, b in zip(scores, trec[q], listed[q]) if a != b}
+        contested += sum(scores.count(s) for s in moved)
+    assert report.contested_docs == contested
+    assert (report.warning() is None) == (not differ)
+    tied = sum(n for q in run for n in Counter(run[q].values()).values() if n > 1)
+    assert report.tied_docs == tied
 
 
 def test_after_canonicalisation_msmarco_provider_agrees_with_trec_eval():

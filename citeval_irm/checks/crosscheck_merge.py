@@ -71,7 +71,16 @@ def merge_checked(read: Read[CheckedPart], check: Check, protocol_obj) -> Crossc
         ),
         warnings=_warnings(read, check, reference, len(side.query_ids)),
         percent=protocol_obj.percent if protocol_obj is not None else recipe.percent,
+        depth=_depth(reference),
     )
+
+
+def _depth(reference: EvalResult) -> int | None:
+    """The longest ranking the evaluation scored (``None``: not known, or nothing ranked)."""
+    ranked = reference.ranked
+    if ranked is None or not len(ranked.sizes):
+        return None
+    return int(np.max(ranked.sizes))
 
 
 def _recipe_side(

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import EvalWarning, examples_of
-from ..base.measures import Protocol
+from ..base.measures import Protocol, parse_measures
 from ..base.options import display_decimals
 from ..papers.recipes import Recipe
 from ..printing.escaping import plain_text
@@ -64,6 +64,9 @@ class CrosscheckReport(Printable):
     recipe_per_query: pd.DataFrame
     warnings: list[EvalWarning] = field(default_factory=list)
     percent: bool = False
+    depth: int | None = None
+    """The longest ranking of the run (``None``: not known): the table shows the rows of
+    one measure at cut-offs beyond it, which hold the same values, as one row."""
 
     def _summary(self) -> dict[str, object]:
         differing = self.differences["query_id"].nunique() if len(self.differences) else 0
@@ -115,6 +118,7 @@ class CrosscheckReport(Printable):
             "tie_queries": _records(self.tie_queries),
             "script_would_stop": _records(self.crashes),
             "unexplained": self.unexplained,
+            "deepest_ranking": self.depth,
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
@@ -145,6 +149,7 @@ class CrosscheckReport(Printable):
         # rounded, then +0.0, so a difference of -1e-17 prints as 0.00, not -0.00
         factors = [percent_scale(m, percent) for m in shown.index]
         shown[_VALUE_COLUMNS] = shown[_VALUE_COLUMNS].mul(factors, axis=0).round(decimals) + 0.0
+        shown, beyond = beyond_depth(shown, self.depth)
         return [
             wrap(
                 f"cross-check: trec_eval vs recipe {self.recipe.name} "
@@ -162,6 +167,13 @@ class CrosscheckReport(Printable):
                 "expected, best: trec_eval's value over all orders of tied scores)",
                 "  ",
             ),
+        ] + [
+            wrap(
+                f"({label}: cut-offs beyond the longest ranking, {self.depth:,} docs: the same "
+                "values, one row)",
+                "  ",
+            )
+            for label in beyond
         ]
 
     def _cause_lines(self) -> list[str]:
@@ -202,6 +214,35 @@ class CrosscheckReport(Printable):
                 + ", ".join(map(plain_text, examples_of(rows["query_id"], 3)))
             )
         return lines
+
+
+def beyond_depth(shown: pd.DataFrame, depth: int | None) -> tuple[pd.DataFrame, list[str]]:
+    """The summary as printed, the rows of one measure at cut-offs beyond ``depth`` (the
+    longest ranking) shown as one row (``R@500-2000``) where they print the same (a 300-deep
+    run's R@500, R@1000, R@2000 are R@300's ranking counted again; P@k, which divides by k,
+    differs and keeps its rows); and the labels of the rows made so.
+
+    Only what a terminal shows: the JSON keeps every measure's row."""
+    if depth is None:
+        return shown, []
+    groups: dict[tuple, list[tuple[int, str]]] = {}
+    for name in shown.index:
+        (measure,) = parse_measures(name)
+        cutoff = measure.params.get("cutoff")
+        if cutoff is not None and cutoff > depth:
+            rest = tuple(sorted((k, str(v)) for k, v in measure.params.items() if k != "cutoff"))
+            groups.setdefault((measure.NAME, rest), []).append((int(cutoff), name))
+    labels, dropped, renamed = [], [], {}
+    for members in groups.values():
+        names = [name for _, name in sorted(members)]
+        rows = shown.loc[names]
+        if len(names) < 2 or not (rows == rows.iloc[0]).all().all():
+            continue
+        label = names[0] + "-" + str(max(members)[0])
+        renamed[names[0]] = label
+        dropped += names[1:]
+        labels.append(label)
+    return shown.drop(index=dropped).rename(index=renamed), labels
 
 
 def _indent(text: str) -> str:

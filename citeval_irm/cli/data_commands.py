@@ -131,7 +131,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_baseline_bm25(args: argparse.Namespace) -> int:
     from ..base.outputs import check_output
-    from ..papers.baseline import bm25_run
+    from ..papers.baseline import bm25_run, ties_note
     from ..reading.io import write_run
 
     given = Invocation(args)
@@ -151,6 +151,9 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries
     say(f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}")
+    note = ties_note(run)
+    if note:
+        say(f"citeval: {note}")
     given.say_warnings(run.warnings)
     return 0
 

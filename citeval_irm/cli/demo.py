@@ -23,7 +23,7 @@ from ..comparison.compare import compare, run_name
 from ..comparison.model import Comparison
 from ..evaluation.evaluate import evaluate
 from ..evaluation.results import EvalResult
-from ..papers.baseline import DEFAULT_K, bm25_run
+from ..papers.baseline import DEFAULT_K, bm25_run, ties_note
 from ..printing.text_tables import text_width, wrap
 from ..reading.io import as_dataset, write_run
 from ..reading.tables import Run
@@ -95,7 +95,7 @@ class DemoReport:
             wrap(f"citeval demo on {self.dataset}: {self.description}"),
             wrap(
                 f"1. run: BM25 ({self.settings}): {len(self.run):,} lines for {queries:,} "
-                f"queries{saved}"
+                f"queries{saved}" + (f"; {ties}" if (ties := ties_note(self.run)) else "")
             ),
             "2. evaluation\n" + _heading_wrapped(self.evaluation.format("table")) + warnings,
             "3. protocol validation\n" + _heading_wrapped(self.validation.format("table")),

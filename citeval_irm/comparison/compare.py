@@ -43,7 +43,13 @@ from ..resolving.result import Resolution
 from . import family
 from .fanout import fan_out
 from .model import CompareSettings, Comparison
-from .resolutions import compared_rates, field_result, per_query_frame, valued_rate
+from .resolutions import (
+    compared_rates,
+    field_result,
+    left_out_warnings,
+    per_query_frame,
+    valued_rate,
+)
 from .runs import (
     RunEvidence,
     check_evaluated,
@@ -171,7 +177,7 @@ def compare(
         family=found.family,
         rates=rates,
         coverage=coverage,
-        warnings=warnings + run_warnings(results),
+        warnings=warnings + (ran := run_warnings(results)),
         protocol=first.protocol,
         qrels_source=_qrels_source(qrels_table, qrels, first),
         results=results,
@@ -179,8 +185,31 @@ def compare(
     dataset = dataset_id(qrels)
     if dataset is not None and names:  # how much each run leans on popular papers, if told
         _add_popularity(comparison, named, dataset, options.ties)
-    issue(comparison.warnings)
+    issue(_not_said_before(comparison.warnings, ran, given, results, queries))
     return comparison
+
+
+def _not_said_before(
+    warnings: list[EvalWarning],
+    ran: list[EvalWarning],
+    given: dict,
+    results: dict[str, EvalResult],
+    queries: str,
+) -> list[EvalWarning]:
+    """What ``compare`` issues of its ``warnings``: a run given evaluated (or resolved) said
+    its own warnings (``ran``: every run's) when it was made, so they are kept in the
+    comparison's, not said again; nor, with ``queries="all"``, that its unranked queries are
+    scored 0 (its ``missing_queries`` said so)."""
+    said = {name for name, item in given.items() if is_evaluated(item)}
+    fresh = run_warnings({name: r for name, r in results.items() if name not in said})
+    restated = tuple(f"{name}: " for name in said) if queries == "all" else ()
+    own = [
+        w
+        for w in warnings
+        if not any(w is r for r in ran)
+        and not (w.code == "unranked_queries" and w.message.startswith(restated))
+    ]
+    return own + fresh
 
 
 def _evaluated(
@@ -222,13 +251,12 @@ def _blocks(
     runs = list(named)
     blocks = {None: (values, runs, names)} if names else {}
     per_query = [per_query_frame(values, population, names, runs)]
-    warnings = []
+    left_out = {}
     for rate in rates:
-        rate_values, valued, left_out = valued_rate(named, rate)
+        rate_values, valued, left_out[rate] = valued_rate(named, rate)
         blocks[rate] = (rate_values, runs, [rate])
         per_query.append(per_query_frame(rate_values, valued, [rate], runs))
-        warnings += left_out
-    return blocks, pd.concat(per_query, axis=1), warnings
+    return blocks, pd.concat(per_query, axis=1), left_out_warnings(left_out)
 
 
 def _add_popularity(comparison: Comparison, named: dict, dataset: str, ties: str) -> None:

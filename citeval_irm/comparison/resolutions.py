@@ -52,23 +52,38 @@ def field_result(name: str, item):
     return item.evaluation
 
 
-def valued_rate(named: dict, rate: str) -> tuple[np.ndarray, list, list[EvalWarning]]:
+def valued_rate(named: dict, rate: str) -> tuple[np.ndarray, list, pd.Index]:
     """A rate of every resolution in ``named`` (queries x runs x 1) on the queries they all
-    have a value for (a list with no reference has none), those queries, and the warning
-    counting the queries left out."""
+    have a value for (a list with no reference has none), those queries, and the queries
+    left out (:func:`left_out_warnings` counts them)."""
     frame = pd.concat([item.per_query[rate] for item in named.values()], axis=1, join="inner")
     valued = frame.notna().all(axis=1)
     left = frame.index[~valued]
-    warnings = []
-    if len(left):
-        warnings.append(EvalWarning(
-            "queries_without_value", f"queries with no value of {rate} in some run (a list "
-            "with no reference): left out of its tests", len(left), examples_of(left),
-            "queries"))  # fmt: skip
     kept = frame[valued]
     if kept.empty:
         raise InputError(None, f"no query has a value of {rate} in every run: nothing to compare")
-    return kept.to_numpy(dtype=np.float64)[:, :, None], list(kept.index), warnings
+    return kept.to_numpy(dtype=np.float64)[:, :, None], list(kept.index), left
+
+
+def left_out_warnings(left_out: dict[str, pd.Index]) -> list[EvalWarning]:
+    """The ``queries_without_value`` warnings of the rates' tests (``left_out``: the queries
+    each rate leaves out): one per set of queries, naming every rate that leaves out those
+    (a list with no reference has none of the rates: one line, not one per rate)."""
+    by_queries: dict[tuple, list[str]] = {}
+    for rate, left in left_out.items():
+        if len(left):
+            by_queries.setdefault(tuple(left), []).append(rate)
+    return [
+        EvalWarning(
+            "queries_without_value",
+            f"queries with no value of {', '.join(rates)} in some run "
+            "(a list with no reference): left out of its tests",
+            len(left),
+            examples_of(left),
+            "queries",
+        )  # fmt: skip
+        for left, rates in by_queries.items()
+    ]
 
 
 def per_query_frame(values: np.ndarray, queries: list, measures: list[str], runs: list[str]):
@@ -118,17 +133,16 @@ def rate_blocks(compared: dict, baseline: str, key) -> tuple[dict, list[EvalWarn
     """The test blocks of the rates on one dataset of a results table: for each rate the
     baseline has, the systems that have it too (``compared``: system -> result), keyed
     ``"<key> <rate>"``; and the warnings counting the queries each leaves out."""
-    blocks, warnings = {}, []
+    blocks, left_out = {}, {}
     if not isinstance(compared.get(baseline), Resolution):
-        return blocks, warnings
+        return blocks, []
     for rate in compared[baseline].rates:
         having = {s: r for s, r in compared.items() if rate in getattr(r, "rates", ())}
         if len(having) < 2:
             continue
-        values, _, left_out = valued_rate(having, rate)
+        values, _, left_out[rate] = valued_rate(having, rate)
         blocks[f"{key} {rate}"] = (values, list(having), [rate])
-        warnings += [w.of_run(str(key)) for w in left_out]
-    return blocks, warnings
+    return blocks, [w.of_run(str(key)) for w in left_out_warnings(left_out)]
 
 
 def rate_legend(rates: list[str]) -> str:

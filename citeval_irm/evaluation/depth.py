@@ -27,27 +27,27 @@ CODE = "short_ranking"
 @dataclass(frozen=True)
 class ShortRankings:
     """The queries whose ranking is shorter than ``cutoff`` (the cut-off of ``measures``)
-    and how many docs each has (``lengths``, in ``query_ids`` order)."""
+    and how many docs each has (``lengths``, in ``query_ids`` order); ``ranked``: how many
+    ranked queries were looked at (all of them short: the run is shallower by design)."""
 
     cutoff: int
     measures: tuple[str, ...]
     query_ids: list[str]
     lengths: np.ndarray
+    ranked: int = 0
 
     def found(self) -> str:
         """The depths found, for a message: ``100 docs`` or ``42 to 299 docs``."""
         low, high = int(self.lengths.min()), int(self.lengths.max())
         return f"{low} docs" if low == high else f"{low} to {high} docs"
 
+    @property
+    def every(self) -> bool:
+        """Whether every ranked query looked at is this short."""
+        return len(self.query_ids) == self.ranked
+
     def warning(self) -> EvalWarning:
-        return EvalWarning(
-            CODE,
-            f"rankings shorter than the cut-off {self.cutoff} of {' '.join(self.measures)} "
-            f"(found {self.found()}): those values count only the docs ranked",
-            len(self.query_ids),
-            examples_of(self.query_ids),
-            unit="queries",
-        )
+        return short_ranking_warning([self])
 
 
 def cutoffs(measures: Iterable) -> dict[int, tuple[str, ...]]:
@@ -84,12 +84,68 @@ def short_rankings(
         short = np.flatnonzero(counted & (lengths < cutoff))
         if short.size:
             ids = [ranked.query_ids[i] for i in short.tolist()]
-            out.append(ShortRankings(cutoff, names, ids, lengths[short]))
+            out.append(ShortRankings(cutoff, names, ids, lengths[short], int(counted.sum())))
     return out
 
 
 def short_ranking_warnings(
     ranked: Run | RankedQueries, measures: Iterable, queries: Iterable[str] | None = None
 ) -> list[EvalWarning]:
-    """One counted warning per cut-off that some query's ranking is shorter than."""
-    return [found.warning() for found in short_rankings(ranked, measures, queries)]
+    """The counted warning (none, or one) of the rankings shorter than a cut-off of
+    ``measures`` (:func:`short_ranking_warning`)."""
+    found = short_rankings(ranked, measures, queries)
+    return [short_ranking_warning(found)] if found else []
+
+
+def compact(names: list[str]) -> str:
+    """Measure names with their family written once: ``R@5/10/300 nDCG@10`` for ``R@5 R@10
+    nDCG@10 R@300`` (the families in order of appearance, the cut-offs in the order given)."""
+    families: dict[str, list[str]] = {}
+    for name in names:
+        family, at, cutoff = name.rpartition("@")
+        families.setdefault(family + at or name, []).extend([cutoff] if at else [])
+    return " ".join(family + "/".join(cutoffs) for family, cutoffs in families.items())
+
+
+def short_ranking_warning(found: list[ShortRankings]) -> EvalWarning:
+    """One warning for every cut-off some rankings are shorter than: a condition said once,
+    however many cut-offs it touches (10-item generated lists evaluated at R@20 ... R@300
+    are one line, not five; a run shallower than its measures by design says so once).
+
+    Its count is the queries shorter than the deepest of the cut-offs (every short query
+    is), its examples theirs; the message names the measures affected, the depths found
+    and, where a shallower cut-off has fewer short queries, how many fall short of each.
+
+    Parameters
+    ----------
+    found : list of ShortRankings
+        What :func:`short_rankings` found, shallowest cut-off first (not empty).
+
+    Returns
+    -------
+    EvalWarning
+        The ``short_ranking`` warning.
+    """
+    first, deepest = found[0], found[-1]
+    if len(found) == 1:
+        cut = f"the cut-off {first.cutoff} of {' '.join(first.measures)}"
+    else:
+        cut = f"the cut-offs of {compact([name for short in found for name in short.measures])}"
+    detail = deepest.found()
+    if len(first.query_ids) != len(deepest.query_ids):
+        steps = []
+        for short in found:
+            if len(short.query_ids) == len(deepest.query_ids):
+                every = "all " if short.every else ""
+                steps.append(f"{every}{len(short.query_ids):,} from the cut-off {short.cutoff} on")
+                break
+            steps.append(f"{len(short.query_ids):,} shorter than {short.cutoff}")
+        detail += "; " + ", ".join(steps)
+    head = "every ranking is shorter than" if first.every else "rankings shorter than"
+    return EvalWarning(
+        CODE,
+        f"{head} {cut} (found {detail}): those values count only the docs ranked",
+        len(deepest.query_ids),
+        examples_of(deepest.query_ids),
+        unit="queries",
+    )

@@ -40,9 +40,7 @@ class Part:
     values: np.ndarray  # one row per position of ``rows``
     run_ids: pa.Array  # the chunk's run queries, first-appearance order
     sizes: np.ndarray  # rows of each of ``run_ids``
-    tie_examples: tuple[str, ...]
-    tie_ids: frozenset[str]
-    tied_docs: int
+    ties: TieReport
     warnings: list[EvalWarning]
     # the rankings the kernels scored (None: another engine), which a caller may score
     # further (the cross-check's tie ranges) rather than build them again
@@ -67,9 +65,7 @@ def score_part(run: Run, qrels: Qrels, settings: Settings) -> Part:
         values,
         run_ids,
         sizes,
-        report.examples,
-        report.query_ids,
-        report.tied_docs,
+        report,
         list(run.warnings),
         rankings,
     )
@@ -166,9 +162,11 @@ def merge_parts(
     )
     report = TieReport(
         settings.ties,
-        sum(p.tied_docs for p in parts),
-        examples_of(e for p in parts for e in p.tie_examples),
-        frozenset().union(*(p.tie_ids for p in parts)),
+        sum(p.ties.tied_docs for p in parts),
+        examples_of(e for p in parts for e in p.ties.examples),
+        frozenset().union(*(p.ties.query_ids for p in parts)),
+        sum(p.ties.contested_docs for p in parts),
+        frozenset().union(*(p.ties.contested_ids for p in parts)),
     )
     tie_warning = report.warning()
     warnings = (

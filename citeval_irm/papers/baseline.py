@@ -16,6 +16,14 @@ Tokens: bm25s' tokenizer (lowercase, English stopwords) with the Snowball Englis
 (``method="lucene"``: Lucene's formula, ``k1=1.5``, ``b=0.75``) as float32, written as
 they are; docs with equal scores at the cut-off are chosen as trec_eval would order them (doc
 id descending), so a truncated run ranks the same docs first as the full ranking would.
+
+BM25 ties are common (short texts, equal term statistics) and kept: the scores are BM25's.
+Each query's tied docs are listed in trec_eval's order (doc id descending), so trec_eval,
+pytrec_eval, ir-measures' default provider, a paper's list-based script and citeval under
+either tie policy rank them alike, and no later evaluation warns about them (a
+``tied_scores`` warning is for ties a run lists otherwise). :func:`ties_note` says so once,
+where the run is made (``citeval baseline bm25``, ``citeval demo``); how much any order of
+the tied docs could move a measure is the cross-check's tie range (worst, best).
 """
 
 from __future__ import annotations
@@ -280,6 +288,33 @@ def bm25_run(
     run = as_run(frame)
     run.source, run.warnings = f"bm25:{name}", warnings
     return run
+
+
+def ties_note(run: Run) -> str | None:
+    """The one line said where a BM25 run is made about its tied scores (``None``: none).
+
+    Parameters
+    ----------
+    run : Run
+        A run of :func:`bm25_run`.
+
+    Returns
+    -------
+    str or None
+        How many docs tie, that they are listed in trec_eval's order, and where their
+        effect is measured; ``None`` without ties, or for a run that lists some otherwise
+        (not one :func:`bm25_run` made: its evaluation's ``tied_scores`` warning says so).
+    """
+    from ..reading.ties import rank_order, tie_report
+
+    report = tie_report(run, rank_order(run, "trec_eval"))
+    if not report.tied_docs or report.contested_docs:
+        return None
+    return (
+        f"{report.tied_docs:,} docs of {report.tied_queries:,} queries tie on their score, "
+        "listed in trec_eval's order (doc id descending) so that tools agree on them; what "
+        "their order could change: citeval crosscheck (worst, best)"
+    )
 
 
 def _checked_dataset(dataset, temporal: bool, fields: tuple[str, ...] | None):

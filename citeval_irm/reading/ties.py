@@ -23,29 +23,40 @@ from .tables import Run, arrow_array, numpy_of, position_in_segment, segment_sta
 
 @dataclass(frozen=True)
 class TieReport:
-    """How many queries (and docs) had tied scores, and which order broke the ties."""
+    """How many queries (and docs) had tied scores, which order broke the ties, and which
+    of the ties the run lists in another order than trec_eval's (``contested``: the only
+    ties the order of which a tool can disagree on; ``examples`` are theirs).
+
+    Ties a run already lists in trec_eval's order (doc id descending, as the package's BM25
+    baseline writes them) are scored the same by trec_eval, pytrec_eval, ir-measures'
+    default provider, a list-based recipe and either tie policy: nothing to act on, so no
+    warning; how much any order of the tied docs could move a measure is the tie range
+    (``crosscheck``, the report), not this warning.
+    """
 
     policy: str
     tied_docs: int
     examples: tuple[str, ...] = ()
     query_ids: frozenset[str] = field(default_factory=frozenset, repr=False)
+    contested_docs: int = 0
+    contested_ids: frozenset[str] = field(default_factory=frozenset, repr=False)
 
     @property
     def tied_queries(self) -> int:
         return len(self.query_ids)
 
     def warning(self) -> EvalWarning | None:
-        if not self.tied_queries:
+        """The ``tied_scores`` warning, counting the contested ties only (none: ``None``)."""
+        if not self.contested_ids:
             return None
-        order = (
-            "doc id, descending (trec_eval)"
-            if self.policy == "trec_eval"
-            else ("input order (run_order)")
-        )
+        if self.policy == "trec_eval":
+            order = "doc id, descending (trec_eval), not as listed"
+        else:
+            order = "input order (run_order), not by doc id as trec_eval"
         return EvalWarning(
             "tied_scores",
-            f"tied scores broken by {order}: {self.tied_docs:,} tied docs",
-            self.tied_queries,
+            f"tied scores broken by {order}: {self.contested_docs:,} docs",
+            len(self.contested_ids),
             self.examples,
             unit="queries",
         )
@@ -70,11 +81,14 @@ class RankOrder:
     (no copy of a run that is already ranked); with ``max_docs``, the positions of the rows
     kept only. ``tied``: per ranked row, whether it shares its score with a neighbour of
     the same query (before the cut: a doc kept in place of a tied one dropped is tied).
+    ``contested``: per ranked row, whether its group of tied docs is listed in the run in
+    another order than trec_eval's (doc id descending): the ties tools order differently.
     """
 
     positions: np.ndarray | None
     tied: np.ndarray
     policy: str
+    contested: np.ndarray | None = None
 
     def gather(self, values: np.ndarray) -> np.ndarray:
         """``values`` (one per row of the run) in rank order."""
@@ -106,34 +120,58 @@ def rank_order(run: Run, ties: str = "trec_eval", max_docs: int | None = None) -
         order = numpy_of(pc.sort_indices(table, sort_keys=keys)).astype(np.int64)
     ranked = RankOrder(order, np.zeros(0, dtype=bool), ties)
     tied, continues = tie_groups(ranked.gather(query), ranked.gather(score))
-    if ties == "trec_eval" and tied.any():
-        order = _positions(len(query)) if order is None else order
+    contested = np.zeros(len(query), dtype=bool)
+    if tied.any():
         positions = np.flatnonzero(tied)
         group = np.cumsum(~continues[positions])
-        # Arrow compares strings bytewise, which is what trec_eval's strcmp does.
-        docs = take(run.doc_ids, run.doc[order[positions]])
-        inner = numpy_of(
-            pc.sort_indices(
-                pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
-                sort_keys=[("group", "ascending"), ("doc", "descending")],
+        rows = positions if order is None else order[positions]
+        # the tied rows in input order (Arrow's sort is stable); a group is contested where
+        # a doc id is listed before a larger one: not trec_eval's order (doc id descending,
+        # bytewise as its strcmp), found in one pass, sorted only then
+        docs = take(run.doc_ids, run.doc[rows])
+        rising = numpy_of(pc.less(docs[:-1], docs[1:])) & continues[positions][1:]
+        moved = np.zeros(int(group[-1]) + 1, dtype=bool)
+        moved[group[1:][rising]] = True
+        contested[positions] = moved[group]
+        if ties == "trec_eval" and rising.any():
+            inner = numpy_of(
+                pc.sort_indices(
+                    pa.Table.from_arrays([arrow_array(group), docs], ["group", "doc"]),
+                    sort_keys=[("group", "ascending"), ("doc", "descending")],
+                )
             )
-        )
-        order[positions] = order[positions][inner]
+            order = _positions(len(query)) if order is None else order
+            order[positions] = order[positions][inner]
     if max_docs is not None:
         keep = position_in_segment(RankOrder(order, tied, ties).gather(query)) < max_docs
         if not keep.all():
             order = (_positions(len(query)) if order is None else order)[keep]
-            tied = tied[keep]
-    return RankOrder(order, tied, ties)
+            tied, contested = tied[keep], contested[keep]
+    return RankOrder(order, tied, ties, contested)
 
 
 def tie_report(run: Run, order: RankOrder) -> TieReport:
-    # the tied queries' codes, ascending (np.unique would import numpy.ma: 15-60 ms)
-    tied_queries = np.zeros(len(run.query_ids), dtype=bool)
-    tied_queries[order.gather(run.query)[order.tied]] = True
-    codes = np.flatnonzero(tied_queries)
-    ids = take(run.query_ids, codes).to_pylist()
-    return TieReport(order.policy, int(order.tied.sum()), examples_of(ids), frozenset(ids))
+    """What ``order`` found of ``run``'s ties: every tied query and doc, and the contested
+    ones (:class:`TieReport`)."""
+    tied_ids = _query_ids_where(run, order, order.tied)
+    contested = order.tied if order.contested is None else order.contested
+    contested_ids = _query_ids_where(run, order, contested)
+    return TieReport(
+        order.policy,
+        int(order.tied.sum()),
+        examples_of(contested_ids),
+        frozenset(tied_ids),
+        int(contested.sum()),
+        frozenset(contested_ids),
+    )
+
+
+def _query_ids_where(run: Run, order: RankOrder, ranked_rows: np.ndarray) -> list[str]:
+    """The ids of the queries of the ranked rows where ``ranked_rows`` is true, ascending by
+    code (np.unique would import numpy.ma: 15-60 ms)."""
+    found = np.zeros(len(run.query_ids), dtype=bool)
+    found[order.gather(run.query)[ranked_rows]] = True
+    return take(run.query_ids, np.flatnonzero(found)).to_pylist()
 
 
 def rank_run(

@@ -749,7 +749,9 @@ def resolve(
         with silenced():
             evaluation = evaluate(run, name, measures, protocol=protocol, options=options,
                                   execution=replace(execution, progress=False))  # fmt: skip
-        warnings += evaluation.warnings
+        # generated lists are short by design: the report says so once, beside the field's
+        # measures (Resolution.legend); the evaluation keeps the short_ranking warning
+        warnings += [w for w in evaluation.warnings if w.code != "short_ranking"]
     else:
         warnings.append(EvalWarning(
             "empty_run", "no reference resolved to a paper of the dataset: the run is empty "

@@ -257,7 +257,8 @@ class Resolution(Printable):
             values = ", ".join(f"{m} {number(aggregate[m] * scales[m], decimals)}"
                                for m in result.names)  # fmt: skip
             lines.append(f"the resolved run, evaluated with {name} over every qrels query "
-                         f"({'percent' if percent else 'fractions'}): {values}")  # fmt: skip
+                         f"({'percent' if percent else 'fractions'}): {values}"
+                         + short_lists(result))  # fmt: skip
         for kind in ("ambiguous", "conflict"):
             listed = self.decisions[self.decisions["how"] == kind]
             for _, row in listed.head(5).iterrows():
@@ -283,6 +284,22 @@ class Resolution(Printable):
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
         return Path(path)
+
+
+def short_lists(evaluation) -> str:
+    """What the field's measures of a resolved run mean for lists shorter than their
+    cut-offs, said once where the lists are resolved (generated lists are short by design:
+    ``evaluate``'s ``short_ranking`` warning, which the evaluation keeps, is not issued
+    again); empty when no list is shorter than a cut-off."""
+    short = [w for w in evaluation.warnings if w.code == "short_ranking"]
+    if not short or evaluation.ranked is None or not len(evaluation.ranked.sizes):
+        return ""
+    low, high = int(evaluation.ranked.sizes.min()), int(evaluation.ranked.sizes.max())
+    lengths = f"{low}" if low == high else f"{low} to {high}"
+    return (
+        f"; the resolved lists hold {lengths} papers: a cut-off beyond a list counts only its "
+        f"papers (short_ranking: {short[0].count:,} lists shorter than the deepest cut-off)"
+    )
 
 
 def check_outputs(outputs: dict, inputs: dict) -> None:
