@@ -97,24 +97,24 @@ def test_the_version_is_in_one_place():
 
 
 def test_the_pyterrier_examples_say_how_to_install_pyterrier():
-    """``pip install .`` brings no PyTerrier: the prose before every README example that
-    imports it names the extra, which requires PyTerrier, and what needs Java."""
-    extras = META.get_all("Provides-Extra")
-    assert "pyterrier" in extras
+    """``pip install .`` brings no PyTerrier: the extra requires it, and on the README and
+    the PyTerrier guide the prose just before the first example that imports it names the
+    extra and what needs Java."""
+    assert "pyterrier" in META.get_all("Provides-Extra")
     wanted = [Requirement(line) for line in META.get_all("Requires-Dist")]
     assert any(
         r.name == "python-terrier" and r.marker and r.marker.evaluate({"extra": "pyterrier"})
         for r in wanted
     )
-    readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
-    blocks = list(re.finditer(r"^```python\n(.*?)^```\n", readme, flags=re.S | re.M))
-    shown = [b for b in blocks if re.search(r"^import pyterrier", b[1], flags=re.M)]
-    assert shown, "the README has no PyTerrier example"
-    for block in shown:
-        before = readme[: block.start()]
-        prose = before[before.rfind("```\n") :]  # since the block before it
+    for page in ("README.md", "docs/guides/pyterrier.md"):
+        text = (CHECKOUT / page).read_text(encoding="utf-8")
+        blocks = re.finditer(r"^```python\n(.*?)^```\n", text, flags=re.S | re.M)
+        first = next((b for b in blocks if re.search(r"^import pyterrier", b[1], flags=re.M)), None)
+        assert first, f"{page} has no PyTerrier example"
+        before = text[: first.start()]
+        prose = before[before.rfind("```\n") + 1 :]  # since the fence before it, if any
         for said in ('pip install ".[pyterrier]"', "citeval-irm[pyterrier]", "Java 11"):
-            assert said in prose, f"the README's PyTerrier example does not say {said!r}"
+            assert said in prose, f"{page}: the first PyTerrier example does not say {said!r}"
 
 
 def _tracked_like(root: Path) -> set[str]:
