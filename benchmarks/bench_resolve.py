@@ -38,10 +38,10 @@ in all), 1,258 MB with ``--jobs 1``. The code before issue 40, on the same lists
 script, ``PYTHONPATH`` at that checkout): 210.8 s in one process, 1,765 MB. Each distinct
 reference decided once (1,928,228 of them; the same decisions), the machine shared by six
 people's work (load average up to 13: wall times mostly waiting, CPU compares): with 2
-processes 137.7 and 142.6 s of CPU in the workers, 8.3 and 8.2 s here, 1,848 and 1,827 MB
-in all (the code before, just before: 175.6 s, 7.5 s, 1,847 MB); with ``--jobs 1``, side by
-side with the code before: 129.7 s of CPU (144.7 s), 281.4 s wall (300.3 s), 1,305 MB
-(1,258 MB). The issue's 60 s is not reached (see the resolve guide).
+processes 136.5 to 142.6 s of CPU in the workers, 8.2 to 8.8 s here, 1,827 to 1,849 MB in
+all (the code before: 175.6 and 169.2 s, 7.5 and 7.4 s, 1,847 and 1,856 MB); with
+``--jobs 1``, side by side with the code before: 129.7 s of CPU (144.7 s), 281.4 s wall
+(300.3 s), 1,305 MB (1,258 MB). The issue's 60 s is not reached (see the resolve guide).
 """
 
 from __future__ import annotations
