@@ -12,7 +12,8 @@ frequent). The phases, timed one after the other in one process:
 
 1. ``index``: :class:`~citeval_irm.resolving.index.TitleIndex` over the titles (ids,
    normalised titles and parts, the word postings);
-2. ``resolve``: every reference decided by :class:`~citeval_irm.resolving.resolve.Resolver`
+2. ``resolve``: each distinct reference decided once by
+   :class:`~citeval_irm.resolving.resolve.Resolver`
    (:func:`~citeval_irm.resolving.resolve.resolve_lists` in ``--jobs`` processes forked
    from this one: identifiers, exact titles, the blocked fuzzy search, title parts,
    abbreviations, near misses);
@@ -27,14 +28,20 @@ whole run's memory is at most this process's peak plus the workers' private memo
 
     python benchmarks/bench_resolve.py [--papers 474341] [--queries 124189] [--jobs 2]
 
-Measured (2 cores shared with other work, load average 1 to 2; Python 3.11, RapidFuzz
-3.14.6; default arguments; ``/usr/bin/time -v``): generate 16 s, index 10 s; resolve
-2,483,780 references in 87.8 s wall with 2 processes (158.2 s of CPU in the workers, 9.6 s
-in this process), 141.5 s with ``--jobs 1``; 1,118,391 exact, 124,233 by id, 363,954 fuzzy,
-505 ambiguous, 842 near misses, 875,855 unmatched; memory 1,343 MB here and 266 MB private
-in each worker (1,875 MB in all), 1,258 MB with ``--jobs 1``. The code before issue 40, on
-the same lists (this script, ``PYTHONPATH`` at that checkout): 210.8 s in one process,
-1,765 MB. The issue's 60 s is not reached (see the resolve guide).
+Measured (2 cores shared with other work; Python 3.11, RapidFuzz 3.14.6; default
+arguments; ``/usr/bin/time -v``; ``--titles`` at the real titles). Load average 1 to 2,
+every reference decided: generate 16 s, index 10 s; resolve 2,483,780 references in 87.8 s
+wall with 2 processes (158.2 s of CPU in the workers, 9.6 s in this process), 141.5 s with
+``--jobs 1``; 1,118,391 exact, 124,233 by id, 363,954 fuzzy, 505 ambiguous, 842 near
+misses, 875,855 unmatched; memory 1,343 MB here and 266 MB private in each worker (1,875 MB
+in all), 1,258 MB with ``--jobs 1``. The code before issue 40, on the same lists (this
+script, ``PYTHONPATH`` at that checkout): 210.8 s in one process, 1,765 MB. Each distinct
+reference decided once (1,928,228 of them; the same decisions), the machine shared by six
+people's work (load average up to 13: wall times mostly waiting, CPU compares): with 2
+processes 136.5 to 142.6 s of CPU in the workers, 8.2 to 8.8 s here, 1,827 to 1,849 MB in
+all (the code before: 175.6 and 169.2 s, 7.5 and 7.4 s, 1,847 and 1,856 MB); with
+``--jobs 1``, side by side with the code before: 129.7 s of CPU (144.7 s), 281.4 s wall
+(300.3 s), 1,305 MB (1,258 MB). The issue's 60 s is not reached (see the resolve guide).
 """
 
 from __future__ import annotations

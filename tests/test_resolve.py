@@ -360,3 +360,51 @@ def test_an_ascii_title_normalises_as_the_unicode_path_does():
     texts = [f"Ab{chr(c)}Cd {chr(c)}" for c in range(128)] + ["  A\tB--c (2015).  "]
     assert [_plain(t) for t in texts] == [by_unicode(t) for t in texts]
     assert _plain("M\u00fcller \u2013 \uff27lo\u0056e") == "muller glove"  # the Unicode path
+
+
+def test_jobs_resolves_in_processes_with_the_same_decisions(corpus, tmp_path, capsys):
+    """``citeval resolve --jobs 2`` (ExecutionOptions' jobs, as ``citeval table --jobs``)
+    resolves in forked processes and writes the same run and decisions as ``--jobs 1``; a
+    bad number is an error before anything is written. The forked command runs in a fresh
+    interpreter: resolve forks only while its process has one thread (this one keeps the
+    loopback servers'), and lists this small are resolved in processes only when
+    ``PARALLEL_ABOVE`` says so."""
+    import os
+    import subprocess
+    import sys
+
+    queries = corpus["queries"]
+    references = [r for r, _, _ in TRAPS]
+    lists = tmp_path / "generated.jsonl"
+    lists.write_text("".join(json.dumps({"query_id": q, "references": references[n % 5 :]})
+                             + "\n" for n, q in enumerate(queries)))  # fmt: skip
+    assert cli("resolve", str(lists), "--dataset", ACL, "-o", str(tmp_path / "r.trec"),
+               "--jobs", "0") == 2  # fmt: skip
+    assert "jobs must be a whole number, 1 or more, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "r.trec").exists()
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows: one process decides (the same decisions)")
+    code = (
+        "import sys\n"
+        "from citeval_irm.cli import main\n"
+        "from citeval_irm.resolving import resolve\n"
+        "resolve.PARALLEL_ABOVE = 0\n"
+        "forked, given = [], resolve._in_processes\n"
+        "resolve._in_processes = lambda *a: forked.append(a[2]) or given(*a)\n"
+        "jobs = sys.argv[1]\n"
+        "code = main(['resolve', sys.argv[2], '--dataset', sys.argv[3], '-o', f'{jobs}.trec',\n"
+        "             '--report', f'{jobs}.csv', '--jobs', jobs, '-q'])\n"
+        "print('forked', forked, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )  # fmt: skip
+    env = {**os.environ, "IR_DATASETS_HOME": str(corpus["root"] / "home"),
+           "CITEVAL_ACL_200_DIR": str(corpus["root"] / "acl-200")}  # fmt: skip
+    said = {}
+    for jobs in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", code, jobs, str(lists), ACL], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        said[jobs] = done.stderr.splitlines()[-1]
+    assert said == {"1": "forked []", "2": "forked [2]"}
+    assert (tmp_path / "1.trec").read_text() == (tmp_path / "2.trec").read_text() != ""
+    assert (tmp_path / "1.csv").read_text() == (tmp_path / "2.csv").read_text()

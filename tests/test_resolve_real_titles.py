@@ -57,3 +57,49 @@ def test_the_candidates_hold_the_titles_the_threshold_passes(bench):
     keys = [key for found in bench["keys"].values() for key in found]
     held, found = bench["script"].candidate_recall(bench["indexes"], keys, 90.0)
     assert found > 500 and held / found >= 0.999, (held, found)
+
+
+def test_a_reference_named_again_is_decided_as_when_named_once(bench):
+    """resolve_lists decides each distinct reference once and spreads the decision to every
+    reference that repeats it: on the real-title sample (every way models err, objects with
+    ids, years and authors) named again in other lists and within a list, in another order
+    of an object's fields, every column is what deciding each reference alone gives, and a
+    duplicate is a paper its own list named before."""
+    import random
+
+    from citeval_irm.resolving import resolve as resolving
+    from citeval_irm.resolving.generated import read_generated
+
+    index, catalogue = bench["indexes"]
+    made = [case.reference for case in bench["cases"]]
+    rng = random.Random(5)
+    lists = {}
+    for query in range(600):
+        picked = [rng.choice(made[:300]) if rng.random() < 0.5 else rng.choice(made)
+                  for _ in range(rng.randint(1, 25))]  # fmt: skip
+        picked = [dict(reversed(list(r.items()))) if isinstance(r, dict) and rng.random() < 0.5
+                  else r for r in picked]  # fmt: skip
+        lists[f"q{query}"] = picked
+    lists = read_generated(lists).lists
+    resolver = resolving.Resolver(index, catalogue=catalogue)
+    columns = resolving.resolve_lists(lists, resolver)
+    total = sum(len(r) for r in lists.values())
+    assert len({resolving._identity(r) for q in lists for r in lists[q]}) < 0.8 * total
+    alone = resolving.Resolver(index, catalogue=catalogue)  # nothing remembered from above
+    row = 0
+    for query, references in lists.items():
+        named: set[str] = set()
+        for position, reference in enumerate(references, 1):
+            decision = alone.judge(reference)
+            matched = decision.how in resolving.MATCHED
+            doc = index.ids[decision.papers[0]] if matched else ""
+            others = [] if matched else [index.ids[p] for p in decision.papers]
+            expected = {"query_id": query, "position": position, "reference": reference.text,
+                        "how": decision.how, "doc_id": doc,
+                        "candidates": " ".join([*others, *decision.elsewhere]),
+                        "score": decision.score, "duplicate": matched and doc in named,
+                        "catalogue": decision.status}  # fmt: skip
+            assert {name: columns[name][row] for name in expected} == expected, row
+            named |= {doc} if matched else set()
+            row += 1
+    assert row == total and sum(columns["duplicate"]) > 0

@@ -311,6 +311,13 @@ def add_resolution_options(parser: argparse.ArgumentParser, *, table: bool = Fal
                        f"{THRESHOLD:g})")  # fmt: skip
 
 
+def add_jobs_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--jobs N``: how many processes share the command's work (``what`` they do);
+    :class:`~citeval_irm.base.options.ExecutionOptions`' ``jobs``, checked there (a whole
+    number, 1 or more), the same figures whatever it is."""
+    parser.add_argument("--jobs", type=int, default=1, help=f"processes {what} (default 1)")
+
+
 def add_published_options(
     parser: argparse.ArgumentParser,
     *,

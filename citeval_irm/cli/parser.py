@@ -48,6 +48,7 @@ from .flags import (
     VERBOSE_HELP,
     add_force_option,
     add_format_option,
+    add_jobs_option,
     add_measure_options,
     add_options,
     add_protocol_option,
@@ -186,7 +187,7 @@ def add_table_command(commands) -> None:
     )
     add_statistics_options(ta)
     add_year_options(ta, unknown_year=False)
-    ta.add_argument("--jobs", type=int, default=1, help="runs evaluated at once, in processes")
+    add_jobs_option(ta, "evaluating runs at once")
     add_resolution_options(ta, table=True)
     engine = {
         "choices": TABLE_ENGINES,
@@ -581,6 +582,7 @@ def add_resolve_command(commands) -> None:
                     "existence_rate with --catalogue, else in_pool_rate)")  # fmt: skip
     rs.add_argument("--bins", type=int, default=3, help="popularity bins (default 3)")
     rs.add_argument("--tag", default="resolved", help="run tag, 6th column (default resolved)")
+    add_jobs_option(rs, "resolving the references at once, each decided as in one")
     add_format_option(rs, ("table", "markdown", "json", "csv"))
     add_force_option(rs)
     rs.set_defaults(handler=cmd_resolve)

@@ -247,17 +247,11 @@ class TitleIndex:
 
     def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         starts, vocabulary, common = self._starts, self._vocabulary, self._common
-        slots, unknown, rarest = [], [], len(self.keys) + 1  # (titles holding it, its words)
-        for word in set(key.split()):
-            number = vocabulary.get(word)
-            if number is None:
-                if len(word) >= MIN_REPAIRED:
-                    unknown.append(word)
-            elif len(word) > 1:
-                size = starts[number + 1] - starts[number]
-                rarest = min(rarest, size)
-                slots.append((size, (number,)))
-        if unknown and (len(slots) < 2 or rarest > common):
+        numbered = [(vocabulary.get(word), word) for word in set(key.split())]
+        slots = [(starts[n + 1] - starts[n], (n,))  # (titles holding it, its words)
+                 for n, word in numbered if n is not None and len(word) > 1]  # fmt: skip
+        unknown = [word for n, word in numbered if n is None and len(word) >= MIN_REPAIRED]
+        if unknown and (len(slots) < 2 or min(slots)[0] > common):
             for word in sorted(unknown, key=len, reverse=True)[:REPAIRED]:
                 numbers = self._repaired(word)
                 if numbers:
@@ -289,15 +283,18 @@ class TitleIndex:
         strict = len(rare)
         every = np.sort(np.concatenate(postings), kind="stable")  # sorted runs: merged
         candidates = _held(every, need)
-        return (candidates if strict == need else _held(every, strict)), candidates
+        if strict == need or not len(candidates):  # none held by enough: none by all
+            return candidates, candidates
+        return _held(every, strict), candidates
 
     def _holding(self, numbers: tuple[int, ...]) -> np.ndarray:
         """The titles holding any of the words ``numbers`` (each once, in order)."""
         starts = self._starts
         if len(numbers) == 1:
             return self._postings[starts[numbers[0]] : starts[numbers[0] + 1]]
-        return np.unique(np.concatenate([self._postings[starts[n] : starts[n + 1]]
-                                         for n in numbers]))  # fmt: skip
+        every = np.sort(np.concatenate([self._postings[starts[n] : starts[n + 1]]
+                                        for n in numbers]), kind="stable")  # fmt: skip
+        return _held(every, 1)
 
     def _repaired(self, word: str) -> tuple[int, ...]:
         """The words of the vocabulary a misspelt ``word`` may be (``fuzz.ratio`` at least
@@ -346,17 +343,16 @@ class TitleIndex:
         papers = papers[keep]
         if not len(papers):
             return papers, np.zeros(0, np.float32)
-        texts = choices[papers]
         ratio = {"scorer": fuzz.ratio, "dtype": np.float32, "score_cutoff": threshold}
         if not prefix:
-            return papers, process.cdist([key], texts, **ratio)[0]
-        found = np.zeros(len(papers), np.float32)
+            return papers, process.cdist([key], choices[papers], **ratio)[0]
+        found = np.zeros(len(papers), np.float32)  # only the texts compared are fetched
         whole = lengths[keep] <= high  # a title longer than that is compared by its start
         if whole.any():
-            found[whole] = process.cdist([key], texts[whole], **ratio)[0]
+            found[whole] = process.cdist([key], choices[papers[whole]], **ratio)[0]
         same = self.initials[papers] == ord(key[0])  # a title cut short keeps its start
         if same.any():
-            starts = [c[:size] for c in texts[same]]
+            starts = [c[:size] for c in choices[papers[same]]]
             found[same] = np.maximum(found[same], process.cdist([key], starts, **ratio)[0])
         return papers, found
 

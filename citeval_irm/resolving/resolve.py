@@ -38,6 +38,7 @@ position), and is evaluated with the dataset's protocol (or ``measures``) by
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -502,8 +503,8 @@ COLUMNS = ("query_id", "position", "reference", "how", "doc_id", "candidates", "
            "duplicate", "catalogue")  # fmt: skip
 """The decisions' columns (:func:`resolve_lists`)."""
 PARALLEL_ABOVE = 20_000
-"""Lists with fewer references are resolved in this process whatever ``jobs`` says (a
-process costs more than they take)."""
+"""Lists with fewer distinct references are resolved in this process whatever ``jobs`` says
+(a process costs more than they take)."""
 _FORKED: tuple | None = None  # what the forked workers inherit: (resolver,)
 
 
@@ -515,57 +516,102 @@ def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
     ``catalogue:<line>``), ``score``, ``duplicate``, ``catalogue`` (its status,
     :data:`~.result.STATUSES`); the run's rows are the matched, first-named papers.
 
-    ``jobs`` processes share the work, each a run of whole queries (a duplicate is a paper
-    named again in its query): forked from this one, so the index is shared, not copied or
-    pickled; the decisions are the same whatever ``jobs`` is (where processes cannot be
-    forked, or other threads run, one process does it all)."""
+    Each distinct reference (the same text, fields and kind) is decided once, however many
+    lists name it: a decision depends on the reference alone, and generated lists repeat
+    the papers models know (a duplicate, a paper named again in its query, is found after,
+    per query). ``jobs`` processes share the distinct references: forked from this one, so
+    the index is shared, not copied or pickled; the decisions are the same whatever
+    ``jobs`` is (where processes cannot be forked, or other threads run, one process does
+    it all)."""
     queries = list(lists)
-    references = sum(len(lists[q]) for q in queries)
-    if jobs > 1 and references >= PARALLEL_ABOVE and len(queries) > 1 and _can_fork():
-        decided = _in_processes(lists, queries, resolver, jobs, references)
+    sizes = np.fromiter((len(lists[q]) for q in queries), np.int64, len(queries))
+    distinct, slots = _distinct(lists, queries)
+    if jobs > 1 and len(distinct) >= PARALLEL_ABOVE and len(distinct) > 1 and _can_fork():
+        decided = _in_processes(distinct, resolver, jobs)
     else:
-        decided = _decide(lists, queries, resolver)
-    how, papers, candidates, score, duplicate, status = decided
+        decided = _decide(distinct, resolver)
+    del distinct
+    how, papers, candidates, score, status = decided
+    matched = np.fromiter((h in MATCHED for h in how), bool, len(how))[slots]
+    papers = papers[slots]
     ids = resolver.index.ids
     columns: dict[str, list] = {
         "query_id": [q for q in queries for _ in lists[q]],
-        "position": np.fromiter(
-            (n for q in queries for n in range(1, len(lists[q]) + 1)), np.int32, references
-        ),  # fmt: skip
+        "position": (
+            np.arange(1, len(slots) + 1, dtype=np.int64)
+            - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        ).astype(np.int32),  # fmt: skip
         "reference": [r.text for q in queries for r in lists[q]],
-        "how": how,
+        "how": _spread(how, slots),
         "doc_id": [ids[p] if p >= 0 else "" for p in papers.tolist()],
-        "candidates": candidates,
-        "score": score,
-        "duplicate": duplicate,
-        "catalogue": status,
+        "candidates": _spread(candidates, slots),
+        "score": score[slots],
+        "duplicate": _named_again(np.repeat(np.arange(len(queries)), sizes), papers, matched),
+        "catalogue": _spread(status, slots),
     }
     return columns
 
 
-def _decide(lists: dict, queries: list[str], resolver: Resolver) -> tuple:
-    """``(how, paper (-1: none), candidates, score, duplicate, status)`` of each reference
-    of ``queries``, in order (the numbers as arrays: millions are held, and pickled from a
-    worker)."""
-    how, papers, candidates, score, duplicate, status = [], [], [], [], [], []
-    ids = resolver.index.ids
+def _identity(reference: Reference):
+    """What makes two references the same reference: a string's text; an object's text,
+    kind and fields."""
+    if reference.citation and not reference.fields:
+        return reference.text
+    return (reference.text, reference.citation, tuple(sorted(reference.fields.items())))
+
+
+def _distinct(lists: dict, queries: list[str]) -> tuple[list[Reference], np.ndarray]:
+    """The distinct references of ``queries`` (each first as named) and, for every
+    reference in order, the position of its distinct one."""
+    seen: dict = {}
+    distinct: list[Reference] = []
+    slots = array("i")
     for query in queries:
-        seen: set[int] = set()
         for reference in lists[query]:
-            decision = resolver.judge(reference)
-            matched = decision.how in MATCHED
-            paper = decision.papers[0] if matched else -1
-            duplicate.append(matched and paper in seen)
-            if matched:
-                seen.add(paper)
-            named = [] if matched else [ids[p] for p in decision.papers]
-            how.append(decision.how)
-            papers.append(paper)
-            candidates.append(" ".join([*named, *decision.elsewhere]))
-            score.append(decision.score)
-            status.append(decision.status)
-    return (how, np.array(papers, np.int32), candidates, np.array(score, np.float64),
-            np.array(duplicate, bool), status)  # fmt: skip
+            identity = _identity(reference)
+            slot = seen.get(identity)
+            if slot is None:
+                slot = seen[identity] = len(distinct)
+                distinct.append(reference)
+            slots.append(slot)
+    return distinct, np.frombuffer(slots, np.int32) if len(slots) else np.zeros(0, np.int32)
+
+
+def _spread(values: list, slots: np.ndarray) -> list:
+    """``values`` of the distinct references, one per reference (``slots``)."""
+    held = np.empty(len(values), dtype=object)
+    held[:] = values
+    return held[slots].tolist()
+
+
+def _named_again(query: np.ndarray, papers: np.ndarray, matched: np.ndarray) -> np.ndarray:
+    """Whether each reference is matched to a paper its query named before (a duplicate):
+    every (query, paper) pair of the matched references but its first."""
+    duplicate = np.zeros(len(papers), bool)
+    rows = np.flatnonzero(matched)
+    if len(rows):
+        pairs = query[rows].astype(np.int64) * (int(papers.max()) + 1) + papers[rows]
+        first = np.zeros(len(rows), bool)
+        first[np.unique(pairs, return_index=True)[1]] = True  # the first of each pair
+        duplicate[rows[~first]] = True
+    return duplicate
+
+
+def _decide(references: list[Reference], resolver: Resolver) -> tuple:
+    """``(how, paper (-1: none), candidates, score, status)`` of each of ``references``, in
+    order (the numbers as arrays: millions are held, and pickled from a worker)."""
+    how, papers, candidates, score, status = [], [], [], [], []
+    ids = resolver.index.ids
+    for reference in references:
+        decision = resolver.judge(reference)
+        matched = decision.how in MATCHED
+        named = [] if matched else [ids[p] for p in decision.papers]
+        how.append(decision.how)
+        papers.append(decision.papers[0] if matched else -1)
+        candidates.append(" ".join([*named, *decision.elsewhere]))
+        score.append(decision.score)
+        status.append(decision.status)
+    return how, np.array(papers, np.int32), candidates, np.array(score, np.float64), status
 
 
 def _can_fork() -> bool:
@@ -575,30 +621,22 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
-def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int,
-                  references: int) -> tuple:  # fmt: skip
-    """:func:`_decide` in ``jobs`` forked processes, over runs of whole queries of about the
-    same number of references (a few per process, so a slow run does not hold the rest).
-    Each run is sent to its worker as plain values (the reference objects stay here: a
-    worker that read this process's would copy every page of them it touched)."""
+def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) -> tuple:
+    """:func:`_decide` in ``jobs`` forked processes, over runs of the references (a few per
+    process, so a slow run does not hold the rest). Each run is sent to its worker as plain
+    values (the reference objects stay here: a worker that read this process's would copy
+    every page of them it touched)."""
     import gc
     import multiprocessing
 
     global _FORKED
-    size = max(1, references // (jobs * 8))
-    spans, start, held = [], 0, 0
-    for at, query in enumerate(queries):
-        held += len(lists[query])
-        if held >= size:
-            spans.append((start, at + 1))
-            start, held = at + 1, 0
-    if start < len(queries):
-        spans.append((start, len(queries)))
+    size = max(1, len(references) // (jobs * 8))
+    spans = [(start, min(start + size, len(references)))
+             for start in range(0, len(references), size)]  # fmt: skip
 
     def sent():
         for first, last in spans:
-            yield [(q, [(r.text, dict(r.fields) or None, r.citation) for r in lists[q]])
-                   for q in queries[first:last]]  # fmt: skip
+            yield [(r.text, dict(r.fields) or None, r.citation) for r in references[first:last]]
 
     _FORKED = (resolver,)
     gc.freeze()  # what exists now is never collected in the workers: their pages stay shared
@@ -609,7 +647,7 @@ def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int
         _FORKED = None
         gc.unfreeze()
     columns = []
-    for column in range(6):  # each column's parts let go as soon as they are joined
+    for column in range(5):  # each column's parts let go as soon as they are joined
         pieces = [part[column] for part in parts]
         for part in parts:
             part[column] = None
@@ -622,15 +660,13 @@ def _in_processes(lists: dict, queries: list[str], resolver: Resolver, jobs: int
 
 
 def _decide_span(sent: list) -> list:
-    """A forked worker's share: the queries ``sent``, ``(query, [(text, fields or None,
-    citation)])``, decided with the resolver it inherited."""
+    """A forked worker's share: the references ``sent``, ``(text, fields or None,
+    citation)``, decided with the resolver it inherited."""
     (resolver,) = _FORKED
-    lists = {}
-    for query, references in sent:
-        lists[query] = [Reference(text, fields, citation) if fields else
-                        Reference(text, citation=citation)
-                        for text, fields, citation in references]  # fmt: skip
-    return list(_decide(lists, list(lists), resolver))
+    references = [Reference(text, fields, citation) if fields else
+                  Reference(text, citation=citation)
+                  for text, fields, citation in sent]  # fmt: skip
+    return list(_decide(references, resolver))
 
 
 def corpus_index(dataset) -> tuple[str, TitleIndex]:
