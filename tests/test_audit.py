@@ -214,6 +214,7 @@ def test_the_recorded_demo_ceilings_are_its_audit(demo_home, same_year: bool) ->
 # --------------------------------------------------------------------------- beside the scores
 
 
+@pytest.mark.slow
 def test_validate_shows_the_audits_ceiling(generated, tmp_path, capsys) -> None:
     """The generated test split: gold 1 of 3 reachable (itself, later): validate's ceiling
     is the audit's, printed beside the result, the eval --dataset line, and the report."""

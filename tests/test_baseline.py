@@ -205,6 +205,7 @@ def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
     assert citeval_irm.read_run(out).frame["doc_id"].tolist() == titles.frame["doc_id"].tolist()
 
 
+@pytest.mark.slow
 def test_its_ties_are_said_once_where_made_and_change_no_number(tmp_path, capsys) -> None:
     """BM25 ties are kept (the scores are BM25's) and listed in trec_eval's order: said once
     by ``citeval baseline bm25``, never again by the commands that read the file, and every

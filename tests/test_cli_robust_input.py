@@ -115,6 +115,7 @@ def test_a_2mb_malformed_line_is_quoted_short(files, tmp_path, capsys, which):
     assert "(2,097,157 characters)" in err or "(2,097,161 characters)" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["table", "csv", "trec_eval", "json"])
 def test_non_ascii_ids_print_under_an_ascii_locale(files, fmt):
     """``LC_ALL=C`` without Python's UTF-8 mode: standard output is ASCII; the ids are

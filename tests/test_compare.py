@@ -67,6 +67,7 @@ def test_every_p_value_equals_scipy(comparison):
 @pytest.mark.parametrize(
     ("ours", "theirs"), [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")]
 )
+@pytest.mark.slow
 def test_correction_equals_statsmodels(planted, ours, theirs):
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     runs = [planted["base"], planted["better"], planted["null"]]  # all three pairs
@@ -143,6 +144,7 @@ def test_evaluated_results_compare_like_runs(planted, comparison):
         citeval_irm.compare({"a": other, "b": results["null"]})
 
 
+@pytest.mark.slow
 def test_seeds_and_counts_are_reported_and_repeatable(planted, comparison):
     runs = {name: planted[name] for name in ("base", "better", "null")}
     settings = comparison.settings

@@ -187,6 +187,7 @@ def clearly_different(runs: int, queries: int = 40) -> dict[str, citeval_irm.Eva
     }
 
 
+@pytest.mark.slow
 def test_b_is_raised_to_what_the_family_needs():
     """23 runs, all pairs, 2 measures: 506 Holm-corrected tests, every pair clearly
     different. At B = 10,000 the smallest adjusted p would be 506 / 10,001 > 0.05."""

@@ -81,6 +81,7 @@ def test_eval_and_compare_print_no_bidirectional_control(hostile: Path, capsys) 
         assert not live(out), (fmt, live(out))
 
 
+@pytest.mark.slow
 def test_resolve_prints_and_reports_no_bidirectional_control(
     demo_home: Path, tmp_path: Path, capsys
 ) -> None:

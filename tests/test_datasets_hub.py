@@ -131,6 +131,7 @@ def file_checksum_of(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
+@pytest.mark.slow
 def test_interrupted_transfer_is_resumed(served, ir_home: Path, monkeypatch):
     state, written = served
     # huggingface_hub writes what it received in chunks of DOWNLOAD_CHUNK_SIZE (10 MiB) and
@@ -184,6 +185,7 @@ def _partial_files(ir_home: Path) -> list[Path]:
     return [p for p in ir_home.rglob("*") if not p.is_dir()] + list(cache.rglob("*.incomplete"))
 
 
+@pytest.mark.slow
 def test_a_trickling_hub_fails_by_the_download_rule(served, ir_home: Path, monkeypatch, capfd):
     """A byte every 0.3 s never trips huggingface_hub's read timeout; the rule every
     download follows (a minimum rate over CITEVAL_DOWNLOAD_TIMEOUT seconds, three tries)

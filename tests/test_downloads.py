@@ -251,6 +251,7 @@ def test_content_problem_knows_parquet_and_json() -> None:
 # --------------------------------------------------------------------------- slow servers
 
 
+@pytest.mark.slow
 def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:
     """A byte every 50 ms never trips a per-read timeout; the stall timeout catches it."""
     http_files.files["f.json"] = CONTENT
@@ -268,6 +269,7 @@ def test_a_trickling_server_stalls(tmp_path: Path, http_files) -> None:
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> None:
     http_files.files["f.json"] = CONTENT
     started = time.monotonic()
@@ -277,6 +279,7 @@ def test_the_deadline_bounds_the_whole_download(tmp_path: Path, http_files) -> N
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
     tmp_path: Path,
     http_files,
@@ -297,6 +300,7 @@ def test_a_silent_server_fails_fast_and_the_defaults_within_a_minute(
     assert limits.min_rate * limits.stall_timeout == 16 * 1024
 
 
+@pytest.mark.slow
 def test_the_rule_is_set_from_the_environment(tmp_path: Path, http_files, monkeypatch) -> None:
     """CITEVAL_DOWNLOAD_TIMEOUT and CITEVAL_DOWNLOAD_MIN_RATE set the rule of every download
     (the retries' waits follow the timeout); a bad value is an error naming the variable."""

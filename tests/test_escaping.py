@@ -519,6 +519,7 @@ def test_published_comparison_in_every_format(tables, demo_home):
     strict_json(listing.format("json"))
 
 
+@pytest.mark.slow
 def test_report_in_html_and_markdown(tables):
     reports = {}
     for benign in (False, True):
@@ -551,6 +552,7 @@ def test_report_in_html_and_markdown(tables):
 # --------------------------------------------------------------------------- the command line
 
 
+@pytest.mark.slow
 def test_cli_writes_every_format_inert(tables, tmp_path, capsys):
     qrels, runs = tables[False]["qrels"], tables[False]["runs"]
     names = run_names(False)

@@ -20,6 +20,7 @@ FIRST = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", FIRST)
 def test_a_module_imported_first_leaves_the_provider_registered(module):
     code = (

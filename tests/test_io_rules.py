@@ -141,6 +141,7 @@ def files(draw):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=files(), kind=st.sampled_from(["run", "qrels"]))
 def test_any_bytes_give_the_reference_table_or_an_error_naming_a_line(tmp_path_factory, data, kind):

@@ -38,6 +38,7 @@ def test_trec_eval_own_minus_m_100_output_line_by_line(capsys, trec_eval_dir):
     assert expected_lines(trec_eval_dir / "out.test.aqc") != want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_docs", [1, 4, 6, 33])
 def test_generated_runs_with_ties_match_the_trec_eval_binary(
     tmp_path, capsys, max_docs, trec_eval_binary

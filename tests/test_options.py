@@ -159,6 +159,7 @@ def test_decimals_option_on_the_commands_that_print_values(capsys, files):
     assert code == 2 and "citeval: error: decimals 13: must be a whole number, 0 to 12" in err
 
 
+@pytest.mark.slow
 def test_percent_and_decimals_reach_the_report(capsys, tmp_path, files):
     run, _, qrels = files
     base = ["eval", run, "--qrels", qrels, "-m", "RR P@2"]
@@ -172,6 +173,7 @@ def test_percent_and_decimals_reach_the_report(capsys, tmp_path, files):
     assert code == 0 and "**values in**: percent, 3 decimals" in text and "| RR | 44.444 |" in text
 
 
+@pytest.mark.slow
 def test_a_report_is_shown_in_another_unit(files):
     """``make_report`` formats in the protocol's unit; ``shown(percent=, decimals=)`` gives
     the same report in another, its title and command kept (``decimals`` checked)."""

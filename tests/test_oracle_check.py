@@ -67,6 +67,7 @@ def test_the_demo_pool_is_what_the_tests_assume(demo_home):
     assert set(allowed.pool_sizes()) == {POOL}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fields", ["whole", "titles"])
 @pytest.mark.parametrize("depth", [10, 50, 100, 200, 300, 350, 400, POOL - 1, POOL])
 def test_honest_first_stages_of_every_depth_are_not_flagged(runs, fields, depth):
@@ -200,6 +201,7 @@ def test_a_flagged_run_is_marked_in_the_table_and_never_bold(runs, tmp_path, cap
     assert "‡" in out and "oracle first stage?" in " ".join(out.split())
 
 
+@pytest.mark.slow
 def test_a_report_marks_a_flagged_run_in_its_scores(runs, tmp_path):
     """The report's scores table (one run, or the means of several) marks the flagged run
     with the table's mark and says why under it."""

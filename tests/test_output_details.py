@@ -54,6 +54,7 @@ def test_the_tie_warning_counts_queries_and_docs(tmp_path) -> None:
     assert result.ties.tied_docs == 2 and result.ties.contested_docs == 0  # still counted
 
 
+@pytest.mark.slow
 def test_parquet_runs_are_named_without_their_extension(tmp_path) -> None:
     planted = planted_runs(tmp_path)
     citeval_irm.convert(planted["base"], tmp_path / "base.parquet")  # one file
@@ -64,6 +65,7 @@ def test_parquet_runs_are_named_without_their_extension(tmp_path) -> None:
     assert comparison.names == ["base", "better"]
 
 
+@pytest.mark.slow
 def test_means_line_up_whether_or_not_a_letter_follows(tmp_path, capsys) -> None:
     planted = planted_runs(tmp_path)
     runs = [str(planted[name]) for name in ("base", "better")]

@@ -130,6 +130,7 @@ def test_convert_one_rule_for_files_and_folders(files, capsys) -> None:
 # --------------------------------------------------------------------------- permissions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask", [0o077, 0o002])
 def test_files_respect_the_umask_and_replacing_keeps_permissions(files, capsys, umask) -> None:
     run, qrels = files

@@ -252,6 +252,7 @@ def test_the_provider_answers_as_pytrec_eval(data, measures):
     check_against_pytrec_eval(measures, *data)
 
 
+@pytest.mark.slow
 @QUICK
 @given(data=qrels_and_runs(), measures=measure_lists)
 def test_exp_log2_ndcg_equals_trec_eval_with_exponential_gains(trec_eval_binary, data, measures):

@@ -143,6 +143,7 @@ def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
     assert "PPM (published) & 50.31 & 64.10 & 73.08 & 80.20 & -- & -- &" in latex
 
 
+@pytest.mark.slow
 def test_later_papers_short_rankings_and_the_query_paper_are_named(demo_runs, tmp_path):
     frame = citeval_irm.read_run(demo_runs["short"]).frame
     query = frame["query_id"].iloc[0]
@@ -253,6 +254,7 @@ def test_every_shipped_table_says_where_its_figures_come_from(tmp_path):
         _read_paper(claimed)
 
 
+@pytest.mark.slow
 def test_the_shipped_figures_are_labelled_in_every_output(capsys, demo_runs, tmp_path):
     listing = citeval_irm.published()
     assert TRANSCRIBED in str(listing)
@@ -273,6 +275,7 @@ def test_the_shipped_figures_are_labelled_in_every_output(capsys, demo_runs, tmp
     assert TRANSCRIBED in flat(report.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_a_users_table_from_a_file_or_a_frame(capsys, demo_runs, write):
     path = write("mine.csv", MINE)
     own = f"from {path} (given by the user)"

@@ -90,6 +90,7 @@ def test_rows_with_several_gold_papers_are_always_possible():
 @pytest.mark.parametrize(
     ("seed", "rows"), [(3, 40), pytest.param(30, 400, marks=pytest.mark.slow)], ids=["40", "400"]
 )
+@pytest.mark.slow
 def test_a_moved_value_is_caught_and_its_fix_makes_the_row_possible(seed, rows):
     rng = random.Random(seed)
     caught = 0
@@ -112,6 +113,7 @@ def test_a_moved_value_is_caught_and_its_fix_makes_the_row_possible(seed, rows):
     assert caught > rows // 4
 
 
+@pytest.mark.slow
 def test_bounds_always_hold_the_true_value():
     rng = random.Random(11)
     for _ in range(80):

@@ -48,6 +48,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_get_dataset_with_no_import_of_ours(demo_home) -> None:
     env = {**os.environ, "IR_DATASETS_HOME": str(demo_home)}
     assert "citeval_irm" not in NO_IMPORT_OF_OURS
@@ -154,6 +155,7 @@ def test_a_corpus_without_qrels_names_its_splits() -> None:
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_irds_names_and_ir_datasets_own_command_are_as_the_guide_says(demo_home) -> None:
     """``irds:citeval/...`` goes through PyTerrier's generic ir_datasets loader: every query
     field, no ``query`` column until one is named; ir_datasets' own command line does not

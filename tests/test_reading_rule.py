@@ -131,6 +131,7 @@ def without_reading_notes(warnings):
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+@pytest.mark.slow
 @given(table=tables())
 def test_every_input_form_gives_the_same_values_and_warnings(tmp_path_factory, table):
     rows, judged = table

@@ -313,6 +313,7 @@ def test_the_threshold_script_on_a_small_labelled_set(demo_home, capsys):
     assert all(c[2] + c[3] == 150 and c[0] <= c[1] for c in counts)
 
 
+@pytest.mark.slow
 def test_the_example_runs_end_to_end(demo_home, tmp_path, capsys):
     """The README's example: resolve examples/generated.jsonl on the demo, evaluate the run,
     break it down by popularity; the example's invented titles fall with popularity."""

@@ -140,6 +140,7 @@ def test_a_jsonl_run_that_resolves_nothing_is_an_error_naming_it(models, tmp_pat
     assert "nothing.jsonl" in err and "no reference resolved" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_resolution_and_its_rate_by_popularity(models, tmp_path, capsys):
     a, b = models["resolved"]["llm-a"], models["resolved"]["llm-b"]
     report = quiet(citeval_irm.make_report, {"llm-a": a, "llm-b": b}, DEMO, **QUICK)

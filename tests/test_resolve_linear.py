@@ -108,6 +108,7 @@ def check(text: str, name: str, resolver, *, every_step: bool) -> None:
     assert not slow, f"{name} ({len(text):,} characters): seconds per step {slow}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(QUICK))
 def test_every_step_of_a_reference_is_linear(name, resolver):
     check(QUICK[name], name, resolver, every_step=False)

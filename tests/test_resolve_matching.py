@@ -327,6 +327,7 @@ def test_each_arxiv_version_held_as_a_doc_is_its_own_paper(tmp_path, monkeypatch
 # --------------------------------------------------------------------------- processes
 
 
+@pytest.mark.slow
 def test_the_decisions_are_the_same_in_forked_processes(tmp_path):
     """resolve_lists with jobs=2 (forked workers, each sent its queries) decides every
     reference as one process does, duplicates included (they are per query). In a fresh

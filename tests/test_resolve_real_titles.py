@@ -53,6 +53,7 @@ def test_the_reported_fabrication_rate_is_the_true_one_within_two_points(bench):
     assert rows["invented"]["near-miss"] <= 0.3 * rows["all"]["near-miss"]
 
 
+@pytest.mark.slow
 def test_the_candidates_hold_the_titles_the_threshold_passes(bench):
     keys = [key for found in bench["keys"].values() for key in found]
     held, found = bench["script"].candidate_recall(bench["indexes"], keys, 90.0)

@@ -63,12 +63,14 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_closed_standard_output_is_one_error(small: Path, command: str) -> None:
     done = citeval(*COMMANDS[command], closed=True, cwd=small)
     one_error(done, "cannot write standard output", "closed", "nothing reached it")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DEVICE_FULL.exists(), reason="no /dev/full on this system")
 @pytest.mark.parametrize("command", COMMANDS)
 def test_full_standard_output_is_one_error(small: Path, command: str) -> None:
@@ -81,6 +83,7 @@ def test_audit_with_standard_output_closed(demo_home: Path) -> None:
     one_error(done, "cannot write standard output", "closed")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DEVICE_FULL.exists(), reason="no /dev/full on this system")
 def test_resolve_says_what_it_wrote_before_standard_output_failed(
     demo_home: Path, tmp_path: Path

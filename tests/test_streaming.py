@@ -274,6 +274,7 @@ def test_validate_streamed_equals_in_memory(tmp_path, demo_home):
         citeval_irm.validate(path, "citeval/demo/test", memory=TINY)
 
 
+@pytest.mark.slow
 def test_progress_on_a_terminal_and_not_otherwise(tmp_path):
     """Progress (bytes read, queries scored) shows on a terminal, never in a pipe or with
     --quiet."""

@@ -109,6 +109,7 @@ def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, streamed, where):
     )
 
 
+@pytest.mark.slow
 def test_repeated_pairs_found_in_slices_as_by_one_sort():
     """The check against the count of distinct pairs, on grouped rows of queries of 1 to
     3,000 docs: of one length (a run cut at a depth), of a few (sorted as matrices), of

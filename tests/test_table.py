@@ -232,6 +232,7 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
     pd.testing.assert_frame_equal(on_dask.to_frame(), found.to_frame())
 
 
+@pytest.mark.slow
 def test_the_cli_prints_every_format_and_writes_the_report(manifest, capsys, tmp_path):
     report = tmp_path / "table.html"
     args = ["table", str(manifest), "--baseline", "bm25", "-m", "RR", "-q", "--report"]

@@ -49,6 +49,7 @@ def groups_of(scores, docs):
     labels=st.lists(st.sampled_from([None, 0, 1, 2]), min_size=7, max_size=7),
     unretrieved=st.sampled_from([None, 1, 2]),
 )
+@pytest.mark.slow
 def test_worst_expected_best_equal_enumeration(scores, labels, unretrieved):
     scores = sorted(scores, reverse=True)
     docs = [f"d{i}" for i in range(len(scores))]

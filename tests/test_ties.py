@@ -73,6 +73,7 @@ def test_policy_changes_the_number_and_the_choice_is_reported():
     ),
     ties=st.sampled_from(["trec_eval", "run_order"]),
 )
+@pytest.mark.slow
 def test_the_tie_warning_counts_the_ties_the_policies_order_differently(run, ties):
     """Ties listed in trec_eval's order already are ranked alike by every tool and either
     policy: only the others (whole groups of tied docs) are warned about."""
@@ -119,6 +120,7 @@ scores = st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, -1.0])
         min_size=1,
     ),
 )
+@pytest.mark.slow
 def test_trec_eval_policy_reproduces_pytrec_eval_on_the_raw_run(run, qrels):
     """With heavy ties, the canonicalised run gives what trec_eval's C code gives on the
     original scores, query by query."""

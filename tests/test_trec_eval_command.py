@@ -92,6 +92,7 @@ def _random_case(rng: random.Random, folder):
 
 @pytest.mark.parametrize("flags", [["-c"], ["-c", "-J"], ["-c", "-l2"], ["-c", "-M5"],
                                    ["-c", "-J", "-l2", "-M7"], ["-c", "-q", "-l0"]])  # fmt: skip
+@pytest.mark.slow
 def test_random_inputs_match_the_trec_eval_binary(capsys, tmp_path, trec_eval_binary, flags):
     rng = random.Random(" ".join(flags))
     for case in range(40):
