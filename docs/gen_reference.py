@@ -90,9 +90,23 @@ def _subcommands(parser: argparse.ArgumentParser):
 
 
 def cli_page() -> str:
+    """The command-line page: every command's ``--help`` at 96 columns (argparse wraps its
+    help to ``COLUMNS``, set only while the help is written: the build's process, or a test's,
+    keeps its own)."""
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "96"
+    try:
+        return _cli_page()
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
+def _cli_page() -> str:
     from citeval_irm.cli.parser import build_parser
 
-    os.environ["COLUMNS"] = "96"  # argparse wraps its help to the terminal's width
     parser = build_parser()
     lines = [
         "# Command line",
