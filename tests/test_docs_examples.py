@@ -5,9 +5,10 @@ A page's ``python`` and ``bash`` blocks run one after the other in a new empty f
 reader who copies them in order would run them: each block saved as a script and run with
 this interpreter (``bash -e`` for shell blocks, with this environment's ``citeval`` first on
 the ``PATH``), so a block finds only what the blocks before it made. Then the whole page
-runs again in the same folder: a block must not fail because its first run left its
-outputs. Each block runs in a process group of its own, and no process of it may outlive it
-(a Dask cluster left running fails the test). Synopses, transcripts and outputs sit in
+runs again in the same folder, every block that wrote into it, in order: a block must not
+fail because its first run left its outputs (a block that wrote nothing left none). Each
+block runs in a process group of its own, and no process of it may outlive it (a Dask
+cluster left running fails the test). Synopses, transcripts and outputs sit in
 ``text`` / ``console`` fences and are not run; a block that cannot run here is marked
 ``<!-- docs:skip REASON -->`` on the line above it, with its reason (the README's CI
 install and test steps: they are the CI itself). A page whose examples read files of the
@@ -218,6 +219,20 @@ def test_every_example_of_the_page_runs_in_order_twice(page, corpora, tmp_path):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / name, folder / name)
     runnable = [b for b in BLOCKS[page] if b.language in RUN and not b.skipped]
-    for attempt in ("first", "second"):
-        for block in runnable:
-            _run_block(block, folder, env, attempt)
+    wrote = []
+    for block in runnable:
+        before = _contents(folder)
+        _run_block(block, folder, env, "first")
+        if _contents(folder) != before:
+            wrote.append(block)
+    for block in wrote:  # a block that wrote nothing left nothing to fail on
+        _run_block(block, folder, env, "second")
+
+
+def _contents(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``folder``, with its size and modification time."""
+    return {
+        str(path): (status.st_size, status.st_mtime_ns)
+        for path in folder.rglob("*")
+        if path.is_file() and (status := path.stat())
+    }
