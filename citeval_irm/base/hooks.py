@@ -1,4 +1,5 @@
-"""Run a function right after a module is imported (or now, if it already is).
+"""Run a function right after a module is imported (or now, if it already is); and a
+package's names imported on first use (:func:`names_on_first_use`).
 
 ir_datasets has no plugin discovery: a package registers its datasets by importing
 ir_datasets and calling ``registry.register``. Doing that on ``import citeval_irm`` would
@@ -9,6 +10,7 @@ module's loader.
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
@@ -60,3 +62,26 @@ def after_import(module: str, callback: Callable[[], None]) -> None:
     _PENDING.setdefault(module, []).append(callback)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+
+
+def names_on_first_use(package: str, names: dict[str, str]) -> tuple[Callable, Callable]:
+    """A package's module ``__getattr__`` and ``__dir__`` for ``names`` (name -> the
+    submodule defining it) imported only when first asked for: the package's import stays
+    light (registering the datasets must not import pandas), and each name, once imported,
+    is an ordinary attribute of the package.
+
+    Call it in the package's ``__init__``: ``__getattr__, __dir__ = names_on_first_use(
+    __name__, NAMES)``."""
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str):
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{names[name]}", package), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(names))
+
+    return __getattr__, __dir__

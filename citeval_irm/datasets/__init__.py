@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..base import irhome  # noqa: F401 (first: ir_datasets imported even with a read-only home)
 from ..base.choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES
+from ..base.hooks import names_on_first_use
 from .catalogue import CORPORA, MASTERSET_CORPORA, out_of_pool_gold
 from .formats.hatten import HattenCorpus, HattenLayout, PublishedCounts
 from .formats.masterset import MUST_CITE, TIER_RULES, TIERS, MasterSetCorpus
@@ -56,18 +57,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = names_on_first_use(__name__, _LAZY)
 
 
 def ir_datasets_cli(argv: list[str]) -> int:

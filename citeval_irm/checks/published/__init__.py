@@ -23,8 +23,9 @@ costs nothing (pandas comes with the first table read).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ...base.hooks import names_on_first_use
 
 # name -> the module of this package that defines it
 _NAMES = {
@@ -53,16 +54,7 @@ _NAMES = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_NAMES))
+__getattr__, __dir__ = names_on_first_use(__name__, _NAMES)
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
