@@ -14,6 +14,8 @@ cluster left running fails the test). Synopses, transcripts and outputs sit in
 install and test steps: they are the CI itself). A page whose examples read files of the
 repository (``examples/generated.jsonl``) says so, ``<!-- docs:files PATH ... -->``, and
 those files are copied into the folder first, as a reader who has the repository has them.
+A page whose blocks are the first blocks of another page (the site's home page, the README's
+first examples) is run by that page's run.
 
 Blocks on the real corpora (ACL-200, ArSyTa, MasterSet) read small SYNTHETIC folders in
 their layouts through ``CITEVAL_<NAME>_DIR``, as a reader's would read the downloaded files;
@@ -199,7 +201,35 @@ def _group_alive(group: int, grace: float) -> bool:
         time.sleep(0.2)
 
 
-RUNNABLE_PAGES = [p for p, found in BLOCKS.items() if any(b.language in RUN for b in found)]
+def _script(page: str) -> tuple[tuple[str, str], ...]:
+    """What a reader of the page runs, in order: its runnable blocks' language and code."""
+    return tuple((b.language, b.code) for b in BLOCKS[page] if b.language in RUN and not b.skipped)
+
+
+def _covering_page(page: str) -> str | None:
+    """Another page whose run is this page's run and more: the same blocks, the same files
+    copied first, then blocks of its own (the site's home page repeats the README's first
+    examples). What runs the same code after the same code needs no run of its own."""
+    mine = _script(page)
+    for other in BLOCKS:
+        theirs = _script(other)
+        if (
+            other != page
+            and len(theirs) > len(mine)
+            and theirs[: len(mine)] == mine
+            and not _FILES.findall((REPO / page).read_text(encoding="utf-8"))
+        ):
+            return other
+    return None
+
+
+RUNNABLE_PAGES = [p for p in BLOCKS if _script(p) and _covering_page(p) is None]
+
+
+def test_a_page_not_run_is_run_by_the_page_that_covers_it():
+    covered = {p: _covering_page(p) for p in BLOCKS if _script(p) and p not in RUNNABLE_PAGES}
+    assert covered == {"docs/index.md": "README.md"}
+    assert set(RUNNABLE_PAGES) | set(covered) == {p for p in BLOCKS if _script(p)}
 
 
 @pytest.mark.parametrize("page", RUNNABLE_PAGES)

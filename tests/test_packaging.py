@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CHECKOUT
-from reference_data import SHARED_DATA
 from packaging.requirements import Requirement
+from reference_data import SHARED_DATA
 
 import citeval_irm
 

@@ -243,7 +243,7 @@ def check_exp_log2_against_trec_eval(binary: Path, measures, qrels, run):
 # --------------------------------------------------------------------------- the tests
 
 QUICK = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-LONG = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LONG = settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @QUICK

@@ -77,7 +77,7 @@ def test_drawn_cases_match_the_binary_byte_for_byte(tmp_path, trec_eval_binary):
 
 @pytest.mark.slow
 def test_thousands_of_drawn_cases_match_the_binary(tmp_path, trec_eval_binary):
-    assert _differences(trec_eval_binary, tmp_path, range(10_000, 14_000)) == []
+    assert _differences(trec_eval_binary, tmp_path, range(10_000, 12_000)) == []
 
 
 def test_the_drawn_cases_reach_what_they_are_meant_to(tmp_path, trec_eval_binary):
