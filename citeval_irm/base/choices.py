@@ -41,16 +41,39 @@ TABLE_FORMATS = ("table", "markdown", "csv", "latex", "json")
 # terminal, warning_class(CODE) in Python; tests/test_warning_codes.py finds every code the
 # package makes and fails on one missing here
 WARNING_CODES = (
-    "tied_scores", "run_only_queries", "missing_queries", "queries_without_relevant",
-    "short_ranking", "duplicate_docs_dropped", "duplicate_docs_kept", "run_extra_text",
-    "run_comment_lines", "qrels_comment_lines", "run_sorted", "different_queries",
-    "unranked_queries", "unranked_queries_kept", "no_popularity", "permutations_raised",
-    "permutations_too_few", "pool_unknown", "gold_always_present", "docs_without_year",
-    "queries_without_year", "count_mismatch", "not_pinned", "env_folder_wins",
-    "facet_unavailable", "unchecked_qrels", "empty_run", "queries_not_in_dataset",
-    "reference_fields_ignored", "queries_without_value", "generated_lists",
+    "tied_scores",
+    "run_only_queries",
+    "missing_queries",
+    "queries_without_relevant",
+    "short_ranking",
+    "duplicate_docs_dropped",
+    "duplicate_docs_kept",
+    "run_extra_text",
+    "run_comment_lines",
+    "qrels_comment_lines",
+    "run_sorted",
+    "different_queries",
+    "unranked_queries",
+    "unranked_queries_kept",
+    "no_popularity",
+    "permutations_raised",
+    "permutations_too_few",
+    "pool_unknown",
+    "gold_always_present",
+    "docs_without_year",
+    "queries_without_year",
+    "count_mismatch",
+    "not_pinned",
+    "env_folder_wins",
+    "facet_unavailable",
+    "unchecked_qrels",
+    "empty_run",
+    "queries_not_in_dataset",
+    "reference_fields_ignored",
+    "queries_without_value",
+    "generated_lists",
     "catalogue_rows_without_title",
-)  # fmt: skip
+)
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown"}  # report file -> format
 
 

@@ -83,46 +83,96 @@ def _family(name: str, doc: str, params: dict, at: str = "cutoff", agg=None, sum
 
 
 FAMILIES = (
-    _family("GM_MAP", "AP, geometric mean over queries (trec_eval gm_map)",
-            {"rel": _REL, "judged_only": _JUDGED}, agg=GeometricAgg),
-    _family("GM_Bpref", "bpref, geometric mean over queries (trec_eval gm_bpref)",
-            {"rel": _REL}, agg=GeometricAgg),
-    _family("Rprec_mult", "precision at mult x R docs (trec_eval Rprec_mult)",
-            {"mult": _m.ParamInfo(dtype=float, required=True, desc="multiple of R"),
-             "rel": _REL, "judged_only": _JUDGED}, at="mult"),
-    _family("Utility", "a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret",
-            {"coefficients": _m.ParamInfo(dtype=tuple, default=(1.0, -1.0, 0.0, 0.0),
-                                          desc="a, b, c, d"),
-             "docs": _m.ParamInfo(dtype=int, default=0, desc="docs in the collection (-N)"),
-             "rel": _REL}),
-    _family("IPrec_avg", "mean interpolated precision over recall levels (11pt_avg)",
-            {"recalls": _m.ParamInfo(dtype=tuple, default=tuple(i / 10 for i in range(11)),
-                                     desc="recall levels"),
-             "rel": _REL, "judged_only": _JUDGED}),
+    _family(
+        "GM_MAP",
+        "AP, geometric mean over queries (trec_eval gm_map)",
+        {"rel": _REL, "judged_only": _JUDGED},
+        agg=GeometricAgg,
+    ),
+    _family(
+        "GM_Bpref",
+        "bpref, geometric mean over queries (trec_eval gm_bpref)",
+        {"rel": _REL},
+        agg=GeometricAgg,
+    ),
+    _family(
+        "Rprec_mult",
+        "precision at mult x R docs (trec_eval Rprec_mult)",
+        {
+            "mult": _m.ParamInfo(dtype=float, required=True, desc="multiple of R"),
+            "rel": _REL,
+            "judged_only": _JUDGED,
+        },
+        at="mult",
+    ),
+    _family(
+        "Utility",
+        "a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret",
+        {
+            "coefficients": _m.ParamInfo(
+                dtype=tuple, default=(1.0, -1.0, 0.0, 0.0), desc="a, b, c, d"
+            ),
+            "docs": _m.ParamInfo(dtype=int, default=0, desc="docs in the collection (-N)"),
+            "rel": _REL,
+        },
+    ),
+    _family(
+        "IPrec_avg",
+        "mean interpolated precision over recall levels (11pt_avg)",
+        {
+            "recalls": _m.ParamInfo(
+                dtype=tuple, default=tuple(i / 10 for i in range(11)), desc="recall levels"
+            ),
+            "rel": _REL,
+            "judged_only": _JUDGED,
+        },
+    ),
     _family("binG", "binary G: trec_eval's binG", {"rel": _REL, "judged_only": _JUDGED}),
     _family("G", "trec_eval's G: gain over a cost-discounted ideal", {"gains": _GAINS}),
-    _family("DCG", "discounted cumulative gain of the whole ranking (trec_eval dcg)",
-            {"gains": _GAINS}),
-    _family("IdealDCG", "the best DCG any ranking of the judged docs reaches (trec_eval "
-            "ideal_dcg)", {"gains": _GAINS}),
-    _family("nDCG_rel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)",
-            {"gains": _GAINS}),
-    _family("RnDCG", "nDCG averaged over the ideal's level changes (trec_eval Rndcg)",
-            {"gains": _GAINS, "rel": _REL}),
-    _family("relative_P", "P@k over min(k, R) (trec_eval relative_P)",
-            {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED}),
-    _family("NumNonrelJudgedRet", "judged non-relevant docs retrieved", {"rel": _REL},
-            summed=True),
-    _family("YAAP", "yet another AP: log((1 + S) / (1 + R - S)), S the sum of the relevant "
-            "docs' precisions (trec_eval yaap)", {"rel": _REL}),
-    _family("RBP_trec", "trec_eval's rank-biased precision (gains scaled into [0, 1])",
-            {"p": _m.ParamInfo(dtype=float, default=0.9, desc="persistence"),
-             "gains": _GAINS}),
-    _family("RBP_resid", "trec_eval's RBP residual: the weight of the unjudged docs",
-            {"p": _m.ParamInfo(dtype=float, default=0.9, desc="persistence")}),
-    _family("Unjudged", "share of the top k docs without a judgement (trec_eval unj)",
-            {"cutoff": _CUTOFF}),
-)  # fmt: skip
+    _family(
+        "DCG", "discounted cumulative gain of the whole ranking (trec_eval dcg)", {"gains": _GAINS}
+    ),
+    _family(
+        "IdealDCG",
+        "the best DCG any ranking of the judged docs reaches (trec_eval ideal_dcg)",
+        {"gains": _GAINS},
+    ),
+    _family(
+        "nDCG_rel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", {"gains": _GAINS}
+    ),
+    _family(
+        "RnDCG",
+        "nDCG averaged over the ideal's level changes (trec_eval Rndcg)",
+        {"gains": _GAINS, "rel": _REL},
+    ),
+    _family(
+        "relative_P",
+        "P@k over min(k, R) (trec_eval relative_P)",
+        {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED},
+    ),
+    _family("NumNonrelJudgedRet", "judged non-relevant docs retrieved", {"rel": _REL}, summed=True),
+    _family(
+        "YAAP",
+        "yet another AP: log((1 + S) / (1 + R - S)), S the sum of the relevant "
+        "docs' precisions (trec_eval yaap)",
+        {"rel": _REL},
+    ),
+    _family(
+        "RBP_trec",
+        "trec_eval's rank-biased precision (gains scaled into [0, 1])",
+        {"p": _m.ParamInfo(dtype=float, default=0.9, desc="persistence"), "gains": _GAINS},
+    ),
+    _family(
+        "RBP_resid",
+        "trec_eval's RBP residual: the weight of the unjudged docs",
+        {"p": _m.ParamInfo(dtype=float, default=0.9, desc="persistence")},
+    ),
+    _family(
+        "Unjudged",
+        "share of the top k docs without a judgement (trec_eval unj)",
+        {"cutoff": _CUTOFF},
+    ),
+)
 
 for _family_measure in FAMILIES:
     if _family_measure.NAME not in _m.registry:

@@ -34,8 +34,11 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
             if number == 1:
                 for bom, name in _BOMS:
                     if raw.startswith(bom):
-                        raise InputError(source, f"is {name} text (it starts with a {name} "
-                                         "byte-order mark): save it as UTF-8")  # fmt: skip
+                        raise InputError(
+                            source,
+                            f"is {name} text (it starts with a {name} "
+                            "byte-order mark): save it as UTF-8",
+                        )
                 raw = raw.removeprefix(codecs.BOM_UTF8)
             try:
                 yield number, raw.decode("utf-8")
@@ -91,9 +94,14 @@ def csv_records(
         try:
             fields = next(reader, None)
         except csv.Error as exc:
-            problem = f"not CSV: {exc}" + ("" if read[0] <= start else (
-                f" on line {read[0]}: the row that starts here runs on to it: is a quote left "
-                "open?"))  # fmt: skip
+            problem = f"not CSV: {exc}" + (
+                ""
+                if read[0] <= start
+                else (
+                    f" on line {read[0]}: the row that starts here runs on to it: is a quote left "
+                    "open?"
+                )
+            )
             raise InputError(source, problem, start) from None
         if fields is None:
             return
@@ -101,9 +109,13 @@ def csv_records(
         if not fields:
             continue  # a blank line
         if end > start and any(delimiter in part for f in fields for part in f.splitlines()[1:]):
-            raise InputError(source, f"a quoted field runs from line {start} to line {end} and "
-                             "holds lines with the delimiter: an unclosed quote swallows the "
-                             "rows after it", start)  # fmt: skip
+            raise InputError(
+                source,
+                f"a quoted field runs from line {start} to line {end} and "
+                "holds lines with the delimiter: an unclosed quote swallows the "
+                "rows after it",
+                start,
+            )
         yield start, fields
 
 
@@ -142,8 +154,11 @@ class CsvRows:
         self.header = [names(c) for c in header] if names else header
         repeated = sorted({c for c in self.header if self.header.count(c) > 1})
         if repeated:
-            raise InputError(self.source, f"the header names {', '.join(repeated)} more than "
-                             "once", self.header_line)  # fmt: skip
+            raise InputError(
+                self.source,
+                f"the header names {', '.join(repeated)} more than once",
+                self.header_line,
+            )
         missing = [c for c in required if c not in self.header]
         if missing:
             raise InputError(
@@ -156,8 +171,11 @@ class CsvRows:
         width = len(self.header)
         for line, fields in self._records:
             if len(fields) != width:
-                problem = "more fields than the header" if len(fields) > width else (
-                    f"{len(fields)} fields, the header has {width}")  # fmt: skip
+                problem = (
+                    "more fields than the header"
+                    if len(fields) > width
+                    else (f"{len(fields)} fields, the header has {width}")
+                )
                 raise InputError(self.source, problem, line)
             yield line, dict(zip(self.header, fields))
 
@@ -213,8 +231,12 @@ def json_file(path: Path):
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(source, f"is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot start "
-                         "a character there: save it as UTF-8", line) from None  # fmt: skip
+        raise InputError(
+            source,
+            f"is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot start "
+            "a character there: save it as UTF-8",
+            line,
+        ) from None
     return json_value(text, source)
 
 

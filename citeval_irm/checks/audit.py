@@ -153,7 +153,7 @@ class DatasetAudit(Printable):
                 }
                 for s in self.splits
             ],
-        }  # fmt: skip
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per split: counts, unreachable gold by reason, the ceiling per cut-off."""
@@ -176,9 +176,16 @@ class DatasetAudit(Printable):
             lost = [
                 "n/a" if s.unreachable.get(r) is None else f"{s.unreachable[r]:,}" for r in REASONS
             ]
-            rows.append([s.split, f"{s.queries:,}", f"{s.qrels:,}", *lost,
-                         f"{s.queries_without_reachable_gold:,}",
-                         *(f"{100 * s.ceiling[k]:.2f}%" for k in keys)])  # fmt: skip
+            rows.append(
+                [
+                    s.split,
+                    f"{s.queries:,}",
+                    f"{s.qrels:,}",
+                    *lost,
+                    f"{s.queries_without_reachable_gold:,}",
+                    *(f"{100 * s.ceiling[k]:.2f}%" for k in keys),
+                ]
+            )
         same = "admitted" if self.same_year else "not admitted"
         lines = [
             plain_text(
@@ -313,8 +320,9 @@ def _splits_of(dataset_id: str) -> list[str]:
     return own or [dataset_id]
 
 
-def audit(dataset: str, *, protocol: str | Protocol | None = "goyal2026",
-          same_year: bool = True) -> DatasetAudit:  # fmt: skip
+def audit(
+    dataset: str, *, protocol: str | Protocol | None = "goyal2026", same_year: bool = True
+) -> DatasetAudit:
     """Audit what a dataset allows under a protocol before any run is made.
 
     Gold papers no admissible ranking can reach cap every system's recall; the audit gives
@@ -377,7 +385,16 @@ def audit(dataset: str, *, protocol: str | Protocol | None = "goyal2026",
         )
         qrels = ((r.query_id, r.doc_id, r.relevance) for r in data.qrels_iter())
         name = split_id[len(dataset) + 1 :] if split_id != dataset else split_id.rsplit("/", 1)[-1]
-        results.append(audit_split(name, queries, qrels, paper_dates=paper_dates, pool=pool,
-                                   cutoffs=cutoffs, same_year=same_year))  # fmt: skip
+        results.append(
+            audit_split(
+                name,
+                queries,
+                qrels,
+                paper_dates=paper_dates,
+                pool=pool,
+                cutoffs=cutoffs,
+                same_year=same_year,
+            )
+        )
     name = proto.name if proto else None
     return DatasetAudit(dataset, name, results, duplicate_titles(titles), same_year)

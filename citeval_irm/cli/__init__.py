@@ -29,8 +29,14 @@ from .flags import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, EXIT_STRICT_FAILURE
 from .invocation import check_report, say
 from .parser import build_parser
 
-__all__ = ["EXIT_INPUT_ERROR", "EXIT_INTERRUPTED", "EXIT_STRICT_FAILURE", "build_parser", "main",
-           "run"]  # fmt: skip
+__all__ = [
+    "EXIT_INPUT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_STRICT_FAILURE",
+    "build_parser",
+    "main",
+    "run",
+]
 
 
 def _os_error(exc: OSError) -> str:

@@ -81,9 +81,13 @@ def _eval_scores(given: Invocation) -> int:
     args = given.args
     given.built()
     result = evaluate(
-        args.run, given.qrels, given.measures, protocol=given.protocol, options=given.options,
+        args.run,
+        given.qrels,
+        given.measures,
+        protocol=given.protocol,
+        options=given.options,
         execution=given.execution,
-    )  # fmt: skip
+    )
     shown = {"per_query": args.per_query, "percent": given.shown["percent"]}
     decimals = given.shown["decimals"]
     if not args.crosscheck:
@@ -309,9 +313,10 @@ def _check_resolve_outputs(args: argparse.Namespace) -> None:
     from ..base.outputs import check_output
     from ..resolving.result import check_outputs, report_kind
 
-    check_outputs({"the run (-o)": args.output, "the report (--report)": args.resolution_report},
-                  {"the generated lists": args.generated,
-                   "the catalogue (--catalogue)": args.catalogue})  # fmt: skip
+    check_outputs(
+        {"the run (-o)": args.output, "the report (--report)": args.resolution_report},
+        {"the generated lists": args.generated, "the catalogue (--catalogue)": args.catalogue},
+    )
     check_output(args.output, force=args.force)
     if args.resolution_report:
         report_kind(args.resolution_report, force=args.force)
@@ -341,13 +346,20 @@ def _resolution_report(given: Invocation, result):
     if report_kind(args.resolution_report) != "page":
         return result.write_report(args.resolution_report)
     if result.run is None:
-        raise InputError(args.resolution_report, "no page report: no reference resolved, so "
-                         "there is no run to report on (.json, .csv or .txt say so)")  # fmt: skip
+        raise InputError(
+            args.resolution_report,
+            "no page report: no reference resolved, so "
+            "there is no run to report on (.json, .csv or .txt say so)",
+        )
     from ..report import make_report
 
     with quiet_ir_datasets():
-        report = make_report({result.run_source: result}, args.dataset,
-                             options=given.options, execution=given.execution)  # fmt: skip
+        report = make_report(
+            {result.run_source: result},
+            args.dataset,
+            options=given.options,
+            execution=given.execution,
+        )
     report.command = args.command_line
     return report.write(args.resolution_report)
 
@@ -358,5 +370,12 @@ def _resolution_breakdown(given: Invocation, result):
 
     args = given.args
     measure = args.by_measure or ("existence_rate" if args.catalogue else "in_pool_rate")
-    return breakdown(result, args.dataset, measure, by=args.by, bins=args.bins,
-                     options=given.options, execution=given.execution)  # fmt: skip
+    return breakdown(
+        result,
+        args.dataset,
+        measure,
+        by=args.by,
+        bins=args.bins,
+        options=given.options,
+        execution=given.execution,
+    )

@@ -35,8 +35,11 @@ def cmd_recipes(args: argparse.Namespace) -> int:
     for recipe in RECIPES.values():
         print(f"{recipe.name}: {recipe.reference}")
         print(textwrap.fill(recipe.description, 96, initial_indent="  ", subsequent_indent="  "))
-        print(textwrap.fill(f"script: {recipe.source}", 96, initial_indent="  ",
-                            subsequent_indent="    "))  # fmt: skip
+        print(
+            textwrap.fill(
+                f"script: {recipe.source}", 96, initial_indent="  ", subsequent_indent="    "
+            )
+        )
         for rule in recipe.rules:
             print(f"    {rule}")
         print(f"  averages: {_POPULATIONS[recipe.queries]}")
@@ -70,8 +73,11 @@ def cmd_published(args: argparse.Namespace) -> int:
     verb = check_published if args.check else published
     result = verb(args.dataset, paper=args.paper, setting=args.setting, stage=args.stage)
     if args.format not in result.FORMATS:
-        raise InputError(None, f"--format {args.format}: the published listing prints "
-                         f"{', '.join(result.FORMATS)} (--check prints every format)")  # fmt: skip
+        raise InputError(
+            None,
+            f"--format {args.format}: the published listing prints "
+            f"{', '.join(result.FORMATS)} (--check prints every format)",
+        )
     sys.stdout.write(result.format(args.format))
     return 0
 

@@ -161,16 +161,25 @@ def _field_default(kind, name: str):
 def _eval_flag(name: str, *spellings: str, **settings) -> tuple[tuple[str, ...], dict]:
     """An option of the evaluation: a field of ``EvalOptions`` or ``ExecutionOptions`` (its
     default), else of how values print (no default)."""
-    kind = next((k for k in (EvalOptions, ExecutionOptions)
-                 if name in {f.name for f in dataclasses.fields(k)}), None)  # fmt: skip
+    kind = next(
+        (
+            k
+            for k in (EvalOptions, ExecutionOptions)
+            if name in {f.name for f in dataclasses.fields(k)}
+        ),
+        None,
+    )
     default = _field_default(kind, name) if kind is not None else None
     return spellings, {"dest": name, "default": default, **settings}
 
 
 def _statistics_flag(name: str, **settings) -> tuple[tuple[str, ...], dict]:
     spelling = f"--{name}"
-    return (spelling,), {"dest": name, "default": _field_default(StatisticsOptions, name),
-                         **settings}  # fmt: skip
+    return (spelling,), {
+        "dest": name,
+        "default": _field_default(StatisticsOptions, name),
+        **settings,
+    }
 
 
 MEMORY_HELP = (
@@ -179,72 +188,105 @@ MEMORY_HELP = (
 )
 FLAGS: dict[str, tuple[tuple[str, ...], dict]] = {
     "ties": _eval_flag(
-        "ties", "--ties", choices=TIE_POLICIES,
+        "ties",
+        "--ties",
+        choices=TIE_POLICIES,
         help="order of tied scores (default: trec_eval = doc id descending)",
     ),
     "duplicates": _eval_flag(
-        "duplicates", "--duplicates", choices=DUPLICATE_POLICIES,
+        "duplicates",
+        "--duplicates",
+        choices=DUPLICATE_POLICIES,
         help="a repeated (query, doc) in the run: error (default) or keep the best score",
     ),
     "empty_queries": _eval_flag(
-        "empty_queries", "--empty-queries", choices=EMPTY_QUERY_POLICIES,
+        "empty_queries",
+        "--empty-queries",
+        choices=EMPTY_QUERY_POLICIES,
         help="qrels queries with no relevant doc: score 0 (default, trec_eval) or skip",
     ),
     "engine": _eval_flag(
-        "engine", "--engine", choices=ENGINES,
+        "engine",
+        "--engine",
+        choices=ENGINES,
         help="citeval (default: the columnar kernels; any measure they lack goes to "
         "ir-measures), pytrec_eval (every measure through ir-measures) or dask (the "
         "kernels on a Dask cluster's workers, see --scheduler)",
     ),
     "verify": _eval_flag(
-        "verify", "--verify", action="store_true",
+        "verify",
+        "--verify",
+        action="store_true",
         help="compute with both engines and fail on any per-query difference above 1e-9",
     ),
     "max_docs": _eval_flag(
-        "max_docs", "-M", "--max-docs", type=int, metavar="N",
+        "max_docs",
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
         help="only the first N docs of each ranking count (after the tie policy's sort), "
         "as trec_eval -M N",
     ),
     "memory": _eval_flag("memory", "--memory", help=MEMORY_HELP),
     "scheduler": _eval_flag(
-        "scheduler", "--scheduler",
+        "scheduler",
+        "--scheduler",
         help="with --engine dask: the Dask scheduler's address (tcp://HOST:8786); default: a "
         "local cluster",
     ),
     "percent": _eval_flag(
-        "percent", "--percent", action="store_const", const=True,
+        "percent",
+        "--percent",
+        action="store_const",
+        const=True,
         help="print values in percent (counts stay counts; default: the protocol's unit)",
     ),
     "decimals": _eval_flag(
-        "decimals", "--decimals", type=int, metavar="N",
+        "decimals",
+        "--decimals",
+        type=int,
+        metavar="N",
         help="decimals of printed values (default: the protocol's in its unit, else 2 in "
         "percent, 4 for fractions)",
     ),
     "test": _statistics_flag(
-        "test", choices=PRIMARY_TESTS,
+        "test",
+        choices=PRIMARY_TESTS,
         help="the paired test behind the significance marks (default: randomisation)",
     ),
     "correction": _statistics_flag(
-        "correction", choices=CORRECTIONS,
+        "correction",
+        choices=CORRECTIONS,
         help="multiple-comparison correction over every test of the output (default: holm)",
     ),
     "alpha": _statistics_flag("alpha", type=float, help="significance level (default 0.05)"),
     "permutations": _statistics_flag(
-        "permutations", type=int,
+        "permutations",
+        type=int,
         help=f"random permutations (default {_field_default(StatisticsOptions, 'permutations'):,}"
-             f"; at most {MAX_PERMUTATIONS:,})",
+        f"; at most {MAX_PERMUTATIONS:,})",
     ),
     "bootstrap": _statistics_flag(
-        "bootstrap", type=int,
+        "bootstrap",
+        type=int,
         help=f"bootstrap resamples (default {_field_default(StatisticsOptions, 'bootstrap'):,}; "
-             f"at most {MAX_BOOTSTRAP:,})",
+        f"at most {MAX_BOOTSTRAP:,})",
     ),
     "seed": _statistics_flag(
         "seed", type=int, help=f"default {_field_default(StatisticsOptions, 'seed')}"
     ),
-}  # fmt: skip
-EVALUATION = ("ties", "duplicates", "empty_queries", "engine", "verify", "max_docs", "memory",
-              "scheduler")  # fmt: skip
+}
+EVALUATION = (
+    "ties",
+    "duplicates",
+    "empty_queries",
+    "engine",
+    "verify",
+    "max_docs",
+    "memory",
+    "scheduler",
+)
 DISPLAY = ("percent", "decimals")
 STATISTICS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
 FLAG_SECTIONS = {
@@ -266,8 +308,11 @@ def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -
 
 def _given(args: argparse.Namespace, kind) -> dict:
     """The fields of ``kind`` the command has options for, as parsed."""
-    return {f.name: getattr(args, f.name) for f in dataclasses.fields(kind)
-            if f.name in FLAGS and hasattr(args, f.name)}  # fmt: skip
+    return {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(kind)
+        if f.name in FLAGS and hasattr(args, f.name)
+    }
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
@@ -302,13 +347,19 @@ def add_resolution_options(parser: argparse.ArgumentParser, *, table: bool = Fal
 
     where = section(parser, "resolution" if table else "input")
     which = "a manifest's generated lists (.jsonl)" if table else "the lists"
-    where.add_argument("--catalogue", metavar="FILE",
-                       help="known titles (one a line, or CSV / JSONL with a title column): "
-                       "tells an unmatched reference outside the pool from one found nowhere "
-                       f"(for {which})")  # fmt: skip
-    where.add_argument("--threshold", type=float, default=THRESHOLD,
-                       help=f"fuzzy match threshold for {which}, fuzz.ratio 0-100 (default "
-                       f"{THRESHOLD:g})")  # fmt: skip
+    where.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        help="known titles (one a line, or CSV / JSONL with a title column): "
+        "tells an unmatched reference outside the pool from one found nowhere "
+        f"(for {which})",
+    )
+    where.add_argument(
+        "--threshold",
+        type=float,
+        default=THRESHOLD,
+        help=f"fuzzy match threshold for {which}, fuzz.ratio 0-100 (default {THRESHOLD:g})",
+    )
 
 
 def add_jobs_option(parser: argparse.ArgumentParser, what: str) -> None:
@@ -428,9 +479,12 @@ def add_quiet_option(*groups) -> None:
             if name in ("baseline", "trec_eval"):  # trec_eval's -q and -v are its own
                 continue
             section(command, "output").add_argument(
-                "-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                "-v",
+                "--verbose",
+                action="store_true",
+                default=argparse.SUPPRESS,
                 help=VERBOSE_HELP,
-            )  # fmt: skip
+            )
             output = section(command, "output")
             output.add_argument(
                 "-q",

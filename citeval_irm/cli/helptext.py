@@ -82,8 +82,12 @@ def workflow_text(commands) -> str:
     for title, names in WORKFLOW:
         lines += ["", f"{title}:"] if lines else [f"{title}:"]
         for name in names:
-            text = textwrap.fill(helps.pop(name), 96, initial_indent=f"  {name:<{width}}",
-                                 subsequent_indent=" " * (width + 2))  # fmt: skip
+            text = textwrap.fill(
+                helps.pop(name),
+                96,
+                initial_indent=f"  {name:<{width}}",
+                subsequent_indent=" " * (width + 2),
+            )
             lines.append(text)
     if helps:  # a command no stage names: listed all the same, and a test fails
         lines += ["", "other:", *(f"  {name:<{width}}{text}" for name, text in helps.items())]

@@ -82,8 +82,11 @@ class Invocation:
             found = dataset_protocol(dataset[1])
         if found is None:
             names = f"{args.dataset} names no protocol: " if args.dataset else ""
-            raise InputError(None, f"{names}give measures (-m \"RR R@10 nDCG@10\") or a "
-                             f"protocol (--protocol {', '.join(PROTOCOLS)})")  # fmt: skip
+            raise InputError(
+                None,
+                f'{names}give measures (-m "RR R@10 nDCG@10") or a '
+                f"protocol (--protocol {', '.join(PROTOCOLS)})",
+            )
         args.protocol = found
         if not getattr(args, "quiet", False):
             others = "others: -m, --protocol"

@@ -148,14 +148,20 @@ def add_published_command(commands) -> None:
         "package), or a table of your own given with --paper FILE.",
     )
     pu.add_argument("--dataset", help="a dataset (ACL-200 or citeval/acl-200/test): its figures")
-    pu.add_argument("--paper", metavar="PAPER|FILE",
-                    help="one paper's results (e.g. goyal2026), or your own table (a CSV with "
-                    "the shipped columns)")  # fmt: skip
+    pu.add_argument(
+        "--paper",
+        metavar="PAPER|FILE",
+        help="one paper's results (e.g. goyal2026), or your own table (a CSV with "
+        "the shipped columns)",
+    )
     pu.add_argument("--setting", help="one setting (e.g. inductive)")
     pu.add_argument("--stage", help="one stage (end-to-end or retrieval)")
-    pu.add_argument("--check", action="store_true",
-                    help="judge every row possible or not as printed (a linear program over "
-                    "the gold paper's rank; docs/guides/published-check.md)")  # fmt: skip
+    pu.add_argument(
+        "--check",
+        action="store_true",
+        help="judge every row possible or not as printed (a linear program over "
+        "the gold paper's rank; docs/guides/published-check.md)",
+    )
     add_format_option(pu, TABLE_FORMATS)
     pu.set_defaults(handler=cmd_published)
 
@@ -217,8 +223,12 @@ def add_breakdown_command(commands) -> None:
     bd.add_argument(
         "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
     )
-    bd.add_argument("--min-queries", type=int, default=30,
-                    help="groups smaller than this are flagged (default 30)")  # fmt: skip
+    bd.add_argument(
+        "--min-queries",
+        type=int,
+        default=30,
+        help="groups smaller than this are flagged (default 30)",
+    )
     bd.add_argument("--baseline", help="the run the others are compared with (default the first)")
     add_statistics_options(bd)
     add_options(bd, *DISPLAY)
@@ -366,9 +376,9 @@ def add_eval_command(commands) -> None:
     add_recipe_options(ev)
     add_report_option(ev)
     add_strict_option(
-        ev, "with --dataset: if the run breaks the protocol (the validation printed above the "
-        "scores)",
-    )  # fmt: skip
+        ev,
+        "with --dataset: if the run breaks the protocol (the validation printed above the scores)",
+    )
     add_year_options(ev)
     ev.set_defaults(handler=cmd_eval)
 
@@ -391,9 +401,10 @@ def add_crosscheck_command(commands) -> None:
     add_options(cc, "memory", *DISPLAY)  # a run above the memory is cross-checked in chunks
     cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
     add_strict_option(
-        cc, "if any difference is unexplained (or, with --tolerance, if an aggregate differs "
+        cc,
+        "if any difference is unexplained (or, with --tolerance, if an aggregate differs "
         "by more than it)",
-    )  # fmt: skip
+    )
     cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
     add_report_option(cc)
     add_year_options(cc, unknown_year=False)  # the rule of the --report's validation
@@ -569,17 +580,28 @@ def add_resolve_command(commands) -> None:
     rs.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
     rs.add_argument("-o", "--output", required=True, help="run file to write (.gz: gzip)")
     add_resolution_options(rs)
-    rs.add_argument("--report", dest="resolution_report", metavar="FILE",
-                    help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.html, "
-                    ".md: the page with the scores, the resolution and its rate by popularity "
-                    "with the plot; .csv: the decision for every reference)")  # fmt: skip
-    add_measure_options(rs, measures_help="measures the run is evaluated with (default: the "
-                        "dataset's protocol)")  # fmt: skip
-    rs.add_argument("--by", choices=FACETS,
-                    help="also break a rate down by this facet (popularity: fabrication by the "
-                    "cited paper's popularity)")  # fmt: skip
-    rs.add_argument("--by-measure", help="the rate or measure broken down (default: "
-                    "existence_rate with --catalogue, else in_pool_rate)")  # fmt: skip
+    rs.add_argument(
+        "--report",
+        dest="resolution_report",
+        metavar="FILE",
+        help="also write the report: " + ", ".join(REPORT_SUFFIXES) + " (.html, "
+        ".md: the page with the scores, the resolution and its rate by popularity "
+        "with the plot; .csv: the decision for every reference)",
+    )
+    add_measure_options(
+        rs, measures_help="measures the run is evaluated with (default: the dataset's protocol)"
+    )
+    rs.add_argument(
+        "--by",
+        choices=FACETS,
+        help="also break a rate down by this facet (popularity: fabrication by the "
+        "cited paper's popularity)",
+    )
+    rs.add_argument(
+        "--by-measure",
+        help="the rate or measure broken down (default: "
+        "existence_rate with --catalogue, else in_pool_rate)",
+    )
     rs.add_argument("--bins", type=int, default=3, help="popularity bins (default 3)")
     rs.add_argument("--tag", default="resolved", help="run tag, 6th column (default resolved)")
     add_jobs_option(rs, "resolving the references at once, each decided as in one")

@@ -100,14 +100,17 @@ def evaluate_lines(evaluation: TrecEvaluation) -> list[str]:
     """trec_eval's output for ``evaluation``'s options, line by line."""
     options = evaluation.options
     if options.rel < 0:
-        raise TrecEvalExit(1, "citeval: error: -l below 0 (unjudged docs relevant) is not "
-                              "supported")  # fmt: skip
+        raise TrecEvalExit(
+            1, "citeval: error: -l below 0 (unjudged docs relevant) is not supported"
+        )
     if options.max_docs is not None and options.max_docs < 0:
-        raise TrecEvalExit(1, "citeval: error: -M below 0 is not supported (trec_eval 10.0 "
-                              "crashes on it)")  # fmt: skip
+        raise TrecEvalExit(
+            1, "citeval: error: -M below 0 is not supported (trec_eval 10.0 crashes on it)"
+        )
     if options.run == "-" or options.qrels == "-":
-        raise TrecEvalExit(1, "citeval: error: reading from standard input ('-') is not "
-                              "supported; give a file")  # fmt: skip
+        raise TrecEvalExit(
+            1, "citeval: error: reading from standard input ('-') is not supported; give a file"
+        )
     with silenced():
         return evaluation.lines()
 

@@ -17,16 +17,43 @@ USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
        ('-m all_qrels' prints all qrels measures, '-m official' is default)
 """
 
-UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg",
-               "Rprec_mult_avgjg"} | {f"prefs_{s}" for s in (
-    "num_prefs_poss", "num_prefs_ful", "num_prefs_ful_ret", "simp", "pair", "avgjg",
-    "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret", "avgjg_Rnonrel_ret", "simp_imp",
-    "pair_imp", "avgjg_imp")}  # fmt: skip
+UNSUPPORTED = {"all_prefs", "prefs", "qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"} | {
+    f"prefs_{s}"
+    for s in (
+        "num_prefs_poss",
+        "num_prefs_ful",
+        "num_prefs_ful_ret",
+        "simp",
+        "pair",
+        "avgjg",
+        "avgjg_Rnonrel",
+        "simp_ret",
+        "pair_ret",
+        "avgjg_ret",
+        "avgjg_Rnonrel_ret",
+        "simp_imp",
+        "pair_imp",
+        "avgjg_imp",
+    )
+}
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
-         "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
-         "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
-         "Results_format=", "Output_old_results_format", "Zscore="]  # fmt: skip
+_LONG = [
+    "help",
+    "version",
+    "query_eval_wanted",
+    "measure=",
+    "complete_rel_info_wanted",
+    "level_for_rel=",
+    "nosummary",
+    "Debug_level=",
+    "Judged_docs_only",
+    "Number_docs_in_coll=",
+    "Max_retrieved_per_topic=",
+    "Rel_info_format=",
+    "Results_format=",
+    "Output_old_results_format",
+    "Zscore=",
+]
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c's document for a missing query
 
 
@@ -114,12 +141,23 @@ class Options:
         return len(marked) > 1
 
     def _take(self, flag: str, value: str) -> None:
-        flag = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",
-                "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n",
-                "Debug_level": "D", "Judged_docs_only": "J", "Number_docs_in_coll": "N",
-                "Max_retrieved_per_topic": "M", "Rel_info_format": "R",
-                "Results_format": "T", "Output_old_results_format": "o",
-                "Zscore": "Z"}.get(flag, flag)  # fmt: skip
+        flag = {
+            "help": "h",
+            "version": "v",
+            "query_eval_wanted": "q",
+            "measure": "m",
+            "complete_rel_info_wanted": "c",
+            "level_for_rel": "l",
+            "nosummary": "n",
+            "Debug_level": "D",
+            "Judged_docs_only": "J",
+            "Number_docs_in_coll": "N",
+            "Max_retrieved_per_topic": "M",
+            "Rel_info_format": "R",
+            "Results_format": "T",
+            "Output_old_results_format": "o",
+            "Zscore": "Z",
+        }.get(flag, flag)
         if flag == "v":
             from .. import __version__
 
@@ -140,14 +178,18 @@ class Options:
         elif flag == "D":
             level, _, query = value.partition(".")
             if c_atol(level) != 0:
-                raise TrecEvalExit(1, "citeval: error: trec_eval's debug output (-D above 0) "
-                                      "is not supported")  # fmt: skip
+                raise TrecEvalExit(
+                    1, "citeval: error: trec_eval's debug output (-D above 0) is not supported"
+                )
             self.debug_query = query or None
         elif flag in ("R", "T") and value not in ("qrels", "trec_results"):
             what = "rel_info format" if flag == "R" else "results format"
-            raise TrecEvalExit(1, f"citeval: error: -{flag} {value}: only trec_eval's "
-                                  f"{what} {'qrels' if flag == 'R' else 'trec_results'} is "
-                                  "supported (not the preference formats)")  # fmt: skip
+            raise TrecEvalExit(
+                1,
+                f"citeval: error: -{flag} {value}: only trec_eval's "
+                f"{what} {'qrels' if flag == 'R' else 'trec_results'} is "
+                "supported (not the preference formats)",
+            )
         elif flag == "Z":
             raise TrecEvalExit(1, "citeval: error: -Z (Z scores) is not supported")
 
@@ -155,12 +197,18 @@ class Options:
         name, dot, params = value.partition(".")
         if dot:
             if not params:
-                raise TrecEvalExit(1, f"trec_eval: improper measure in parameter '{name}'\n"
-                                      f"trec_eval: illegal measure '{name}'")  # fmt: skip
+                raise TrecEvalExit(
+                    1,
+                    f"trec_eval: improper measure in parameter '{name}'\n"
+                    f"trec_eval: illegal measure '{name}'",
+                )
             self.params.setdefault(name, params)
         if name in UNSUPPORTED:
-            raise TrecEvalExit(1, f"citeval: error: trec_eval's '{name}' (preference or "
-                                  "judgement-group measures) is not supported")  # fmt: skip
+            raise TrecEvalExit(
+                1,
+                f"citeval: error: trec_eval's '{name}' (preference or "
+                "judgement-group measures) is not supported",
+            )
         from ..scoring.table import TREC_EVAL_ORDER
 
         names = NICKNAMES.get(name, (name,))
@@ -181,18 +229,26 @@ def eval_hint(argv: list[str]) -> str | None:
         if token == "--":
             break
         if token == "-c":
-            return ("-c is trec_eval's flag: citeval eval always scores every qrels query as "
-                    "trec_eval -c does (a query the run lacks on an empty ranking); drop it, "
-                    f"{same}")  # fmt: skip
+            return (
+                "-c is trec_eval's flag: citeval eval always scores every qrels query as "
+                "trec_eval -c does (a query the run lacks on an empty ranking); drop it, "
+                f"{same}"
+            )
         if token == "-J":
-            return ("-J is trec_eval's flag: give the measures judged_only=True, e.g. -m "
-                    f"\"P(judged_only=True)@10 AP(judged_only=True)\", {same}")  # fmt: skip
+            return (
+                "-J is trec_eval's flag: give the measures judged_only=True, e.g. -m "
+                f'"P(judged_only=True)@10 AP(judged_only=True)", {same}'
+            )
         if re.fullmatch(r"-l-?\d*", token):
             level = token[2:] or "2"
-            return (f"{token} is trec_eval's flag: give the measures rel={level}, e.g. -m "
-                    f"\"P(rel={level})@10 AP(rel={level})\", {same}")  # fmt: skip
+            return (
+                f"{token} is trec_eval's flag: give the measures rel={level}, e.g. -m "
+                f'"P(rel={level})@10 AP(rel={level})", {same}'
+            )
         if token == "-q" and trec_format:
-            return ("-q means --quiet in citeval eval, not trec_eval's per-query output: "
-                    "use --per-query with --format trec_eval (--quiet for quiet), "
-                    f"{same}")  # fmt: skip
+            return (
+                "-q means --quiet in citeval eval, not trec_eval's per-query output: "
+                "use --per-query with --format trec_eval (--quiet for quiet), "
+                f"{same}"
+            )
     return None

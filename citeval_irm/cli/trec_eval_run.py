@@ -58,16 +58,22 @@ def _values(trec: TrecName, text: str | None):
     else:
         return None
     if len(set(cuts)) != len(cuts):
-        raise TrecEvalExit(2, "trec_eval: duplicate cutoffs detected\n"
-                              f"trec_eval: Cannot initialize measure '{trec.name}'")  # fmt: skip
+        raise TrecEvalExit(
+            2,
+            "trec_eval: duplicate cutoffs detected\n"
+            f"trec_eval: Cannot initialize measure '{trec.name}'",
+        )
     return cuts
 
 
 def _pairs(text: str, name: str) -> dict[str, float]:
     parts = [p.partition("=") for p in text.split(",")]
     if not all(eq and level for level, eq, _ in parts):
-        raise TrecEvalExit(2, f"trec_eval: malformed pair parameters in '{text}'\n"
-                              f"trec_eval: Cannot initialize measure '{name}'")  # fmt: skip
+        raise TrecEvalExit(
+            2,
+            f"trec_eval: malformed pair parameters in '{text}'\n"
+            f"trec_eval: Cannot initialize measure '{name}'",
+        )
     return {level: c_atof(value) for level, _, value in parts}
 
 
@@ -92,8 +98,11 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
         if trec.param == "beta":
             base["beta"] = values[0]
         elif trec.param == "coefficients" and len(values) != 4:
-            raise AtFirstQuery(4, "trec_eval.calc_utility: improper number of coefficients\n"
-                                  "trec_eval: Can't calculate measure 'utility'")  # fmt: skip
+            raise AtFirstQuery(
+                4,
+                "trec_eval.calc_utility: improper number of coefficients\n"
+                "trec_eval: Can't calculate measure 'utility'",
+            )
         else:
             base[trec.param] = values
     elif text is not None and trec.kind == "pairs":
@@ -103,8 +112,11 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
         # gain_init.c's valid_int: an optional sign, then ASCII digits only
         levels = {k: v for k, v in pairs.items() if re.fullmatch(r"[+-]?[0-9]+", k)}
         if any(int(k) < 0 for k in levels) and row.name not in POOL_LEVELS:
-            raise TrecEvalExit(1, f"citeval: error: {trec.name}.{text}: gains for negative "
-                                  "levels (unjudged docs) are not supported")  # fmt: skip
+            raise TrecEvalExit(
+                1,
+                f"citeval: error: {trec.name}.{text}: gains for negative "
+                "levels (unjudged docs) are not supported",
+            )
         if levels and "gains" in row.params:
             base["gains"] = {int(k): v for k, v in levels.items()}
     return [(name, family(**base))]
@@ -224,8 +236,14 @@ class TrecEvaluation:
                 matrix = unranked_values(Settings(measures), qrels, np.array(order))
             for column, measure in enumerate(measures):
                 values[str(measure)] = matrix[:, column]
-        printed = self._print([ids[i] for i in order], {ids[i] for i in missing}, values, run,
-                              qrels, summary=stop is None)  # fmt: skip
+        printed = self._print(
+            [ids[i] for i in order],
+            {ids[i] for i in missing},
+            values,
+            run,
+            qrels,
+            summary=stop is None,
+        )
         if stop is not None:
             raise Stopped(stop.status, stop.message, printed)
         return printed
@@ -261,10 +279,14 @@ class TrecEvaluation:
             elif not allocated:
                 return _Stop(n, 4, cannot)
             elif top[query] < -1:
-                return _Stop(n, 4, f"citeval: error: qrels query '{query}' has only labels "
-                                   "below -1 after a query with a label >= 0: trec_eval 10.0 "
-                                   "crashes here (memset of a negative size in "
-                                   "form_res_rels.c); citeval stops")  # fmt: skip
+                return _Stop(
+                    n,
+                    4,
+                    f"citeval: error: qrels query '{query}' has only labels "
+                    "below -1 after a query with a label >= 0: trec_eval 10.0 "
+                    "crashes here (memset of a negative size in "
+                    "form_res_rels.c); citeval stops",
+                )
         return None
 
     def _prepared(self, run, qrels, missing: list[str]):

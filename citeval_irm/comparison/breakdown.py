@@ -53,12 +53,16 @@ def popularity_section(
 
     s = comparison.settings
     found = breakdown(
-        comparison.results, dataset, comparison.measures[0], by="popularity",
+        comparison.results,
+        dataset,
+        comparison.measures[0],
+        by="popularity",
         baseline=comparison.baseline,
         options=replace(options or EvalOptions(), ties=s.ties),
-        statistics=StatisticsOptions(permutations=s.permutations, bootstrap=s.bootstrap,
-                                     seed=s.seed),
-    )  # fmt: skip
+        statistics=StatisticsOptions(
+            permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed
+        ),
+    )
     lines = tuple(popularity_lines(comparison.popularity))
     return found.section("popularity", lines, percent=percent, decimals=decimals)
 
@@ -73,8 +77,10 @@ def _valued(groups, values: np.ndarray, measure: str):
     warning = EvalWarning(
         "queries_without_value",
         f"queries with no value of {measure} (e.g. no references): left out of the breakdown",
-        len(left), examples_of(left), "queries",
-    )  # fmt: skip
+        len(left),
+        examples_of(left),
+        "queries",
+    )
     return groups[~missing], values[~missing], [warning]
 
 

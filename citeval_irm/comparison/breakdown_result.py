@@ -28,8 +28,16 @@ from .family import (
 from .labels import TEST_DIRECTIONS, TEST_LABELS, displayed, format_p
 from .model import CompareSettings
 
-PAIR_COLUMNS = ("diff", "ci_low", "ci_high", "ci_few", "p_adj", "significant", "direction",
-                "reachable")  # fmt: skip
+PAIR_COLUMNS = (
+    "diff",
+    "ci_low",
+    "ci_high",
+    "ci_few",
+    "p_adj",
+    "significant",
+    "direction",
+    "reachable",
+)
 """The columns of each run's comparison with the baseline in :meth:`Breakdown.to_frame`."""
 
 MIN_QUERIES = 30
@@ -282,6 +290,7 @@ def flagged(groups: pd.DataFrame, min_queries: int) -> pd.DataFrame:
     """``groups`` with ``small`` (right after ``queries``): fewer than ``min_queries``."""
     groups = groups.drop(columns="small", errors="ignore")
     if "queries" in groups:
-        groups.insert(groups.columns.get_loc("queries") + 1, "small",
-                      groups["queries"] < min_queries)  # fmt: skip
+        groups.insert(
+            groups.columns.get_loc("queries") + 1, "small", groups["queries"] < min_queries
+        )
     return groups

@@ -216,9 +216,15 @@ def _venue(citing, with_year: bool) -> str:
 
 
 def popularity_summary(
-    runs: dict, results: dict, dataset_id: str, measure: str, *, ties: str = "trec_eval",
-    bins: int = 3, depth: int = 10,
-) -> pd.DataFrame | None:  # fmt: skip
+    runs: dict,
+    results: dict,
+    dataset_id: str,
+    measure: str,
+    *,
+    ties: str = "trec_eval",
+    bins: int = 3,
+    depth: int = 10,
+) -> pd.DataFrame | None:
     """How much each run leans on popular papers, when the dataset has a training split
     (``None`` otherwise): per run, the share of its total ``measure`` that comes from the
     head bin's queries (beside the head's share of the queries: equal means no lean), and

@@ -79,8 +79,11 @@ def _file_rows(path: Path) -> _Rows:
     (:class:`~citeval_irm.base.texts.CsvRows`: a row of another length is an error there)."""
     if not path.is_file():
         raise InputError(str(path), "no such manifest file")
-    rows = CsvRows(path, skip=lambda line: line.startswith("#") or not line.strip(),
-                   names=lambda name: name.strip().lower())  # fmt: skip
+    rows = CsvRows(
+        path,
+        skip=lambda line: line.startswith("#") or not line.strip(),
+        names=lambda name: name.strip().lower(),
+    )
     if rows.header is None:
         raise InputError(rows.source, "the manifest is empty: give a header system, dataset, run")
     records = [(line, {k: v.strip() for k, v in cells.items()}) for line, cells in rows]
@@ -108,9 +111,10 @@ def _check_columns(rows: _Rows) -> None:
             f"unknown column(s) {', '.join(unknown)}" if unknown else ""
         )
         raise InputError(
-            rows.source, f"{problem}: the columns are {', '.join(MANIFEST_COLUMNS)}",
+            rows.source,
+            f"{problem}: the columns are {', '.join(MANIFEST_COLUMNS)}",
             rows.header_line,
-        )  # fmt: skip
+        )
 
 
 def _fields(rows: _Rows, line: int, record: dict[str, str]) -> tuple[str, str, str]:

@@ -47,12 +47,16 @@ class ComparisonFormats:
         """On which queries each resolution rate is compared."""
         if not self.rates:
             return None
-        counts = ", ".join(f"{rate} on {int(self.per_query[rate].notna().all(axis=1).sum()):,}"
-                           for rate in self.rates)  # fmt: skip
+        counts = ", ".join(
+            f"{rate} on {int(self.per_query[rate].notna().all(axis=1).sum()):,}"
+            for rate in self.rates
+        )
         lower = [rate for rate in self.rates if rate in LOWER_IS_BETTER]
         better = f"; lower is better for {', '.join(lower)}" if lower else ""
-        return (f"rates of the resolutions, each compared on the queries whose generated lists "
-                f"have references in every run: {counts}{better}")  # fmt: skip
+        return (
+            f"rates of the resolutions, each compared on the queries whose generated lists "
+            f"have references in every run: {counts}{better}"
+        )
 
     def _coverage_line(self) -> str | None:
         short = self.coverage[self.coverage["unranked"] > 0]
@@ -166,8 +170,10 @@ class ComparisonFormats:
         if self.popularity is not None:
             from .facets import popularity_lines
 
-            out += [wrap(line, bullet if n else "", fmt)
-                    for n, line in enumerate(popularity_lines(self.popularity))]  # fmt: skip
+            out += [
+                wrap(line, bullet if n else "", fmt)
+                for n, line in enumerate(popularity_lines(self.popularity))
+            ]
         if self.published is not None:
             out.append("")
             out.append(self.published.format(fmt))

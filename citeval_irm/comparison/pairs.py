@@ -77,11 +77,13 @@ def paired_statistics(
         }
         floors = {
             "randomisation": stats.p_floor(
-                "randomisation", nonzero, exact=bool(exact[column]),
+                "randomisation",
+                nonzero,
+                exact=bool(exact[column]),
                 permutations=settings.permutations,
             ),
             "tukey": tukey_floor,
-        }  # fmt: skip
+        }
         p_tukey = None if tukey_p is None else tukey_p[a, b, m]
         rows.append(_with_tests(row, d, nonzero, settings.test, floors, p_tukey))
     return pd.DataFrame(rows), tukey_table
@@ -154,17 +156,44 @@ def _unavailable(row: dict, reason: str | None, test: str) -> str | None:
 
 
 _INFERENCE_COLUMNS = [
-    ("p(rand)", "p_randomisation"), ("p(t)", "p_t"), ("p(wsr)", "p_wilcoxon"),
-    ("p(sign)", "p_sign"), ("p(tukey)", "p_tukey"), ("d_z", "effect_size"), ("CI", "ci_low"),
-]  # fmt: skip
+    ("p(rand)", "p_randomisation"),
+    ("p(t)", "p_t"),
+    ("p(wsr)", "p_wilcoxon"),
+    ("p(sign)", "p_sign"),
+    ("p(tukey)", "p_tukey"),
+    ("d_z", "effect_size"),
+    ("CI", "ci_low"),
+]
 
 
 PAIR_COLUMNS = [
-    "measure", "baseline", "system", "baseline_mean", "system_mean", "diff", "ci_low", "ci_high",
-    "ci_few", "effect_size", "wins", "ties", "losses", "p_randomisation", "randomisation_exact",
-    "p_t", "p_wilcoxon", "p_sign", "wilcoxon_method", "direction", "p_floor", "unavailable",
-    "p_adj", "significant", "p_adj_floor", "reachable",
-]  # fmt: skip
+    "measure",
+    "baseline",
+    "system",
+    "baseline_mean",
+    "system_mean",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "ci_few",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "p_randomisation",
+    "randomisation_exact",
+    "p_t",
+    "p_wilcoxon",
+    "p_sign",
+    "wilcoxon_method",
+    "direction",
+    "p_floor",
+    "unavailable",
+    "p_adj",
+    "significant",
+    "p_adj_floor",
+    "reachable",
+]
 
 
 def _tukey_table(

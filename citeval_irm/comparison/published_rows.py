@@ -80,8 +80,9 @@ def compare_published(
         if item is not None and is_evaluated(item):
             facts[name] = None
         else:
-            facts[name] = RunEvidence.of(result, item, own if item is not None else None,
-                                         same_year, None, recipe)  # fmt: skip
+            facts[name] = RunEvidence.of(
+                result, item, own if item is not None else None, same_year, None, recipe
+            )
     return beside_published(
         comparison.results,
         facts,

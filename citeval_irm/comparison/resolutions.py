@@ -35,8 +35,11 @@ def compared_rates(named: dict, measures) -> tuple[list[str], object]:
         return shared, measures
     missing = [r for r in named_rates if r not in shared]
     if missing:
-        raise InputError(None, f"{', '.join(missing)}: not a rate of every resolution compared "
-                         "(existence_rate needs a catalogue)")  # fmt: skip
+        raise InputError(
+            None,
+            f"{', '.join(missing)}: not a rate of every resolution compared "
+            "(existence_rate needs a catalogue)",
+        )
     rest = [m for m in asked if str(m) not in RATES]
     return named_rates, rest
 
@@ -47,8 +50,11 @@ def field_result(name: str, item):
     if not isinstance(item, Resolution):
         return item
     if item.evaluation is None:
-        raise InputError(None, f"{name}: no reference of {item.source} resolved to a paper of "
-                         f"{item.dataset}: there is no run to compare")  # fmt: skip
+        raise InputError(
+            None,
+            f"{name}: no reference of {item.source} resolved to a paper of "
+            f"{item.dataset}: there is no run to compare",
+        )
     return item.evaluation
 
 
@@ -81,7 +87,7 @@ def left_out_warnings(left_out: dict[str, pd.Index]) -> list[EvalWarning]:
             len(left),
             examples_of(left),
             "queries",
-        )  # fmt: skip
+        )
         for left, rates in by_queries.items()
     ]
 
@@ -112,11 +118,19 @@ def resolved_entry(path, dataset: str, measures, protocol, options, execution, r
     nothing resolved (no run to validate or evaluate)."""
     from ..resolving.resolve import resolve
 
-    found = resolve(path, dataset, measures=measures, protocol=protocol, options=options,
-                    execution=execution, **resolving)  # fmt: skip
+    found = resolve(
+        path,
+        dataset,
+        measures=measures,
+        protocol=protocol,
+        options=options,
+        execution=execution,
+        **resolving,
+    )
     if found.run is None:
-        raise InputError(str(path), f"no reference resolved to a paper of {dataset}: no run to "
-                         "put in the table")  # fmt: skip
+        raise InputError(
+            str(path), f"no reference resolved to a paper of {dataset}: no run to put in the table"
+        )
     return found
 
 
@@ -149,10 +163,12 @@ def rate_legend(rates: list[str]) -> str:
     """The legend line of a table's rate columns."""
     lower = [r for r in rates if r in LOWER_IS_BETTER]
     better = f"; lower is better for {', '.join(lower)}" if lower else ""
-    return (f"{', '.join(rates)}: the resolution's rates, for a system whose run is generated "
-            "reference lists (.jsonl, resolved first; - for a ranked run): each the mean over "
-            "the queries whose lists have references, tested on the queries where the "
-            f"baseline's and the system's both have{better}")  # fmt: skip
+    return (
+        f"{', '.join(rates)}: the resolution's rates, for a system whose run is generated "
+        "reference lists (.jsonl, resolved first; - for a ranked run): each the mean over "
+        "the queries whose lists have references, tested on the queries where the "
+        f"baseline's and the system's both have{better}"
+    )
 
 
 NOT_VIOLATIONS = ("short_ranking", "missing_query")
@@ -172,16 +188,27 @@ def generated_validation(report):
     if not exempt.any():
         return report
     counts = report.checks.set_index("check")["queries"]
-    said = ", ".join(f"{check} in {_queries(int(counts[check]))}" for check in NOT_VIOLATIONS
-                     if counts.get(check, 0))  # fmt: skip
-    warning = EvalWarning("generated_lists", f"generated lists: {said}, not counted as "
-                          "violations (a list is as long as the model made it; a query with "
-                          "no resolved paper scores 0)", int(exempt.sum()))  # fmt: skip
+    said = ", ".join(
+        f"{check} in {_queries(int(counts[check]))}"
+        for check in NOT_VIOLATIONS
+        if counts.get(check, 0)
+    )
+    warning = EvalWarning(
+        "generated_lists",
+        f"generated lists: {said}, not counted as "
+        "violations (a list is as long as the model made it; a query with "
+        "no resolved paper scores 0)",
+        int(exempt.sum()),
+    )
     checks = report.checks.copy()
     shown = checks["check"].isin(NOT_VIOLATIONS)
     checks.loc[shown, ["queries", "pairs"]] = 0
-    return replace(report, violations=report.violations[~exempt], checks=checks,
-                   warnings=[*report.warnings, warning])  # fmt: skip
+    return replace(
+        report,
+        violations=report.violations[~exempt],
+        checks=checks,
+        warnings=[*report.warnings, warning],
+    )
 
 
 def _queries(count: int) -> str:

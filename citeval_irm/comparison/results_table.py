@@ -115,9 +115,12 @@ class ResultsTable(TableFormats, Printable):
     def wide(self) -> pd.DataFrame:
         """The table as printed: systems by (dataset, measure), fractions, NaN if missing."""
         frame = self.values.pivot_table(
-            index="system", columns=["dataset", "measure"], values="value", dropna=False,
+            index="system",
+            columns=["dataset", "measure"],
+            values="value",
+            dropna=False,
             sort=False,
-        )  # fmt: skip
+        )
         columns = [(d, m) for d in self.datasets for m in self.measures[d]]
         return frame.reindex(index=self.systems + self.published_systems, columns=columns)
 
@@ -171,8 +174,12 @@ class ResultsTable(TableFormats, Printable):
         plots = Section("datasets", "Per dataset")
         wide = self.wide()
         for dataset in self.datasets:
-            names = [s for s in self.systems if wide.loc[s, (dataset, self.measures[dataset][0])]
-                     == wide.loc[s, (dataset, self.measures[dataset][0])]]  # fmt: skip
+            names = [
+                s
+                for s in self.systems
+                if wide.loc[s, (dataset, self.measures[dataset][0])]
+                == wide.loc[s, (dataset, self.measures[dataset][0])]
+            ]
             data = {
                 s: [float(wide.loc[s, (dataset, m)]) for m in self.measures[dataset]] for s in names
             }
@@ -266,15 +273,17 @@ def results_table(
     entries = read_manifest(manifest)
     systems = list(dict.fromkeys(e.system for e in entries))
     if baseline is not None and baseline not in systems:
-        raise InputError(None, f"baseline {baseline!r} is not a system of the manifest: "
-                         f"{', '.join(systems)}")  # fmt: skip
+        raise InputError(
+            None, f"baseline {baseline!r} is not a system of the manifest: {', '.join(systems)}"
+        )
     resolving = _resolving(resolving)
     runs = evaluated_runs(entries, measures, protocol, options, execution, same_year, resolving)
     values, notes, warnings = cell_values(runs)
     found = None
     if baseline is not None:
-        found = baseline_tests(runs, baseline, notes,
-                               compare_settings(statistics, "all", options.ties))  # fmt: skip
+        found = baseline_tests(
+            runs, baseline, notes, compare_settings(statistics, "all", options.ties)
+        )
         warnings += found.warnings
         issue(found.warnings)  # B raised for the family, as compare says
         values = with_tests(values, found, statistics.test)

@@ -238,8 +238,15 @@ def run_validation(
 ) -> ValidationReport:
     """``run`` validated against ``dataset`` with the measures and protocol it is evaluated
     with (no progress bar)."""
-    return validate(run, dataset, same_year=same_year, measures=measures, protocol=protocol,
-                    options=options, execution=replace(execution, progress=False))  # fmt: skip
+    return validate(
+        run,
+        dataset,
+        same_year=same_year,
+        measures=measures,
+        protocol=protocol,
+        options=options,
+        execution=replace(execution, progress=False),
+    )
 
 
 def validated_evaluation(

@@ -85,8 +85,15 @@ def table_legend(table) -> list[str]:
     ]
     family = table.family
     if table.baseline is not None and family is not None and family.size + family.left_out > 0:
-        lines += _test_lines(table.values, table.baseline, table.test, table.correction,
-                             table.alpha, family, table.settings)  # fmt: skip
+        lines += _test_lines(
+            table.values,
+            table.baseline,
+            table.test,
+            table.correction,
+            table.alpha,
+            family,
+            table.settings,
+        )
     statuses = table.values["status"]
     if (statuses == VIOLATION).any():
         lines.append(f"{BROKEN}: the run breaks the dataset's protocol: not compared, not bold")
@@ -95,8 +102,10 @@ def table_legend(table) -> list[str]:
     if "impossible" in table.values:
         found = table.values[table.values["impossible"].fillna("").astype(bool)]
         for (system, dataset), why in found.groupby(["system", "dataset"], sort=False):
-            lines.append(f"{IMPOSSIBLE}: the published row of {system} on {dataset} is "
-                         f"impossible as printed: {why['impossible'].iloc[0]}")  # fmt: skip
+            lines.append(
+                f"{IMPOSSIBLE}: the published row of {system} on {dataset} is "
+                f"impossible as printed: {why['impossible'].iloc[0]}"
+            )
     if (statuses == MISSING).any():
         lines.append("-: no run of that system on that dataset")
     rates = [m for m in RATES if (table.values["measure"] == m).any()]
@@ -105,8 +114,15 @@ def table_legend(table) -> list[str]:
     return lines + table.notes
 
 
-def _test_lines(values: pd.DataFrame, baseline: str, test: str, correction: str, alpha: float,
-                family: Family, settings) -> list[str]:  # fmt: skip
+def _test_lines(
+    values: pd.DataFrame,
+    baseline: str,
+    test: str,
+    correction: str,
+    alpha: float,
+    family: Family,
+    settings,
+) -> list[str]:
     """The legend's lines on the significance marks: the test, its direction, the
     correction over the table, and the family's notes."""
     label = TEST_LABELS[test]

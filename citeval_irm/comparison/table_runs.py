@@ -42,23 +42,37 @@ class TableRuns:
         return self.facts[system, dataset].validation if (system, dataset) in self.results else None
 
 
-def evaluated_runs(entries: list[Entry], measures, protocol, options: EvalOptions,
-                   execution: ExecutionOptions, same_year: bool,
-                   resolving: dict) -> TableRuns:  # fmt: skip
+def evaluated_runs(
+    entries: list[Entry],
+    measures,
+    protocol,
+    options: EvalOptions,
+    execution: ExecutionOptions,
+    same_year: bool,
+    resolving: dict,
+) -> TableRuns:
     """Every entry validated and evaluated: in this process (``jobs=1``), in ``jobs``
     processes, or on a Dask cluster (``engine="dask"``)."""
     each = execution.for_worker()
     work = [
-        (entry, measures, _protocol_of(entry.dataset, protocol), options, each, same_year,
-         resolving)
+        (
+            entry,
+            measures,
+            _protocol_of(entry.dataset, protocol),
+            options,
+            each,
+            same_year,
+            resolving,
+        )
         for entry in entries
-    ]  # fmt: skip
+    ]
     for entry, m, p, *_ in work:
         if m is None and p is None:
             raise InputError(
-                None, f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
-                "measures or a protocol"
-            )  # fmt: skip
+                None,
+                f"{entry.dataset} (manifest line {entry.line}) names no protocol: give "
+                "measures or a protocol",
+            )
     done = fan_out(evaluate_entry, work, execution)
     results = {(e.system, e.dataset): r for e, (r, _) in zip(entries, done)}
     datasets = list(dict.fromkeys(e.dataset for e in entries))
@@ -73,22 +87,37 @@ def evaluated_runs(entries: list[Entry], measures, protocol, options: EvalOption
     )
 
 
-def evaluate_entry(entry: Entry, measures, protocol, options: EvalOptions,
-                   execution: ExecutionOptions, same_year: bool,
-                   resolving: dict | None = None):  # fmt: skip
+def evaluate_entry(
+    entry: Entry,
+    measures,
+    protocol,
+    options: EvalOptions,
+    execution: ExecutionOptions,
+    same_year: bool,
+    resolving: dict | None = None,
+):
     """Validate then evaluate one run (in this process, a worker process or on a Dask
     worker), generated lists resolved first (``resolving``: resolve's keywords): its
     evaluation (a resolution, for generated lists) and what the comparison with published
     results needs."""
     if not is_generated(entry.run):
-        return validated_evaluation(entry.run, entry.dataset, measures, protocol, options,
-                                    execution, dataset=entry.dataset,
-                                    same_year=same_year)  # fmt: skip
+        return validated_evaluation(
+            entry.run,
+            entry.dataset,
+            measures,
+            protocol,
+            options,
+            execution,
+            dataset=entry.dataset,
+            same_year=same_year,
+        )
     with silenced():  # the table carries the warnings, counted, once
-        result = resolved_entry(entry.run, entry.dataset, measures, protocol, options,
-                                execution, resolving or {})  # fmt: skip
-        validation = run_validation(result.run, entry.dataset, measures, protocol, options,
-                                    execution, same_year)  # fmt: skip
+        result = resolved_entry(
+            entry.run, entry.dataset, measures, protocol, options, execution, resolving or {}
+        )
+        validation = run_validation(
+            result.run, entry.dataset, measures, protocol, options, execution, same_year
+        )
     return result, RunEvidence.ranked_by(result.evaluation, generated_validation(validation))
 
 
@@ -113,8 +142,15 @@ def cell_values(runs: TableRuns) -> tuple[pd.DataFrame, list[str], list[EvalWarn
             for measure in runs.measures[dataset]:
                 missing = result is None
                 value = float("nan") if missing else float(result.aggregate.get(measure, np.nan))
-                rows.append({"system": system, "dataset": dataset, "measure": measure,
-                             "value": value, "status": status})  # fmt: skip
+                rows.append(
+                    {
+                        "system": system,
+                        "dataset": dataset,
+                        "measure": measure,
+                        "value": value,
+                        "status": status,
+                    }
+                )
             notes += _run_notes(f"{system} on {dataset}", status, validation)
             if result is not None:
                 warnings += [
@@ -144,9 +180,20 @@ def _run_notes(run: str, status: str, validation: ValidationReport | None) -> li
 
 
 _TESTED_COLUMNS = [
-    "dataset", "measure", "system", "diff", "p", "wins", "losses", "direction", "p_adj",
-    "significant", "p_adj_floor", "reachable", "unavailable",
-]  # fmt: skip
+    "dataset",
+    "measure",
+    "system",
+    "diff",
+    "p",
+    "wins",
+    "losses",
+    "direction",
+    "p_adj",
+    "significant",
+    "p_adj_floor",
+    "reachable",
+    "unavailable",
+]
 """What a tested cell carries of compare's pair: the difference and the test (``p``: the
 chosen test's, ``direction``: its own statistic's), corrected over the table."""
 
@@ -226,19 +273,26 @@ def published_rows(paper, runs: TableRuns, protocol) -> tuple[pd.DataFrame, list
         for system in side.figures.columns:
             published_systems += [system] if system not in published_systems else []
             for measure in side.figures.index:
-                rows.append({"system": system, "dataset": dataset, "measure": measure,
-                             "value": side.figures.at[measure, system] / scale,
-                             "status": "published",
-                             "impossible": side.impossible.get(system, "")})  # fmt: skip
+                rows.append(
+                    {
+                        "system": system,
+                        "dataset": dataset,
+                        "measure": measure,
+                        "value": side.figures.at[measure, system] / scale,
+                        "status": "published",
+                        "impossible": side.impossible.get(system, ""),
+                    }
+                )
         differing = [str(c) for c in side.checks if c.status != "same"]
         detail = f" ({'; '.join(differing)})" if differing else ""
         verdicts.append(f"published rows on {dataset}: {side.title()}; {side.verdict()}{detail}")
     clash = [s for s in published_systems if s in runs.systems]
     if clash:
         raise InputError(
-            None, f"system(s) {', '.join(clash)} of the manifest share a name with published "
-            f"rows of {paper}: rename them in the manifest"
-        )  # fmt: skip
+            None,
+            f"system(s) {', '.join(clash)} of the manifest share a name with published "
+            f"rows of {paper}: rename them in the manifest",
+        )
     return pd.DataFrame(rows), published_systems, verdicts
 
 

@@ -67,8 +67,9 @@ class CitevalDataset(IRDSDataset):
         total = count if count is not None else dataset.docs_count()
 
         def dicts() -> Iterator[dict]:
-            for doc in bar(docs, desc=f"{self._irds_id} papers", unit="paper", total=total,
-                           enabled=verbose):  # fmt: skip
+            for doc in bar(
+                docs, desc=f"{self._irds_id} papers", unit="paper", total=total, enabled=verbose
+            ):
                 record = doc._asdict()
                 record["docno"] = record.pop("doc_id")
                 record["text"] = doc.default_text()

@@ -92,8 +92,11 @@ class Report:
                     replace(b, pairs=(command, *b.pairs)) if b is first else b
                     for b in section.blocks
                 ]
-                return [*self.sections[:i], replace(section, blocks=blocks),
-                        *self.sections[i + 1:]]  # fmt: skip
+                return [
+                    *self.sections[:i],
+                    replace(section, blocks=blocks),
+                    *self.sections[i + 1 :],
+                ]
         return [*self.sections, Section("command", "Command").add(Text(self.command))]
 
     def write(self, path: str | Path) -> Path:

@@ -242,9 +242,12 @@ def tie_ranges(
 
 
 def group_means(
-    labels: Sequence[str], data: Mapping[str, Mapping[str, Sequence[float]]], measure: str,
-    facet: str, unit: Unit,
-) -> bytes:  # fmt: skip
+    labels: Sequence[str],
+    data: Mapping[str, Mapping[str, Sequence[float]]],
+    measure: str,
+    facet: str,
+    unit: Unit,
+) -> bytes:
     """A measure's mean per group of queries (``labels``, in the facet's order) for each
     run, with its interval as error bars; ``data``: run -> mean / low / high."""
     figure = _figure(8.6, 4.2)
@@ -253,8 +256,10 @@ def group_means(
     for i, (name, values) in enumerate(data.items()):
         style = run_style(i)
         mean = np.asarray(values["mean"]) * unit.scale
-        errors = [mean - np.asarray(values["low"]) * unit.scale,
-                  np.asarray(values["high"]) * unit.scale - mean]  # fmt: skip
+        errors = [
+            mean - np.asarray(values["low"]) * unit.scale,
+            np.asarray(values["high"]) * unit.scale - mean,
+        ]
         ax.errorbar(
             x + (i - (len(data) - 1) / 2) * 0.08,
             mean,

@@ -230,8 +230,15 @@ class _Made:
             "empty_queries": options.empty_queries,
         }
         first = self.facts[0].evaluation
-        return sections.setup_section(self.facts, first.qrels_source, self.qrels_sha256,
-                                      self.dataset, policies, self.comparison, fmt)  # fmt: skip
+        return sections.setup_section(
+            self.facts,
+            first.qrels_source,
+            self.qrels_sha256,
+            self.dataset,
+            policies,
+            self.comparison,
+            fmt,
+        )
 
     def _resolution_sections(self, shown: dict) -> list[Section]:
         """How generated lists were resolved, and their rate by popularity (with a
@@ -240,10 +247,15 @@ class _Made:
             return []
         parts = [resolution_section(self.resolutions)]
         if self.dataset_id is not None:
-            parts.append(popularity_rate_section(
-                self.resolutions, self.dataset_id, (self.options, self.execution),
-                self.statistics, **shown,
-            ))  # fmt: skip
+            parts.append(
+                popularity_rate_section(
+                    self.resolutions,
+                    self.dataset_id,
+                    (self.options, self.execution),
+                    self.statistics,
+                    **shown,
+                )
+            )
         return parts
 
     def _comparison_sections(self, fmt, shown: dict) -> list[Section]:
@@ -307,9 +319,13 @@ def _compared(facts, resolutions, measures, protocol, given: tuple) -> Compariso
     options, execution, statistics = given
     with silenced():
         return compare(
-            {**results, **resolutions}, measures=measures, protocol=protocol, options=options,
-            execution=execution, statistics=statistics,
-        )  # fmt: skip
+            {**results, **resolutions},
+            measures=measures,
+            protocol=protocol,
+            options=options,
+            execution=execution,
+            statistics=statistics,
+        )
 
 
 def _resolutions(named: Mapping[str, object]) -> dict[str, Resolution]:

@@ -42,15 +42,27 @@ def resolution_section(resolutions: dict[str, Resolution]) -> Section:
             cells.append(f"{found[kind]:,}{share}")
         rows.append(cells)
     rows.append(["references", *(f"{c['references']:,}" for c in counts.values())])
-    rows.append(["lists (empty)", *(f"{c['queries']:,} ({c['empty_lists']:,})"
-                                    for c in counts.values())])  # fmt: skip
+    rows.append(
+        ["lists (empty)", *(f"{c['queries']:,} ({c['empty_lists']:,})" for c in counts.values())]
+    )
     section = Section("resolution", "Resolution of the generated lists")
-    sources = "; ".join(f"{name}: {r.source} against {r.dataset}, fuzzy threshold "
-                        f"{r.threshold:g}" for name, r in resolutions.items())  # fmt: skip
-    section.add(Text(f"Each generated reference matched to the dataset's papers by "
-                     f"identifier, normalised title, then fuzzily ({sources})."),
-                table("resolution", ["how", *resolutions], rows, left=1,
-                      caption="References by how they were resolved"))  # fmt: skip
+    sources = "; ".join(
+        f"{name}: {r.source} against {r.dataset}, fuzzy threshold {r.threshold:g}"
+        for name, r in resolutions.items()
+    )
+    section.add(
+        Text(
+            f"Each generated reference matched to the dataset's papers by "
+            f"identifier, normalised title, then fuzzily ({sources})."
+        ),
+        table(
+            "resolution",
+            ["how", *resolutions],
+            rows,
+            left=1,
+            caption="References by how they were resolved",
+        ),
+    )
     for name, found in resolutions.items():
         prefix = f"{name}: " if len(resolutions) > 1 else ""
         section.add(Items(tuple(prefix + line for line in found.legend())))
@@ -73,15 +85,25 @@ def popularity_rate_section(
     options, execution = given
     try:
         with silenced():
-            found = breakdown(resolutions, dataset, rate, by="popularity", options=options,
-                              execution=execution, statistics=statistics)  # fmt: skip
+            found = breakdown(
+                resolutions,
+                dataset,
+                rate,
+                by="popularity",
+                options=options,
+                execution=execution,
+                statistics=statistics,
+            )
     except CitevalError as exc:
         section = Section("resolution-popularity", f"{rate} by popularity")
         return section.add(Text(f"No breakdown by popularity: {exc}"))
     issue(w for w in found.warnings if w.code == "queries_without_value")
-    meaning = ("existence_rate: the share of a list's references that name a real paper (in "
-               "the pool or in the catalogue): 1 - the fabrication rate" if
-               rate == "existence_rate" else "in_pool_rate: the share of a list's references "
-               "that name a paper of the pool (give a catalogue to tell fabricated references "
-               "from real papers outside it)")  # fmt: skip
+    meaning = (
+        "existence_rate: the share of a list's references that name a real paper (in "
+        "the pool or in the catalogue): 1 - the fabrication rate"
+        if rate == "existence_rate"
+        else "in_pool_rate: the share of a list's references "
+        "that name a paper of the pool (give a catalogue to tell fabricated references "
+        "from real papers outside it)"
+    )
     return found.section("resolution-popularity", (meaning,), percent=percent, decimals=decimals)

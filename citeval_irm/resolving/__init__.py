@@ -14,8 +14,14 @@ precision and recall on 40,000 references made from real titles
 (``benchmarks/bench_resolve_quality.py``) and on a labelled set of 1,000 GENERATED ones
 (``scripts/resolve_threshold.py``) are in the resolve guide."""
 
-REPORT_SUFFIXES = {".json": "json", ".csv": "decisions", ".txt": "table", ".html": "page",
-                   ".htm": "page", ".md": "page"}  # fmt: skip
+REPORT_SUFFIXES = {
+    ".json": "json",
+    ".csv": "decisions",
+    ".txt": "table",
+    ".html": "page",
+    ".htm": "page",
+    ".md": "page",
+}
 """What a resolution report file holds, by suffix: everything (JSON), the decision for
 every reference (CSV), the printed report (``.txt``), or, as every command's ``--report``,
 the page (``.html`` or ``.md``: :func:`citeval_irm.make_report` of the resolution: the

@@ -36,9 +36,34 @@ MAX_QUOTED = 4
 MIN_QUOTED = 8
 """Characters a quoted text needs to be tried as a title (not ``"small"``)."""
 NO_BREAK = frozenset(
-    {"vs", "v", "e.g", "i.e", "cf", "proc", "vol", "no", "pp", "eds", "ed", "jr", "sr", "st",
-     "dr", "mr", "ms", "prof", "fig", "eq", "sec", "approx", "resp", "ca", "viz"}
-)  # fmt: skip
+    {
+        "vs",
+        "v",
+        "e.g",
+        "i.e",
+        "cf",
+        "proc",
+        "vol",
+        "no",
+        "pp",
+        "eds",
+        "ed",
+        "jr",
+        "sr",
+        "st",
+        "dr",
+        "mr",
+        "ms",
+        "prof",
+        "fig",
+        "eq",
+        "sec",
+        "approx",
+        "resp",
+        "ca",
+        "viz",
+    }
+)
 """Abbreviations whose full stop ends no sentence (with single letters: initials)."""
 
 _WORD = re.compile(r"\S+")
@@ -48,9 +73,17 @@ _OPENERS = "\"'\u201c\u2018\u00ab([{"
 _MAYBE_LINK = re.compile(r"://|www\.|doi:|arxiv:|urn:", re.IGNORECASE)
 _QUOTE = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]")
 _VENUE_KEYS = frozenset(re.sub(r"[^a-z0-9]+", " ", v).strip() for v in VENUES)
-_NOT_TITLE_START = (("in", "proceedings"), ("in", "proc"), ("proceedings",),
-                    ("arxiv", "preprint"), ("advances", "in", "neural"), ("pp",), ("pages",),
-                    ("vol",), ("volume",))  # fmt: skip
+_NOT_TITLE_START = (
+    ("in", "proceedings"),
+    ("in", "proc"),
+    ("proceedings",),
+    ("arxiv", "preprint"),
+    ("advances", "in", "neural"),
+    ("pp",),
+    ("pages",),
+    ("vol",),
+    ("volume",),
+)
 _PART = re.compile(r":\s?|\s[-\u2013\u2014]\s|\?\s")
 
 
@@ -131,14 +164,14 @@ def title_texts(text: str) -> list[str]:
     docstring); each text once."""
     text = undo_latex(text)  # \\"u is no quotation mark
     found = [text, *quoted(text)] if _QUOTE.search(text) else [text]
-    if ". " not in text and (":" not in text and "www." not in text.lower()
-                             or not _MAYBE_LINK.search(text)):  # fmt: skip
+    if ". " not in text and (
+        ":" not in text and "www." not in text.lower() or not _MAYBE_LINK.search(text)
+    ):
         return found  # one piece: a title alone (most references), parsed no further
     found_set = set(found)
     parts = pieces(text)
     if len(parts) > 1:
-        titles = [(s, e) if not link and not _no_title(text[s:e]) else None
-                  for s, e, link in parts]  # fmt: skip
+        titles = [(s, e) if not link and not _no_title(text[s:e]) else None for s, e, link in parts]
         for first in range(len(titles)):
             for last in range(first, min(first + MAX_SPAN, len(titles))):
                 if titles[last] is None:
@@ -159,5 +192,8 @@ def title_parts(title: str) -> tuple[str, str] | None:
     main, subtitle = title[: match.start()].strip(), title[match.end() :].strip()
     if match.group().startswith("?"):
         main += "?"
-    return (main, subtitle) if any(c.isalnum() for c in main) and any(
-        c.isalnum() for c in subtitle) else None  # fmt: skip
+    return (
+        (main, subtitle)
+        if any(c.isalnum() for c in main) and any(c.isalnum() for c in subtitle)
+        else None
+    )

@@ -137,8 +137,15 @@ def read_generated(generated) -> GeneratedLists:
         for number, record in enumerate(generated, 1):
             if not isinstance(record, Mapping):
                 raise InputError("<records>", "a record is an object", number)
-            _add(lists, lines, record.get("query_id"), record.get("references"),
-                 "<records>", number, ignored)  # fmt: skip
+            _add(
+                lists,
+                lines,
+                record.get("query_id"),
+                record.get("references"),
+                "<records>",
+                number,
+                ignored,
+            )
         return GeneratedLists("<records>", lists, _ignored_warning(ignored, "<records>"))
     raise ArgumentTypeError(
         None,
@@ -182,8 +189,9 @@ def _read_csv(path: Path) -> GeneratedLists:
         try:
             rank = int(row["rank"])
         except ValueError:
-            raise InputError(source, f"rank {quoted(row['rank'])} is not a whole number",
-                             line) from None  # fmt: skip
+            raise InputError(
+                source, f"rank {quoted(row['rank'])} is not a whole number", line
+            ) from None
         if rank < 1:
             raise InputError(source, f"rank {rank} is below 1", line)
         if (query, rank) in first:
@@ -290,7 +298,17 @@ def read_catalogue(path) -> Catalogue:
                 lines.append(number)
     if not titles:
         raise InputError(source, "holds no titles")
-    warnings = [EvalWarning("catalogue_rows_without_title", f"{source}: rows with neither a "
-                            "title nor an identifier were skipped", len(empty),
-                            examples_of(empty), "rows")] if empty else []  # fmt: skip
+    warnings = (
+        [
+            EvalWarning(
+                "catalogue_rows_without_title",
+                f"{source}: rows with neither a title nor an identifier were skipped",
+                len(empty),
+                examples_of(empty),
+                "rows",
+            )
+        ]
+        if empty
+        else []
+    )
     return Catalogue(source, titles, ids, warnings, lines)

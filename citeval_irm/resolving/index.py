@@ -164,11 +164,14 @@ class TitleIndex:
         self.keys = np.array(keys, dtype=object)
         self.lengths = np.fromiter((len(k) for k in keys), dtype=np.int32, count=len(keys))
         self.initials = np.fromiter((ord(k[0]) if k else 0 for k in keys), np.int32, len(keys))
-        self.parts = {"main": np.array(mains, dtype=object),
-                      "subtitle": np.array(subtitles, dtype=object)}  # fmt: skip
+        self.parts = {
+            "main": np.array(mains, dtype=object),
+            "subtitle": np.array(subtitles, dtype=object),
+        }
         self.with_parts = np.fromiter((bool(m) for m in mains), dtype=bool, count=len(mains))
-        self.abbreviated = np.fromiter((bool(abbreviations(t)) if t else False
-                                        for t in self.titles), bool, len(self.titles))  # fmt: skip
+        self.abbreviated = np.fromiter(
+            (bool(abbreviations(t)) if t else False for t in self.titles), bool, len(self.titles)
+        )
         self.any_parts = bool(self.with_parts.any())
         self.by_key = _grouped(keys)
         self.by_part = {"main": _grouped(mains), "subtitle": _grouped(subtitles)}
@@ -248,8 +251,11 @@ class TitleIndex:
     def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         starts, vocabulary, common = self._starts, self._vocabulary, self._common
         numbered = [(vocabulary.get(word), word) for word in set(key.split())]
-        slots = [(starts[n + 1] - starts[n], (n,))  # (titles holding it, its words)
-                 for n, word in numbered if n is not None and len(word) > 1]  # fmt: skip
+        slots = [
+            (starts[n + 1] - starts[n], (n,))  # (titles holding it, its words)
+            for n, word in numbered
+            if n is not None and len(word) > 1
+        ]
         unknown = [word for n, word in numbered if n is None and len(word) >= MIN_REPAIRED]
         if unknown and (len(slots) < 2 or min(slots)[0] > common):
             for word in sorted(unknown, key=len, reverse=True)[:REPAIRED]:
@@ -292,8 +298,10 @@ class TitleIndex:
         starts = self._starts
         if len(numbers) == 1:
             return self._postings[starts[numbers[0]] : starts[numbers[0] + 1]]
-        every = np.sort(np.concatenate([self._postings[starts[n] : starts[n + 1]]
-                                        for n in numbers]), kind="stable")  # fmt: skip
+        every = np.sort(
+            np.concatenate([self._postings[starts[n] : starts[n + 1]] for n in numbers]),
+            kind="stable",
+        )
         return _held(every, 1)
 
     def _repaired(self, word: str) -> tuple[int, ...]:
@@ -311,8 +319,9 @@ class TitleIndex:
             share = REPAIR_SCORE / 100.0
             low = bisect_left(shapes, (word[0], len(word) * share / (2 - share)))
             high = bisect_right(shapes, (word[0], len(word) * (2 - share) / share))
-            best = process.extract(word, words[low:high], scorer=fuzz.ratio,
-                                   score_cutoff=REPAIR_SCORE, limit=3)  # fmt: skip
+            best = process.extract(
+                word, words[low:high], scorer=fuzz.ratio, score_cutoff=REPAIR_SCORE, limit=3
+            )
             found = self._repairs[word] = tuple(numbers[low + at] for _, _, at in best)
         return found
 
@@ -330,8 +339,9 @@ class TitleIndex:
         (``truncated``) is also compared with each title's start."""
         choices = self.keys if target in ("full", "single") else self.parts[target]
         if target != "full":
-            papers = papers[~self.with_parts[papers] if target == "single" else
-                            self.with_parts[papers]]  # fmt: skip
+            papers = papers[
+                ~self.with_parts[papers] if target == "single" else self.with_parts[papers]
+            ]
         if target in ("full", "single"):
             lengths = self.lengths[papers]
         else:
@@ -375,8 +385,15 @@ class TitleIndex:
             found = self._scored[cached] = (papers, scores)
         return found
 
-    def fuzzy(self, key: str, threshold: float, *, truncated: bool = False,
-              target: str = "full", papers: np.ndarray | None = None) -> Found | None:  # fmt: skip
+    def fuzzy(
+        self,
+        key: str,
+        threshold: float,
+        *,
+        truncated: bool = False,
+        target: str = "full",
+        papers: np.ndarray | None = None,
+    ) -> Found | None:
         """The best-scoring papers at or above ``threshold`` (every one at the best score),
         among ``papers`` (default: the blocked candidates of ``key``)."""
         if not key:

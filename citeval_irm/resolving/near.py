@@ -50,8 +50,11 @@ def abbreviations(text: str) -> frozenset[str]:
 def _contracted(words: list[str], abbreviation: str) -> list[str] | None:
     """``words`` with the first run whose initials spell ``abbreviation`` (its plural ``s``
     aside) replaced by it, or ``None``."""
-    letters = abbreviation[:-1] if abbreviation.endswith("s") and len(abbreviation) > 2 else (
-        abbreviation)  # fmt: skip
+    letters = (
+        abbreviation[:-1]
+        if abbreviation.endswith("s") and len(abbreviation) > 2
+        else (abbreviation)
+    )
     for start in range(len(words)):
         at, matched = start, 0
         while at < len(words) and matched < len(letters):
@@ -66,8 +69,9 @@ def _contracted(words: list[str], abbreviation: str) -> list[str] | None:
     return None
 
 
-def bridged(words: list[str], other: list[str], ours: frozenset[str],
-            theirs: frozenset[str]) -> float:  # fmt: skip
+def bridged(
+    words: list[str], other: list[str], ours: frozenset[str], theirs: frozenset[str]
+) -> float:
     """``fuzz.ratio`` of two titles' words once each abbreviation one writes (``ours``,
     ``theirs``) stands for the run of the other's words it abbreviates; 0 when none does."""
     changed = False

@@ -111,9 +111,12 @@ def check_threshold(threshold) -> float:
     import numbers
 
     if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool):
-        raise ArgumentTypeError(None, "threshold: expected a number in (0, 100] (the fuzz.ratio "
-                                f"a title must reach), not {type(threshold).__name__} "
-                                f"{quoted(threshold)}")  # fmt: skip
+        raise ArgumentTypeError(
+            None,
+            "threshold: expected a number in (0, 100] (the fuzz.ratio "
+            f"a title must reach), not {type(threshold).__name__} "
+            f"{quoted(threshold)}",
+        )
     if not 0 < threshold <= 100:  # NaN fails too
         raise InputError(None, f"threshold: {threshold!r} is not in (0, 100]")
     return float(threshold)
@@ -205,8 +208,9 @@ class Titles:
                     keys = [("main", title_key(split[0])), ("subtitle", title_key(split[1]))]
                     size = sum(len(key.text) for _, key in keys) or 1
                     self._every_part += keys
-                    self._parts += [(which, key) for which, key in keys
-                                    if len(key.text) >= PART_SHARE * size]  # fmt: skip
+                    self._parts += [
+                        (which, key) for which, key in keys if len(key.text) >= PART_SHARE * size
+                    ]
                 elif self._by_text[text].text:
                     self._whole.append(self._by_text[text])
 
@@ -215,8 +219,9 @@ class Resolver:
     """Decides each reference against ``index`` (and ``catalogue``, an index of known
     titles), caching fuzzy look-ups by normalised title."""
 
-    def __init__(self, index: TitleIndex, threshold: float = THRESHOLD,
-                 catalogue: TitleIndex | None = None):  # fmt: skip
+    def __init__(
+        self, index: TitleIndex, threshold: float = THRESHOLD, catalogue: TitleIndex | None = None
+    ):
         self.index, self.threshold, self.catalogue = index, check_threshold(threshold), catalogue
         self.floor = min(NEAR_FLOOR, self.threshold)
         self._fuzzy: dict[tuple, Found | None] = {}
@@ -255,8 +260,9 @@ class Resolver:
                 return Decision("near_miss", named, near.score, "near_miss", elsewhere)
             return Decision("unmatched", (), 0.0, "unknown" if catalogue is None else "nowhere")
         if where == "catalogue":
-            return Decision("unmatched", (), match.score, "outside_pool",
-                            self._named(catalogue, match.papers))  # fmt: skip
+            return Decision(
+                "unmatched", (), match.score, "outside_pool", self._named(catalogue, match.papers)
+            )
         papers = self._tie_break(match.papers, reference, titles)
         return Decision(how if len(papers) == 1 else "ambiguous", papers, match.score, "in_pool")
 
@@ -278,16 +284,20 @@ class Resolver:
         elsewhere = self._named(self.catalogue, other.papers) if where == "catalogue" else ()
         return Decision("conflict", (*found.papers, *named), other.score, "in_pool", elsewhere)
 
-    def _outside_by_identifier(self, reference: Reference, found: Found,
-                               titles: Titles) -> Decision:  # fmt: skip
+    def _outside_by_identifier(
+        self, reference: Reference, found: Found, titles: Titles
+    ) -> Decision:
         """An identifier only the catalogue knows: outside the pool, unless the title names
         a pool paper clearly better (a conflict)."""
         named = self._named(self.catalogue, found.papers)
         if titles.keys:
             agreement = self._fit(self.catalogue, found.papers, titles)
             how, other, where = self._title(titles)
-            if other is not None and where == "index" and (
-                    other.score >= agreement + CONFLICT_MARGIN):  # fmt: skip
+            if (
+                other is not None
+                and where == "index"
+                and (other.score >= agreement + CONFLICT_MARGIN)
+            ):
                 return Decision("conflict", other.papers, other.score, "in_pool", named)
         return Decision("unmatched", (), 100.0, "outside_pool", named)
 
@@ -297,8 +307,9 @@ class Resolver:
         best = 0.0
         for paper in papers:
             title = index.keys[paper]
-            targets = [t for t in (title, index.parts["main"][paper],
-                                   index.parts["subtitle"][paper]) if t]  # fmt: skip
+            targets = [
+                t for t in (title, index.parts["main"][paper], index.parts["subtitle"][paper]) if t
+            ]
             for key in titles.keys:
                 if title and f" {title} " in f" {key.text} ":
                     return 100.0
@@ -324,8 +335,11 @@ class Resolver:
         for search, pool_on_tie in stages:
             pool = search(index, titles)
             outside = self._outside(search(catalogue, titles)) if catalogue is not None else None
-            if pool is not None and (outside is None or pool.score > outside.score
-                                     or (pool_on_tie and pool.score == outside.score)):  # fmt: skip
+            if pool is not None and (
+                outside is None
+                or pool.score > outside.score
+                or (pool_on_tie and pool.score == outside.score)
+            ):
                 return "fuzzy", pool, "index"
             if outside is not None:
                 return "fuzzy", outside, "catalogue"
@@ -354,16 +368,18 @@ class Resolver:
         if found is False:
             if target == "full":  # the strict candidates first: most close titles are there
                 strict, every = index.tiers(key.text)
-                found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
-                                    papers=strict)  # fmt: skip
+                found = index.fuzzy(
+                    key.text, self.threshold, truncated=key.truncated, papers=strict
+                )
                 if found is None and len(every) > len(strict):  # all, scored once for all
                     papers, scores = index.scored(key.text, self.floor, truncated=key.truncated)
                     best = float(scores.max()) if len(scores) else 0.0
                     at_best = tuple(sorted(int(p) for p in papers[scores == best]))
                     found = Found(at_best, round(best, 2)) if best >= self.threshold else None
             else:
-                found = index.fuzzy(key.text, self.threshold, truncated=key.truncated,
-                                    target=target)  # fmt: skip
+                found = index.fuzzy(
+                    key.text, self.threshold, truncated=key.truncated, target=target
+                )
             if len(self._fuzzy) >= REMEMBERED:
                 self._fuzzy.clear()
             self._fuzzy[cached] = found
@@ -389,8 +405,9 @@ class Resolver:
                 if not titles.abbreviations and not index.abbreviated[paper]:
                     continue
                 theirs = abbreviations(index.titles[paper])
-                found = bridged(key.text.split(), index.keys[paper].split(),
-                                titles.abbreviations, theirs)  # fmt: skip
+                found = bridged(
+                    key.text.split(), index.keys[paper].split(), titles.abbreviations, theirs
+                )
                 if found >= self.threshold and found >= score:
                     best = [*best, paper] if found == score else [paper]
                     score = found
@@ -444,8 +461,12 @@ class Resolver:
         matches nothing here: a real main part with an invented subtitle is what a
         fabricated title often is."""
         best = None
-        tries = [(key, target) for key in titles.whole for target in ("main", "subtitle")
-                 if index.any_parts]  # fmt: skip
+        tries = [
+            (key, target)
+            for key in titles.whole
+            for target in ("main", "subtitle")
+            if index.any_parts
+        ]
         tries += [(key, "single") for _, key in titles.parts]
         for key, target in tries:
             if not self._distinctive(index, key.text):
@@ -461,7 +482,8 @@ class Resolver:
     def _distinctive(index: TitleIndex, key: str) -> bool:
         words = key.split()
         return len(words) >= PART_WORDS or any(
-            len(w) >= 3 and 0 < index.word_count(w) <= PART_NAME_TITLES for w in words)  # fmt: skip
+            len(w) >= 3 and 0 < index.word_count(w) <= PART_NAME_TITLES for w in words
+        )
 
     @staticmethod
     def _named(index: TitleIndex | None, papers: tuple[int, ...]) -> tuple[str, ...]:
@@ -499,8 +521,17 @@ class Resolver:
         return self._authors[paper]
 
 
-COLUMNS = ("query_id", "position", "reference", "how", "doc_id", "candidates", "score",
-           "duplicate", "catalogue")  # fmt: skip
+COLUMNS = (
+    "query_id",
+    "position",
+    "reference",
+    "how",
+    "doc_id",
+    "candidates",
+    "score",
+    "duplicate",
+    "catalogue",
+)
 """The decisions' columns (:func:`resolve_lists`)."""
 PARALLEL_ABOVE = 20_000
 """Lists with fewer distinct references are resolved in this process whatever ``jobs`` says
@@ -508,8 +539,9 @@ PARALLEL_ABOVE = 20_000
 _FORKED: tuple | None = None  # what the forked workers inherit: (resolver,)
 
 
-def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
-                  jobs: int = 1) -> dict[str, list]:  # fmt: skip
+def resolve_lists(
+    lists: dict[str, list[Reference]], resolver: Resolver, *, jobs: int = 1
+) -> dict[str, list]:
     """Every decision, as columns: ``query_id``, ``position`` (from 1), ``reference``,
     ``how``, ``doc_id`` (the matched paper, ``""`` if none), ``candidates`` (the papers an
     ambiguous or conflicting reference could be, and the catalogue rows a reference names,
@@ -540,7 +572,7 @@ def resolve_lists(lists: dict[str, list[Reference]], resolver: Resolver, *,
         "position": (
             np.arange(1, len(slots) + 1, dtype=np.int64)
             - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        ).astype(np.int32),  # fmt: skip
+        ).astype(np.int32),
         "reference": [r.text for q in queries for r in lists[q]],
         "how": _spread(how, slots),
         "doc_id": [ids[p] if p >= 0 else "" for p in papers.tolist()],
@@ -631,8 +663,9 @@ def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) ->
 
     global _FORKED
     size = max(1, len(references) // (jobs * 8))
-    spans = [(start, min(start + size, len(references)))
-             for start in range(0, len(references), size)]  # fmt: skip
+    spans = [
+        (start, min(start + size, len(references))) for start in range(0, len(references), size)
+    ]
 
     def sent():
         for first, last in spans:
@@ -663,9 +696,10 @@ def _decide_span(sent: list) -> list:
     """A forked worker's share: the references ``sent``, ``(text, fields or None,
     citation)``, decided with the resolver it inherited."""
     (resolver,) = _FORKED
-    references = [Reference(text, fields, citation) if fields else
-                  Reference(text, citation=citation)
-                  for text, fields, citation in sent]  # fmt: skip
+    references = [
+        Reference(text, fields, citation) if fields else Reference(text, citation=citation)
+        for text, fields, citation in sent
+    ]
     return list(_decide(references, resolver))
 
 
@@ -764,44 +798,68 @@ def resolve(
     known: Catalogue | None = read_catalogue(catalogue) if catalogue is not None else None
     lists: GeneratedLists = read_generated(generated)
     name, index = corpus_index(dataset)
-    others = TitleIndex([f"catalogue:{line}" for line in known.lines], known.titles,
-                        extra_ids=known.ids) if known else None  # fmt: skip
+    others = (
+        TitleIndex([f"catalogue:{line}" for line in known.lines], known.titles, extra_ids=known.ids)
+        if known
+        else None
+    )
     resolver = Resolver(index, threshold, others)
     decisions = pd.DataFrame(resolve_lists(lists.lists, resolver, jobs=execution.jobs))
-    warnings = [*lists.warnings, *(known.warnings if known else []),
-                *decision_warnings(decisions)]  # fmt: skip
+    warnings = [*lists.warnings, *(known.warnings if known else []), *decision_warnings(decisions)]
     kept = decisions[decisions["how"].isin(MATCHED) & ~decisions["duplicate"]]
     run = None
     evaluation = None
     if len(kept):
         sizes = kept.groupby("query_id", sort=False)["position"].transform("size")
         rank = kept.groupby("query_id", sort=False).cumcount()
-        frame = pd.DataFrame({"query_id": kept["query_id"].to_numpy(),
-                              "doc_id": kept["doc_id"].to_numpy(),
-                              "score": (sizes - rank).to_numpy(dtype=float)})  # fmt: skip
+        frame = pd.DataFrame(
+            {
+                "query_id": kept["query_id"].to_numpy(),
+                "doc_id": kept["doc_id"].to_numpy(),
+                "score": (sizes - rank).to_numpy(dtype=float),
+            }
+        )
         run = Run.from_frame(frame, f"resolved {lists.source}")
         if protocol is None and measures is None:
             protocol = _protocol_of(name)
         with silenced():
-            evaluation = evaluate(run, name, measures, protocol=protocol, options=options,
-                                  execution=replace(execution, progress=False))  # fmt: skip
+            evaluation = evaluate(
+                run,
+                name,
+                measures,
+                protocol=protocol,
+                options=options,
+                execution=replace(execution, progress=False),
+            )
         # generated lists are short by design: the report says so once, beside the field's
         # measures (Resolution.legend); the evaluation keeps the short_ranking warning
         warnings += [w for w in evaluation.warnings if w.code != "short_ranking"]
     else:
-        warnings.append(EvalWarning(
-            "empty_run", "no reference resolved to a paper of the dataset: the run is empty "
-            "and no measure of the field is computed", len(lists.lists), examples_of(lists.lists),
-            "queries"))  # fmt: skip
+        warnings.append(
+            EvalWarning(
+                "empty_run",
+                "no reference resolved to a paper of the dataset: the run is empty "
+                "and no measure of the field is computed",
+                len(lists.lists),
+                examples_of(lists.lists),
+                "queries",
+            )
+        )
     per_query = resolution_measures(decisions, lists.lists, known is not None, evaluation, name)
     outside = outside_population(lists.lists, per_query.index)
     warnings += [outside] if outside is not None else []
     result = Resolution(
-        dataset=name, source=lists.source, catalogue=known.source if known else None,
-        threshold=float(threshold), listed=len(lists.lists), decisions=decisions,
+        dataset=name,
+        source=lists.source,
+        catalogue=known.source if known else None,
+        threshold=float(threshold),
+        listed=len(lists.lists),
+        decisions=decisions,
         per_query=per_query,
-        evaluation=evaluation, run=run, warnings=warnings,
-    )  # fmt: skip
+        evaluation=evaluation,
+        run=run,
+        warnings=warnings,
+    )
     issue(warnings)
     return result
 

@@ -50,8 +50,9 @@ LOWER_IS_BETTER = ("duplicate_rate",)
 arrow) points to the lower one."""
 
 
-def resolution_measures(decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation,
-                        dataset: str) -> pd.DataFrame:  # fmt: skip
+def resolution_measures(
+    decisions: pd.DataFrame, lists: dict, catalogue: bool, evaluation, dataset: str
+) -> pd.DataFrame:
     """The per-query table (see the module docstring)."""
     queries = pd.Index(list(lists), name="query_id")
     counts = pd.crosstab(decisions["query_id"], decisions["how"]) if len(decisions) else None
@@ -147,8 +148,11 @@ class Resolution(Printable):
         duplicates, with a catalogue outside_pool and nowhere, and the empty references."""
         how = self.decisions["how"].value_counts()
         lists = self.decisions.groupby("query_id").size()
-        out = {"queries": self.listed, "empty_lists": self.listed - len(lists),
-               "references": len(self.decisions)}  # fmt: skip
+        out = {
+            "queries": self.listed,
+            "empty_lists": self.listed - len(lists),
+            "references": len(self.decisions),
+        }
         out.update({kind: int(how.get(kind, 0)) for kind in KINDS})
         out["duplicates"] = int(self.decisions["duplicate"].sum())
         status = self.decisions["catalogue"].value_counts()
@@ -195,8 +199,10 @@ class Resolution(Printable):
         share = lambda n: f"{100.0 * n / total:.1f} %" if total else "-"  # noqa: E731
         rows = [[kind, f"{counts[kind]:,}", share(counts[kind])] for kind in KINDS]
         if self.catalogue is not None:
-            rows += [[f"  {kind.replace('_', ' ')}", f"{counts[kind]:,}", share(counts[kind])]
-                     for kind in CATALOGUE_KINDS]  # fmt: skip
+            rows += [
+                [f"  {kind.replace('_', ' ')}", f"{counts[kind]:,}", share(counts[kind])]
+                for kind in CATALOGUE_KINDS
+            ]
         if counts["empty"]:
             rows.append(["  empty", f"{counts['empty']:,}", share(counts["empty"])])
         rows.append(["duplicates", f"{counts['duplicates']:,}", share(counts["duplicates"])])
@@ -207,7 +213,7 @@ class Resolution(Printable):
                 f"threshold {self.threshold:g} (fuzz.ratio of normalised titles)",
                 "",
                 fmt,
-            ),  # fmt: skip
+            ),
             render(["how", "references", "share"], rows, fmt, left=1),
         ]
         lines += [wrap(line, "- " if fmt == "markdown" else "  ", fmt) for line in self.legend()]
@@ -216,21 +222,27 @@ class Resolution(Printable):
     def legend(self) -> list[str]:
         """The lines under the counts: what unmatched means here, the rates, the measures,
         the ambiguous references."""
-        lines = ["id / exact / fuzzy: matched by an identifier, the normalised title, or "
-                 "fuzzily (the whole title, or its main part or subtitle for the whole); "
-                 "ambiguous: several papers remain; conflict: the identifier names one paper, "
-                 "the title clearly another (both named, neither in the run, counted); "
-                 "duplicates: a paper named again in the same list (dropped from the "
-                 "run)"]  # fmt: skip
+        lines = [
+            "id / exact / fuzzy: matched by an identifier, the normalised title, or "
+            "fuzzily (the whole title, or its main part or subtitle for the whole); "
+            "ambiguous: several papers remain; conflict: the identifier names one paper, "
+            "the title clearly another (both named, neither in the run, counted); "
+            "duplicates: a paper named again in the same list (dropped from the "
+            "run)"
+        ]
         counts = self.counts()
         named = counts["references"] - counts["empty"]
         if counts["empty"]:
-            lines.append("empty: a reference with no title, text or identifier: nothing to "
-                         "look up; counted here, in no rate")  # fmt: skip
-        lines.append("near_miss: a real title (of the pool or the catalogue) within a looser, "
-                     "stated distance (fuzz.ratio 85 or more, one word away, its first words, "
-                     "or a part of it too plain to name it): counted apart, neither in the run "
-                     "nor as fabricated (candidates: the title's paper)")  # fmt: skip
+            lines.append(
+                "empty: a reference with no title, text or identifier: nothing to "
+                "look up; counted here, in no rate"
+            )
+        lines.append(
+            "near_miss: a real title (of the pool or the catalogue) within a looser, "
+            "stated distance (fuzz.ratio 85 or more, one word away, its first words, "
+            "or a part of it too plain to name it): counted apart, neither in the run "
+            "nor as fabricated (candidates: the title's paper)"
+        )
         if self.catalogue is None:
             lines.append(
                 "unmatched: no catalogue given, so a real paper outside the pool cannot be "
@@ -238,11 +250,13 @@ class Resolution(Printable):
             )
         else:
             share = lambda n: f"{100 * n / named:.1f} %" if named else "-"  # noqa: E731
-            lines.append(f"unmatched, by the catalogue {self.catalogue}: outside pool = a "
-                         "paper it knows, nowhere = found in neither; the fabrication rate "
-                         f"(found nowhere) is {share(counts['nowhere'])} of the references, "
-                         f"with {share(counts['near_miss'])} near misses beside it: what each "
-                         "share holds on real titles is measured in the resolve guide")  # fmt: skip
+            lines.append(
+                f"unmatched, by the catalogue {self.catalogue}: outside pool = a "
+                "paper it knows, nowhere = found in neither; the fabrication rate "
+                f"(found nowhere) is {share(counts['nowhere'])} of the references, "
+                f"with {share(counts['near_miss'])} near misses beside it: what each "
+                "share holds on real titles is measured in the resolve guide"
+            )
         aggregate = self.aggregate
         with_values = int(self.per_query["references"].gt(0).sum())
         lines.append(
@@ -254,16 +268,20 @@ class Resolution(Printable):
             percent = result.default_percent()
             decimals, scales = result.decimals(percent), result.scales(percent)
             name = result.protocol.name if result.protocol else "the measures given"
-            values = ", ".join(f"{m} {number(aggregate[m] * scales[m], decimals)}"
-                               for m in result.names)  # fmt: skip
-            lines.append(f"the resolved run, evaluated with {name} over every qrels query "
-                         f"({'percent' if percent else 'fractions'}): {values}"
-                         + short_lists(result))  # fmt: skip
+            values = ", ".join(
+                f"{m} {number(aggregate[m] * scales[m], decimals)}" for m in result.names
+            )
+            lines.append(
+                f"the resolved run, evaluated with {name} over every qrels query "
+                f"({'percent' if percent else 'fractions'}): {values}" + short_lists(result)
+            )
         for kind in ("ambiguous", "conflict"):
             listed = self.decisions[self.decisions["how"] == kind]
             for _, row in listed.head(5).iterrows():
-                lines.append(f"{kind}: {row['query_id']} #{row['position']} "
-                             f"{row['reference']!r}: {row['candidates']}")  # fmt: skip
+                lines.append(
+                    f"{kind}: {row['query_id']} #{row['position']} "
+                    f"{row['reference']!r}: {row['candidates']}"
+                )
             if len(listed) > 5:
                 lines.append(f"... {len(listed) - 5:,} more {kind} references (decisions)")
         return lines
@@ -278,8 +296,11 @@ class Resolution(Printable):
         check_outputs({"the report": path}, read)
         kind = report_kind(path, force=force)
         if kind == "page":
-            raise InputError(str(path), "the page report is made by citeval_irm.make_report("
-                             "{name: resolution}, dataset).write(path)")  # fmt: skip
+            raise InputError(
+                str(path),
+                "the page report is made by citeval_irm.make_report("
+                "{name: resolution}, dataset).write(path)",
+            )
         text = csv_frame(self.decisions) if kind == "decisions" else self.format(kind)
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
@@ -313,13 +334,17 @@ def check_outputs(outputs: dict, inputs: dict) -> None:
     for at, (what, path) in enumerate(named):
         for other, other_path in named[at + 1 :]:
             if _same_file(path, other_path):
-                raise InputError(str(path), f"is both {what} and {other}: give each output a "
-                                 "path of its own")  # fmt: skip
+                raise InputError(
+                    str(path), f"is both {what} and {other}: give each output a path of its own"
+                )
         for source, source_path in read.items():
             if _same_file(path, source_path):
-                raise InputError(str(path), f"is {source}, which this command reads: --force "
-                                 "replaces a previous output, never an input: give another "
-                                 f"path for {what}")  # fmt: skip
+                raise InputError(
+                    str(path),
+                    f"is {source}, which this command reads: --force "
+                    "replaces a previous output, never an input: give another "
+                    f"path for {what}",
+                )
 
 
 def _a_file(path) -> bool:
@@ -343,8 +368,11 @@ def report_kind(path, *, force: bool = True) -> str:
 
     suffix = Path(path).suffix.lower()
     if suffix not in REPORT_SUFFIXES:
-        raise InputError(str(path), "a resolution report is written as .html or .md (the "
-                         "page), .json, .csv (a row a reference) or .txt: name it so")  # fmt: skip
+        raise InputError(
+            str(path),
+            "a resolution report is written as .html or .md (the "
+            "page), .json, .csv (a row a reference) or .txt: name it so",
+        )
     check_output(path, force=force)
     return REPORT_SUFFIXES[suffix]
 
@@ -354,12 +382,20 @@ def decision_warnings(decisions: pd.DataFrame) -> list[EvalWarning]:
     references with nothing to look up."""
     found = []
     for code, chosen, message in (
-        ("id_title_conflicts", decisions["how"] == "conflict", "references whose identifier "
-         "names one paper and whose title clearly another: both named (candidates), neither "
-         "in the run"),
-        ("empty_references", decisions["catalogue"] == "empty", "references with no title, "
-         "text or identifier: nothing to look up, counted apart and in no rate"),
-    ):  # fmt: skip
+        (
+            "id_title_conflicts",
+            decisions["how"] == "conflict",
+            "references whose identifier "
+            "names one paper and whose title clearly another: both named (candidates), neither "
+            "in the run",
+        ),
+        (
+            "empty_references",
+            decisions["catalogue"] == "empty",
+            "references with no title, "
+            "text or identifier: nothing to look up, counted apart and in no rate",
+        ),
+    ):
         rows = decisions[chosen]
         if len(rows):
             where = [f"{q} #{p}" for q, p in zip(rows["query_id"], rows["position"])]
@@ -372,6 +408,12 @@ def outside_population(lists: dict, population) -> EvalWarning | None:
     outside = [q for q in lists if q not in population]
     if not outside:
         return None
-    return EvalWarning("queries_not_in_dataset", "queries of the generated lists that the "
-                       "dataset's qrels do not hold: resolved and counted in the totals, not "
-                       "per query", len(outside), examples_of(outside), "queries")  # fmt: skip
+    return EvalWarning(
+        "queries_not_in_dataset",
+        "queries of the generated lists that the "
+        "dataset's qrels do not hold: resolved and counted in the totals, not "
+        "per query",
+        len(outside),
+        examples_of(outside),
+        "queries",
+    )

@@ -354,9 +354,12 @@ def expected_average_precision(rk: Rankings, p: Params) -> np.ndarray:
 
 def expected_ndcg(rk: Rankings, p: Params) -> np.ndarray:
     if NOT_IN_POOL in dict(p.get("gains") or ()):
-        raise InputError(None, "nDCG with a gain for the docs not in the qrels (level -1) "
-                               "has no expected value over tie orders here; use the "
-                               "trec_eval tie policy")  # fmt: skip
+        raise InputError(
+            None,
+            "nDCG with a gain for the docs not in the qrels (level -1) "
+            "has no expected value over tie orders here; use the "
+            "trec_eval tie policy",
+        )
     rk = _view(rk, p)
     g = _tie_groups(rk, p)
     group, _, rank = _group_positions(g, np.flatnonzero(g.gain > 0))

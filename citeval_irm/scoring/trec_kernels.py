@@ -303,8 +303,9 @@ def ndcg_rel(rk: Rankings, p: Params) -> np.ndarray:
     total = np.bincount(q, weights=dcg[positive] / ideal_here, minlength=n)
     rel_ret = np.bincount(q, minlength=n)
     ideal_all = _at_positions(iq, ipos, ideal, n, np.arange(n), count - 1)
-    dcg_all = _at_positions(rk.query, position_in_segment(rk.query), dcg, n, np.arange(n),
-                            np.full(n, 1 << 62))  # fmt: skip
+    dcg_all = _at_positions(
+        rk.query, position_in_segment(rk.query), dcg, n, np.arange(n), np.full(n, 1 << 62)
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         total = total + (count - rel_ret) * dcg_all / ideal_all
     return np.where(total > 0, total / np.maximum(count, 1), 0.0)
@@ -322,15 +323,19 @@ def r_ndcg(rk: Rankings, p: Params) -> np.ndarray:
     bq, bpos = iq[boundary], ipos[boundary] + 1  # positions < bpos in the prefix
     key = (rk.query.astype(np.int64) << 32) + rk.rank
     where = np.searchsorted(key, (bq.astype(np.int64) << 32) + bpos, side="right") - 1
-    ok = (where >= 0) & (rk.query[np.maximum(where, 0)] == bq) if len(key) else np.zeros(
-        len(bq), dtype=bool)  # fmt: skip
+    ok = (
+        (where >= 0) & (rk.query[np.maximum(where, 0)] == bq)
+        if len(key)
+        else np.zeros(len(bq), dtype=bool)
+    )
     results = np.zeros(len(bq))
     results[ok] = dcg[where[ok]]
     ideal_b = ideal[boundary]
     total = np.bincount(bq, weights=results / ideal_b, minlength=n)
     changes = np.bincount(bq, minlength=n).astype(np.float64)
-    dcg_all = _at_positions(rk.query, position_in_segment(rk.query), dcg, n, np.arange(n),
-                            np.full(n, 1 << 62))  # fmt: skip
+    dcg_all = _at_positions(
+        rk.query, position_in_segment(rk.query), dcg, n, np.arange(n), np.full(n, 1 << 62)
+    )
     ideal_all = _at_positions(iq, ipos, ideal, n, np.arange(n), count - 1)
     extra = (rk.num_ret >= count + 2) & (ideal_all > 0)
     total = total + np.where(extra, dcg_all / np.where(ideal_all > 0, ideal_all, 1.0), 0.0)
@@ -387,8 +392,9 @@ def rbp_residual(rk: Rankings, p: Params) -> np.ndarray:
     weight = _powers(persistence, longest)
     every = np.concatenate(([0.0], np.cumsum(weight[:-1])))  # sum of p^i, i < n
     judged = rk.label >= 0
-    judged_weight = np.bincount(rk.query[judged], weights=weight[rk.rank[judged] - 1],
-                                minlength=rk.n_queries)  # fmt: skip
+    judged_weight = np.bincount(
+        rk.query[judged], weights=weight[rk.rank[judged] - 1], minlength=rk.n_queries
+    )
     unjudged_count = rk.num_ret - np.bincount(rk.query[judged], minlength=rk.n_queries)
     value = weight[rk.num_ret] + (1 - persistence) * (every[rk.num_ret] - judged_weight)
     return np.where(unjudged_count > 0, value, 0.0)

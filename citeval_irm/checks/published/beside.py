@@ -77,8 +77,9 @@ def beside_published(
     )
 
 
-def _unreported_bounds(paper: Paper, table: str, figures: pd.DataFrame, measures, results,
-                       scale: float) -> pd.DataFrame:  # fmt: skip
+def _unreported_bounds(
+    paper: Paper, table: str, figures: pd.DataFrame, measures, results, scale: float
+) -> pd.DataFrame:
     """For the runs' measures a published system does not report: per system, the lowest
     and highest value its reported ones allow (one gold paper per query only; none
     otherwise), beside each run's own value (:func:`.consistency.row_bounds`)."""

@@ -63,10 +63,16 @@ class PublishedCheck(Printable):
             return csv_frame(self.frame)
         headers = ["paper", "dataset", "stage", "system", "check", "verdict"]
         rows = [
-            [r.paper, r.dataset, r.stage, r.system, r.check,
-             "possible" if r.possible else f"IMPOSSIBLE: {r.reason}"]
+            [
+                r.paper,
+                r.dataset,
+                r.stage,
+                r.system,
+                r.check,
+                "possible" if r.possible else f"IMPOSSIBLE: {r.reason}",
+            ]
             for r in self.frame.itertuples()
-        ]  # fmt: skip
+        ]
         count = len(self.impossible)
         head = (
             f"{len(self.frame)} published rows checked: {count} impossible as printed"

@@ -174,10 +174,14 @@ class PublishedComparison(Printable):
                     above.append(r.system)
                 elif yours < r.low:
                     below.append(r.system)
-            verdict = "; ".join(
-                f"{word} {', '.join(names)}" for word, names in (("above", above), ("below", below))
-                if names
-            ) or "inside every interval: cannot tell"  # fmt: skip
+            verdict = (
+                "; ".join(
+                    f"{word} {', '.join(names)}"
+                    for word, names in (("above", above), ("below", below))
+                    if names
+                )
+                or "inside every interval: cannot tell"
+            )
             rows.append([measure, run, _number(yours, decimals), *cells.values(), verdict])
         headers = ["measure", "run", "yours", *(self._shown(s) for s in systems), "yours is"]
         return headers, rows

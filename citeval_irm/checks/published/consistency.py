@@ -283,8 +283,9 @@ def _fixes(value: Value, low: float, high: float) -> list[Fix]:
     found = []
     nearest = _nearest_printed(value, low, high)
     if nearest is not None:
-        found.append(Fix(value.measure.name, value.text(), nearest,
-                         _changed_digits(value.text(), nearest)))  # fmt: skip
+        found.append(
+            Fix(value.measure.name, value.text(), nearest, _changed_digits(value.text(), nearest))
+        )
     printed = value.text()
     typos = []
     for position, character in enumerate(printed):
@@ -328,16 +329,25 @@ def check_several_gold(values: list[Value]) -> Verdict:
         k = h.measure.cutoff
         for v in values:
             if v.measure.cutoff == k and v.measure.family in ("R", "nDCG") and above(v, h):
-                broken.append(((v.measure.name, h.measure.name),
-                                   f"{v.measure.name} > {h.measure.name}"))  # fmt: skip
+                broken.append(
+                    ((v.measure.name, h.measure.name), f"{v.measure.name} > {h.measure.name}")
+                )
             if v.measure.family == "RR":
                 if v.high + _EPSILON < h.low / k:
-                    broken.append(((v.measure.name, h.measure.name),
-                                   f"{v.measure.name} < {h.measure.name} / {k}"))  # fmt: skip
+                    broken.append(
+                        (
+                            (v.measure.name, h.measure.name),
+                            f"{v.measure.name} < {h.measure.name} / {k}",
+                        )
+                    )
                 if v.low > h.high + (1 - h.high) / (k + 1) + _EPSILON:
-                    broken.append(((v.measure.name, h.measure.name),
-                                   f"{v.measure.name} > {h.measure.name} + (1 - "
-                                   f"{h.measure.name}) / {k + 1}"))  # fmt: skip
+                    broken.append(
+                        (
+                            (v.measure.name, h.measure.name),
+                            f"{v.measure.name} > {h.measure.name} + (1 - "
+                            f"{h.measure.name}) / {k + 1}",
+                        )
+                    )
     if not broken:
         return Verdict(True, "several gold")
     reason = "; ".join(text for _, text in broken) + " (whatever their rounding)"

@@ -157,10 +157,12 @@ class PublishedResults(Printable):
             ]
             why = dict(zip(part["system"], part["impossible"]))
             rows = [
-                [f"{system} {MARK}" if system in why else system,
-                 *("-" if np.isnan(v) else f"{v:.{decimals}f}" for v in values)]
+                [
+                    f"{system} {MARK}" if system in why else system,
+                    *("-" if np.isnan(v) else f"{v:.{decimals}f}" for v in values),
+                ]
                 for system, values in zip(table.index, table.to_numpy())
-            ]  # fmt: skip
+            ]
             title = (
                 f"{g.paper}: {g.dataset} ({g.split} split), {g.setting} setting, {g.stage} "
                 f"stage ({g.source}, {self.papers[g.paper].unit})"

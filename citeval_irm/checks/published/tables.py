@@ -213,8 +213,10 @@ def table_source(paper) -> tuple[str | None, dict[str, Paper], pd.DataFrame]:
     else:
         label = os.fspath(paper)
         if not Path(label).is_file():
-            raise InputError(label, "no such file (a published table: a CSV with the columns "
-                             f"{', '.join(COLUMNS)})")  # fmt: skip
+            raise InputError(
+                label,
+                f"no such file (a published table: a CSV with the columns {', '.join(COLUMNS)})",
+            )
         given = _csv_frame(label)
         rows = checked_table(given, label)
         decimals = _decimals(given["value"])
