@@ -94,8 +94,9 @@ class CitevalEvaluator(providers.Evaluator):
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
+        from ..base.errors import issue
         from ..reading.tables import lookup
-        from .evaluate import evaluate
+        from .evaluate import evaluate_table
         from .parts import unranked_values
         from .population import counted_queries
         from .settings import Settings
@@ -105,7 +106,11 @@ class CitevalEvaluator(providers.Evaluator):
             return
         table = _run_of(run)
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
-            result = evaluate(table, qrels, measures, options=EvalOptions(duplicates="keep_best"))
+            # the run is read (best-scored copies kept) and the measures checked: the
+            # in-memory evaluation itself, its warnings said at the caller's line
+            settings = Settings(measures, EvalOptions(duplicates="keep_best"))
+            result = evaluate_table(table, qrels, settings)
+            issue(result.warnings)
             query_ids, values = result.query_ids, result.values.tolist()
         else:
             counted = counted_queries(qrels)
