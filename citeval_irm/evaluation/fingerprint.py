@@ -18,8 +18,25 @@ _MULTIPLIER = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the weight of a by
 
 def qrels_fingerprint(qrels) -> str:
     """``"<rows>-<16 hex digits>"`` for a :class:`~citeval_irm.reading.tables.Qrels`."""
-    queries, docs = _text_hashes(qrels.query_ids), _text_hashes(qrels.doc_ids)
-    unjudged = _text_hashes(pa.array(qrels.unjudged_queries, pa.string()))
+    id_hashes = []
+    for texts in (qrels.query_ids, qrels.doc_ids):
+        # the offsets (from 0) and the bytes of an Arrow string array, read from its buffers
+        # (pyarrow's own conversions import pandas)
+        offsets, data = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+        if len(texts):
+            wide = texts.type in (pa.large_string(), pa.large_binary())
+            _, offsets_buffer, data_buffer = texts.buffers()
+            offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
+            offsets = offsets[texts.offset : texts.offset + len(texts) + 1].astype(np.int64)
+            if data_buffer is not None:
+                data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+            offsets = offsets - offsets[0]
+        id_hashes.append(_text_hashes(offsets, data))
+    queries, docs = id_hashes
+    encoded = list(map(str.encode, qrels.unjudged_queries))  # UTF-8
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    unjudged = _text_hashes(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8))
     with np.errstate(over="ignore"):
         rows = _mix(
             _mix(queries[np.asarray(qrels.query)] ^ np.uint64(1))
@@ -31,21 +48,9 @@ def qrels_fingerprint(qrels) -> str:
     return f"{len(rows) + len(empty)}-{total:016x}"
 
 
-def _text_hashes(texts: pa.Array) -> np.ndarray:
-    """One 64-bit hash per string of an Arrow string array (its bytes read from its buffers:
-    pyarrow's own conversions import pandas): the sum of its bytes weighted by powers of
-    :data:`_MULTIPLIER` by position, mixed with its length."""
-    count = len(texts)
-    offsets = np.zeros(1, dtype=np.int64)
-    data = np.zeros(0, dtype=np.uint8)
-    if count:
-        wide = texts.type in (pa.large_string(), pa.large_binary())
-        _, offsets_buffer, data_buffer = texts.buffers()
-        offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
-        offsets = offsets[texts.offset : texts.offset + count + 1].astype(np.int64)
-        if data_buffer is not None:
-            data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
-        offsets = offsets - offsets[0]
+def _text_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per string (``offsets`` into ``data``, from 0): the sum of its bytes
+    weighted by powers of :data:`_MULTIPLIER` by position, mixed with its length."""
     lengths = np.diff(offsets)
     starts = offsets[:-1]
     hashes = np.zeros(len(lengths), dtype=np.uint64)
