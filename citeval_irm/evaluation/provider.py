@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
@@ -36,7 +36,7 @@ def supported_measure(row: MeasureDef):
     """ir-measures' declaration of what a row of the table computes: its parameters (a
     closed set where the row has one), and ir-measures' others only at their default."""
     family = measures.registry[row.name]
-    spec = {}
+    spec: dict[str, object] = {}
     for name, info in family.SUPPORTED_PARAMS.items():
         if name not in row.params:
             spec[name] = Choices(info.default)
@@ -169,8 +169,8 @@ def register() -> CitevalProvider:
     if "citeval" not in providers.registry:
         providers.register(CitevalProvider())
     provider = providers.registry["citeval"]
-    ir_measures.citeval = provider
-    return provider
+    ir_measures.citeval = provider  # type: ignore[attr-defined]
+    return cast(CitevalProvider, provider)
 
 
 register()  # on import: the hook that imports this module when ir-measures is imported

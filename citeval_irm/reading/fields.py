@@ -113,7 +113,9 @@ def _arrow_values(values: pa.Array, column: str, place: Place) -> np.ndarray:
     raise InputError(place.source, f"column {column} ({values.type}) does not hold numbers")
 
 
-def _numbers(array: np.ndarray, column: str, original=None):
+def _numbers(
+    array: np.ndarray, column: str, original=None
+) -> tuple[np.ndarray, tuple[int, str] | None]:
     """Scores or labels of a numeric numpy array, and the first bad one (index, problem);
     ``original(i)``: the value as the user wrote it, for the message."""
     original = original or (lambda i: array[i].item())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,9 @@ COLUMN_NAMES = {
 
 
 def _columns_from_mapping(data: Mapping, value_column: str) -> dict[str, list]:
-    queries, docs, values = [], [], []
+    queries: list = []
+    docs: list = []
+    values: list = []
     for query_id, ranking in data.items():
         if not isinstance(ranking, Mapping):
             raise InputError(
@@ -84,7 +87,7 @@ def _is_frame(obj) -> bool:
     return pandas is not None and isinstance(obj, pandas.DataFrame)
 
 
-def _coerce_columns(obj, value_column: str) -> tuple[dict[str, object], str]:
+def _coerce_columns(obj, value_column: str) -> tuple[dict[str, Any], str]:
     if _is_frame(obj):
         if obj.empty:
             raise InputError("<DataFrame>", "is empty: no rows")

@@ -16,7 +16,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -369,9 +369,9 @@ class _Table:
             }
         )
 
-    def _nested_dict(self) -> dict[str, dict[str, object]]:
-        """``{query_id: {doc_id: value}}``, grouped with numpy."""
-        out: dict[str, dict[str, object]] = {}
+    def _nested_dict(self) -> dict[str, dict[str, Any]]:
+        """``{query_id: {doc_id: value}}``, grouped with numpy (a float score or an int label)."""
+        out: dict[str, dict[str, Any]] = {}
         if not len(self):
             return out
         order = np.argsort(self.query, kind="stable")

@@ -219,7 +219,7 @@ def build_rankings(
     keep = _kept_rows(
         row_query, docs, len(run.doc_ids), first_copy_only, depth, exclude_doc, exclude_first_copy
     )
-    tied = order.tied
+    tied: np.ndarray | None = order.tied
     if not keep.all():  # rows dropped: their ties are recomputed below
         row_query, docs, scores, tied = row_query[keep], docs[keep], scores[keep], None
     del keep
