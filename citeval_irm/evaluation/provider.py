@@ -80,6 +80,8 @@ class CitevalEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures, qrels):
+        from ..reading.io import as_qrels
+        from ..reading.tables import Qrels
         from ..scoring.table import require
 
         measures = list(measures)
@@ -90,7 +92,19 @@ class CitevalEvaluator(providers.Evaluator):
         # value per query, one aggregate, as the pytrec_eval provider answers (its first
         # spelling, the one its ``calc_aggregate`` keys the aggregate by)
         self._distinct = list(dict.fromkeys(measures))
-        self._qrels = _qrels_of(qrels)
+        # qrels with no judged doc (``{}``, ``{"q1": {}}``, no record) are the queries they
+        # name, with no judgement, as ir-measures takes them
+        qrels = _records(qrels)
+        if isinstance(qrels, Mapping) and not any(qrels.values()):
+            self._qrels = Qrels.from_columns([], [], [], "<qrels>", unjudged=tuple(map(str, qrels)))
+        elif (
+            not isinstance(qrels, (str, os.PathLike))
+            and hasattr(qrels, "__len__")
+            and not len(qrels)
+        ):
+            self._qrels = Qrels.from_columns([], [], [], "<qrels>")
+        else:
+            self._qrels = as_qrels(qrels)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
@@ -131,22 +145,6 @@ def _records(obj):
     if isinstance(obj, Iterable) and as_dataset(obj) is None:
         return list(obj)
     return obj
-
-
-def _qrels_of(qrels):
-    """The qrels as columns; qrels with no judged doc (``{}``, ``{"q1": {}}``, no record)
-    are the queries they name, with no judgement, as ir-measures takes them."""
-    from ..reading.io import as_qrels
-    from ..reading.tables import Qrels
-
-    qrels = _records(qrels)
-    if isinstance(qrels, Mapping) and not any(qrels.values()):
-        unjudged = tuple(str(q) for q in qrels)
-    elif not isinstance(qrels, (str, os.PathLike)) and hasattr(qrels, "__len__") and not len(qrels):
-        unjudged = ()
-    else:
-        return as_qrels(qrels)
-    return Qrels.from_columns([], [], [], "<qrels>", unjudged=unjudged)
 
 
 def _run_of(run):
