@@ -127,7 +127,8 @@ def evaluate(
     # what each chunk is scored with: the engine, never the Dask client
     settings = Settings(measure_list, options, execution.engine, execution.verify)
     dask = execution.engine == "dask"
-    plan = plan_reading(run, execution.memory) if isinstance(run, (str, os.PathLike)) else None
+    path = isinstance(run, (str, os.PathLike))
+    plan = plan_reading(run, execution.memory) if path and not dask else None
     if dask or (plan is not None and plan.stream):
         # a run too large to read whole, or on Dask: the backend of chunks of whole queries
         read = read_in_chunks(
