@@ -175,8 +175,9 @@ class _Screen:
         return self.odd
 
     def _odd(self, data: bytes | bytearray, start: int, end: int) -> bool:
-        if any(data.find(c, start, end) >= 0 for c in self.others):
-            return True
+        for other in self.others:  # another whitespace character
+            if data.find(other, start, end) >= 0:
+                return True
         codes = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
         boundary = np.array([self.previous, codes[0]], dtype=np.uint8)
         if _empty_fields(boundary, np.zeros(1, dtype=np.int64), self.delimiter):
