@@ -50,16 +50,6 @@ class ShortRankings:
         return short_ranking_warning([self])
 
 
-def cutoffs(measures: Iterable) -> dict[int, tuple[str, ...]]:
-    """The measures of each cut-off (``{300: ("R@300", "nDCG@300")}``), deepest last."""
-    by_cutoff: dict[int, list[str]] = {}
-    for measure in measures:
-        cutoff = measure.params.get("cutoff")
-        if cutoff is not None:
-            by_cutoff.setdefault(int(cutoff), []).append(str(measure))
-    return {k: tuple(by_cutoff[k]) for k in sorted(by_cutoff)}
-
-
 def short_rankings(
     ranked: Run | RankedQueries, measures: Iterable, queries: Iterable[str] | None = None
 ) -> list[ShortRankings]:
@@ -68,7 +58,13 @@ def short_rankings(
     kept of it (query ids and ranking lengths); ``queries``: only these count (e.g. the
     queries an evaluation averages); queries the run does not rank at all are not short,
     they are missing."""
-    by_cutoff = cutoffs(measures)
+    # the measures of each cut-off (``{300: ("R@300", "nDCG@300")}``), deepest last
+    by_cutoff: dict[int, tuple[str, ...]] = {}
+    for measure in measures:
+        cutoff = measure.params.get("cutoff")
+        if cutoff is not None:
+            by_cutoff[int(cutoff)] = (*by_cutoff.get(int(cutoff), ()), str(measure))
+    by_cutoff = dict(sorted(by_cutoff.items()))
     if isinstance(ranked, Run):
         ranked = RankedQueries.of(ranked)
     if not by_cutoff or not len(ranked.query_ids):
@@ -86,15 +82,6 @@ def short_rankings(
             ids = [ranked.query_ids[i] for i in short.tolist()]
             out.append(ShortRankings(cutoff, names, ids, lengths[short], int(counted.sum())))
     return out
-
-
-def short_ranking_warnings(
-    ranked: Run | RankedQueries, measures: Iterable, queries: Iterable[str] | None = None
-) -> list[EvalWarning]:
-    """The counted warning (none, or one) of the rankings shorter than a cut-off of
-    ``measures`` (:func:`short_ranking_warning`)."""
-    found = short_rankings(ranked, measures, queries)
-    return [short_ranking_warning(found)] if found else []
 
 
 def compact(names: list[str]) -> str:

@@ -36,56 +36,46 @@ def engine_values(
 ) -> tuple[np.ndarray, Rankings | None]:
     """Per-query values of ``population``'s queries (rows) by the chosen engine (the
     kernels, the references, or both, verified), and the rankings the kernels scored
-    (``None`` when they scored none), for a caller that scores more from them."""
+    (``None`` when they scored none), for a caller that scores more from them.
+
+    The measures of the table are computed by the kernels (``"citeval"``) or their
+    references (``"pytrec_eval"``); any other one by ir-measures' pipeline, the same for
+    both engines."""
     measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
+    native = [i for i, m in enumerate(measure_list) if supports(m)]
+    others = [i for i in range(len(measure_list)) if i not in native]
+    table_measures = [measure_list[i] for i in native]
+    shape = (len(population.query_ids), len(measure_list))
+    rest = None  # the others' values, computed once for both engines
+    values = reference = np.empty(shape)
     rankings = None
     if engine == "citeval" or settings.verify:
-        values, rankings = _citeval_values(measure_list, run, qrels, population, order)
+        if native:
+            rankings = build_rankings(run, qrels, population.counted, order)
+            values[:, native] = score_matrix(table_measures, rankings)
+        if others:
+            rest = _ir_measures_values(
+                [measure_list[i] for i in others], run, qrels, population, order
+            )
+            values[:, others] = rest
     if engine == "pytrec_eval" or settings.verify:
-        reference = _reference_engine_values(measure_list, run, qrels, population, order)
+        reference = np.empty(shape)
+        if native:
+            qrels_dict, run_dict = _reference_inputs(table_measures, run, qrels, population, order)
+            reference[:, native] = reference_values(
+                table_measures, qrels_dict, run_dict, population.query_ids
+            )
+        if others:
+            if rest is None:
+                rest = _ir_measures_values(
+                    [measure_list[i] for i in others], run, qrels, population, order
+                )
+            reference[:, others] = rest
         if settings.verify:
             _verify(values, reference, measure_list, population.query_ids)
         values = reference if engine == "pytrec_eval" else values
     return values, rankings
-
-
-def _citeval_values(measures, run: Run, qrels: Qrels, population: Population, order):
-    """Every measure of the table by the kernels; any other one by ir-measures. Returns
-    the values and the rankings the kernels scored (``None``: no measure of the table)."""
-    built: list[Rankings] = []
-
-    def kernels(table_measures):
-        built.append(build_rankings(run, qrels, population.counted, order))
-        return score_matrix(table_measures, built[0])
-
-    values = _table_or_ir_measures(measures, kernels, run, qrels, population, order)
-    return values, (built[0] if built else None)
-
-
-def _reference_engine_values(measures, run: Run, qrels: Qrels, population: Population, order):
-    """Every measure of the table by its reference (trec_eval's C code through pytrec_eval,
-    or the row's declared one); any other one by ir-measures."""
-
-    def references(table_measures):
-        qrels_dict, run_dict = _reference_inputs(table_measures, run, qrels, population, order)
-        return reference_values(table_measures, qrels_dict, run_dict, population.query_ids)
-
-    return _table_or_ir_measures(measures, references, run, qrels, population, order)
-
-
-def _table_or_ir_measures(measures, table_values, run, qrels, population: Population, order):
-    """Per-query values: the table's measures by ``table_values``, the others through
-    ir-measures' pipeline."""
-    native = [i for i, m in enumerate(measures) if supports(m)]
-    values = np.empty((len(population.query_ids), len(measures)))
-    if native:
-        values[:, native] = table_values([measures[i] for i in native])
-    others = [i for i in range(len(measures)) if i not in native]
-    if others:
-        rest = _ir_measures_values([measures[i] for i in others], run, qrels, population, order)
-        values[:, others] = rest
-    return values
 
 
 def _reference_inputs(measures, run: Run, qrels: Qrels, population: Population, order):

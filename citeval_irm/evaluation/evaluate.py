@@ -1,8 +1,11 @@
 """``evaluate``: one run against one qrels, with trec_eval's semantics.
 
-The verb gathers what a run is evaluated with (:mod:`.settings`), reads the run in chunks
-of whole queries (:func:`citeval_irm.reading.sources.read_in_chunks`), scores each by
-:func:`.parts.score_part` and merges them once by :func:`.parts.merge_parts`. Which queries
+The verb gathers what a run is evaluated with (:mod:`.settings`), reads a run that fits in
+memory whole, as one chunk, and scores it by :func:`.parts.score_part`; a run file too large
+for that, or a run on Dask, comes from the backend of chunks of whole queries
+(:func:`citeval_irm.reading.sources.read_in_chunks`: streamed, sorted out of core, or on the
+workers), each chunk scored by the same :func:`.parts.score_part`. Either way the parts are
+merged once by :func:`.parts.merge_parts`. Which queries
 count is :mod:`.population`'s one rule (``trec_eval -c``); the engines that compute the
 values are :mod:`.engines`'.
 
@@ -15,14 +18,16 @@ them out of the average instead, as a benchmark that filters such queries would.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable
 
 from ..base.errors import issue
 from ..base.measures import Measure, Protocol
 from ..base.options import EvalOptions, ExecutionOptions, options_from
-from ..reading.io import as_qrels
+from ..reading.io import as_qrels, as_run
 from ..reading.sources import read_in_chunks
-from ..reading.tables import Qrels
+from ..reading.streaming import plan_reading
+from ..reading.tables import Qrels, Run
 
 # The names the cross-check, validate and the tests import from here, where they are made.
 from .parts import (
@@ -43,6 +48,7 @@ __all__ = [
     "counted_queries",
     "empty_run",
     "evaluate",
+    "evaluate_table",
     "in_population_order",
     "merge_parts",
     "merge_warnings",
@@ -118,31 +124,38 @@ def evaluate(
     )
     measure_list, protocol_obj = resolve_measures(measures, protocol)
     qrels_table = as_qrels(qrels)
-    result = _evaluate(run, qrels_table, measure_list, protocol_obj, options, execution)
+    # what each chunk is scored with: the engine, never the Dask client
+    settings = Settings(measure_list, options, execution.engine, execution.verify)
+    dask = execution.engine == "dask"
+    path = isinstance(run, (str, os.PathLike))
+    plan = plan_reading(run, execution.memory) if path and not dask else None
+    if dask or (plan is not None and plan.stream):
+        # a run too large to read whole, or on Dask: the backend of chunks of whole queries
+        read = read_in_chunks(
+            run,
+            functools.partial(score_part, qrels=qrels_table, settings=settings),
+            duplicates=settings.duplicates,
+            memory=execution.memory,
+            progress=execution.progress,
+            dask=dask,
+            scheduler=execution.scheduler,
+            plan=plan,
+        )
+        result = merge_parts(
+            read.results, qrels_table, settings, protocol_obj, read.source, read.notes
+        )
+    else:  # in memory: the run is one chunk
+        table = as_run(run, duplicates=settings.duplicates)
+        result = evaluate_table(table, qrels_table, settings, protocol_obj)
     issue(result.warnings)
     return result
 
 
-def _evaluate(
-    run,
-    qrels_table: Qrels,
-    measure_list: list[Measure],
-    protocol_obj,
-    options: EvalOptions,
-    execution: ExecutionOptions,
+def evaluate_table(
+    run: Run, qrels: Qrels, settings: Settings, protocol: Protocol | None = None
 ) -> EvalResult:
-    """One path whatever the run: its chunks of whole queries (one chunk in memory, many
-    streamed, partitions on Dask) each scored by :func:`score_part`, merged once by
-    :func:`merge_parts`."""
-    # what each chunk is scored with: the engine, never the Dask client
-    settings = Settings(measure_list, options, execution.engine, execution.verify)
-    read = read_in_chunks(
-        run,
-        functools.partial(score_part, qrels=qrels_table, settings=settings),
-        duplicates=settings.duplicates,
-        memory=execution.memory,
-        progress=execution.progress,
-        dask=execution.engine == "dask",
-        scheduler=execution.scheduler,
-    )
-    return merge_parts(read.results, qrels_table, settings, protocol_obj, read.source, read.notes)
+    """The evaluation of a run in memory, read under ``settings.duplicates`` already: one
+    chunk of whole queries, scored by :func:`score_part`, merged by :func:`merge_parts`
+    (which says nothing: the caller issues the result's warnings). What :func:`evaluate`
+    does with a run that fits in memory, and the ir-measures provider with every run."""
+    return merge_parts([score_part(run, qrels, settings)], qrels, settings, protocol, run.source)

@@ -18,12 +18,23 @@ _MULTIPLIER = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the weight of a by
 
 def qrels_fingerprint(qrels) -> str:
     """``"<rows>-<16 hex digits>"`` for a :class:`~citeval_irm.reading.tables.Qrels`."""
-    queries, docs = (
-        _text_hashes(*_arrow_texts(qrels.query_ids)),
-        _text_hashes(*_arrow_texts(qrels.doc_ids)),
-    )
-    encoded = [query.encode("utf-8") for query in qrels.unjudged_queries]
-    lengths = np.array([len(text) for text in encoded], dtype=np.int64)
+    id_hashes = []
+    for texts in (qrels.query_ids, qrels.doc_ids):
+        # the offsets (from 0) and the bytes of an Arrow string array, read from its buffers
+        # (pyarrow's own conversions import pandas)
+        offsets, data = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+        if len(texts):
+            wide = texts.type in (pa.large_string(), pa.large_binary())
+            _, offsets_buffer, data_buffer = texts.buffers()
+            offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
+            offsets = offsets[texts.offset : texts.offset + len(texts) + 1].astype(np.int64)
+            if data_buffer is not None:
+                data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+            offsets = offsets - offsets[0]
+        id_hashes.append(_text_hashes(offsets, data))
+    queries, docs = id_hashes
+    encoded = list(map(str.encode, qrels.unjudged_queries))  # UTF-8
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     unjudged = _text_hashes(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8))
     with np.errstate(over="ignore"):
@@ -35,22 +46,6 @@ def qrels_fingerprint(qrels) -> str:
         empty = _mix(unjudged ^ np.uint64(3))
         total = (rows.sum(dtype=np.uint64) + empty.sum(dtype=np.uint64)).item()
     return f"{len(rows) + len(empty)}-{total:016x}"
-
-
-def _arrow_texts(texts) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets (count + 1, from 0) and the bytes of an Arrow string array, read from its
-    buffers (pyarrow's own conversions import pandas)."""
-    count = len(texts)
-    if count == 0:
-        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
-    wide = texts.type in (pa.large_string(), pa.large_binary())
-    _, offsets_buffer, data_buffer = texts.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
-    offsets = offsets[texts.offset : texts.offset + count + 1].astype(np.int64)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
-    if data is None:
-        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
-    return offsets - offsets[0], data[offsets[0] : offsets[-1]]
 
 
 def _text_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:

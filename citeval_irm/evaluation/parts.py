@@ -23,7 +23,7 @@ from ..base.measures import Protocol
 from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..reading.ties import TieReport, rank_order, tie_report
 from ..scoring import Rankings, aggregate
-from .depth import short_ranking_warnings
+from .depth import short_ranking_warning, short_rankings
 from .engines import engine_values
 from .fingerprint import qrels_fingerprint
 from .population import Population, counted_queries, population_of
@@ -94,14 +94,15 @@ _RUN_WARNING_ORDER = (
     "run_extra_text",
     "run_comment_lines",
 )
+_RUN_WARNING_RANK = dict(zip(_RUN_WARNING_ORDER, range(len(_RUN_WARNING_ORDER))))
 
 
 def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
     """One warning per code: counts added, the first examples kept, in the order the
     in-memory reader gives them (one list alone, a run read whole, stays as it is)."""
-    lists = [list(warnings) for warnings in lists if warnings]
+    lists = list(filter(None, lists))
     if len(lists) == 1:
-        return lists[0]
+        return list(lists[0])
     merged: dict[str, EvalWarning] = {}
     for warnings in lists:
         for w in warnings:
@@ -111,8 +112,9 @@ def merge_warnings(lists: Iterable[list[EvalWarning]]) -> list[EvalWarning]:
             else:
                 examples = examples_of((*known.examples, *w.examples))
                 merged[w.code] = replace(known, count=known.count + w.count, examples=examples)
-    rank = {code: i for i, code in enumerate(_RUN_WARNING_ORDER)}
-    return sorted(merged.values(), key=lambda w: rank.get(w.code, len(rank)))
+    return sorted(
+        merged.values(), key=lambda w: _RUN_WARNING_RANK.get(w.code, len(_RUN_WARNING_RANK))
+    )
 
 
 def in_population_order(
@@ -200,7 +202,8 @@ def make_result(
     measure_list = settings.measures
     if ranked is not None:
         ranked = ranked.cut(settings.max_docs)
-        warnings = warnings + short_ranking_warnings(ranked, measure_list, population.query_ids)
+        short = short_rankings(ranked, measure_list, population.query_ids)
+        warnings = warnings + ([short_ranking_warning(short)] if short else [])
     aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
     return EvalResult(
         measures=measure_list,

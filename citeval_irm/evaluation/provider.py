@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
@@ -36,7 +36,7 @@ def supported_measure(row: MeasureDef):
     """ir-measures' declaration of what a row of the table computes: its parameters (a
     closed set where the row has one), and ir-measures' others only at their default."""
     family = measures.registry[row.name]
-    spec = {}
+    spec: dict[str, object] = {}
     for name, info in family.SUPPORTED_PARAMS.items():
         if name not in row.params:
             spec[name] = Choices(info.default)
@@ -80,6 +80,8 @@ class CitevalEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures, qrels):
+        from ..reading.io import as_qrels
+        from ..reading.tables import Qrels
         from ..scoring.table import require
 
         measures = list(measures)
@@ -90,12 +92,25 @@ class CitevalEvaluator(providers.Evaluator):
         # value per query, one aggregate, as the pytrec_eval provider answers (its first
         # spelling, the one its ``calc_aggregate`` keys the aggregate by)
         self._distinct = list(dict.fromkeys(measures))
-        self._qrels = _qrels_of(qrels)
+        # qrels with no judged doc (``{}``, ``{"q1": {}}``, no record) are the queries they
+        # name, with no judgement, as ir-measures takes them
+        qrels = _records(qrels)
+        if isinstance(qrels, Mapping) and not any(qrels.values()):
+            self._qrels = Qrels.from_columns([], [], [], "<qrels>", unjudged=tuple(map(str, qrels)))
+        elif (
+            not isinstance(qrels, (str, os.PathLike))
+            and hasattr(qrels, "__len__")
+            and not len(qrels)
+        ):
+            self._qrels = Qrels.from_columns([], [], [], "<qrels>")
+        else:
+            self._qrels = as_qrels(qrels)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
+        from ..base.errors import issue
         from ..reading.tables import lookup
-        from .evaluate import evaluate
+        from .evaluate import evaluate_table
         from .parts import unranked_values
         from .population import counted_queries
         from .settings import Settings
@@ -105,7 +120,11 @@ class CitevalEvaluator(providers.Evaluator):
             return
         table = _run_of(run)
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
-            result = evaluate(table, qrels, measures, options=EvalOptions(duplicates="keep_best"))
+            # the run is read (best-scored copies kept) and the measures checked: the
+            # in-memory evaluation itself, its warnings said at the caller's line
+            settings = Settings(measures, EvalOptions(duplicates="keep_best"))
+            result = evaluate_table(table, qrels, settings)
+            issue(result.warnings)
             query_ids, values = result.query_ids, result.values.tolist()
         else:
             counted = counted_queries(qrels)
@@ -128,22 +147,6 @@ def _records(obj):
     return obj
 
 
-def _qrels_of(qrels):
-    """The qrels as columns; qrels with no judged doc (``{}``, ``{"q1": {}}``, no record)
-    are the queries they name, with no judgement, as ir-measures takes them."""
-    from ..reading.io import as_qrels
-    from ..reading.tables import Qrels
-
-    qrels = _records(qrels)
-    if isinstance(qrels, Mapping) and not any(qrels.values()):
-        unjudged = tuple(str(q) for q in qrels)
-    elif not isinstance(qrels, (str, os.PathLike)) and hasattr(qrels, "__len__") and not len(qrels):
-        unjudged = ()
-    else:
-        return as_qrels(qrels)
-    return Qrels.from_columns([], [], [], "<qrels>", unjudged=unjudged)
-
-
 def _run_of(run):
     """The run as columns, or ``None`` when it has no row (``{}``, ``{"q1": {}}``, no
     record, an empty frame): then no query is ranked."""
@@ -164,8 +167,8 @@ def register() -> CitevalProvider:
     if "citeval" not in providers.registry:
         providers.register(CitevalProvider())
     provider = providers.registry["citeval"]
-    ir_measures.citeval = provider
-    return provider
+    ir_measures.citeval = provider  # type: ignore[attr-defined]
+    return cast(CitevalProvider, provider)
 
 
 register()  # on import: the hook that imports this module when ir-measures is imported

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -186,14 +186,15 @@ class EvalResult(Printable):
     def to_dict(self) -> dict:
         return self._json()
 
-    def _json(
+    # the keywords of its formats, named (Printable's ``**options`` would hide them)
+    def _json(  # type: ignore[override]
         self, *, per_query: bool = False, percent: bool | None = None, decimals: int | None = None
     ) -> dict:
         """The values in full (``decimals`` is for the text formats)."""
         percent = self.default_percent() if percent is None else percent
         return self._json_of(self._rows(per_query, percent), percent, per_query)
 
-    def _render(
+    def _render(  # type: ignore[override]
         self,
         fmt: str,
         *,
@@ -289,12 +290,13 @@ class EvalResult(Printable):
         return out
 
     def _format_trec_eval(self, per_query: bool) -> str:
-        names = {str(m): trec_eval_name(m) for m in self.measures}
-        unmapped = [m for m, n in names.items() if n is None]
+        given = {str(m): trec_eval_name(m) for m in self.measures}
+        unmapped = [m for m, n in given.items() if n is None]
         if unmapped:
             raise InputError(
                 None, f"trec_eval has no measure for {', '.join(unmapped)}; use another format"
             )
+        names = cast("dict[str, str]", given)  # every measure has its trec_eval name
         order = sorted(names, key=lambda m: trec_eval_sort_key(names[m]))
         columns = [self.names.index(m) for m in order]
         lines = []

@@ -129,7 +129,7 @@ def convert(
 
     from ..base.outputs import atomic_output, check_folder_output, check_output
 
-    force = boolean("force", force)
+    force = bool(boolean("force", force))
     if kind not in ("run", "qrels"):
         raise InputError(None, f"kind must be run or qrels, not {kind!r}")
     whole = isinstance(partition_rows, int) and not isinstance(partition_rows, bool)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -182,7 +182,7 @@ def score_on_dask(
                 client.submit(_score_file, source, name, scorer, duplicates, pure=False)
                 for name in files
             ]
-        done = _gather(client, futures, progress)
+        done: list[tuple[pa.Array, Any]] = _gather(client, futures, progress)
         try:
             _check_whole_queries([ranked for ranked, _ in done], source)
         except NotGrouped:

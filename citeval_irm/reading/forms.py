@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,9 @@ COLUMN_NAMES = {
 
 
 def _columns_from_mapping(data: Mapping, value_column: str) -> dict[str, list]:
-    queries, docs, values = [], [], []
+    queries: list = []
+    docs: list = []
+    values: list = []
     for query_id, ranking in data.items():
         if not isinstance(ranking, Mapping):
             raise InputError(
@@ -56,7 +59,7 @@ def _columns_from_records(records: Iterable, value_column: str) -> dict[str, lis
     return {"query_id": queries, "doc_id": docs, value_column: values}
 
 
-def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, object]:
+def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, Any]:
     """The canonical columns of a user's DataFrame, under any accepted column name."""
     if frame.columns.duplicated().any():
         repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
@@ -78,33 +81,30 @@ def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, obje
     return columns
 
 
-def _is_frame(obj) -> bool:
-    """A pandas DataFrame (checked without importing pandas: a user with one has it)."""
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(obj, pandas.DataFrame)
-
-
-def _coerce_columns(obj, value_column: str) -> tuple[dict[str, object], str]:
-    if _is_frame(obj):
-        if obj.empty:
-            raise InputError("<DataFrame>", "is empty: no rows")
-        return _columns_from_frame(obj, "<DataFrame>", value_column), "<DataFrame>"
-    if isinstance(obj, Mapping):
-        return _columns_from_mapping(obj, value_column), "<dict>"
-    if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
-        return _columns_from_records(obj, value_column), "<records>"
-    kind = "run" if value_column == "score" else "qrels"
-    raise ArgumentTypeError(
-        None,
-        f"{kind}: cannot read {'a run' if kind == 'run' else kind} from "
-        f"{type(obj).__name__}: give a file path, a "
-        f"DataFrame, a {{query_id: {{doc_id: {value_column}}}}} dict or records"
-        + (", or an ir_datasets dataset or id" if kind == "qrels" else ""),
-    )
-
-
 def table_from(obj, value_column: str, cls, **extra):
-    columns, source = _coerce_columns(obj, value_column)
+    """A ``cls`` (:class:`~.tables.Run` or :class:`~.tables.Qrels`) from a DataFrame (checked
+    without importing pandas: a user with one has it), a dict or records, each field by its
+    one rule (:mod:`.fields`)."""
+    pandas = sys.modules.get("pandas")
+    columns: dict[str, Any]
+    if pandas is not None and isinstance(obj, pandas.DataFrame):
+        source = "<DataFrame>"
+        if obj.empty:
+            raise InputError(source, "is empty: no rows")
+        columns = _columns_from_frame(obj, source, value_column)
+    elif isinstance(obj, Mapping):
+        columns, source = _columns_from_mapping(obj, value_column), "<dict>"
+    elif isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
+        columns, source = _columns_from_records(obj, value_column), "<records>"
+    else:
+        kind = "run" if value_column == "score" else "qrels"
+        raise ArgumentTypeError(
+            None,
+            f"{kind}: cannot read {'a run' if kind == 'run' else kind} from "
+            f"{type(obj).__name__}: give a file path, a "
+            f"DataFrame, a {{query_id: {{doc_id: {value_column}}}}} dict or records"
+            + (", or an ir_datasets dataset or id" if kind == "qrels" else ""),
+        )
     if not len(columns["query_id"]) and not extra.get("unjudged"):
         raise InputError(source, "is empty: no rows")
     return cls.from_columns(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -69,7 +70,7 @@ def is_parquet(source) -> bool:
         return False
 
 
-def parquet_files(source) -> tuple[object, list[str]]:
+def parquet_files(source) -> tuple[Any, list[str]]:
     """The filesystem and the Parquet files (sorted by path) of a file, a folder or a URL
     (any filesystem pyarrow or fsspec knows: ``s3://``, ``gs://``, ``memory://`` ...)."""
     import pyarrow.fs as pa_fs

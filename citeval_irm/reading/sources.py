@@ -47,19 +47,21 @@ def read_in_chunks(
     dask: bool = False,
     scheduler=None,
     label: str = "citeval: reading the run",
+    plan: ReadingPlan | None = None,
 ) -> Read[T]:
     """``score`` over ``run`` in chunks of whole queries, from the source the run calls
     for: the workers of a Dask cluster (``dask``, at ``scheduler``), a file streamed when
     reading it whole would take more than ``memory`` (see
     :func:`~citeval_irm.reading.streaming.plan_reading`), else the whole run as one chunk.
     ``duplicates``: the policy every chunk is read with; ``progress``/``label``: the bar of
-    a streamed or Dask read."""
+    a streamed or Dask read; ``plan``: the reading plan, when the caller made it already."""
     if dask:
         from .daskengine import score_on_dask
 
         results, source = score_on_dask(run, score, duplicates, scheduler, progress)
         return Read(results, [], source)
-    plan = plan_reading(run, memory)
+    if plan is None:
+        plan = plan_reading(run, memory)
     if plan.stream:
         return read_streamed(run, score, plan, duplicates, progress, label)
     return read_whole(run, score, duplicates)

@@ -16,7 +16,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -225,7 +225,9 @@ def run_starts(*keys: np.ndarray) -> np.ndarray:
     """Which rows start a new run of equal consecutive values (of all ``keys`` together)."""
     out = np.ones(len(keys[0]), dtype=bool)
     if len(out):
-        out[1:] = np.logical_or.reduce([key[1:] != key[:-1] for key in keys])
+        out[1:] = keys[0][1:] != keys[0][:-1]
+        for key in keys[1:]:
+            out[1:] |= key[1:] != key[:-1]
     return out
 
 
@@ -236,7 +238,7 @@ def segment_starts(*keys: np.ndarray) -> np.ndarray:
 
 def position_in_segment(*keys: np.ndarray) -> np.ndarray:
     """0-based position of each row within its run of equal consecutive ``keys``."""
-    starts = segment_starts(*keys)
+    starts = np.flatnonzero(run_starts(*keys))
     sizes = np.diff(np.append(starts, len(keys[0])))
     return np.arange(len(keys[0])) - np.repeat(starts, sizes)
 
@@ -367,9 +369,9 @@ class _Table:
             }
         )
 
-    def _nested_dict(self) -> dict[str, dict[str, object]]:
-        """``{query_id: {doc_id: value}}``, grouped with numpy."""
-        out: dict[str, dict[str, object]] = {}
+    def _nested_dict(self) -> dict[str, dict[str, Any]]:
+        """``{query_id: {doc_id: value}}``, grouped with numpy (a float score or an int label)."""
+        out: dict[str, dict[str, Any]] = {}
         if not len(self):
             return out
         order = np.argsort(self.query, kind="stable")

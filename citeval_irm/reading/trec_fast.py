@@ -175,8 +175,9 @@ class _Screen:
         return self.odd
 
     def _odd(self, data: bytes | bytearray, start: int, end: int) -> bool:
-        if any(data.find(c, start, end) >= 0 for c in self.others):
-            return True
+        for other in self.others:  # another whitespace character
+            if data.find(other, start, end) >= 0:
+                return True
         codes = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
         boundary = np.array([self.previous, codes[0]], dtype=np.uint8)
         if _empty_fields(boundary, np.zeros(1, dtype=np.int64), self.delimiter):
@@ -219,10 +220,10 @@ def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], valu
     fields per line, query ids dictionary-encoded, doc ids as text and values typed by
     Arrow's parser; raises :class:`NeedLineNumbers` for anything else, or for anything to
     report. The whole file through :func:`fast_batches`: one fast parse, whole or streamed."""
+    batches = []
     with pa.OSFile(os.fspath(path), "rb") as raw:
-        batches = [
-            batch for batch, _ in fast_batches(path, layout, wanted, value_column, _BLOCK_SIZE, raw)
-        ]
+        for batch, _ in fast_batches(path, layout, wanted, value_column, _BLOCK_SIZE, raw):
+            batches.append(batch)
     if not batches:  # nothing but blank lines: the line-aware parse says what it is
         raise NeedLineNumbers
     table = pa.Table.from_batches(batches)
@@ -231,20 +232,14 @@ def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], valu
         "query_id": table["query_id"].unify_dictionaries().combine_chunks(),
         "doc_id": table["doc_id"].combine_chunks(),
     }
-    columns[value_column] = _fast_values(table[value_column], value_column)
+    try:  # by the one rule; a value to report goes to the line-aware path (with its line)
+        columns[value_column] = typed_values(table[value_column], value_column, Place("<fast>"))
+    except InputError:
+        raise NeedLineNumbers from None
     del table
     # the parser's blocks are freed now; hand their memory back before scoring allocates
     pa.default_memory_pool().release_unused()
     return columns, None, LineCounts()
-
-
-def _fast_values(values, value_column: str) -> np.ndarray:
-    """Scores or labels of a fast parse, by the one rule; :class:`NeedLineNumbers` for a
-    value the line-aware path must report (with its line)."""
-    try:
-        return typed_values(values, value_column, Place("<fast>"))
-    except InputError:
-        raise NeedLineNumbers from None
 
 
 def _finite_floats(values: pa.Array) -> bool:
@@ -410,5 +405,8 @@ def _checked_batches(table: pa.Table, value_column: str):
     for batch in table.to_batches():
         values = batch.column(value_column)
         if not _finite_floats(values):
-            _fast_values(values, value_column)
+            try:  # by the one rule: a value to report goes to the line-aware path
+                typed_values(values, value_column, Place("<fast>"))
+            except InputError:
+                raise NeedLineNumbers from None
         yield batch, LineCounts()

@@ -86,7 +86,7 @@ def reciprocal_rank(rk: Rankings, p: Params) -> np.ndarray:
 
 def hits_at(rk: Rankings, p: Params, depth: np.ndarray | float) -> np.ndarray:
     """Number of relevant hits at rank <= depth (a number or one per query)."""
-    limit = depth if np.isscalar(depth) else depth[rk.query]
+    limit = depth[rk.query] if isinstance(depth, np.ndarray) else depth
     return _per_query(rk, _relevant_hits(rk, p) & (rk.rank <= limit))
 
 

@@ -219,7 +219,7 @@ def build_rankings(
     keep = _kept_rows(
         row_query, docs, len(run.doc_ids), first_copy_only, depth, exclude_doc, exclude_first_copy
     )
-    tied = order.tied
+    tied: np.ndarray | None = order.tied
     if not keep.all():  # rows dropped: their ties are recomputed below
         row_query, docs, scores, tied = row_query[keep], docs[keep], scores[keep], None
     del keep
@@ -236,7 +236,10 @@ def build_rankings(
     # ranks: a hit's position minus its query's first position (rows are grouped by query)
     num_ret = np.bincount(row_query, minlength=n)
     hit_query = row_query[hits].astype(np.int64)
-    rank = hits - _query_starts(row_query, n)[hit_query] + 1
+    starts = segment_starts(row_query)
+    query_start = np.zeros(n, dtype=np.int64)  # each query's first row
+    query_start[row_query[starts]] = starts
+    rank = hits - query_start[hit_query] + 1
     group_start, group_size = _hit_groups(row_query, scores, tied, hits, rank)
     return Rankings(
         n_queries=n,
@@ -275,14 +278,6 @@ def _find_hits(row_query, docs, judged_query, judged_doc, ndocs: int):
         hits.append(start + candidates[matched])
         rows.append(retrievable[found[matched]])
     return np.concatenate(hits), np.concatenate(rows)
-
-
-def _query_starts(row_query: np.ndarray, n: int) -> np.ndarray:
-    """Position of each query's first row in a ranking whose rows are grouped by query."""
-    starts = segment_starts(row_query)
-    out = np.zeros(n, dtype=np.int64)
-    out[row_query[starts]] = starts
-    return out
 
 
 def _hit_groups(row_query, scores, tied, hits, rank) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,7 @@ def pytrec_eval_name(measure) -> str | None:
     name = trec_eval_base_name(measure)
     if name is not None:
         family = trec_eval_family(name)
+        assert family is not None, name  # a trec_eval name is of a family
         given = name[len(family) + 1 :]
         if not given or _PYTREC_EVAL_PARAMS.fullmatch(given):
             return name
@@ -53,7 +54,11 @@ def pytrec_eval_name(measure) -> str | None:
 def reference_names(measure) -> tuple[str, ...]:
     """The trec_eval measures whose values give ``measure``'s reference."""
     name = pytrec_eval_name(measure)
-    return (name,) if name is not None else require(measure).reference.needs
+    if name is not None:
+        return (name,)
+    derived = require(measure).reference
+    assert derived is not None  # pytrec_eval_name raised otherwise
+    return derived.needs
 
 
 def reference_values(
@@ -87,11 +92,12 @@ def reference_values(
             measure = measures[column]
             name = pytrec_eval_name(measure)
             derived = require(measure).reference
+            assert name is not None or derived is not None  # pytrec_eval_name raised otherwise
             for row, query in enumerate(query_ids):
                 values = trec.get(query, {})
                 if name is not None:
                     out[row, column] = values.get(name, measure.DEFAULT)
-                else:
+                elif derived is not None:
                     ranking, labels = run.get(query, {}), qrels.get(query, {})
                     out[row, column] = derived.value(measure, values, ranking, labels)
     return out
