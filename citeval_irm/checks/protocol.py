@@ -21,6 +21,7 @@ with the list of checks, is :mod:`.validation_report`, the oracle-insertion rule
 from __future__ import annotations
 
 import functools
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,7 @@ _FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # vio
 _VIOLATION_COLUMNS = ["query_id", "doc_id", "score", "check"]
 
 
-def _not_a_dataset(dataset) -> None:
+def _not_a_dataset(dataset: object) -> NoReturn:
     """The error for a ``dataset`` argument that names no ir_datasets dataset."""
     if isinstance(dataset, str):
         raise InputError(dataset, "is not an ir_datasets dataset id (such as 'citeval/demo/test')")

@@ -112,7 +112,7 @@ class PublishedResults(Printable):
     def _format_list(self, fmt: str) -> str:
         bullet = "- " if fmt == "markdown" else "  "
         user = any(paper.user for paper in self.papers.values())
-        lines = [
+        lines: list[str | tuple[str, str]] = [
             "published results given by the user (values as written):"
             if user
             else "published results shipped with citeval-irm (values as printed):"
