@@ -14,6 +14,7 @@ import warnings as python_warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import FrameType
+from typing import TypeVar
 
 
 class CitevalError(Exception):
@@ -31,7 +32,10 @@ class CitevalError(Exception):
         return list(getattr(self, "__notes__", None) or ())
 
 
-def with_details(error: BaseException, *details: str) -> BaseException:
+_E = TypeVar("_E", bound=BaseException)
+
+
+def with_details(error: _E, *details: str) -> _E:
     """``error`` with ``details`` added to its PEP 678 notes (``add_note``, written so as to
     work on Python 3.10 too); returned, to be raised."""
     # Typeshed declares __notes__ from Python 3.11 on (PEP 678); 3.10 is the floor.
