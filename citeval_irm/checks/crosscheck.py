@@ -22,9 +22,10 @@ and their detection are :mod:`.crosscheck_causes`.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 
@@ -42,12 +43,37 @@ from .crosscheck_chunk import Check, check_chunk
 from .crosscheck_merge import merge_checked
 from .crosscheck_report import CrosscheckReport
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..reading.tables import Qrels, Run
+
+    # Every form of a run, and of qrels, the one reader takes (citeval_irm.as_run, as_qrels);
+    # qrels may also be an ir_datasets dataset (Any: the library ships no types).
+    RunInput: TypeAlias = (
+        str
+        | os.PathLike[str]
+        | pd.DataFrame
+        | Mapping[str, Mapping[str, float]]
+        | Iterable[Mapping[str, Any]]
+        | Run
+    )
+    QrelsInput: TypeAlias = (
+        str
+        | os.PathLike[str]
+        | pd.DataFrame
+        | Mapping[str, Mapping[str, int]]
+        | Iterable[Mapping[str, Any]]
+        | Qrels
+        | Any
+    )
+
 _check_chunk = check_chunk  # what each chunk is read into: a global here, a test wraps it
 
 
 def crosscheck(
-    run,
-    qrels,
+    run: RunInput,
+    qrels: QrelsInput,
     measures: str | Measure | Iterable | None = None,
     *,
     protocol: str | Protocol | None = None,

@@ -204,7 +204,7 @@ def _doc_text(doc, fields: tuple[str, ...] | None) -> str:
 
 
 def bm25_run(
-    dataset,
+    dataset: str | Any,  # or an ir_datasets dataset (the library ships no types)
     k: int = DEFAULT_K,
     *,
     temporal: bool = True,

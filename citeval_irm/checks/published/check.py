@@ -11,6 +11,7 @@ beside the system's name).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pandas as pd
@@ -106,7 +107,7 @@ class PublishedCheck(Printable):
 def check_published(
     dataset: str | None = None,
     *,
-    paper=None,
+    paper: str | os.PathLike[str] | pd.DataFrame | None = None,
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedCheck:

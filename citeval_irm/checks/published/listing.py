@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,7 +178,7 @@ class PublishedResults(Printable):
 def published(
     dataset: str | None = None,
     *,
-    paper=None,
+    paper: str | os.PathLike[str] | pd.DataFrame | None = None,
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedResults:
