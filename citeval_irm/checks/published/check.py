@@ -59,7 +59,8 @@ class PublishedCheck(Printable):
         """The impossible rows only."""
         return self.frame[~self.frame["possible"]].reset_index(drop=True)
 
-    def _render(self, fmt: str) -> str:
+    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
+    def _render(self, fmt: str) -> str:  # type: ignore[override]
         if fmt == "csv":
             return csv_frame(self.frame)
         headers = ["paper", "dataset", "stage", "system", "check", "verdict"]
