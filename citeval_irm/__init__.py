@@ -90,7 +90,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _typing.Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'citeval_irm' has no attribute {name!r}")
     module_name = _EXPORTS[name]

@@ -413,3 +413,17 @@ def test_cutoffs_beyond_the_longest_ranking_print_as_one_row_and_stay_in_the_jso
     assert list(kept.index) == ["R@200", "R@500-1000", "P@500", "P@1000"]
     assert labels == ["R@500-1000"]
     assert beyond_depth(shown, None)[0] is shown
+
+
+def test_a_protocol_without_a_recipe_is_named_in_the_error():
+    """A protocol of the user's that names no recipe: the error says so, instead of
+    "unknown recipe None" (mypy found the None reaching ``get_recipe``)."""
+    import dataclasses
+
+    from citeval_irm.base.errors import InputError
+    from citeval_irm.papers import get_protocol
+
+    mine = dataclasses.replace(get_protocol("goyal2026"), name="mine", recipe=None)
+    with pytest.raises(InputError, match="protocol 'mine' names no recipe") as raised:
+        crosscheck({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, protocol=mine)
+    assert "None" not in str(raised.value)

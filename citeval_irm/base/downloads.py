@@ -447,8 +447,14 @@ def _fetch_once(url: str, handle, desc: str, progress: bool | None, transfer: Tr
             decode = _decoder(response, url)
             length = response.headers.get("Content-Length")
             total = int(length) if length is not None and length.isdigit() else None
-            bytes_bar = {"unit": "B", "unit_scale": True, "unit_divisor": 1024}
-            with progress_bar(desc=desc, enabled=progress, total=total, **bytes_bar) as bar:
+            with progress_bar(
+                desc=desc,
+                unit="B",
+                enabled=progress,
+                total=total,
+                unit_scale=True,
+                unit_divisor=1024,
+            ) as bar:
                 received = _stream(response, decode, handle, bar, transfer.pace())
     except urllib.error.HTTPError as exc:
         problem = f"{url}: HTTP {exc.code} {exc.reason}"

@@ -13,6 +13,8 @@ import sys
 import warnings as python_warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from types import FrameType
+from typing import TypeVar
 
 
 class CitevalError(Exception):
@@ -30,10 +32,14 @@ class CitevalError(Exception):
         return list(getattr(self, "__notes__", None) or ())
 
 
-def with_details(error: BaseException, *details: str) -> BaseException:
+_E = TypeVar("_E", bound=BaseException)
+
+
+def with_details(error: _E, *details: str) -> _E:
     """``error`` with ``details`` added to its PEP 678 notes (``add_note``, written so as to
     work on Python 3.10 too); returned, to be raised."""
-    error.__notes__ = [*(getattr(error, "__notes__", None) or ()), *details]
+    # Typeshed declares __notes__ from Python 3.11 on (PEP 678); 3.10 is the floor.
+    error.__notes__ = [*(getattr(error, "__notes__", None) or ()), *details]  # type: ignore[attr-defined]
     return error
 
 
@@ -212,7 +218,8 @@ _ISSUING = contextvars.ContextVar("citeval_irm_issuing", default=True)
 def caller_stacklevel() -> int:
     """The ``stacklevel`` (counted from the function calling this one) of the first frame
     outside citeval-irm, so a warning points at the user's line, not into the package."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_globals.get("__name__", "").startswith(_INTERNAL):
         frame, level = frame.f_back, level + 1
     return level

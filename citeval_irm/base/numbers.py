@@ -33,7 +33,8 @@ def atol_reading(text: str) -> int:
     """What C ``atol`` (trec_eval's reading of a label) makes of ``text``: the decimal
     digits after an optional sign at its start (after space), 0 when there are none; a
     number beyond 64 bits is clamped as glibc's ``strtol`` does."""
-    digits = _ATOL.match(text.lstrip(C_SPACE)).group()
+    found = _ATOL.match(text.lstrip(C_SPACE))
+    digits = found.group() if found else ""
     value = int(digits) if digits.lstrip("+-") else 0
     return max(min(value, 2**63 - 1), -(2**63))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal, overload
 
 from .choices import (
     DEFAULT_BOOTSTRAP,
@@ -55,8 +55,8 @@ def parse_memory(value: int | str) -> int:
         found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(value).lower())
         if not found:
             raise InputError(None, f"memory {value!r}: expected a size such as 2G, 500M or 64K")
-        size = float(found.group(1)) * _UNITS[found.group(2)]  # inf for 400 digits
-        size = int(size) if size < MAX_MEMORY else MAX_MEMORY + 1
+        scaled = float(found.group(1)) * _UNITS[found.group(2)]  # inf for 400 digits
+        size = int(scaled) if scaled < MAX_MEMORY else MAX_MEMORY + 1
     if size <= 0:
         raise InputError(None, f"memory {value!r}: must be more than 0")
     if size > MAX_MEMORY:
@@ -86,7 +86,7 @@ def check_max_docs(max_docs) -> int | None:
     return int(max_docs)
 
 
-def check_decimals(decimals) -> int | None:
+def check_decimals(decimals: object) -> int | None:
     """``decimals`` if it is a whole number from 0 to 12 (or ``None``); a clear error
     otherwise."""
     if decimals is not None and (
@@ -100,7 +100,8 @@ def display_decimals(percent: bool, protocol=None, decimals: int | None = None) 
     """Decimals a value is printed with: ``decimals`` when given; the protocol's own when
     it is shown in the protocol's unit; else 2 in percent, 4 for fractions."""
     if decimals is not None:
-        return check_decimals(decimals)
+        check_decimals(decimals)
+        return decimals
     if protocol is not None and bool(percent) == bool(protocol.percent):
         return int(protocol.decimals)
     return 2 if percent else 4
@@ -240,7 +241,11 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def boolean(name: str, value, *, optional: bool = False) -> bool | None:
+@overload
+def boolean(name: str, value: object, *, optional: Literal[False] = False) -> bool: ...
+@overload
+def boolean(name: str, value: object, *, optional: bool) -> bool | None: ...
+def boolean(name: str, value: object, *, optional: bool = False) -> bool | None:
     """``value`` as a bool (a numpy bool too; ``None`` where ``optional``: the default
     decides); anything else, ``"no"`` or ``0`` included, is a ``TypeError`` naming
     ``name``. A string would otherwise be taken for True whatever it says: ``"no"``,

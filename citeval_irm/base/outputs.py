@@ -26,6 +26,7 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypedDict
 
 from .choices import REPORT_SUFFIXES
 from .errors import CitevalError, InputError
@@ -36,6 +37,14 @@ FORCE_HELP = "replace an existing output (without it, an existing file is an err
 WORK_MARK = ".citeval-"
 """What every work-in-progress name holds (see :func:`work_path`)."""
 _HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:40] or "host"
+
+
+class _GuardState(TypedDict):
+    """What a guarded stream and the streams made from it share: whether anything was
+    written, and the first failure."""
+
+    used: bool
+    failed: OutputError | None
 
 
 class OutputError(CitevalError, OSError):
@@ -61,7 +70,7 @@ def output_error(path: str | os.PathLike, exc: OSError, left: str | None = None)
         errno.EPERM: "not permitted: write elsewhere",
         errno.EFBIG: "the file is larger than this file system or limit allows",
         errno.EBADF: "it is closed: send it to a file or to /dev/null",
-    }.get(exc.errno)
+    }.get(exc.errno or 0)
     hint = f" ({advice})" if advice else ""
     name = os.fspath(path)
     if left is None:
@@ -145,7 +154,9 @@ class GuardedStream:
     def __init__(self, stream, *, name: str = "standard output", parent=None):
         self._stream = stream
         self._name = name
-        self._state = parent._state if parent is not None else {"used": False, "failed": None}
+        self._state: _GuardState = (
+            parent._state if parent is not None else {"used": False, "failed": None}
+        )
 
     def _guarded(self, call, *args):
         failed = self._state["failed"]
@@ -160,8 +171,9 @@ class GuardedStream:
         except OSError as exc:  # closed: certainly nothing there; else a part may be
             closed = exc.errno == errno.EBADF and not self._state["used"]
             left = "nothing reached it" if closed else "what it shows is incomplete"
-            self._state["failed"] = output_error(self._name, exc, left)
-            raise self._state["failed"] from None
+            failure = output_error(self._name, exc, left)
+            self._state["failed"] = failure
+            raise failure from None
         return result
 
     @property

@@ -199,7 +199,10 @@ def _one_value_a_key(source: str, line: int | None, what: str | None):
 
 def _twice(keys: Iterable[str], what: str | None = None) -> str:
     seen: set[str] = set()
-    key = next(k for k in keys if k in seen or seen.add(k))
+    for key in keys:
+        if key in seen:
+            break
+        seen.add(key)
     said = f"{what} gives key {key!r} twice" if what else f"key {key!r} is given twice"
     return f"{said} in one object: which one is meant cannot be told"
 

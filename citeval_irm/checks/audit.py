@@ -384,10 +384,10 @@ def audit(
             for q in data.queries_iter()
         )
         qrels = ((r.query_id, r.doc_id, r.relevance) for r in data.qrels_iter())
-        name = split_id[len(dataset) + 1 :] if split_id != dataset else split_id.rsplit("/", 1)[-1]
+        split = split_id[len(dataset) + 1 :] if split_id != dataset else split_id.rsplit("/", 1)[-1]
         results.append(
             audit_split(
-                name,
+                split,
                 queries,
                 qrels,
                 paper_dates=paper_dates,
@@ -396,5 +396,6 @@ def audit(
                 same_year=same_year,
             )
         )
-    name = proto.name if proto else None
-    return DatasetAudit(dataset, name, results, duplicate_titles(titles), same_year)
+    return DatasetAudit(
+        dataset, proto.name if proto else None, results, duplicate_titles(titles), same_year
+    )

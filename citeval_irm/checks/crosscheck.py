@@ -22,8 +22,10 @@ and their detection are :mod:`.crosscheck_causes`.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 
@@ -41,12 +43,37 @@ from .crosscheck_chunk import Check, check_chunk
 from .crosscheck_merge import merge_checked
 from .crosscheck_report import CrosscheckReport
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..reading.tables import Qrels, Run
+
+    # Every form of a run, and of qrels, the one reader takes (citeval_irm.as_run, as_qrels);
+    # qrels may also be an ir_datasets dataset (Any: the library ships no types).
+    RunInput: TypeAlias = (
+        str
+        | os.PathLike[str]
+        | pd.DataFrame
+        | Mapping[str, Mapping[str, float]]
+        | Iterable[Mapping[str, Any]]
+        | Run
+    )
+    QrelsInput: TypeAlias = (
+        str
+        | os.PathLike[str]
+        | pd.DataFrame
+        | Mapping[str, Mapping[str, int]]
+        | Iterable[Mapping[str, Any]]
+        | Qrels
+        | Any
+    )
+
 _check_chunk = check_chunk  # what each chunk is read into: a global here, a test wraps it
 
 
 def crosscheck(
-    run,
-    qrels,
+    run: RunInput,
+    qrels: QrelsInput,
     measures: str | Measure | Iterable | None = None,
     *,
     protocol: str | Protocol | None = None,
@@ -153,10 +180,17 @@ def _measures_and_recipe(
         and not (isinstance(measures, str) and measures in PROTOCOLS)
     ):
         raise InputError(None, "name a recipe (e.g. --recipe goyal2026) or a protocol")
-    if measures is None and protocol is None:
+    if recipe is not None and measures is None and protocol is None:
         measures = list(get_recipe(recipe).measures)  # a recipe alone: its own measures
     measure_list, protocol_obj = resolve_measures(measures, protocol)
-    recipe_obj = get_recipe(recipe if recipe is not None else protocol_obj.recipe)
+    if recipe is None:  # then a protocol is named: its paper's recipe
+        recipe = protocol_obj.recipe if protocol_obj is not None else None
+        if recipe is None:
+            named = protocol_obj.name if protocol_obj is not None else protocol
+            raise InputError(
+                None, f"protocol {named!r} names no recipe to cross-check by: name one (a recipe)"
+            )
+    recipe_obj = get_recipe(recipe)
     check_recipe_measures(measure_list, recipe_obj)
     return measure_list, protocol_obj, recipe_obj
 
@@ -165,9 +199,9 @@ def _paper_lookup(query_papers, qrels) -> Callable[[str], str | None]:
     """Who the citing / query paper of a query is: the caller's mapping, else the
     ``citing_id`` of the qrels' ir_datasets queries, else read off the query id."""
     if query_papers is None:
-        dataset = as_dataset(qrels)
-        if dataset is not None:
-            _, dataset = dataset
+        found = as_dataset(qrels)
+        if found is not None:
+            dataset: Any = found[1]  # an ir_datasets dataset (the library ships no types)
             if dataset.has_queries() and "citing_id" in dataset.queries_cls()._fields:
                 from ..datasets.admissible import query_papers as dataset_query_papers
 
@@ -187,8 +221,9 @@ def _paper_or_id(papers: Mapping[str, str], query_id: str) -> str | None:
 def _pool_of(pool, qrels) -> pa.Array | None:
     """The candidate pool as doc ids: the caller's, else the docs of the qrels' dataset."""
     if pool is None:
-        dataset = as_dataset(qrels)
-        if dataset is None or not dataset[1].has_docs():
+        found = as_dataset(qrels)
+        data: Any = found[1] if found is not None else None  # ir_datasets ships no types
+        if data is None or not data.has_docs():
             return None
-        pool = (doc.doc_id for doc in dataset[1].docs_iter())
+        pool = (doc.doc_id for doc in data.docs_iter())
     return pa.array(list(pool), pa.string())

@@ -122,7 +122,8 @@ class CrosscheckReport(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _render(
+    # the keywords of its formats, named (Printable's ``**options`` would hide them)
+    def _render(  # type: ignore[override]
         self,
         fmt: str,
         *,

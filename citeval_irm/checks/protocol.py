@@ -21,11 +21,14 @@ with the list of checks, is :mod:`.validation_report`, the oracle-insertion rule
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import pandas as pd
 
 from ..base.errors import ArgumentTypeError, InputError
+from ..base.measures import Measure, Protocol
 from ..base.options import EvalOptions, ExecutionOptions, boolean, options_from
 from ..evaluation.depth import short_rankings
 from ..evaluation.results import RankedQueries
@@ -52,8 +55,11 @@ from .validation_report import (  # noqa: F401 (their names, here as before)
 _FLAGGED = ("unknown_doc", "query_paper", "later_paper", "duplicate_doc")  # violations' order
 _VIOLATION_COLUMNS = ["query_id", "doc_id", "score", "check"]
 
+if TYPE_CHECKING:
+    from .crosscheck import RunInput
 
-def _not_a_dataset(dataset) -> None:
+
+def _not_a_dataset(dataset: object) -> NoReturn:
     """The error for a ``dataset`` argument that names no ir_datasets dataset."""
     if isinstance(dataset, str):
         raise InputError(dataset, "is not an ir_datasets dataset id (such as 'citeval/demo/test')")
@@ -65,11 +71,11 @@ def _not_a_dataset(dataset) -> None:
 
 
 def validate(
-    run,
-    dataset,
-    measures=None,
+    run: RunInput,
+    dataset: str | Any,  # or an ir_datasets dataset (the library ships no types)
+    measures: str | Measure | Iterable | None = None,
     *,
-    protocol=None,
+    protocol: str | Protocol | None = None,
     same_year: bool = True,
     unknown_year: str = "admit",
     strict: bool = False,

@@ -85,7 +85,7 @@ def _utf8_stdout():
         yield
     finally:
         with contextlib.suppress(OSError, ValueError):
-            stdout.reconfigure(encoding=encoding)
+            reconfigure(encoding=encoding)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

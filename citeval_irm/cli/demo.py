@@ -14,6 +14,7 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..base.errors import InputError
 from ..base.outputs import check_output
@@ -201,12 +202,13 @@ def run_demo(
     found = as_dataset(dataset)  # an unknown id: "unknown dataset", with the close matches
     if found is None:
         raise InputError(None, f"{dataset!r} is not a dataset id (e.g. {DEMO_DATASET})")
-    documentation = found[1].documentation()
+    data: Any  # an ir_datasets dataset (the library ships no types)
+    data = found[1]
+    documentation = data.documentation()
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
-    ranking = {"temporal": temporal, "same_year": same_year, "progress": progress}
-    run = bm25_run(dataset, k, **ranking)
+    run = bm25_run(dataset, k, temporal=temporal, same_year=same_year, progress=progress)
     run_path = write_run(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"
     settings = (
@@ -217,7 +219,14 @@ def run_demo(
     evaluation = evaluate(run, dataset, protocol=protocol)
     weaker, comparison = None, None
     if titles:
-        weaker = bm25_run(dataset, k, fields=("title",), **ranking)
+        weaker = bm25_run(
+            dataset,
+            k,
+            fields=("title",),
+            temporal=temporal,
+            same_year=same_year,
+            progress=progress,
+        )
         runs = {"bm25": evaluation, TITLES_RUN: evaluate(weaker, dataset, protocol=protocol)}
         comparison = compare(runs, protocol=protocol, baseline="bm25")
     return DemoReport(

@@ -39,7 +39,7 @@ def catalogue_corpora() -> list[dict]:
     """The corpora of ``datasets.catalogue.COLLECTIONS`` as ``datasets/catalogue.json``
     records them (generated from it, a test fails when stale): read as a file, so the
     help that lists them imports neither ir_datasets nor the datasets package."""
-    index = resources.files("citeval_irm").joinpath("datasets", "catalogue.json")
+    index = resources.files("citeval_irm").joinpath("datasets").joinpath("catalogue.json")
     return json.loads(index.read_text(encoding="utf-8"))["corpora"]
 
 

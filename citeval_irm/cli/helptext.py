@@ -78,7 +78,7 @@ def workflow_text(commands) -> str:
     helps = {action.dest: action.help for action in commands._choices_actions}
     commands._choices_actions.clear()
     width = max(map(len, helps)) + 2
-    lines = []
+    lines: list[str] = []
     for title, names in WORKFLOW:
         lines += ["", f"{title}:"] if lines else [f"{title}:"]
         for name in names:

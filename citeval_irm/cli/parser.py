@@ -264,7 +264,8 @@ class Parser(argparse.ArgumentParser):
         if isinstance(action, argparse._SubParsersAction):  # "citeval: error: unknown command"
             staged = [name for _, stage in WORKFLOW for name in stage if name in names]
             names = staged + [name for name in names if name not in staged]
-            kind = (action.metavar or "command").lower()
+            metavar = action.metavar if isinstance(action.metavar, str) else None
+            kind = (metavar or "command").lower()
             message = f"unknown {kind} {value!r}{hint} ({kind}s: {', '.join(names)})"
             raise argparse.ArgumentError(None, message)
         message = f"invalid choice: {value!r}{hint} (choose from {', '.join(names)})"
@@ -277,9 +278,10 @@ def _option_hint(parser: argparse.ArgumentParser, parsed, extras: list[str]) -> 
     command = parser
     for dest in ("command", "baseline"):  # down to the command the words were given to
         action = next((a for a in command._actions if a.dest == dest), None)
-        if action is None or getattr(parsed, dest, None) not in (action.choices or {}):
+        choices = action.choices if action is not None else None  # a sub-command's parsers
+        if not isinstance(choices, dict) or getattr(parsed, dest, None) not in choices:
             break
-        command = action.choices[getattr(parsed, dest)]
+        command = choices[getattr(parsed, dest)]
     options = [o for o in command._option_string_actions if o.startswith("--")]
     for extra in extras:
         if extra.startswith("--"):

@@ -107,7 +107,8 @@ class Options:
         except getopt.GetoptError as exc:
             raise TrecEvalExit(1, f"trec_eval: {exc}\n{USAGE}") from None
         self.query = self.complete = self.judged = self.help = False
-        self.summary, self.rel, self.max_docs, self.docs = True, 1, None, 0
+        self.summary, self.rel, self.docs = True, 1, 0
+        self.max_docs: int | None = None
         self.marked: list[str] = []
         self.params: dict[str, str] = {}
         self.debug_query: str | None = None

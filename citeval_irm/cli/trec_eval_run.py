@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..base.measures import Measure
 from ..base.options import EvalOptions
 from ..evaluation.evaluate import evaluate
 from ..evaluation.parts import unranked_values
@@ -36,7 +37,7 @@ class Printed:
 
     name: str
     trec: str
-    measure: object
+    measure: Measure | None  # None for runid and relstring
     shown: str
 
 
@@ -44,8 +45,9 @@ def _rows_by_trec_name() -> dict[str, tuple[MeasureDef, TrecName]]:
     return {t.name: (row, t) for row in MEASURES.values() for t in row.trec}
 
 
-def _values(trec: TrecName, text: str | None):
+def _values(trec: TrecName, text: str | None) -> list[float] | None:
     """The values ``-m name.text`` gives (trec_eval's defaults without text)."""
+    cuts: list[float]
     if trec.kind == "long_cuts":
         if text is None:
             return list(trec.defaults)
@@ -89,6 +91,7 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
         base["docs"] = options.docs
     cuts = _values(trec, text)
     if cuts is not None:
+        assert trec.param is not None, f"{trec.name}: values without a parameter"
         return [(trec_name_of(trec, c), family(**base, **{trec.param: c})) for c in cuts]
     # a measure without parameters ignores -m name.text and prints its own name
     shown = options.shown.get(trec.name, text)
@@ -381,7 +384,8 @@ class TrecEvaluation:
     def _summary(self, p: Printed, values, n: int, qrels) -> str:
         from ..scoring.table import definition
 
-        row = definition(p.measure)
+        row = definition(p.measure) if p.measure is not None else None
+        assert row is not None, f"{p.name}: no measure-table row to print its summary by"
         column = values[str(p.measure)]
         if p.trec == "num_q":
             return str(n)
@@ -395,7 +399,7 @@ class TrecEvaluation:
             return format_value(total, "long")
         return format_value(total / n, "double")
 
-    def _parts_of_ndcg(self) -> dict[str, object]:
+    def _parts_of_ndcg(self) -> dict[str, Measure]:
         """For each ``ndcg`` printed with gains for levels -1 or -2 (a gain an all-negative
         query's ranking can earn), its DCG and ideal DCG, by the names ``dcg <ndcg>`` and
         ``ideal <ndcg>``: :meth:`_stale_levels` divides them as trec_eval does."""
@@ -403,7 +407,8 @@ class TrecEvaluation:
 
         parts = {}
         for p in self.printed:
-            given = p.measure.params.get("gains") if p.trec == "ndcg" else None
+            ndcg = p.measure if p.trec == "ndcg" else None
+            given = ndcg.params.get("gains") if ndcg is not None else None
             if given and min(given) < 0:
                 parts[f"dcg {p.measure}"] = measures.registry["DCG"](gains=given)
                 parts[f"ideal {p.measure}"] = measures.registry["IdealDCG"](gains=given)
@@ -447,6 +452,8 @@ class TrecEvaluation:
         r = np.bincount(qrels.query[qrels.relevance >= labels], minlength=len(qrels.all_query_ids))
         r = r[ids].astype(np.float64)
         for p in self.printed:
+            if p.measure is None:  # runid, relstring
+                continue
             if p.trec == "iprec_at_recall":
                 zero = lround(np.float64(p.measure.params["recall"]) * r) == 0
                 values[str(p.measure)] = np.where(empty & zero, np.nan, values[str(p.measure)])

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..base.choices import DATE_PRECISIONS, UNKNOWN_YEAR_POLICIES, check_choice
 from ..base.errors import EvalWarning, InputError, examples_of
+from .records import RecordClass
 from .years import PaperDate
 
 _NO_YEAR = -1
@@ -31,9 +32,11 @@ _NO_YEAR = -1
 
 def _date_key(year: int | None, month: int | None, precision: str) -> int:
     """One integer per period (year, or month counted from year 0); -1 if unknown."""
-    if year is None or (precision == "month" and month is None):
+    if year is None:
         return _NO_YEAR
-    return year if precision == "year" else year * 12 + month - 1
+    if precision == "year":
+        return year
+    return _NO_YEAR if month is None else year * 12 + month - 1
 
 
 class AdmissibleCandidates:
@@ -257,7 +260,7 @@ def _loaded(dataset, needs: str):
     return name, dataset
 
 
-def _require_fields(name: str, kind: str, cls: type, fields: tuple[str, ...]) -> None:
+def _require_fields(name: str, kind: str, cls: RecordClass, fields: tuple[str, ...]) -> None:
     missing = [f for f in fields if f not in cls._fields]
     if missing:
         raise InputError(name, f"its {kind} have no {', '.join(missing)} field")

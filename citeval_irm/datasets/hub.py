@@ -206,13 +206,19 @@ def _paced(transfer: HubTransfer) -> Iterator[None]:
 
     with _PACING:  # huggingface_hub makes its client anew after some errors: checked each time
         client = get_session()
-        if not getattr(client.send, "citeval_paced", False):
-            client.send = _paced_send(client.send)
+        if not getattr(client.send, _PACED, False):
+            # huggingface_hub's own client paced: its send replaced on the instance
+            client.send = _paced_send(client.send)  # type: ignore[method-assign]
     token = _ACTIVE.set(transfer)
     try:
         yield
     finally:
         _ACTIVE.reset(token)
+
+
+_PACED = "citeval_paced"
+"""The attribute that marks a client's send as paced already (the client is made anew
+after some errors, and checked each time)."""
 
 
 def _paced_send(send):
@@ -252,7 +258,7 @@ def _paced_send(send):
                 raise
         return response
 
-    paced_send.citeval_paced = True
+    setattr(paced_send, _PACED, True)
     return paced_send
 
 
@@ -342,7 +348,7 @@ def list_repository(repo: HubRepo) -> dict[str, RemoteFile]:
     return files
 
 
-def _size(size: int) -> str:
+def _size(size: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if size < 1000 or unit == "GB":
             return f"{size:,} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"

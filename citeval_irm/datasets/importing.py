@@ -45,7 +45,7 @@ def corpus_named(name: str, *, importable: bool = False) -> CorpusSource:
 
 def validate_folder(
     name: str, folder: str | os.PathLike, *, allow_count_mismatch: bool = False
-) -> ImportReport:
+) -> ImportReport[CorpusSource]:
     """Read a corpus folder completely and check it; raise :class:`InputError` naming the
     file, record and problem at the first fault. Counts that differ from the published
     ones are an error unless ``allow_count_mismatch`` (then a warning)."""
@@ -62,7 +62,7 @@ def import_dataset(
     *,
     symlink: bool = False,
     allow_count_mismatch: bool = False,
-) -> ImportReport:
+) -> ImportReport[CorpusSource]:
     """Check a corpus folder (see :func:`validate_folder`) and install its files into the
     ir_datasets home, copied (or symlinked) and recorded (size, sha256, origin: see
     :func:`citeval_irm.base.downloads.write_record`): all of them or none (see :func:`install`).
@@ -268,9 +268,9 @@ def verify_corpus(name: str) -> str:
             lines.append(f"  {file_name}: ok, {path.stat().st_size:,} bytes, {checked}")
     home = corpus.home()
     for store in sorted(home.glob("*.pklz4")) if home.is_dir() else []:
-        problem, stamp = store_problem(store)
-        if problem is None:
-            lines.append(f"  {store.name}: ok, {stamp['files']['records']:,} records")
+        found = store_problem(store)
+        if found[0] is None:
+            lines.append(f"  {store.name}: ok, {found[1]['files']['records']:,} records")
         else:
-            lines.append(f"  {store.name}: {problem}: rebuilt on next use")
+            lines.append(f"  {store.name}: {found[0]}: rebuilt on next use")
     return "\n".join(lines) + "\n"

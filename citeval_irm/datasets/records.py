@@ -6,7 +6,12 @@ from ``__annotations__`` and skip any field whose type is not exactly ``str``, `
 dataset cannot tell it (``int | None`` would drop it from ``ir_datasets export``).
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+RecordClass = type[Any]
+"""A record type: a namedtuple class of this module (or a richer one a corpus declares),
+read by its ``_fields`` and called with them (``type[NamedTuple]`` is no type a checker
+lets one call or read ``_fields`` of)."""
 
 TARGET_MARKER = "TARGETCIT"
 """Where the masked citation stands in a context (other citations read ``OTHERCIT``)."""

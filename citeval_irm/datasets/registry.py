@@ -30,6 +30,8 @@ class PackageYamlDocumentation(YamlDocumentation):
     ``split``).
     """
 
+    _contents: dict  # the YAML file's entries, {} until read (ir_datasets' attribute)
+
     def get_key(self, key: str) -> dict | None:
         if not self._contents:
             yaml = ir_datasets.lazy_libs.yaml()

@@ -30,6 +30,7 @@ import urllib.parse
 from dataclasses import KW_ONLY, dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any, Literal, overload
 
 import ir_datasets
 
@@ -49,7 +50,7 @@ from ..base.downloads import (
 from ..base.errors import CitevalError, with_details
 from ..base.outputs import write_atomically
 from .hub import HubError, HubRepo, fetch_from_hub
-from .validation import validate_corpus_folder
+from .validation import ImportReport, validate_corpus_folder
 
 NAMESPACE = "citeval"
 
@@ -129,7 +130,7 @@ class CorpusSource:
         dataset id: the source of ``metadata.json`` (``scripts/make_metadata.py``)."""
         raise NotImplementedError
 
-    def read_folder(self, folder: Path):
+    def read_folder(self, folder: Path) -> ImportReport[Any]:
         """Read every record of a folder of the corpus's files with the loader's own
         parsers and count it: the format's half of ``citeval import`` (an
         :class:`~.validation.ImportReport`; files and counts are checked by
@@ -204,6 +205,10 @@ def show_licence_notice(source: CorpusSource) -> None:
         _logger.warn(f"{source.dataset_id}: {source.licence_notice}")
 
 
+@overload
+def corpus_file(source: CorpusSource, name: str, *, fetch: Literal[True] = True) -> Path: ...
+@overload
+def corpus_file(source: CorpusSource, name: str, *, fetch: bool) -> Path | None: ...
 def corpus_file(source: CorpusSource, name: str, *, fetch: bool = True) -> Path | None:
     """The local path of one of the corpus's files, checked.
 
@@ -362,7 +367,9 @@ def check_folder(source: CorpusSource, folder: Path, *, force: bool = False) -> 
 def packaged_file(corpus: CorpusSource, name: str) -> Path:
     """A file shipped inside this package (``corpus.packaged``), as a path on disk: the file
     itself in a normal install, else a copy made once in the ir_datasets home."""
-    resource = resources.files(__package__).joinpath(corpus.packaged, name)
+    if corpus.packaged is None:
+        raise ValueError(f"{corpus.dataset_id}: no files ship in the package")
+    resource = resources.files(__package__).joinpath(corpus.packaged).joinpath(name)
     if not resource.is_file():
         raise DataNotFoundError(
             f"{corpus.dataset_id}: {name} is missing from the installed package "

@@ -30,6 +30,7 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import ir_datasets
 from ir_datasets.formats import BaseDocs
@@ -41,6 +42,7 @@ from ..base.errors import CitevalError
 from ..base.locking import exclusive
 from ..base.outputs import write_atomically
 from ..base.progress import bar
+from .records import RecordClass
 from .sources import CorpusSource, corpus_file, verify_corpus_file
 
 _logger = ir_datasets.log.easy("citeval_irm")  # see citeval_irm.base.progress
@@ -89,7 +91,7 @@ def _store_files(path: Path) -> dict:
     }
 
 
-def store_problem(path: Path) -> tuple[str | None, dict | None]:
+def store_problem(path: Path) -> tuple[str, dict | None] | tuple[None, dict]:
     """``(problem, stamp)`` of the store folder ``path``: ``problem`` is ``None`` when its
     files hold what its stamp says (one record per distinct id), else why not."""
     try:
@@ -107,7 +109,7 @@ def store_problem(path: Path) -> tuple[str | None, dict | None]:
     return None, stamp
 
 
-def _retire_if_other_fields(path: Path, data_cls: type) -> None:
+def _retire_if_other_fields(path: Path, data_cls: RecordClass) -> None:
     """Move aside a store built for other record fields (an older citeval-irm), which
     ir_datasets would refuse to open with an assertion."""
     meta = path / "bin.meta"
@@ -146,9 +148,10 @@ class SourceStampedStore(PickleLz4FullStore):
     def problem(self) -> str | None:
         """Why this store cannot be used as it is (``None`` if it can): absent, built from
         another version of its source, or damaged (its files disagree with its stamp)."""
-        problem, stamp = store_problem(self._dir)
-        if problem is not None:
-            return problem
+        found = store_problem(self._dir)
+        if found[0] is not None:
+            return found[0]
+        stamp = found[1]
         version = file_version(self.source)
         if version in stamp.get("seen", []):
             return None
@@ -185,7 +188,10 @@ class SourceStampedStore(PickleLz4FullStore):
         for leftover in self._dir.parent.glob(f".{self._dir.name}.*-*"):
             shutil.rmtree(leftover, ignore_errors=True)
         self._verify_source()
-        stamp = {"source": source_stamp(self.source), "seen": [file_version(self.source)]}
+        stamp: dict[str, Any] = {
+            "source": source_stamp(self.source),
+            "seen": [file_version(self.source)],
+        }
         temporary = self._dir.with_name(f".{self._dir.name}{_BUILDING}{uuid.uuid4().hex}")
         try:
             fresh = PickleLz4FullStore(str(temporary), **self._kwargs)
@@ -264,7 +270,7 @@ class StoredRecords:
         corpus: CorpusSource,
         file_name: str,
         store_name: str,
-        record_cls: type,
+        record_cls: RecordClass,
         read: Callable[[Path], Iterator],
         count_hint: int,
     ):
@@ -329,7 +335,7 @@ class StoredDocs(BaseDocs):
     def docs_count(self) -> int | None:
         return self.papers.count()
 
-    def docs_cls(self) -> type:
+    def docs_cls(self) -> RecordClass:
         return self.papers._record_cls
 
     def docs_namespace(self) -> str:

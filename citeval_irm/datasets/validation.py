@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..base.downloads import Checksum, ChecksumError, verify_file
 from ..base.errors import EvalWarning, InputError
@@ -19,9 +19,17 @@ class Corpus(Protocol):
     """What the checks read of a corpus (a :class:`.sources.CorpusSource`, which calls
     them: this module sits below it and does not import it)."""
 
-    pretty_name: str
-    licence_notice: str | None
-    checksums: Mapping[str, Checksum]
+    @property
+    def pretty_name(self) -> str: ...
+
+    @property
+    def licence_notice(self) -> str | None: ...
+
+    @property
+    def checksums(self) -> Mapping[str, Checksum]: ...
+
+    @property
+    def aliases(self) -> Mapping[str, str]: ...
 
     @property
     def dataset_id(self) -> str: ...
@@ -31,19 +39,26 @@ class Corpus(Protocol):
 
     def file_names(self) -> tuple[str, ...]: ...
 
-    def read_folder(self, folder: Path) -> ImportReport: ...
+    def in_folder(self, folder: Path, name: str) -> Path: ...
+
+    def read_folder(self, folder: Path) -> ImportReport[Any]: ...
+
+
+C = TypeVar("C", bound=Corpus)
+"""The corpus an :class:`ImportReport` is of (a :class:`.sources.CorpusSource` for the
+callers that install it)."""
 
 
 COUNT_MISMATCH = "counts that differ from the published ones (imported anyway)"
 
 
 @dataclass
-class ImportReport:
+class ImportReport(Generic[C]):
     """What a folder holds and what was tolerated; ``target`` is where it was installed
     (``None`` after a check only). ``published_counts`` holds the published figure of each
     count that has one."""
 
-    corpus: Corpus
+    corpus: C
     folder: Path
     counts: dict[str, int]
     published_counts: dict[str, int] = field(default_factory=dict)
@@ -109,12 +124,12 @@ def check_files(corpus: Corpus, folder: Path, *, in_place: bool = False) -> list
 
 
 def validate_corpus_folder(
-    corpus: Corpus,
+    corpus: C,
     folder: Path,
     *,
     allow_count_mismatch: bool = False,
     in_place: bool = False,
-) -> ImportReport:
+) -> ImportReport[C]:
     """The checks of :func:`.importing.validate_folder` for one corpus: the same for ``citeval
     import`` and for a folder read in place (``in_place``: counts and pinned checksums
     that differ are warnings, since such a folder may hold any version)."""

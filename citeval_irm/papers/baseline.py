@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -85,7 +85,7 @@ class BM25Index:
         docs: Iterable[tuple[str, str, int | None]],
         *,
         total: int | None = None,
-        progress: bool = True,
+        progress: bool | None = True,
         source: str = "<docs>",
     ) -> BM25Index:
         """Tokenize and index ``(doc_id, text, year)`` triples, streamed (the texts are not
@@ -133,7 +133,7 @@ class BM25Index:
         *,
         admissible=None,
         total: int | None = None,
-        progress: bool = True,
+        progress: bool | None = True,
     ) -> pd.DataFrame:
         """The top ``k`` docs of each query as a ``query_id, doc_id, score`` frame, best
         first. The query's own paper is never ranked; with ``admissible`` (an
@@ -204,7 +204,7 @@ def _doc_text(doc, fields: tuple[str, ...] | None) -> str:
 
 
 def bm25_run(
-    dataset,
+    dataset: str | Any,  # or an ir_datasets dataset (the library ships no types)
     k: int = DEFAULT_K,
     *,
     temporal: bool = True,
@@ -214,7 +214,7 @@ def bm25_run(
     b: float = 0.75,
     stemmer: str | None = "english",
     fields: tuple[str, ...] | None = None,
-    progress: bool = True,
+    progress: bool | None = True,
 ) -> Run:
     """A BM25 run over an ir_datasets dataset, ``k`` docs per query, obeying its protocol.
 
@@ -244,8 +244,8 @@ def bm25_run(
     fields : tuple of str, optional
         The doc fields indexed (e.g. ``("title",)``, a weaker baseline to compare with).
         Default: ``doc.default_text()``, title + abstract.
-    progress : bool, default True
-        Progress bars on standard error.
+    progress : bool or None, default True
+        Progress bars on standard error (``None``: only on a terminal).
 
     Returns
     -------
@@ -325,6 +325,7 @@ def _checked_dataset(dataset, temporal: bool, fields: tuple[str, ...] | None):
     found = as_dataset(dataset)
     if found is None:
         raise InputError(None, f"{dataset!r} is not an ir_datasets dataset or a registered id")
+    data: Any  # an ir_datasets dataset (the library ships no types)
     name, data = found
     problem = missing_parts(name, data, ("docs", "queries"))
     if problem:

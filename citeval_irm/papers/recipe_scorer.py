@@ -192,10 +192,16 @@ class RecipeScorer:
 
     def values(self, measures: list[Measure], quirks: Quirks) -> np.ndarray:
         """Per query (rows) and measure (columns), as the recipe computes them."""
-        depth = quirks.ranking_depth
-        if depth == MAX_RECALL_CUTOFF:
+        depth: int | None
+        if quirks.ranking_depth == MAX_RECALL_CUTOFF:
             cutoffs = [m.params["cutoff"] for m in measures if m.NAME == "R"]
             depth = max(cutoffs) if cutoffs else None
+        elif isinstance(quirks.ranking_depth, str):
+            raise ValueError(
+                f"ranking_depth {quirks.ranking_depth!r}: a depth, None or {MAX_RECALL_CUTOFF!r}"
+            )
+        else:
+            depth = quirks.ranking_depth
         out = np.empty((len(self.query_ids), len(measures)))
         recipe = quirks.kernel_params()
         for column, measure in enumerate(measures):

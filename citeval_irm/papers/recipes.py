@@ -77,9 +77,10 @@ class Quirks:
         """The same quirks with ``name`` switched back to trec_eval's behaviour."""
         return replace(self, **{name: getattr(TREC_EVAL, name)})
 
-    def duplicates_of(self, family: str) -> str:
+    def duplicates_of(self, family: str | None) -> str:
         """The duplicate rule of a measure family (``"drop"`` unless the recipe says)."""
-        return dict(self.duplicates).get(family, "drop")
+        rules: dict[str | None, str] = dict(self.duplicates)
+        return rules.get(family, "drop")
 
     def kernel_params(self) -> dict:
         """The quirks that are parameters of the kernels (the rest shape the rankings)."""

@@ -83,7 +83,7 @@ def _unreported_bounds(
     """For the runs' measures a published system does not report: per system, the lowest
     and highest value its reported ones allow (one gold paper per query only; none
     otherwise), beside each run's own value (:func:`.consistency.row_bounds`)."""
-    rows = []
+    rows: list[list[object]] = []
     if not one_gold(paper.datasets.get(table, table)):
         return pd.DataFrame(rows, columns=_BOUND_COLUMNS)
     for measure in measures:

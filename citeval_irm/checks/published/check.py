@@ -11,6 +11,7 @@ beside the system's name).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pandas as pd
@@ -58,7 +59,8 @@ class PublishedCheck(Printable):
         """The impossible rows only."""
         return self.frame[~self.frame["possible"]].reset_index(drop=True)
 
-    def _render(self, fmt: str) -> str:
+    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
+    def _render(self, fmt: str) -> str:  # type: ignore[override]
         if fmt == "csv":
             return csv_frame(self.frame)
         headers = ["paper", "dataset", "stage", "system", "check", "verdict"]
@@ -106,7 +108,7 @@ class PublishedCheck(Printable):
 def check_published(
     dataset: str | None = None,
     *,
-    paper=None,
+    paper: str | os.PathLike[str] | pd.DataFrame | None = None,
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedCheck:

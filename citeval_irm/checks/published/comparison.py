@@ -121,7 +121,8 @@ class PublishedComparison(Printable):
 
     FORMATS = ("table", "markdown", "json")
 
-    def _render(self, fmt: str) -> str:
+    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
+    def _render(self, fmt: str) -> str:  # type: ignore[override]
         """``table`` or ``markdown``: the values side by side, the differences, the checks."""
         side, gaps = self.side_by_side(), self.difference_table()
         lines = [wrap(self.title(), "", fmt), render(*side, fmt)]

@@ -85,15 +85,22 @@ class Measure:
             return None
         return cls(name, family, cutoff)
 
+    @property
+    def k(self) -> int:
+        """Its cut-off, which a measure of a family with cut-offs always has (:meth:`parse`)."""
+        if self.cutoff is None:
+            raise ValueError(f"{self.name} has no cut-off")
+        return self.cutoff
+
     def coefficients(self, depth: int) -> tuple[np.ndarray, float]:
         """Its value as a linear form of ``p_1 .. p_depth`` and ``u`` (the coefficients)."""
         ranks = np.arange(1, depth + 1, dtype=np.float64)
         if self.family in _HITS:
-            return (ranks <= self.cutoff).astype(np.float64), 0.0
+            return (ranks <= self.k).astype(np.float64), 0.0
         if self.family == "nDCG":
-            return np.where(ranks <= self.cutoff, 1.0 / np.log2(ranks + 1), 0.0), 0.0
+            return np.where(ranks <= self.k, 1.0 / np.log2(ranks + 1), 0.0), 0.0
         if self.family == "P":  # one gold: P@K is R@K / K
-            return (ranks <= self.cutoff) / float(self.cutoff), 0.0
+            return (ranks <= self.k) / float(self.k), 0.0
         return 1.0 / ranks, 1.0  # RR, AP
 
 
@@ -320,13 +327,13 @@ def check_several_gold(values: list[Value]) -> Verdict:
     hits = [v for v in values if v.measure.family in _HITS]
     for a, b in itertools.permutations(hits, 2):
         same = a.measure.family == b.measure.family
-        if same and a.measure.cutoff < b.measure.cutoff and above(a, b):
+        if same and a.measure.k < b.measure.k and above(a, b):
             broken.append(
                 ((a.measure.name, b.measure.name), f"{a.measure.name} > {b.measure.name}")
             )
     hit_rates = [v for v in values if v.measure.family in ("HR", "Success")]
     for h in hit_rates:
-        k = h.measure.cutoff
+        k = h.measure.k
         for v in values:
             if v.measure.cutoff == k and v.measure.family in ("R", "nDCG") and above(v, h):
                 broken.append(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,7 +95,8 @@ class PublishedResults(Printable):
         keys = self.frame[list(ROW_KEYS)].itertuples(index=False, name=None)
         return self.frame.assign(impossible=[found.get(key, "") for key in keys])
 
-    def _render(self, fmt: str) -> str:
+    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
+    def _render(self, fmt: str) -> str:  # type: ignore[override]
         """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
         ``csv`` (every row, with its paper's provenance)."""
         if fmt == "csv":
@@ -112,7 +114,7 @@ class PublishedResults(Printable):
     def _format_list(self, fmt: str) -> str:
         bullet = "- " if fmt == "markdown" else "  "
         user = any(paper.user for paper in self.papers.values())
-        lines = [
+        lines: list[str | tuple[str, str]] = [
             "published results given by the user (values as written):"
             if user
             else "published results shipped with citeval-irm (values as printed):"
@@ -177,7 +179,7 @@ class PublishedResults(Printable):
 def published(
     dataset: str | None = None,
     *,
-    paper=None,
+    paper: str | os.PathLike[str] | pd.DataFrame | None = None,
     setting: str | None = None,
     stage: str | None = None,
 ) -> PublishedResults:

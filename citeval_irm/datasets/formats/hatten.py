@@ -40,6 +40,7 @@ from ..records import (
     CitationContext,
     CitationDoc,
     CitationQuery,
+    RecordClass,
     split_context,
 )
 from ..sources import CorpusSource, corpus_file
@@ -110,9 +111,9 @@ class HattenCorpus(CorpusSource):
     counts: PublishedCounts
     _: KW_ONLY
     layout: HattenLayout = HATTEN_LAYOUT
-    doc_cls: type = CitationDoc
-    context_cls: type = CitationContext
-    query_cls: type = CitationQuery
+    doc_cls: RecordClass = CitationDoc
+    context_cls: RecordClass = CitationContext
+    query_cls: RecordClass = CitationQuery
 
     def file_names(self) -> tuple[str, ...]:
         return self.layout.files
@@ -148,11 +149,12 @@ class JsonObjectRecords(StoredRecords):
         corpus: HattenCorpus,
         file_name: str,
         store_name: str,
-        record_cls: type,
+        record_cls: RecordClass,
         parse: Callable[..., Any],
         count_hint: int,
     ):
         super().__init__(corpus, file_name, store_name, record_cls, self._read_logged, count_hint)
+        self.corpus: HattenCorpus = corpus
         self._parse_record = parse
 
     def _read_logged(self, source: Path) -> Iterator:
@@ -240,7 +242,7 @@ class HattenQueries(BaseQueries):
         }
         return self._corpus.query_cls(**{f: fields[f] for f in self._corpus.query_cls._fields})
 
-    def queries_cls(self) -> type:
+    def queries_cls(self) -> RecordClass:
         return self._corpus.query_cls
 
     def queries_namespace(self) -> str:
@@ -268,7 +270,7 @@ class HattenQrels(BaseQrels):
     def qrels_defs(self) -> dict[int, str]:
         return QRELS_DEFS
 
-    def qrels_cls(self) -> type:
+    def qrels_cls(self) -> RecordClass:
         return TrecQrel
 
 

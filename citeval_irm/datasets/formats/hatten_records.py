@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ...base.errors import InputError
 from ..jsonstream import Notes, iter_array, iter_object, kind
-from ..records import TARGET_MARKER, CitationContext, CitationDoc
+from ..records import TARGET_MARKER, CitationContext, CitationDoc, RecordClass
 from ..years import paper_date
 
 NOTE_MESSAGES = {
@@ -63,7 +63,7 @@ def parse_paper(
     notes: Notes,
     *,
     record: int,
-    doc_cls: type = CitationDoc,
+    doc_cls: RecordClass = CitationDoc,
 ) -> CitationDoc:
     """A ``doc_cls`` record (:class:`CitationDoc` or a richer one such as
     :class:`ArsytaDoc`) from one papers-file entry; keys the record has no field for are
@@ -78,7 +78,7 @@ def parse_paper(
     date = paper_date(key, scheme)
     if date is None and scheme != "none":
         notes.add("paper_no_year", key)
-    fields = {
+    fields: dict[str, object] = {
         "doc_id": key,
         "title": title,
         "abstract": abstract,
@@ -110,7 +110,7 @@ def parse_context(
     notes: Notes,
     *,
     record: int,
-    context_cls: type = CitationContext,
+    context_cls: RecordClass = CitationContext,
 ) -> CitationContext:
     """A ``context_cls`` record (:class:`CitationContext`, or :class:`ArsytaContext` with
     the section ``heading``) from one contexts-file entry."""

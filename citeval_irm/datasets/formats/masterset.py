@@ -43,13 +43,14 @@ from ...base import irhome  # noqa: F401 (first: ir_datasets with a read-only ho
 from collections.abc import Iterator
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
+from typing import cast
 
 import ir_datasets
 from ir_datasets.formats import BaseQrels, BaseQueries
 
 from ...base.errors import InputError
 from ..jsonstream import Notes
-from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel
+from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel, RecordClass
 from ..sources import CorpusSource, corpus_file
 from ..stores import StoredDocs, StoredRecords, file_version
 from ..validation import ImportReport
@@ -221,11 +222,12 @@ class MasterSetQueries(BaseQueries):
                 row_string(path, row, values, "title", notes, "no_title"),
                 row_string(path, row, values, "abstract", notes, "no_abstract"),
                 paper_id,
-                row_year(path, row, values, notes),
+                # None when unknown: the field is annotated int for ir_datasets' exporters
+                cast(int, row_year(path, row, values, notes)),
             )
         _log(f"{self._corpus.dataset_id}/{self._split}: {path.name}", notes)
 
-    def queries_cls(self) -> type:
+    def queries_cls(self) -> RecordClass:
         return MasterSetQuery
 
     def queries_namespace(self) -> str:
@@ -310,7 +312,7 @@ class MustCiteQrels(BaseQrels):
             1: f"a reference of the query paper in the {self._tier} tier ({TIER_RULES[self._tier]})"
         }
 
-    def qrels_cls(self) -> type:
+    def qrels_cls(self) -> RecordClass:
         return MustCiteQrel
 
 
@@ -322,8 +324,9 @@ def tier_counts(corpus: MasterSetCorpus, split: str) -> dict[tuple[str, str], in
     of its files (the pool's ids, the split's references), as :class:`MustCiteQrels`
     yields them; ``None`` when a file is not on this machine (nothing is downloaded). Kept
     for the process, by version of the files (path, size, modification time)."""
-    paths = [corpus_file(corpus, name, fetch=False) for name in (POOL_FILE, SPLITS[split])]
-    if None in paths:
+    found = [corpus_file(corpus, name, fetch=False) for name in (POOL_FILE, SPLITS[split])]
+    paths = [path for path in found if path is not None]
+    if len(paths) < len(found):
         return None
     key = (corpus.dataset_id, split, *(tuple(file_version(p).values()) for p in paths))
     if key not in _TIER_COUNTS:

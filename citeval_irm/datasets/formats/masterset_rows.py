@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ...base.errors import InputError, quoted
 from ...base.numbers import C_SPACE, decimal_number
@@ -53,7 +53,7 @@ class Reference(NamedTuple):
 
     position: int
     matched_paper_id: str
-    labels: tuple[float | None, float | None, float | None]
+    labels: tuple[float | None, ...]  # one per LABELS
 
     def tiers(self) -> tuple[str, ...]:
         return tuple(t for t in TIERS if _meets(t, self.labels))
@@ -169,7 +169,8 @@ def parse_doc(path: Path, row: int, values: dict, notes: Notes, seen: set[str]) 
         paper_id,
         row_string(path, row, values, "title", notes, "no_title"),
         row_string(path, row, values, "abstract", notes, "no_abstract"),
-        row_year(path, row, values, notes),
+        # None when unknown: the field is annotated int for ir_datasets' exporters
+        cast(int, row_year(path, row, values, notes)),
         row_string(path, row, values, "venue", notes, None),
         row_string(path, row, values, "authors", notes, None),
     )
