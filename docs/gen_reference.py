@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 API_SECTIONS = {
     "Verbs": (
         "evaluate validate crosscheck compare compare_published results_table breakdown "
-        "make_report bm25_run published read_run read_qrels as_run as_qrels write_run convert "
+        "make_report bm25_run published read_run read_qrels write_run convert "
         "parse_measures"
     ),
     "Results": (
@@ -52,6 +52,7 @@ API_SECTIONS = {
         "CitevalError InputError UnknownDatasetError EvalWarning VerificationError "
         "DownloadError ChecksumError DataNotFoundError"
     ),
+    "Deprecated (removed in the next release)": "as_run as_qrels",
 }
 
 
