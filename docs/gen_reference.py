@@ -52,17 +52,19 @@ API_SECTIONS = {
         "CitevalError InputError UnknownDatasetError EvalWarning VerificationError "
         "DownloadError ChecksumError DataNotFoundError"
     ),
-    "Deprecated (removed in the next release)": "as_run as_qrels",
 }
+DEPRECATED = {"Deprecated (removed in the next release)": "as_run as_qrels"}
 
 
 def api_page() -> str:
     import citeval_irm
 
     exports = citeval_irm._EXPORTS
-    listed = {name for names in API_SECTIONS.values() for name in names.split()}
+    known = {**API_SECTIONS, **DEPRECATED}
+    listed = {name for names in known.values() for name in names.split()}
     rest = sorted(n for n, m in exports.items() if m is not None and n not in listed)
-    sections = {**API_SECTIONS, "More": " ".join(rest)} if rest else API_SECTIONS
+    more = {"More": " ".join(rest)} if rest else {}
+    sections = {**API_SECTIONS, **more, **DEPRECATED}  # the deprecated names last
     lines = [
         "# Python API",
         "",
