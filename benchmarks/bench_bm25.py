@@ -165,12 +165,12 @@ def _bm25_phase(k: int) -> dict:
     )
     assert len(plain) == len(temporal) == len(queries) * k
 
-    run = citeval_irm.as_run(temporal)
+    run = citeval_irm.read_run(temporal)
     start = time.perf_counter()
     report = citeval_irm.validate(run, dataset, same_year=True)
     figures["validate_seconds_incl_reading_dataset"] = time.perf_counter() - start
     assert report.passed
-    loose = citeval_irm.validate(citeval_irm.as_run(plain), dataset, same_year=True)
+    loose = citeval_irm.validate(citeval_irm.read_run(plain), dataset, same_year=True)
     figures["plain_run_later_papers"] = loose.count("later_paper")
     result = citeval_irm.evaluate(run, dataset, "RR R@10 R@300")
     figures.update({f"temporal_{m}": float(v) for m, v in result.aggregate.items()})

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 API_SECTIONS = {
     "Verbs": (
         "evaluate validate crosscheck compare compare_published results_table breakdown "
-        "make_report bm25_run published read_run read_qrels as_run as_qrels write_run convert "
+        "make_report bm25_run published read_run read_qrels write_run convert "
         "parse_measures"
     ),
     "Results": (
@@ -53,15 +53,18 @@ API_SECTIONS = {
         "DownloadError ChecksumError DataNotFoundError"
     ),
 }
+DEPRECATED = {"Deprecated (removed in the next release)": "as_run as_qrels"}
 
 
 def api_page() -> str:
     import citeval_irm
 
     exports = citeval_irm._EXPORTS
-    listed = {name for names in API_SECTIONS.values() for name in names.split()}
+    known = {**API_SECTIONS, **DEPRECATED}
+    listed = {name for names in known.values() for name in names.split()}
     rest = sorted(n for n, m in exports.items() if m is not None and n not in listed)
-    sections = {**API_SECTIONS, "More": " ".join(rest)} if rest else API_SECTIONS
+    more = {"More": " ".join(rest)} if rest else {}
+    sections = {**API_SECTIONS, **more, **DEPRECATED}  # the deprecated names last
     lines = [
         "# Python API",
         "",

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeval_irm import as_qrels, as_run, evaluate
+from citeval_irm import evaluate, read_qrels, read_run
 from citeval_irm.base.choices import KEEP_ALL
 from citeval_irm.base.choices import TIE_POLICIES as TIES
 from citeval_irm.base.measures import parse_measures
@@ -292,8 +292,8 @@ def test_every_recipe_with_its_quirks_off_is_trec_eval(case, recipe, ties):
     if not set(run["query_id"]) & set(qrels):
         return
     measures = parse_measures("RR R@3 P@2 nDCG@5 nDCG AP Success@2 R@100")
-    raw = as_run(run, duplicates=KEEP_ALL)
-    table = as_qrels(qrels)
+    raw = read_run(run, duplicates=KEEP_ALL)
+    table = read_qrels(qrels)
     reference = evaluate(raw, table, measures, options=EvalOptions(duplicates="keep_best"))
     query_ids = population(raw, table).query_ids
     scorer = RecipeScorer(raw, table, query_ids, [None] * len(query_ids), ties)

@@ -108,7 +108,7 @@ def test_qrels_from_positive_ids(acl_folder) -> None:
     qrels = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
     expected = [(e["context_id"], e["positive_ids"][0], 1) for e in written["splits"]["test"]]
     assert qrels == expected
-    table = citeval_irm.as_qrels(f"{ACL}/test").frame
+    table = citeval_irm.read_qrels(f"{ACL}/test").frame
     assert len(table) == 20 and set(table["relevance"]) == {1}
 
 

@@ -43,15 +43,15 @@ def test_values_per_query_and_aggregate():
     assert per_query["R@2"].tolist() == [1.0, 0.0, 0.5]
     assert per_query["Success@1"].tolist() == [1.0, 0.0, 0.0]
     assert per_query.loc["c3", "AP"] == pytest.approx((1 / 2 + 2 / 4) / 2)
-    assert result["MRR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
-    assert result["HR@1"] == pytest.approx(1 / 3)
+    assert result.aggregate["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
+    assert result.aggregate["Success@1"] == pytest.approx(1 / 3)
     assert result.warnings == []
 
 
 def test_run_only_queries_are_ignored_and_reported():
     run = dict(RUN, extra={"P15-1001": 1.0}, extra2={"a": 1.0})
     result = evaluate(run, QRELS, "RR")
-    assert result["RR"] == evaluate(RUN, QRELS, "RR")["RR"]
+    assert result.aggregate["RR"] == evaluate(RUN, QRELS, "RR").aggregate["RR"]
     [warning] = result.warnings
     assert (warning.code, warning.count, warning.examples) == (
         "run_only_queries",
@@ -64,7 +64,7 @@ def test_missing_queries_score_zero_like_trec_eval_c():
     run = {k: v for k, v in RUN.items() if k != "c2"}
     result = evaluate(run, QRELS, "RR nDCG@3")
     assert result.per_query.loc["c2"].tolist() == [0.0, 0.0]
-    assert result["RR"] == pytest.approx((1 + 0 + 1 / 2) / 3)
+    assert result.aggregate["RR"] == pytest.approx((1 + 0 + 1 / 2) / 3)
     assert [(w.code, w.count) for w in result.warnings] == [("missing_queries", 1)]
 
 
@@ -73,10 +73,10 @@ def test_queries_without_relevant_doc_zero_by_default_or_skipped():
     run = dict(RUN, c4={"P15-1001": 1.0})
     zero = evaluate(run, qrels, "RR")
     assert zero.num_queries == 4 and zero.per_query.loc["c4", "RR"] == 0.0
-    assert zero["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
+    assert zero.aggregate["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
     assert [w.code for w in zero.warnings] == ["queries_without_relevant"]
     skip = evaluate(run, qrels, "RR", options=EvalOptions(empty_queries="skip"))
-    assert skip.num_queries == 3 and skip["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
+    assert skip.num_queries == 3 and skip.aggregate["RR"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 3)
     # an empty inner dict is a query too
     empty = evaluate(RUN, dict(QRELS, c5={}), "RR")
     assert empty.num_queries == 4 and empty.per_query.loc["c5", "RR"] == 0.0

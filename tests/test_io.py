@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from citeval_irm import InputError, as_qrels, as_run, read_qrels, read_run, write_run
+from citeval_irm import InputError, read_qrels, read_run, write_run
 
 RUN_TEXT = "q1 Q0 P15-1001 1 2.5 bm25\nq1 Q0 N12-1047 2 1.25 bm25\nq2 Q0 P15-1001 1 -0.5 bm25\n"
 
@@ -83,7 +83,7 @@ def test_in_memory_run_forms_agree(write):
     as_dict = {"q1": {"P15-1001": 2.5, "N12-1047": 1.25}, "q2": {"P15-1001": -0.5}}
     records = [ir_measures.ScoredDoc(q, d, s) for q, d, s in expected]
     for obj in (frame, as_dict, records, iter(records)):
-        assert frame_rows(as_run(obj)) == expected
+        assert frame_rows(read_run(obj)) == expected
 
 
 def test_in_memory_qrels_forms_agree():
@@ -93,11 +93,11 @@ def test_in_memory_qrels_forms_agree():
     as_dict = {1: {"a": 1, "b": 0}, 2: {"c": 2}}
     records = [Qrel(q, d, r, "0") for q, d, r in expected]
     for obj in (frame, as_dict, records):
-        assert frame_rows(as_qrels(obj)) == expected
+        assert frame_rows(read_qrels(obj)) == expected
 
 
 def test_dict_qrels_with_empty_query_keeps_the_query():
-    qrels = as_qrels({"q1": {"a": 1}, "q2": {}})
+    qrels = read_qrels({"q1": {"a": 1}, "q2": {}})
     assert qrels.query_id_list == ["q1", "q2"]
     assert qrels.to_dict() == {"q1": {"a": 1}, "q2": {}}
     assert qrels.relevant_counts().to_dict() == {"q1": 1, "q2": 0}
@@ -159,7 +159,7 @@ def test_duplicate_keep_best_keeps_highest_score_and_counts(write):
 
 def test_duplicate_in_dataframe_names_the_row():
     frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
-    error = error_of(lambda: as_run(frame))
+    error = error_of(lambda: read_run(frame))
     assert error.source == "<DataFrame>" and error.line == 2
 
 
@@ -188,13 +188,13 @@ def test_empty_and_missing_files(write, tmp_path, reader):
 
 def test_dataframe_problems_are_named():
     missing = pd.DataFrame({"query_id": ["q"], "doc": ["a"], "score": [1.0]})
-    assert "missing column(s) ['doc_id']" in str(error_of(lambda: as_run(missing)))
+    assert "missing column(s) ['doc_id']" in str(error_of(lambda: read_run(missing)))
     nan = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, np.nan]})
-    error = error_of(lambda: as_run(nan))
+    error = error_of(lambda: read_run(nan))
     assert error.line == 2 and "not a finite number" in error.problem
     graded = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [0.5]})
-    assert "not a whole number" in str(error_of(lambda: as_qrels(graded)))
+    assert "not a whole number" in str(error_of(lambda: read_qrels(graded)))
 
 
 def test_unknown_object_is_rejected():
-    assert "cannot read" in str(error_of(lambda: as_run(42)))
+    assert "cannot read" in str(error_of(lambda: read_run(42)))

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeval_irm import InputError, as_qrels, evaluate, read_qrels, read_run
+from citeval_irm import InputError, evaluate, read_qrels, read_run
 from citeval_irm.base.options import ExecutionOptions
 
 # --------------------------------------------------------------------------- labels
@@ -47,15 +47,15 @@ def test_labels_outside_the_range_are_an_error_naming_the_line(tmp_path, label, 
 
 def test_the_same_label_rule_for_frames():
     ok = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1.0, 2.0]})
-    assert as_qrels(ok).relevance.tolist() == [1, 2]
+    assert read_qrels(ok).relevance.tolist() == [1, 2]
     for bad in (1e20, 2.0**31, -(2.0**31) - 1):
         frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, bad]})
         with pytest.raises(InputError, match="out of range") as caught:
-            as_qrels(frame)
+            read_qrels(frame)
         assert caught.value.line == 2
     huge = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": np.array([2**40])})
     with pytest.raises(InputError, match="out of range"):
-        as_qrels(huge)
+        read_qrels(huge)
 
 
 def test_a_huge_label_changes_no_other_query(tmp_path):
@@ -184,7 +184,7 @@ def test_frames_with_missing_ids_or_repeated_columns_are_errors_naming_the_row()
     assert caught.value.line == 2
     none_doc = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", None], "relevance": [1, 0]})
     with pytest.raises(InputError, match="missing or empty doc_id"):
-        as_qrels(none_doc)
+        read_qrels(none_doc)
     twice = pd.DataFrame([["q", "a", 1.0, 2.0]], columns=["query_id", "doc_id", "score", "score"])
     with pytest.raises(InputError, match="repeated column name"):
         evaluate(twice, {"q": {"a": 1}}, "RR")

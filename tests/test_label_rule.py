@@ -21,7 +21,7 @@ from datasets_fixtures import masterset_rows, ms_ref, write_masterset_folder, wr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeval_irm import InputError, as_qrels, as_run, evaluate, read_qrels
+from citeval_irm import InputError, evaluate, read_qrels, read_run
 from citeval_irm.base.numbers import atol_reading
 
 Qrel = namedtuple("Qrel", "query_id doc_id relevance")
@@ -50,10 +50,10 @@ def label_forms(label: str, folder: Path) -> dict[str, object]:
     columns = {"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": ["1", label]}
     pq.write_table(pa.table(columns), folder / "labels.parquet")
     forms["Parquet"] = lambda: read_qrels(folder / "labels.parquet")
-    forms["DataFrame"] = lambda: as_qrels(pd.DataFrame(columns))
-    forms["DataFrame string dtype"] = lambda: as_qrels(pd.DataFrame(columns).astype("string"))
-    forms["dict"] = lambda: as_qrels({"q": {"a": "1", "b": label}})
-    forms["records"] = lambda: as_qrels([Qrel(*row) for row in rows])
+    forms["DataFrame"] = lambda: read_qrels(pd.DataFrame(columns))
+    forms["DataFrame string dtype"] = lambda: read_qrels(pd.DataFrame(columns).astype("string"))
+    forms["dict"] = lambda: read_qrels({"q": {"a": "1", "b": label}})
+    forms["records"] = lambda: read_qrels([Qrel(*row) for row in rows])
     return forms
 
 
@@ -133,9 +133,9 @@ def test_numbers_stored_as_numbers_follow_the_same_rule(tmp_path):
         frame.to_parquet(tmp_path / "n.parquet")
         nested = {"q": {"a": labels[0], "b": labels[1]}}
         outcomes = {
-            outcome(lambda f=frame: as_qrels(f)),
+            outcome(lambda f=frame: read_qrels(f)),
             outcome(lambda: read_qrels(tmp_path / "n.parquet")),
-            outcome(lambda d=nested: as_qrels(d)),
+            outcome(lambda d=nested: read_qrels(d)),
         }
         assert len(outcomes) == 1, outcomes
         kind, found = outcomes.pop()
@@ -144,10 +144,10 @@ def test_numbers_stored_as_numbers_follow_the_same_rule(tmp_path):
         {"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": pd.array([1, None], "Int64")}
     )
     with pytest.raises(InputError, match="missing relevance label") as caught:
-        as_qrels(nullable)
+        read_qrels(nullable)
     assert caught.value.line == 2
     with pytest.raises(InputError, match="is out of range"):
-        as_qrels({"q": {"a": 10**400}})  # a Python int no float holds: not an OverflowError
+        read_qrels({"q": {"a": 10**400}})  # a Python int no float holds: not an OverflowError
 
 
 def test_string_scores_follow_the_text_rule_in_every_form(tmp_path):
@@ -157,8 +157,8 @@ def test_string_scores_follow_the_text_rule_in_every_form(tmp_path):
         for run in ({"q": {"a": score}}, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"],
                                                          "score": [score]})):  # fmt: skip
             with pytest.raises(InputError, match="is not a finite number"):
-                as_run(run)
-    assert as_run({"q": {"a": " 1e1 "}}).score.tolist() == [10.0]
+                read_run(run)
+    assert read_run({"q": {"a": " 1e1 "}}).score.tolist() == [10.0]
 
 
 # --------------------------------------------------------------------------- missing ids
@@ -183,9 +183,9 @@ def test_a_missing_query_id_is_an_error_not_a_query_named_na(tmp_path, column):
         assert caught.value.line == 2
     as_run_frame = frame.rename(columns={"relevance": "score"})
     with pytest.raises(InputError, match=r"missing or empty query_id"):
-        as_run(as_run_frame)
+        read_run(as_run_frame)
     with pytest.raises(InputError, match=r"missing or empty doc_id"):
-        as_qrels({"q": {pd.NA: 1}})
+        read_qrels({"q": {pd.NA: 1}})
     frame.to_parquet(tmp_path / "na.parquet")
     with pytest.raises(InputError, match=r"row 2: missing or empty query_id"):
         read_qrels(tmp_path / "na.parquet")

@@ -146,10 +146,10 @@ def test_a_run_checked_once_is_not_sorted_again_and_an_unchecked_one_is(tmp_path
     built = Run.from_columns(["q1", "q1", "q2"], ["d1", "d1", "d1"], [3.0, 2.0, 1.0])
     assert not built.unique
     with pytest.raises(citeval_irm.InputError, match="duplicate score for query 'q1'"):
-        citeval_irm.as_run(built)
-    kept = citeval_irm.as_run(built, duplicates="keep_best")
+        citeval_irm.read_run(built)
+    kept = citeval_irm.read_run(built, duplicates="keep_best")
     assert kept.unique and len(kept) == 2
-    assert citeval_irm.as_run(kept, duplicates="keep_best") is kept
+    assert citeval_irm.read_run(kept, duplicates="keep_best") is kept
 
 
 def test_lookups_kept_answer_the_same_arrays_only():

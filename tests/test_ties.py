@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ir_measures import AP, RR, R, Success, nDCG
 
-from citeval_irm import InputError, as_run, evaluate
+from citeval_irm import InputError, evaluate, read_run
 from citeval_irm.base.options import EvalOptions
 from citeval_irm.reading.ties import rank_run
 
 
 def order(run, ties):
-    ranked, _ = rank_run(as_run(run), ties)
+    ranked, _ = rank_run(read_run(run), ties)
     return {q: list(g["doc_id"]) for q, g in ranked.frame.groupby("query_id", sort=False)}
 
 
@@ -40,7 +40,7 @@ def test_rank_column_is_ignored_like_trec_eval(write):
 
 def test_scores_become_strictly_decreasing_and_ties_are_counted():
     run = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}, "q2": {"x": 3.0, "y": 2.0}}
-    ranked, report = rank_run(as_run(run), "trec_eval")
+    ranked, report = rank_run(read_run(run), "trec_eval")
     assert ranked.to_dict() == {"q1": {"b": 3.0, "a": 2.0, "c": 1.0}, "q2": {"x": 2.0, "y": 1.0}}
     assert (report.tied_queries, report.tied_docs, report.examples) == (1, 2, ("q1",))
     assert report.warning().count == 1
@@ -48,7 +48,7 @@ def test_scores_become_strictly_decreasing_and_ties_are_counted():
 
 def test_unknown_policy_is_an_error():
     with pytest.raises(InputError, match="ties must be one of"):
-        rank_run(as_run({"q": {"a": 1.0}}), "random")
+        rank_run(read_run({"q": {"a": 1.0}}), "random")
 
 
 def test_policy_changes_the_number_and_the_choice_is_reported():
@@ -56,7 +56,7 @@ def test_policy_changes_the_number_and_the_choice_is_reported():
     run = {"q": {"d10": 1.0, "d9": 1.0}}
     trec = evaluate(run, qrels, "RR", options=EvalOptions(ties="trec_eval"))
     listed = evaluate(run, qrels, "RR", options=EvalOptions(ties="run_order"))
-    assert trec["RR"] == 0.5 and listed["RR"] == 1.0
+    assert trec.aggregate["RR"] == 0.5 and listed.aggregate["RR"] == 1.0
     assert [w.code for w in trec.warnings] == ["tied_scores"]
 
 
@@ -77,7 +77,7 @@ def test_policy_changes_the_number_and_the_choice_is_reported():
 def test_the_tie_warning_counts_the_ties_the_policies_order_differently(run, ties):
     """Ties listed in trec_eval's order already are ranked alike by every tool and either
     policy: only the others (whole groups of tied docs) are warned about."""
-    _, report = rank_run(as_run(run), ties)
+    _, report = rank_run(read_run(run), ties)
     trec, listed = order(run, "trec_eval"), order(run, "run_order")
     differ = {q for q in trec if trec[q] != listed[q]}
     assert report.contested_ids == differ
@@ -99,8 +99,8 @@ def test_after_canonicalisation_msmarco_provider_agrees_with_trec_eval():
     run = {"q": {"d1": 1.0, "d2": 1.0}}
     raw = ir_measures.calc_aggregate([RR @ 10], qrels, run)[RR @ 10]
     assert raw == 0.5  # msmarco: d1 before d2
-    assert evaluate(run, qrels, "RR@10")["RR@10"] == 1.0  # trec_eval: d2 before d1
-    assert evaluate(run, qrels, "RR")["RR"] == 1.0
+    assert evaluate(run, qrels, "RR@10").aggregate["RR@10"] == 1.0  # trec_eval: d2 before d1
+    assert evaluate(run, qrels, "RR").aggregate["RR"] == 1.0
 
 
 doc_ids = st.sampled_from(["a", "b", "c", "d9", "d10", "d100", "D1", "z", "10", "9"])

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from ..base.errors import issue
 from ..base.measures import Measure, Protocol
 from ..base.options import EvalOptions, ExecutionOptions, options_from
-from ..reading.io import as_qrels, as_run
+from ..reading.io import read_qrels, read_run
 from ..reading.sources import read_in_chunks
 from ..reading.streaming import plan_reading
 from ..reading.tables import Qrels, Run
@@ -105,7 +105,7 @@ def evaluate(
     EvalResult
         ``aggregate`` (measure -> mean), ``per_query`` (query -> measure -> value),
         ``warnings``, ``options``; ``format()`` prints it (``percent=``, ``decimals=``),
-        ``to_frame()`` gives the per-query table.
+        ``to_frame()`` gives both in one frame (the ``all`` row last).
 
     Examples
     --------
@@ -123,7 +123,7 @@ def evaluate(
         "evaluate", (options, EvalOptions), (execution, ExecutionOptions)
     )
     measure_list, protocol_obj = resolve_measures(measures, protocol)
-    qrels_table = as_qrels(qrels)
+    qrels_table = read_qrels(qrels)
     # what each chunk is scored with: the engine, never the Dask client
     settings = Settings(measure_list, options, execution.engine, execution.verify)
     dask = execution.engine == "dask"
@@ -145,7 +145,7 @@ def evaluate(
             read.results, qrels_table, settings, protocol_obj, read.source, read.notes
         )
     else:  # in memory: the run is one chunk
-        table = as_run(run, duplicates=settings.duplicates)
+        table = read_run(run, duplicates=settings.duplicates)
         result = evaluate_table(table, qrels_table, settings, protocol_obj)
     issue(result.warnings)
     return result

@@ -80,7 +80,7 @@ class CitevalEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures, qrels):
-        from ..reading.io import as_qrels
+        from ..reading.io import read_qrels
         from ..reading.tables import Qrels
         from ..scoring.table import require
 
@@ -104,7 +104,7 @@ class CitevalEvaluator(providers.Evaluator):
         ):
             self._qrels = Qrels.from_columns([], [], [], "<qrels>")
         else:
-            self._qrels = as_qrels(qrels)
+            self._qrels = read_qrels(qrels)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
@@ -150,14 +150,14 @@ def _records(obj):
 def _run_of(run):
     """The run as columns, or ``None`` when it has no row (``{}``, ``{"q1": {}}``, no
     record, an empty frame): then no query is ranked."""
-    from ..reading.io import as_run
+    from ..reading.io import read_run
 
     run = _records(run)
     if isinstance(run, Mapping) and not any(run.values()):
         return None
     if not isinstance(run, (str, os.PathLike)) and hasattr(run, "__len__") and not len(run):
         return None
-    return as_run(run, duplicates="keep_best")
+    return read_run(run, duplicates="keep_best")
 
 
 def register() -> CitevalProvider:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
+from warnings import warn
 
 import numpy as np
 
@@ -65,9 +66,19 @@ class RankedQueries:
 class EvalResult(Printable):
     """Aggregate and per-query values of one evaluation, with its counted warnings.
 
-    ``aggregate``: a Series indexed by measure name (``"RR"``, ``"R@10"``, ...).
-    ``per_query``: a DataFrame, one row per counted query, one column per measure.
-    ``values``: the same per-query values as a numpy array, rows in ``query_ids`` order.
+    One way to each need:
+
+    - the mean of each measure: :attr:`aggregate`, a Series indexed by measure name
+      (``result.aggregate["nDCG@10"]``);
+    - each query's values: :attr:`per_query`, a DataFrame, one row per counted query, one
+      column per measure;
+    - one frame of both, as ``trec_eval -q`` prints them (and in percent if asked):
+      :meth:`to_frame`;
+    - everything, ready for JSON: :meth:`to_dict`; text: :meth:`format`.
+
+    ``aggregates`` and ``values`` are what the object is built from (a dict and a numpy
+    array in ``query_ids`` order): read :attr:`aggregate` and :attr:`per_query` instead.
+    ``result[measure]`` is deprecated: use ``result.aggregate[name]``.
     """
 
     measures: list[Measure]
@@ -112,8 +123,14 @@ class EvalResult(Printable):
         return len(self.query_ids)
 
     def __getitem__(self, measure) -> float:
-        """The aggregate of one measure, by object or name (``result["MRR"]``)."""
+        """Deprecated: ``result.aggregate[name]`` (the measure's canonical name) instead."""
         name = str(parse_measures(measure)[0]) if not isinstance(measure, Measure) else str(measure)
+        warn(
+            f"EvalResult[{str(measure)!r}] is deprecated and will be removed in the next "
+            f"release; use result.aggregate[{name!r}] (every aggregate, one Series)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         try:
             return float(self.aggregates[name])
         except KeyError:

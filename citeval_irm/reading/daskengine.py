@@ -25,7 +25,7 @@ import pyarrow as pa
 from ..base.errors import InputError
 from .chunks import NotGrouped
 from .parquet import is_parquet, parquet_files
-from .readers import as_run
+from .readers import read_run
 from .streaming import Progress
 from .tables import Run, take
 
@@ -79,7 +79,7 @@ def _score_frame(frame, score: Callable[[Run], T], duplicates: str, index: int):
     source = f"<dask DataFrame partition {index}>"
     if "_key" in frame.columns:  # regrouped: its queries in first-appearance order
         frame = frame.reset_index().sort_values(["_rank", "_key"], kind="stable")
-    run = as_run(frame, duplicates=duplicates)
+    run = read_run(frame, duplicates=duplicates)
     run.source = source
     return _ranked_ids(run), score(run)
 

@@ -1,10 +1,10 @@
-"""The one reader: ``read_run``, ``read_qrels``, ``as_run``, ``as_qrels``.
+"""The one reader: ``read_run`` and ``read_qrels``.
 
 A path goes to the TREC parse (:mod:`citeval_irm.reading.trec_lines`, fast path first) or to
 Parquet (:mod:`citeval_irm.reading.parquet`), an ir_datasets id or dataset and any in-memory
 form to :mod:`citeval_irm.reading.forms`; every one then meets the duplicate policy
-(:mod:`citeval_irm.reading.duplicates`). :func:`as_run` and :func:`as_qrels` read every
-form; :func:`read_run` and :func:`read_qrels` are the same readers under a file's name.
+(:mod:`citeval_irm.reading.duplicates`). ``as_run`` and ``as_qrels``, the same readers
+under other names, are kept for one release and warn (``DeprecationWarning``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from warnings import warn
 
 from ..base.choices import KEEP_ALL
 from ..base.errors import InputError
@@ -25,7 +26,7 @@ from .trec_lines import parse_file, read_lines
 
 def drop_duplicates(run: Run) -> Run:
     """``run`` with each repeated (query, doc) reduced to its best-scored copy (counted)."""
-    return as_run(run, duplicates="keep_best")
+    return read_run(run, duplicates="keep_best")
 
 
 def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
@@ -62,91 +63,42 @@ def read_run(source, *, duplicates: str = "error") -> Run:
 
     Parameters
     ----------
-    source : path, Parquet, DataFrame, dict, records or Run
+    source : path, Parquet, Run, DataFrame, dict or records
         A TREC file (plain or gzip), Parquet (a file, a folder of files or a URL; columns
-        ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``) or any in-memory
-        form (see :func:`as_run`).
+        ``query_id, doc_id, score`` or PyTerrier's ``qid, docno, score``), a Run, a DataFrame
+        (``query_id, doc_id, score``, or PyTerrier's ``qid, docno, score``), a
+        ``{qid: {doc: score}}`` dict, or an iterable of records with those fields
+        (ir-measures ``ScoredDoc``, ir_datasets scoreddocs).
     duplicates : {"error", "keep_best"}, default "error"
         ``"error"`` (like trec_eval) rejects a repeated (query, doc) with the file and line;
         ``"keep_best"`` keeps its best-scored copy and counts the dropped rows in
-        ``Run.warnings``.
+        ``Run.warnings``. It applies to a Run too (one read with every copy kept, say).
 
     Returns
     -------
     Run
-        The columnar run.
+        The columnar run (``source`` itself when it is a Run that needs nothing done).
 
     Examples
     --------
     >>> import citeval_irm
     >>> run = citeval_irm.read_run({"q1": {"d1": 2.0, "d2": 1.0}})
-    >>> len(run)  # doctest: +SKIP
-    2
+    >>> run
+    Run(source='<dict>', queries=1, rows=2)
     """
-    return as_run(source, duplicates=duplicates)  # as_run reads every form, a file too
-
-
-def read_qrels(source) -> Qrels:
-    """Read qrels from a file, an ir_datasets dataset or any in-memory form.
-
-    Parameters
-    ----------
-    source : path, Parquet, DataFrame, dict, records, Qrels or ir_datasets dataset / id
-        A TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet (``query_id,
-        doc_id, relevance`` or ``qid, docno, label``), an ir_datasets dataset or id, or any
-        in-memory form (see :func:`as_qrels`). A repeated (query, doc) is an error: which of
-        two labels is meant cannot be guessed.
-
-    Returns
-    -------
-    Qrels
-        The columnar qrels.
-
-    Examples
-    --------
-    >>> import citeval_irm
-    >>> qrels = citeval_irm.read_qrels({"q1": {"d1": 1}})
-    >>> demo = citeval_irm.read_qrels("citeval/demo/test")
-    """
-    return as_qrels(source)  # as_qrels reads every form, a file too
-
-
-def as_run(obj, *, duplicates: str = "error") -> Run:
-    """A :class:`Run` from any form of a run.
-
-    Parameters
-    ----------
-    obj : path, Run, DataFrame, dict or records
-        A path, a Run, a DataFrame (``query_id, doc_id, score``, or PyTerrier's ``qid, docno,
-        score``), a ``{qid: {doc: score}}`` dict, or an iterable of records with those fields
-        (ir-measures ``ScoredDoc``, ir_datasets scoreddocs).
-    duplicates : {"error", "keep_best"}, default "error"
-        The duplicate policy, as in :func:`read_run`; it applies to a Run too (one read with
-        every copy kept, say).
-
-    Returns
-    -------
-    Run
-        The columnar run (``obj`` itself when it is a Run that needs nothing done).
-
-    Examples
-    --------
-    >>> import citeval_irm
-    >>> run = citeval_irm.as_run([{"query_id": "q1", "doc_id": "d1", "score": 1.0}])
-    """
-    if isinstance(obj, (str, os.PathLike)):
-        if is_parquet(obj):
-            return read_parquet(obj, "score", duplicates)
-        return _read_unique(Path(obj), RUN_LAYOUT, "score", duplicates)
-    if isinstance(obj, Run):
+    if isinstance(source, (str, os.PathLike)):
+        if is_parquet(source):
+            return read_parquet(source, "score", duplicates)
+        return _read_unique(Path(source), RUN_LAYOUT, "score", duplicates)
+    if isinstance(source, Run):
         if duplicates == KEEP_ALL:
-            return obj
-        run, earlier = obj, [w for w in obj.warnings if w.code != "duplicate_docs_kept"]
+            return source
+        run, earlier = source, [w for w in source.warnings if w.code != "duplicate_docs_kept"]
     else:
-        run, earlier = table_from(obj, "score", Run), []
+        run, earlier = table_from(source, "score", Run), []
     checked, warnings = check_duplicates(run, duplicates, "score")
-    if checked is run and run is obj:
-        return obj
+    if checked is run and run is source:
+        return source
     if checked is run:
         checked.warnings = list(run.warnings) + warnings
     else:  # a new table: the copy dropped rows
@@ -154,39 +106,67 @@ def as_run(obj, *, duplicates: str = "error") -> Run:
     return checked
 
 
-def as_qrels(obj) -> Qrels:
-    """A :class:`Qrels` from any form of qrels.
+def read_qrels(source) -> Qrels:
+    """Read qrels from a file, an ir_datasets dataset or any in-memory form.
 
     Parameters
     ----------
-    obj : path, Qrels, ir_datasets dataset / id, DataFrame, dict or records
-        A path, a Qrels, an ir_datasets dataset or id, a DataFrame (``query_id, doc_id,
-        relevance``, or PyTerrier's ``qid, docno, label``), a ``{qid: {doc: rel}}`` dict (an
-        empty inner dict is a query with no relevant doc), or an iterable of records
-        (ir-measures / ir_datasets ``Qrel``).
+    source : path, Parquet, Qrels, ir_datasets dataset / id, DataFrame, dict or records
+        A TREC qrels file (``qid iter docid rel``, plain or gzip), Parquet (``query_id,
+        doc_id, relevance`` or ``qid, docno, label``), a Qrels, an ir_datasets dataset or id,
+        a DataFrame (``query_id, doc_id, relevance``, or PyTerrier's ``qid, docno, label``),
+        a ``{qid: {doc: rel}}`` dict (an empty inner dict is a query with no relevant doc),
+        or an iterable of records (ir-measures / ir_datasets ``Qrel``). A repeated
+        (query, doc) is an error: which of two labels is meant cannot be guessed.
 
     Returns
     -------
     Qrels
-        ``obj`` itself when it is a Qrels, else ``obj`` read into columns.
+        ``source`` itself when it is a Qrels, else ``source`` read into columns.
 
     Examples
     --------
     >>> import citeval_irm
-    >>> qrels = citeval_irm.as_qrels({"q1": {"d1": 1}, "q2": {}})
+    >>> qrels = citeval_irm.read_qrels({"q1": {"d1": 1}, "q2": {}})
+    >>> demo = citeval_irm.read_qrels("citeval/demo/test")
     """
-    if isinstance(obj, Qrels):
-        return obj
-    dataset = as_dataset(obj)
+    if isinstance(source, Qrels):
+        return source
+    dataset = as_dataset(source)
     if dataset is not None:
         return qrels_from_dataset(*dataset)
-    if isinstance(obj, (str, os.PathLike)):
-        if is_parquet(obj):
-            return read_parquet(obj, "relevance", "error")
-        return _read_unique(Path(obj), QRELS_LAYOUT, "relevance", "error")
+    if isinstance(source, (str, os.PathLike)):
+        if is_parquet(source):
+            return read_parquet(source, "relevance", "error")
+        return _read_unique(Path(source), QRELS_LAYOUT, "relevance", "error")
     unjudged: tuple[str, ...] = ()
-    if isinstance(obj, Mapping):
-        unjudged = tuple(str(q) for q, ranking in obj.items() if not ranking)
-        if unjudged and not any(obj.values()):
+    if isinstance(source, Mapping):
+        unjudged = tuple(str(q) for q, ranking in source.items() if not ranking)
+        if unjudged and not any(source.values()):
             raise InputError("<dict>", "has no judged document at all")
-    return checked_qrels(table_from(obj, "relevance", Qrels, unjudged=unjudged))
+    return checked_qrels(table_from(source, "relevance", Qrels, unjudged=unjudged))
+
+
+# ---------------------------------------------------------------- deprecated (one release)
+
+
+def _renamed(old: str, new: str) -> None:
+    """Warn, at the caller's line, that ``old`` is now ``new``."""
+    warn(
+        f"citeval_irm.{old} is deprecated and will be removed in the next release; "
+        f"use citeval_irm.{new} (the same reader)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def as_run(obj, *, duplicates: str = "error") -> Run:
+    """Deprecated: use :func:`read_run` (``obj`` is its ``source``)."""
+    _renamed("as_run", "read_run")
+    return read_run(obj, duplicates=duplicates)
+
+
+def as_qrels(obj) -> Qrels:
+    """Deprecated: use :func:`read_qrels` (``obj`` is its ``source``)."""
+    _renamed("as_qrels", "read_qrels")
+    return read_qrels(obj)

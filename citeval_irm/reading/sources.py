@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 
 from ..base.errors import EvalWarning
 from .chunks import over_whole_queries
-from .readers import as_run
+from .readers import read_run
 from .streaming import Progress, ReadingPlan, plan_reading, prefetch
 from .tables import Run
 
@@ -68,8 +68,8 @@ def read_in_chunks(
 
 
 def read_whole(run, score: Callable[[Run], T], duplicates: str) -> Read[T]:
-    """The whole run (any form :func:`~citeval_irm.reading.readers.as_run` reads) as one chunk."""
-    table = as_run(run, duplicates=duplicates)
+    """The whole run (any form :func:`~citeval_irm.reading.readers.read_run` reads) as one chunk."""
+    table = read_run(run, duplicates=duplicates)
     return Read([score(table)], [], table.source)
 
 

@@ -341,10 +341,27 @@ class _Table:
     query_ids: pa.Array
     doc: np.ndarray
     doc_ids: pa.Array
+    source: str
     _VALUE: str
 
     def __len__(self) -> int:
         return len(self.query)
+
+    def __repr__(self) -> str:
+        """One line in scipy's style, as the result objects' (``Run(source='bm25.trec',
+        queries=163, rows=48900)``): what it holds and where it came from, not its arrays."""
+        from ..printing.printable import file_name, short_repr
+
+        facts = {
+            "source": file_name(self.source),
+            "queries": self._query_count(),
+            "rows": len(self),
+        }
+        return short_repr(type(self).__name__, facts)
+
+    def _query_count(self) -> int:
+        """The queries that have rows (a table cut from another keeps its whole dictionary)."""
+        return int(np.count_nonzero(np.bincount(self.query, minlength=len(self.query_ids))))
 
     def values(self) -> np.ndarray:
         return getattr(self, self._VALUE)
@@ -386,7 +403,7 @@ class _Table:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Run(_Table):
     """A run: one scored row per (query, doc) unless duplicates were kept on purpose,
     in input order. ``source`` names where it came from (a path or ``"<DataFrame>"``) for
@@ -458,7 +475,7 @@ class Run(_Table):
         return position_in_segment(self.query) + 1
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Qrels(_Table):
     """Relevance judgements: one integer label per (query, doc), in input order.
 
@@ -500,6 +517,10 @@ class Qrels(_Table):
     @property
     def query_id_list(self) -> list[str]:
         return self.all_query_ids.to_pylist()
+
+    def _query_count(self) -> int:
+        """The judged queries, then the unjudged ones (as :attr:`all_query_ids` lists them)."""
+        return super()._query_count() + len(self.unjudged_queries)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: relevance}}``, unjudged queries as empty dicts."""

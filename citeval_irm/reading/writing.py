@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..base.errors import InputError, quoted
-from .readers import as_run
+from .readers import read_run
 from .tables import Run, first_true
 from .trec_fast import PathLike
 
@@ -29,7 +29,7 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     Parameters
     ----------
     run : path, Parquet, DataFrame, dict, records or Run
-        The run, in any form :func:`as_run` reads.
+        The run, in any form :func:`read_run` reads.
     path : str or PathLike
         The file written; a ``.gz`` suffix writes gzip. It appears only once complete (see
         :func:`citeval_irm.base.outputs.atomic_output`).
@@ -50,7 +50,7 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     from ..base.outputs import atomic_output
     from .ties import rank_run
 
-    run = as_run(run)
+    run = read_run(run)
     _check_writable_ids(run, tag)
     ranked, _ = rank_run(run, "trec_eval", rewrite_scores=False)
     rank = ranked.rank_in_query()
