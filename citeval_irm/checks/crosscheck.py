@@ -36,7 +36,7 @@ from ..base.options import EvalOptions, ExecutionOptions, options_from
 from ..evaluation.evaluate import Settings, resolve_measures
 from ..papers import PROTOCOLS, get_recipe
 from ..papers.recipes import Recipe, check_recipe_measures, query_paper_of
-from ..reading.io import KEEP_ALL, as_dataset, as_qrels
+from ..reading.io import KEEP_ALL, as_dataset, read_qrels
 from ..reading.sources import read_in_chunks
 from .crosscheck_causes import CAUSES, TOLERANCE  # noqa: F401 (their names, here as before)
 from .crosscheck_chunk import Check, check_chunk
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     from ..reading.tables import Qrels, Run
 
-    # Every form of a run, and of qrels, the one reader takes (citeval_irm.as_run, as_qrels);
+    # Every form of a run, and of qrels, the one reader takes (citeval_irm.read_run, read_qrels);
     # qrels may also be an ir_datasets dataset (Any: the library ships no types).
     RunInput: TypeAlias = (
         str
@@ -144,7 +144,7 @@ def crosscheck(
             None, "a cross-check reads whole rankings, as the paper's script: no max_docs"
         )
     measure_list, protocol_obj, recipe_obj = _measures_and_recipe(measures, protocol, recipe)
-    qrels_table = as_qrels(qrels)
+    qrels_table = read_qrels(qrels)
     pool_ids = _pool_of(pool, qrels) if recipe_obj.quirks.gold_in_pool else None
     reference = replace(options, ties="trec_eval")
     check = Check(

@@ -91,7 +91,7 @@ def validate(
     Parameters
     ----------
     run : path, Parquet, DataFrame, dict, records or Run
-        Any run form :func:`citeval_irm.as_run` reads (repeated pairs are kept and reported,
+        Any run form :func:`citeval_irm.read_run` reads (repeated pairs are kept and reported,
         not an error).
     dataset : str or ir_datasets dataset
         An ir_datasets dataset or id with docs and queries that carry years and the citing
@@ -289,11 +289,11 @@ def _pair_checks(
 
 def _gold_pairs(dataset) -> pd.MultiIndex:
     """The dataset's (query, gold paper) pairs: qrels rows with a positive label."""
-    from ..reading.io import as_qrels
+    from ..reading.io import read_qrels
 
     if not getattr(dataset, "has_qrels", lambda: False)():
         return pd.MultiIndex.from_arrays([[], []], names=["query_id", "doc_id"])
-    frame = as_qrels(dataset).frame
+    frame = read_qrels(dataset).frame
     gold = frame[frame["relevance"] > 0]
     return pd.MultiIndex.from_frame(gold[["query_id", "doc_id"]])
 

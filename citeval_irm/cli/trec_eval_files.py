@@ -54,12 +54,12 @@ class Inputs:
 
 def read_inputs(qrels_path: str, run_path: str) -> Inputs:
     """Both files through the package's reader, else both as trec_eval reads them."""
-    from ..reading.io import as_qrels, as_run
+    from ..reading.io import read_qrels, read_run
 
     for path in (qrels_path, run_path):
         _readable(path)
     try:
-        return Inputs(as_qrels(qrels_path), as_run(run_path))
+        return Inputs(read_qrels(qrels_path), read_run(run_path))
     except InputError:
         pass
     return _as_trec_eval(qrels_path, run_path)

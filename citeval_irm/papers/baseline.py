@@ -38,7 +38,7 @@ import pandas as pd
 from ..base.errors import InputError
 from ..base.options import boolean
 from ..base.progress import bar, is_quiet
-from ..reading.io import as_dataset, as_run
+from ..reading.io import as_dataset, read_run
 from ..reading.tables import Run
 from .recipes import query_paper_of
 
@@ -285,7 +285,7 @@ def bm25_run(
         )
     frame = index.rank(queries, k, admissible=admissible, progress=progress)
     warnings = list(admissible.warnings) if admissible is not None else []
-    run = as_run(frame)
+    run = read_run(frame)
     run.source, run.warnings = f"bm25:{name}", warnings
     return run
 
