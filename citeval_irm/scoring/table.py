@@ -6,12 +6,31 @@ it), the parameters it takes, what it reads from the qrels and how it is aggrega
 Evaluation, the recipes, the tie ranges, the ir-measures provider and the trec_eval
 output format all read this table; a measure that is not in it is an error wherever a
 kernel is asked for it, never a fallback to another formula.
+
+Adding a measure is one declaration with named fields (the rest defaults)::
+
+    MeasureDef(
+        name="RR",  # its ir-measures family
+        kernel=k.reciprocal_rank,  # per-query values, numpy over every query at once
+        expected=k.expected_reciprocal_rank,  # over random orders of ties (default None)
+        params=("cutoff", "rel", "judged_only"),  # the ir-measures parameters it takes
+        needs="relevant docs",  # what it reads from the qrels, for the docs
+        trec=(TrecName("recip_rank"),),  # trec_eval's names (none: trec_eval lacks it)
+        reference=Derived(("recip_rank",), _rr_at_cutoff),  # where trec_eval has none
+    )
+
+The provider's ``SUPPORTED_MEASURES``, trec_eval's names (``-m``, ``--format trec_eval``),
+the reference engine and the docs' table of measures are read from it. Where trec_eval
+prints the measure, its name goes in ``TREC_EVAL_ORDER`` (trec_eval's own order, a fact of
+trec_eval; ``tests/test_measure_table.py`` fails while it is missing). A family ir-measures
+has no name for is declared in :mod:`citeval_irm.base.families` (layer 1: the parser reads
+it without importing scoring), with its trec_eval spelling in ``TREC_SPELLINGS``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -53,6 +72,7 @@ class TrecName:
     or ``"summary"`` (printed on the ``all`` row only)."""
 
     name: str
+    _: KW_ONLY
     kind: str = "plain"
     param: str | None = None
     defaults: tuple = ()
@@ -140,7 +160,7 @@ _GAINS = "labels (gain = label, or the gains given; exp-log2: 2^gain - 1) of all
 
 
 def _cuts(name: str, defaults=_CUTS) -> TrecName:
-    return TrecName(name, "long_cuts", "cutoff", defaults)
+    return TrecName(name, kind="long_cuts", param="cutoff", defaults=defaults)
 
 
 MEASURES: dict[str, MeasureDef] = {
@@ -195,7 +215,7 @@ MEASURES: dict[str, MeasureDef] = {
             choices={"dcg": ("log2", "exp-log2")},
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("ndcg", "pairs", "gains"), _cuts("ndcg_cut")),
+            trec=(TrecName("ndcg", kind="pairs", param="gains"), _cuts("ndcg_cut")),
             reference=Derived((), tr.ndcg),
         ),
         MeasureDef(
@@ -265,7 +285,9 @@ MEASURES: dict[str, MeasureDef] = {
             kernel=tk.interpolated_precision,
             params=("recall", *_RJ),
             needs=_NUMBER,
-            trec=(TrecName("iprec_at_recall", "double_cuts", "recall", _LEVELS),),
+            trec=(
+                TrecName("iprec_at_recall", kind="double_cuts", param="recall", defaults=_LEVELS),
+            ),
             reference=Derived((), tr.iprec_at_recall, always=True),
         ),
         MeasureDef(
@@ -292,7 +314,12 @@ MEASURES: dict[str, MeasureDef] = {
             params=("mult", *_RJ),
             needs=_NUMBER,
             trec=(
-                TrecName("Rprec_mult", "double_cuts", "mult", families.TREC_DEFAULTS["Rprec_mult"]),
+                TrecName(
+                    "Rprec_mult",
+                    kind="double_cuts",
+                    param="mult",
+                    defaults=families.TREC_DEFAULTS["Rprec_mult"],
+                ),
             ),
         ),
         MeasureDef(
@@ -300,7 +327,7 @@ MEASURES: dict[str, MeasureDef] = {
             kernel=tk.utility,
             params=("coefficients", "docs", "rel"),
             needs=_NUMBER,
-            trec=(TrecName("utility", "doubles", "coefficients"),),
+            trec=(TrecName("utility", kind="doubles", param="coefficients"),),
             reference=Derived((), tr.utility),
         ),
         MeasureDef(
@@ -308,7 +335,7 @@ MEASURES: dict[str, MeasureDef] = {
             kernel=tk.interpolated_average,
             params=("recalls", *_RJ),
             needs=_NUMBER,
-            trec=(TrecName("11pt_avg", "doubles", "recalls"),),
+            trec=(TrecName("11pt_avg", kind="doubles", param="recalls"),),
             reference=Derived((), tr.eleven_point_average, always=True),
         ),
         MeasureDef(
@@ -324,7 +351,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("gains",),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("G", "pairs", "gains"),),
+            trec=(TrecName("G", kind="pairs", param="gains"),),
         ),
         MeasureDef(
             name="DCG",
@@ -332,7 +359,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("gains",),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("dcg", "pairs", "gains"),),
+            trec=(TrecName("dcg", kind="pairs", param="gains"),),
             reference=Derived((), tr.dcg, always=True),
         ),
         MeasureDef(
@@ -341,7 +368,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("gains",),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("ideal_dcg", "pairs", "gains"),),
+            trec=(TrecName("ideal_dcg", kind="pairs", param="gains"),),
             reference=Derived((), tr.ideal_dcg, always=True),
         ),
         MeasureDef(
@@ -350,7 +377,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("gains",),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("ndcg_rel", "pairs", "gains"),),
+            trec=(TrecName("ndcg_rel", kind="pairs", param="gains"),),
         ),
         MeasureDef(
             name="RnDCG",
@@ -358,7 +385,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("gains", "rel"),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("Rndcg", "pairs", "gains"),),
+            trec=(TrecName("Rndcg", kind="pairs", param="gains"),),
         ),
         MeasureDef(
             name="relative_P",
@@ -396,7 +423,7 @@ MEASURES: dict[str, MeasureDef] = {
             kernel=tk.set_f,
             params=("beta", *_RJ),
             needs=_NUMBER,
-            trec=(TrecName("set_F", "doubles", "beta"),),
+            trec=(TrecName("set_F", kind="doubles", param="beta"),),
         ),
         MeasureDef(
             name="NumNonrelJudgedRet",
@@ -421,7 +448,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("p", "gains"),
             labels="gains",
             needs=_GAINS,
-            trec=(TrecName("rbp", "pairs", "gains"),),
+            trec=(TrecName("rbp", kind="pairs", param="gains"),),
             reference=Derived((), tr.rbp, always=True),
         ),
         MeasureDef(
@@ -430,7 +457,7 @@ MEASURES: dict[str, MeasureDef] = {
             params=("p",),
             labels="judged",
             needs=_WHICH_JUDGED,
-            trec=(TrecName("rbp_resid", "pairs", "p"),),
+            trec=(TrecName("rbp_resid", kind="pairs", param="p"),),
             reference=Derived((), tr.rbp_residual, always=True),
         ),
         MeasureDef(
