@@ -29,9 +29,9 @@ it without importing scoring), with its trec_eval spelling in ``TREC_SPELLINGS``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from . import kernels as k
 from . import trec_kernels as tk
 from . import trec_reference as tr
 from .rankings import Rankings
+
+if TYPE_CHECKING:
+    from ..base.measures import Measure
 
 Kernel = Callable[[Rankings, k.Params], np.ndarray]
 
@@ -133,14 +136,14 @@ class MeasureDef:
         return None if found is None else found.name
 
 
-def _rr_at_cutoff(measure, trec: Mapping[str, float], ranking, labels) -> float:
+def _rr_at_cutoff(measure: Measure, trec: Mapping[str, float], ranking, labels) -> float:
     """RR@K (trec_eval has no ``recip_rank_cut``): recip_rank when the first relevant doc
     is at rank <= K, else 0."""
     rr = trec.get("recip_rank", 0.0)
     return rr if rr > 0 and round(1 / rr) <= measure.params["cutoff"] else 0.0
 
 
-def _judged_share(measure, trec, ranking: Mapping[str, float], labels) -> float:
+def _judged_share(measure: Measure, trec, ranking: Mapping[str, float], labels) -> float:
     """Judged@K by ir-measures' definition: the share of the top min(K, ranked) docs, in
     trec_eval's order (score, then doc id, descending), that have a judgement (a label
     >= 0: trec_eval reads a negative one as unjudged)."""
@@ -523,10 +526,10 @@ POOL_LEVELS = ("nDCG", "DCG", "IdealDCG")
 qrels do not list) and -2 (a doc labelled below 0): ``ndcg.-1=0.5``."""
 
 
-def definition(measure) -> MeasureDef | None:
+def definition(measure: Measure) -> MeasureDef | None:
     """The table's row for ``measure`` (an ir-measures object), or ``None`` when the table
     cannot compute it with these parameters (e.g. ``ERR@10``, gains for a negative level)."""
-    found = MEASURES.get(measure.NAME)
+    found = MEASURES.get(measure.NAME or "")  # a measure without a name is in no row
     if found is None:
         return None
     for name, value in measure.params.items():
@@ -542,11 +545,11 @@ def definition(measure) -> MeasureDef | None:
     return found
 
 
-def supports(measure) -> bool:
+def supports(measure: Measure) -> bool:
     return definition(measure) is not None
 
 
-def require(measure) -> MeasureDef:
+def require(measure: Measure) -> MeasureDef:
     """The table's row for ``measure``, or an error naming what the table computes."""
     found = definition(measure)
     if found is None:
@@ -561,7 +564,7 @@ def require(measure) -> MeasureDef:
 _KERNEL_FIELDS = ("cutoff", "rel", "judged_only")
 
 
-def params_of(measure, **recipe) -> k.Params:
+def params_of(measure: Measure, **recipe) -> k.Params:
     """The kernel parameters of an ir-measures measure, with a recipe's in ``recipe``
     replacing or adding to them (e.g. ``rel=2, binary_gains=True``); the family's other
     parameters go in ``other`` (a dict as its sorted items)."""
@@ -603,7 +606,7 @@ def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
     return TREC_EVAL_ORDER.index(base), cutoff
 
 
-def sign_blind(measure) -> bool:
+def sign_blind(measure: Measure) -> bool:
     """Whether a negative label means exactly what label 0 means for ``measure``: not when
     it compares labels with a ``rel`` below 1, nor when it tells judged docs from unjudged
     ones (``judged_only``, ``Judged``: trec_eval reads a negative label as unjudged)."""
@@ -615,14 +618,14 @@ def sign_blind(measure) -> bool:
     return found.labels != "threshold" or measure.params.get("rel", 1) >= 1
 
 
-def reads_gains(measure) -> bool:
+def reads_gains(measure: Measure) -> bool:
     """Whether ``measure`` needs the labels themselves, not only how they compare with its
     ``rel`` and with 0 (nDCG's gains; any measure outside the table, to be safe)."""
     found = definition(measure)
     return found is None or found.labels == "gains"
 
 
-def percent_scale(measure, percent: bool) -> float:
+def percent_scale(measure: Measure | str, percent: bool) -> float:
     """What ``measure``'s values are multiplied by when printed (``percent``: in percent):
     100 for a fraction, 1 for trec_eval's counts (the table's summed rows: NumRet, NumRel,
     NumQ, NumRet(rel=1)), which are never percentages. A measure outside the table is
@@ -642,7 +645,7 @@ def percent_scale(measure, percent: bool) -> float:
     return 1.0 if found is not None and found.summed else 100.0
 
 
-def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
+def score_matrix(measures: Sequence[Measure], rankings: Rankings, **recipe) -> np.ndarray:
     """Per-query values (one column per measure) of every measure, by its kernel."""
     out = np.empty((rankings.n_queries, len(measures)))
     for column, measure in enumerate(measures):
@@ -650,7 +653,7 @@ def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
     return out
 
 
-def aggregate(measure, values: np.ndarray) -> float:
+def aggregate(measure: Measure, values: np.ndarray) -> float:
     """The measure's aggregate over queries: the mean, the sum for trec_eval's counts, the
     geometric mean of trec_eval's ``gm_`` measures (of values at least 0.00001)."""
     found = definition(measure)
@@ -668,7 +671,9 @@ def aggregate(measure, values: np.ndarray) -> float:
     return float(aggregator.result())
 
 
-def tie_range_matrix(measures, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tie_range_matrix(
+    measures: Sequence[Measure], rankings: Rankings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per query and measure: the worst value over every order of the tied scores, the
     expected value under a uniformly random order, and the best value."""
     worst = score_matrix(measures, rankings.with_ties_resolved(best=False))
