@@ -218,11 +218,10 @@ def parse_trec_name(token: str) -> list | None:
         return None
     family = _m.registry[TREC_SPELLINGS[found["name"]]]
     at = family.AT_PARAM if family.AT_PARAM in family.SUPPORTED_PARAMS else None
-    if found["values"] is None and found["name"] in TREC_DEFAULTS:
-        return [family(**{at: value}) for value in TREC_DEFAULTS[found["name"]]]
-    if found["values"] is None:
-        return [family]
     if at is None:
-        return None
+        return None if found["values"] else [family]
+    if found["values"] is None:
+        defaults = TREC_DEFAULTS.get(found["name"])
+        return [family] if defaults is None else [family(**{at: v}) for v in defaults]
     kind = family.SUPPORTED_PARAMS[at].dtype
     return [family(**{at: kind(value)}) for value in found["values"].split(",")]

@@ -188,7 +188,7 @@ def _unknown(token: str, reason: str) -> InputError:
     any case: ``ndgc@10`` -> ``nDCG``)."""
     joined = _JOINED.match(token)
     family = _names()[0].get(joined.group(1).lower()) if joined else None
-    if family is not None:  # R_10: the family is known, the cut-off is written otherwise
+    if joined is not None and family is not None:  # R_10: the cut-off written otherwise
         close = [f"{family}@{joined.group(2)}"]
     else:
         found = _NAME.match(token)

@@ -6,13 +6,32 @@ it), the parameters it takes, what it reads from the qrels and how it is aggrega
 Evaluation, the recipes, the tie ranges, the ir-measures provider and the trec_eval
 output format all read this table; a measure that is not in it is an error wherever a
 kernel is asked for it, never a fallback to another formula.
+
+Adding a measure is one declaration with named fields (the rest defaults)::
+
+    MeasureDef(
+        name="RR",  # its ir-measures family
+        kernel=k.reciprocal_rank,  # per-query values, numpy over every query at once
+        expected=k.expected_reciprocal_rank,  # over random orders of ties (default None)
+        params=("cutoff", "rel", "judged_only"),  # the ir-measures parameters it takes
+        needs="relevant docs",  # what it reads from the qrels, for the docs
+        trec=(TrecName("recip_rank"),),  # trec_eval's names (none: trec_eval lacks it)
+        reference=Derived(("recip_rank",), _rr_at_cutoff),  # where trec_eval has none
+    )
+
+The provider's ``SUPPORTED_MEASURES``, trec_eval's names (``-m``, ``--format trec_eval``),
+the reference engine and the docs' table of measures are read from it. Where trec_eval
+prints the measure, its name goes in ``TREC_EVAL_ORDER`` (trec_eval's own order, a fact of
+trec_eval; ``tests/test_measure_table.py`` fails while it is missing). A family ir-measures
+has no name for is declared in :mod:`citeval_irm.base.families` (layer 1: the parser reads
+it without importing scoring), with its trec_eval spelling in ``TREC_SPELLINGS``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +41,9 @@ from . import kernels as k
 from . import trec_kernels as tk
 from . import trec_reference as tr
 from .rankings import Rankings
+
+if TYPE_CHECKING:
+    from ..base.measures import Measure
 
 Kernel = Callable[[Rankings, k.Params], np.ndarray]
 
@@ -53,6 +75,7 @@ class TrecName:
     or ``"summary"`` (printed on the ``all`` row only)."""
 
     name: str
+    _: KW_ONLY
     kind: str = "plain"
     param: str | None = None
     defaults: tuple = ()
@@ -61,7 +84,7 @@ class TrecName:
     shown: str = "double"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MeasureDef:
     """One measure family (``RR``, ``R``, ``nDCG``, ...) and how it is computed.
 
@@ -76,10 +99,10 @@ class MeasureDef:
 
     name: str
     kernel: Kernel
-    expected: Kernel | None
+    expected: Kernel | None = None
     params: tuple[str, ...]  # the ir-measures parameters it accepts
-    choices: dict[str, tuple]  # the values it accepts of those that are a closed set
-    labels: str
+    choices: Mapping[str, tuple] = field(default_factory=dict)  # closed sets of values
+    labels: str = "threshold"
     needs: str  # what it reads from the qrels, for people
     trec: tuple[TrecName, ...] = ()
     reference: Derived | None = None
@@ -113,14 +136,14 @@ class MeasureDef:
         return None if found is None else found.name
 
 
-def _rr_at_cutoff(measure, trec: Mapping[str, float], ranking, labels) -> float:
+def _rr_at_cutoff(measure: Measure, trec: Mapping[str, float], ranking, labels) -> float:
     """RR@K (trec_eval has no ``recip_rank_cut``): recip_rank when the first relevant doc
     is at rank <= K, else 0."""
     rr = trec.get("recip_rank", 0.0)
     return rr if rr > 0 and round(1 / rr) <= measure.params["cutoff"] else 0.0
 
 
-def _judged_share(measure, trec, ranking: Mapping[str, float], labels) -> float:
+def _judged_share(measure: Measure, trec, ranking: Mapping[str, float], labels) -> float:
     """Judged@K by ir-measures' definition: the share of the top min(K, ranked) docs, in
     trec_eval's order (score, then doc id, descending), that have a judgement (a label
     >= 0: trec_eval reads a negative one as unjudged)."""
@@ -133,364 +156,320 @@ _RJ = ("rel", "judged_only")
 _REL = "relevant docs"
 _NUMBER = "relevant docs and their number"
 _JUDGED = "relevant and judged non-relevant docs, and their number"
+_WHICH_JUDGED = "which docs are judged"
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cut-offs
 _LEVELS = tuple(i / 10 for i in range(11))
 _GAINS = "labels (gain = label, or the gains given; exp-log2: 2^gain - 1) of all docs"
 
 
-def _t(name: str, kind: str = "plain", param=None, defaults=(), **more) -> TrecName:
-    return TrecName(name, kind, param, defaults, **more)
-
-
 def _cuts(name: str, defaults=_CUTS) -> TrecName:
-    return TrecName(name, "long_cuts", "cutoff", defaults)
+    return TrecName(name, kind="long_cuts", param="cutoff", defaults=defaults)
 
 
 MEASURES: dict[str, MeasureDef] = {
-    d.name: d
-    for d in (
+    row.name: row
+    for row in (
         MeasureDef(
-            "RR",
-            k.reciprocal_rank,
-            k.expected_reciprocal_rank,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _REL,
-            (_t("recip_rank"),),
+            name="RR",
+            kernel=k.reciprocal_rank,
+            expected=k.expected_reciprocal_rank,
+            params=("cutoff", *_RJ),
+            needs=_REL,
+            trec=(TrecName("recip_rank"),),
             reference=Derived(("recip_rank",), _rr_at_cutoff),
         ),
         MeasureDef(
-            "P",
-            k.precision,
-            k.expected_precision,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _REL,
-            (_cuts("P"),),
+            name="P",
+            kernel=k.precision,
+            expected=k.expected_precision,
+            params=("cutoff", *_RJ),
+            needs=_REL,
+            trec=(_cuts("P"),),
         ),
         MeasureDef(
-            "R",
-            k.recall,
-            k.expected_recall,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_cuts("recall"),),
+            name="R",
+            kernel=k.recall,
+            expected=k.expected_recall,
+            params=("cutoff", *_RJ),
+            needs=_NUMBER,
+            trec=(_cuts("recall"),),
         ),
         MeasureDef(
-            "Success",
-            k.success,
-            k.expected_success,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _REL,
-            (_cuts("success", (1, 5, 10)),),
+            name="Success",
+            kernel=k.success,
+            expected=k.expected_success,
+            params=("cutoff", *_RJ),
+            needs=_REL,
+            trec=(_cuts("success", (1, 5, 10)),),
         ),
         MeasureDef(
-            "AP",
-            k.average_precision,
-            k.expected_average_precision,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("map"), _cuts("map_cut")),
+            name="AP",
+            kernel=k.average_precision,
+            expected=k.expected_average_precision,
+            params=("cutoff", *_RJ),
+            needs=_NUMBER,
+            trec=(TrecName("map"), _cuts("map_cut")),
         ),
         MeasureDef(
-            "nDCG",
-            k.ndcg,
-            k.expected_ndcg,
-            ("cutoff", "judged_only", "dcg", "gains"),
-            {"dcg": ("log2", "exp-log2")},
-            "gains",
-            _GAINS,
-            (_t("ndcg", "pairs", "gains"), _cuts("ndcg_cut")),
+            name="nDCG",
+            kernel=k.ndcg,
+            expected=k.expected_ndcg,
+            params=("cutoff", "judged_only", "dcg", "gains"),
+            choices={"dcg": ("log2", "exp-log2")},
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("ndcg", kind="pairs", param="gains"), _cuts("ndcg_cut")),
             reference=Derived((), tr.ndcg),
         ),
         MeasureDef(
-            "Rprec",
-            k.r_precision,
-            k.expected_r_precision,
-            _RJ,
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("Rprec"),),
+            name="Rprec",
+            kernel=k.r_precision,
+            expected=k.expected_r_precision,
+            params=_RJ,
+            needs=_NUMBER,
+            trec=(TrecName("Rprec"),),
         ),
         MeasureDef(
-            "NumRet",
-            k.num_ret,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            "nothing (with rel: relevant docs)",
-            (_t("num_rel_ret", rel_given=True, shown="long"), _t("num_ret", shown="long")),
+            name="NumRet",
+            kernel=k.num_ret,
+            params=("rel",),
+            needs="nothing (with rel: relevant docs)",
+            trec=(
+                TrecName("num_rel_ret", rel_given=True, shown="long"),
+                TrecName("num_ret", shown="long"),
+            ),
             aggregate="sum",
         ),
         MeasureDef(
-            "NumRel",
-            k.num_rel,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _REL,
-            (_t("num_rel", shown="long"),),
+            name="NumRel",
+            kernel=k.num_rel,
+            params=("rel",),
+            needs=_REL,
+            trec=(TrecName("num_rel", shown="long"),),
             aggregate="sum",
         ),
         MeasureDef(
-            "NumQ",
-            k.num_q,
-            None,
-            (),
-            {},
-            "none",
-            "nothing",
-            (_t("num_q", shown="summary"),),
+            name="NumQ",
+            kernel=k.num_q,
+            params=(),
+            labels="none",
+            needs="nothing",
+            trec=(TrecName("num_q", shown="summary"),),
             aggregate="sum",
         ),
         MeasureDef(
-            "Judged",
-            k.judged,
-            k.expected_judged,
-            ("cutoff",),
-            {},
-            "judged",
-            "which docs are judged",
+            name="Judged",
+            kernel=k.judged,
+            expected=k.expected_judged,
+            params=("cutoff",),
+            labels="judged",
+            needs=_WHICH_JUDGED,
             reference=Derived((), _judged_share),
         ),
         MeasureDef(
-            "GM_MAP",
-            tk.geometric_ap,
-            None,
-            _RJ,
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("gm_map", shown="summary"),),
+            name="GM_MAP",
+            kernel=tk.geometric_ap,
+            params=_RJ,
+            needs=_NUMBER,
+            trec=(TrecName("gm_map", shown="summary"),),
             aggregate="geometric",
             reference=Derived(("map",), tr.same_as("map"), always=True),
         ),
         MeasureDef(
-            "Bpref",
-            tk.bpref,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _JUDGED,
-            (_t("bpref"),),
+            name="Bpref",
+            kernel=tk.bpref,
+            params=("rel",),
+            needs=_JUDGED,
+            trec=(TrecName("bpref"),),
             negative_unjudged=True,
         ),
         MeasureDef(
-            "IPrec",
-            tk.interpolated_precision,
-            None,
-            ("recall", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("iprec_at_recall", "double_cuts", "recall", _LEVELS),),
+            name="IPrec",
+            kernel=tk.interpolated_precision,
+            params=("recall", *_RJ),
+            needs=_NUMBER,
+            trec=(
+                TrecName("iprec_at_recall", kind="double_cuts", param="recall", defaults=_LEVELS),
+            ),
             reference=Derived((), tr.iprec_at_recall, always=True),
         ),
         MeasureDef(
-            "infAP",
-            tk.inferred_ap,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _JUDGED,
-            (_t("infAP"),),
+            name="infAP",
+            kernel=tk.inferred_ap,
+            params=("rel",),
+            needs=_JUDGED,
+            trec=(TrecName("infAP"),),
             negative_unjudged=True,
         ),
         MeasureDef(
-            "GM_Bpref",
-            tk.bpref,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _JUDGED,
-            (_t("gm_bpref", shown="summary"),),
+            name="GM_Bpref",
+            kernel=tk.bpref,
+            params=("rel",),
+            needs=_JUDGED,
+            trec=(TrecName("gm_bpref", shown="summary"),),
             aggregate="geometric",
             negative_unjudged=True,
             reference=Derived(("bpref",), tr.same_as("bpref"), always=True),
         ),
         MeasureDef(
-            "Rprec_mult",
-            tk.r_precision_mult,
-            None,
-            ("mult", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("Rprec_mult", "double_cuts", "mult", families.TREC_DEFAULTS["Rprec_mult"]),),
-        ),
-        MeasureDef(
-            "Utility",
-            tk.utility,
-            None,
-            ("coefficients", "docs", "rel"),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("utility", "doubles", "coefficients"),),
-            reference=Derived((), tr.utility),
-        ),
-        MeasureDef(
-            "IPrec_avg",
-            tk.interpolated_average,
-            None,
-            ("recalls", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("11pt_avg", "doubles", "recalls"),),
-            reference=Derived((), tr.eleven_point_average, always=True),
-        ),
-        MeasureDef("binG", tk.binary_g, None, _RJ, {}, "threshold", _NUMBER, (_t("binG"),)),
-        MeasureDef(
-            "G", tk.g_measure, None, ("gains",), {}, "gains", _GAINS, (_t("G", "pairs", "gains"),)
-        ),
-        MeasureDef(
-            "DCG",
-            k.dcg,
-            None,
-            ("gains",),
-            {},
-            "gains",
-            _GAINS,
-            (_t("dcg", "pairs", "gains"),),
-            reference=Derived((), tr.dcg, always=True),
-        ),
-        MeasureDef(
-            "IdealDCG",
-            k.ideal_dcg,
-            None,
-            ("gains",),
-            {},
-            "gains",
-            _GAINS,
-            (_t("ideal_dcg", "pairs", "gains"),),
-            reference=Derived((), tr.ideal_dcg, always=True),
-        ),
-        MeasureDef(
-            "nDCG_rel",
-            tk.ndcg_rel,
-            None,
-            ("gains",),
-            {},
-            "gains",
-            _GAINS,
-            (_t("ndcg_rel", "pairs", "gains"),),
-        ),
-        MeasureDef(
-            "RnDCG",
-            tk.r_ndcg,
-            None,
-            ("gains", "rel"),
-            {},
-            "gains",
-            _GAINS,
-            (_t("Rndcg", "pairs", "gains"),),
-        ),
-        MeasureDef(
-            "relative_P",
-            tk.relative_precision,
-            None,
-            ("cutoff", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_cuts("relative_P", families.TREC_DEFAULTS["relative_P"]),),
-        ),
-        MeasureDef(
-            "SetP",
-            tk.set_precision,
-            None,
-            ("relative", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (
-                _t("set_P", fixed=(("relative", False),)),
-                _t("set_relative_P", fixed=(("relative", True),)),
+            name="Rprec_mult",
+            kernel=tk.r_precision_mult,
+            params=("mult", *_RJ),
+            needs=_NUMBER,
+            trec=(
+                TrecName(
+                    "Rprec_mult",
+                    kind="double_cuts",
+                    param="mult",
+                    defaults=families.TREC_DEFAULTS["Rprec_mult"],
+                ),
             ),
         ),
         MeasureDef(
-            "SetR", tk.set_recall, None, ("rel",), {}, "threshold", _NUMBER, (_t("set_recall"),)
-        ),
-        MeasureDef("SetAP", tk.set_ap, None, _RJ, {}, "threshold", _NUMBER, (_t("set_map"),)),
-        MeasureDef(
-            "SetF",
-            tk.set_f,
-            None,
-            ("beta", *_RJ),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("set_F", "doubles", "beta"),),
+            name="Utility",
+            kernel=tk.utility,
+            params=("coefficients", "docs", "rel"),
+            needs=_NUMBER,
+            trec=(TrecName("utility", kind="doubles", param="coefficients"),),
+            reference=Derived((), tr.utility),
         ),
         MeasureDef(
-            "NumNonrelJudgedRet",
-            tk.num_nonrel_judged_ret,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _JUDGED,
-            (_t("num_nonrel_judged_ret", shown="long"),),
+            name="IPrec_avg",
+            kernel=tk.interpolated_average,
+            params=("recalls", *_RJ),
+            needs=_NUMBER,
+            trec=(TrecName("11pt_avg", kind="doubles", param="recalls"),),
+            reference=Derived((), tr.eleven_point_average, always=True),
+        ),
+        MeasureDef(
+            name="binG",
+            kernel=tk.binary_g,
+            params=_RJ,
+            needs=_NUMBER,
+            trec=(TrecName("binG"),),
+        ),
+        MeasureDef(
+            name="G",
+            kernel=tk.g_measure,
+            params=("gains",),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("G", kind="pairs", param="gains"),),
+        ),
+        MeasureDef(
+            name="DCG",
+            kernel=k.dcg,
+            params=("gains",),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("dcg", kind="pairs", param="gains"),),
+            reference=Derived((), tr.dcg, always=True),
+        ),
+        MeasureDef(
+            name="IdealDCG",
+            kernel=k.ideal_dcg,
+            params=("gains",),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("ideal_dcg", kind="pairs", param="gains"),),
+            reference=Derived((), tr.ideal_dcg, always=True),
+        ),
+        MeasureDef(
+            name="nDCG_rel",
+            kernel=tk.ndcg_rel,
+            params=("gains",),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("ndcg_rel", kind="pairs", param="gains"),),
+        ),
+        MeasureDef(
+            name="RnDCG",
+            kernel=tk.r_ndcg,
+            params=("gains", "rel"),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("Rndcg", kind="pairs", param="gains"),),
+        ),
+        MeasureDef(
+            name="relative_P",
+            kernel=tk.relative_precision,
+            params=("cutoff", *_RJ),
+            needs=_NUMBER,
+            trec=(_cuts("relative_P", families.TREC_DEFAULTS["relative_P"]),),
+        ),
+        MeasureDef(
+            name="SetP",
+            kernel=tk.set_precision,
+            params=("relative", *_RJ),
+            needs=_NUMBER,
+            trec=(
+                TrecName("set_P", fixed=(("relative", False),)),
+                TrecName("set_relative_P", fixed=(("relative", True),)),
+            ),
+        ),
+        MeasureDef(
+            name="SetR",
+            kernel=tk.set_recall,
+            params=("rel",),
+            needs=_NUMBER,
+            trec=(TrecName("set_recall"),),
+        ),
+        MeasureDef(
+            name="SetAP",
+            kernel=tk.set_ap,
+            params=_RJ,
+            needs=_NUMBER,
+            trec=(TrecName("set_map"),),
+        ),
+        MeasureDef(
+            name="SetF",
+            kernel=tk.set_f,
+            params=("beta", *_RJ),
+            needs=_NUMBER,
+            trec=(TrecName("set_F", kind="doubles", param="beta"),),
+        ),
+        MeasureDef(
+            name="NumNonrelJudgedRet",
+            kernel=tk.num_nonrel_judged_ret,
+            params=("rel",),
+            needs=_JUDGED,
+            trec=(TrecName("num_nonrel_judged_ret", shown="long"),),
             aggregate="sum",
             negative_unjudged=True,
         ),
         MeasureDef(
-            "YAAP",
-            tk.yaap,
-            None,
-            ("rel",),
-            {},
-            "threshold",
-            _NUMBER,
-            (_t("yaap"),),
+            name="YAAP",
+            kernel=tk.yaap,
+            params=("rel",),
+            needs=_NUMBER,
+            trec=(TrecName("yaap"),),
             reference=Derived((), tr.yaap, always=True),
         ),
         MeasureDef(
-            "RBP_trec",
-            tk.rbp,
-            None,
-            ("p", "gains"),
-            {},
-            "gains",
-            _GAINS,
-            (_t("rbp", "pairs", "gains"),),
+            name="RBP_trec",
+            kernel=tk.rbp,
+            params=("p", "gains"),
+            labels="gains",
+            needs=_GAINS,
+            trec=(TrecName("rbp", kind="pairs", param="gains"),),
             reference=Derived((), tr.rbp, always=True),
         ),
         MeasureDef(
-            "RBP_resid",
-            tk.rbp_residual,
-            None,
-            ("p",),
-            {},
-            "judged",
-            "which docs are judged",
-            (_t("rbp_resid", "pairs", "p"),),
+            name="RBP_resid",
+            kernel=tk.rbp_residual,
+            params=("p",),
+            labels="judged",
+            needs=_WHICH_JUDGED,
+            trec=(TrecName("rbp_resid", kind="pairs", param="p"),),
             reference=Derived((), tr.rbp_residual, always=True),
         ),
         MeasureDef(
-            "Unjudged",
-            tk.unjudged,
-            None,
-            ("cutoff",),
-            {},
-            "judged",
-            "which docs are judged",
-            (_cuts("unj", families.TREC_DEFAULTS["unj"]),),
+            name="Unjudged",
+            kernel=tk.unjudged,
+            params=("cutoff",),
+            labels="judged",
+            needs=_WHICH_JUDGED,
+            trec=(_cuts("unj", families.TREC_DEFAULTS["unj"]),),
             reference=Derived((), tr.unjudged, always=True),
         ),
     )
@@ -547,10 +526,10 @@ POOL_LEVELS = ("nDCG", "DCG", "IdealDCG")
 qrels do not list) and -2 (a doc labelled below 0): ``ndcg.-1=0.5``."""
 
 
-def definition(measure) -> MeasureDef | None:
+def definition(measure: Measure) -> MeasureDef | None:
     """The table's row for ``measure`` (an ir-measures object), or ``None`` when the table
     cannot compute it with these parameters (e.g. ``ERR@10``, gains for a negative level)."""
-    found = MEASURES.get(measure.NAME)
+    found = MEASURES.get(measure.NAME or "")  # a measure without a name is in no row
     if found is None:
         return None
     for name, value in measure.params.items():
@@ -566,11 +545,11 @@ def definition(measure) -> MeasureDef | None:
     return found
 
 
-def supports(measure) -> bool:
+def supports(measure: Measure) -> bool:
     return definition(measure) is not None
 
 
-def require(measure) -> MeasureDef:
+def require(measure: Measure) -> MeasureDef:
     """The table's row for ``measure``, or an error naming what the table computes."""
     found = definition(measure)
     if found is None:
@@ -585,7 +564,7 @@ def require(measure) -> MeasureDef:
 _KERNEL_FIELDS = ("cutoff", "rel", "judged_only")
 
 
-def params_of(measure, **recipe) -> k.Params:
+def params_of(measure: Measure, **recipe) -> k.Params:
     """The kernel parameters of an ir-measures measure, with a recipe's in ``recipe``
     replacing or adding to them (e.g. ``rel=2, binary_gains=True``); the family's other
     parameters go in ``other`` (a dict as its sorted items)."""
@@ -627,7 +606,7 @@ def trec_eval_sort_key(trec_name: str) -> tuple[int, float]:
     return TREC_EVAL_ORDER.index(base), cutoff
 
 
-def sign_blind(measure) -> bool:
+def sign_blind(measure: Measure) -> bool:
     """Whether a negative label means exactly what label 0 means for ``measure``: not when
     it compares labels with a ``rel`` below 1, nor when it tells judged docs from unjudged
     ones (``judged_only``, ``Judged``: trec_eval reads a negative label as unjudged)."""
@@ -639,14 +618,14 @@ def sign_blind(measure) -> bool:
     return found.labels != "threshold" or measure.params.get("rel", 1) >= 1
 
 
-def reads_gains(measure) -> bool:
+def reads_gains(measure: Measure) -> bool:
     """Whether ``measure`` needs the labels themselves, not only how they compare with its
     ``rel`` and with 0 (nDCG's gains; any measure outside the table, to be safe)."""
     found = definition(measure)
     return found is None or found.labels == "gains"
 
 
-def percent_scale(measure, percent: bool) -> float:
+def percent_scale(measure: Measure | str, percent: bool) -> float:
     """What ``measure``'s values are multiplied by when printed (``percent``: in percent):
     100 for a fraction, 1 for trec_eval's counts (the table's summed rows: NumRet, NumRel,
     NumQ, NumRet(rel=1)), which are never percentages. A measure outside the table is
@@ -666,7 +645,7 @@ def percent_scale(measure, percent: bool) -> float:
     return 1.0 if found is not None and found.summed else 100.0
 
 
-def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
+def score_matrix(measures: Sequence[Measure], rankings: Rankings, **recipe) -> np.ndarray:
     """Per-query values (one column per measure) of every measure, by its kernel."""
     out = np.empty((rankings.n_queries, len(measures)))
     for column, measure in enumerate(measures):
@@ -674,7 +653,7 @@ def score_matrix(measures, rankings: Rankings, **recipe) -> np.ndarray:
     return out
 
 
-def aggregate(measure, values: np.ndarray) -> float:
+def aggregate(measure: Measure, values: np.ndarray) -> float:
     """The measure's aggregate over queries: the mean, the sum for trec_eval's counts, the
     geometric mean of trec_eval's ``gm_`` measures (of values at least 0.00001)."""
     found = definition(measure)
@@ -692,7 +671,9 @@ def aggregate(measure, values: np.ndarray) -> float:
     return float(aggregator.result())
 
 
-def tie_range_matrix(measures, rankings: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tie_range_matrix(
+    measures: Sequence[Measure], rankings: Rankings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per query and measure: the worst value over every order of the tied scores, the
     expected value under a uniformly random order, and the best value."""
     worst = score_matrix(measures, rankings.with_ties_resolved(best=False))

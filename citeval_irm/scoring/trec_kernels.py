@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.errors import InputError
 from ..reading.tables import position_in_segment
 from .kernels import Params, _per_query, _ratio, _view, average_precision, gains, hits_at
 from .rankings import Rankings
@@ -95,10 +96,19 @@ def num_nonrel_judged_ret(rk: Rankings, p: Params) -> np.ndarray:
     return _per_query(rk, _judged_nonrel(rk.label, p.rel))
 
 
+def _required_cutoff(p: Params) -> int:
+    """The cut-off of a family that cannot go without one (``relative_P@k``,
+    ``Unjudged@k``: ir-measures' ``required=True``)."""
+    if p.cutoff is None:
+        raise InputError(None, "this measure needs a cut-off (name@k)")
+    return p.cutoff
+
+
 def unjudged(rk: Rankings, p: Params) -> np.ndarray:
     """trec_eval's unj_k: docs in the top k without a judgement (label >= 0), over k."""
-    judged = _per_query(rk, (rk.label >= 0) & (rk.rank <= p.cutoff))
-    return (np.minimum(rk.num_ret, p.cutoff) - judged) / p.cutoff
+    cutoff = _required_cutoff(p)
+    judged = _per_query(rk, (rk.label >= 0) & (rk.rank <= cutoff))
+    return (np.minimum(rk.num_ret, cutoff) - judged) / cutoff
 
 
 # --------------------------------------------------------------------------- relevant-doc ones
@@ -184,8 +194,9 @@ def r_precision_mult(rk: Rankings, p: Params) -> np.ndarray:
 
 def relative_precision(rk: Rankings, p: Params) -> np.ndarray:
     rk = _view(rk, p)
+    cutoff = _required_cutoff(p)
     r = _num_rel(rk, p)
-    return _ratio(hits_at(rk, p, p.cutoff), np.minimum(p.cutoff, r).astype(np.float64))
+    return _ratio(hits_at(rk, p, cutoff), np.minimum(cutoff, r).astype(np.float64))
 
 
 def binary_g(rk: Rankings, p: Params) -> np.ndarray:

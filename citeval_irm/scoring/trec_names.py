@@ -5,7 +5,12 @@ measure's value (a whole number, on the ``all`` row only)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .table import MEASURES, MeasureDef, TrecName, definition
+
+if TYPE_CHECKING:
+    from ..base.measures import Measure
 
 
 def _number(value) -> str:
@@ -33,7 +38,7 @@ def trec_name_of(trec: TrecName, value) -> str:
     return f"{trec.name}_{printable(value)}"
 
 
-def _matching_trec(found: MeasureDef, measure) -> tuple[TrecName, object] | None:
+def _matching_trec(found: MeasureDef, measure: Measure) -> tuple[TrecName, object] | None:
     """The row's trec_eval measure that ``measure`` is, and its parameter's value."""
     family = measure.SUPPORTED_PARAMS
     params = measure.params
@@ -59,7 +64,7 @@ def _matching_trec(found: MeasureDef, measure) -> tuple[TrecName, object] | None
     return None
 
 
-def trec_eval_base_name(measure) -> str | None:
+def trec_eval_base_name(measure: Measure) -> str | None:
     """trec_eval's name for ``measure`` once its ``rel`` and ``judged_only`` are set for
     the whole run (``-l``, ``-J``: pytrec_eval's ``relevance_level`` and
     ``judged_docs_only_flag``), or ``None`` when trec_eval has no such measure."""
@@ -73,7 +78,7 @@ def trec_eval_base_name(measure) -> str | None:
     return trec.name if value is None else trec_name_of(trec, value)
 
 
-def trec_eval_name(measure) -> str | None:
+def trec_eval_name(measure: Measure) -> str | None:
     """The name trec_eval prints for ``measure`` (``recip_rank``, ``recall_10``, ...), or
     ``None`` when trec_eval has no such measure (``RR@10``, a non-default ``rel`` or
     ``judged_only``: trec_eval sets those once per run, with ``-l`` and ``-J``)."""
