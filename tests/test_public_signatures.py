@@ -29,13 +29,14 @@ def concept_table() -> dict[str, set[str] | None]:
 
 
 def public_verbs() -> dict[str, object]:
-    """Every public function of the package, by its public name."""
+    """Every public function of the package, by its public name (not the deprecated
+    spellings kept one release, marked as PEP 702 marks them: tests/test_one_spelling.py)."""
     verbs = {}
     for name, module in citeval_irm._EXPORTS.items():
         if module is None:
             continue
         value = getattr(citeval_irm, name)
-        if inspect.isfunction(value):
+        if inspect.isfunction(value) and not hasattr(value, "__deprecated__"):
             verbs[name] = value
     return verbs
 
