@@ -106,7 +106,8 @@ def pieces(text: str) -> list[tuple[int, int, bool]]:
     """``(start, end, is_link)`` of the sentences and links of ``text``, in order (at most
     :data:`MAX_PIECES`)."""
     found: list[tuple[int, int, bool]] = []
-    start = end = None
+    start: int | None = None
+    end = 0
     for match in _WORD.finditer(text):
         if len(found) >= MAX_PIECES:
             break
@@ -172,11 +173,14 @@ def title_texts(text: str) -> list[str]:
     parts = pieces(text)
     if len(parts) > 1:
         titles = [(s, e) if not link and not _no_title(text[s:e]) else None for s, e, link in parts]
-        for first in range(len(titles)):
+        for first, head in enumerate(titles):
+            if head is None:
+                continue
             for last in range(first, min(first + MAX_SPAN, len(titles))):
-                if titles[last] is None:
+                tail = titles[last]
+                if tail is None:
                     break
-                span = text[titles[first][0] : titles[last][1]]
+                span = text[head[0] : tail[1]]
                 if span not in found_set:
                     found_set.add(span)
                     found.append(span)

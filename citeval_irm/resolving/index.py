@@ -27,6 +27,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -138,7 +139,7 @@ class TitleIndex:
         ids: Sequence[str],
         titles: Sequence[str],
         years: Sequence[int | None] | None = None,
-        authors: Sequence[str] | None = None,
+        authors: Sequence[str | None] | None = None,
         extra_ids: Sequence[Sequence[str]] | None = None,
     ):
         self.ids = list(ids)
@@ -197,7 +198,7 @@ class TitleIndex:
         self._common = max(50, int(COMMON * len(keys)))
         self._repairs: dict[str, tuple[int, ...]] = {}
         self._by_length: tuple[list[str], list[int], list[tuple[str, int]]] | None = None
-        self._blocked: dict[str, np.ndarray] = {}
+        self._blocked: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._scored: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
@@ -251,7 +252,7 @@ class TitleIndex:
     def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         starts, vocabulary, common = self._starts, self._vocabulary, self._common
         numbered = [(vocabulary.get(word), word) for word in set(key.split())]
-        slots = [
+        slots: list[tuple[int, tuple[int, ...]]] = [
             (starts[n + 1] - starts[n], (n,))  # (titles holding it, its words)
             for n, word in numbered
             if n is not None and len(word) > 1
@@ -272,12 +273,11 @@ class TitleIndex:
         if not rare:  # only common words: the titles holding them all, rarest first
             if slots[0][0] > COMMON_PATH * common:
                 return _NONE, _NONE  # words most titles hold: too little to go on
-            papers = None
-            for _, numbers in slots:
-                posting = self._holding(numbers)
-                papers = posting if papers is None else _intersection(papers, posting)
+            papers = self._holding(slots[0][1])
+            for _, numbers in slots[1:]:
                 if len(papers) <= common:
                     break
+                papers = _intersection(papers, self._holding(numbers))
             papers = papers if len(papers) <= MAX_CANDIDATES else _NONE
             return papers, papers
         postings = [self._holding(numbers) for _, numbers in rare]
@@ -353,7 +353,11 @@ class TitleIndex:
         papers = papers[keep]
         if not len(papers):
             return papers, np.zeros(0, np.float32)
-        ratio = {"scorer": fuzz.ratio, "dtype": np.float32, "score_cutoff": threshold}
+        ratio: dict[str, Any] = {
+            "scorer": fuzz.ratio,
+            "dtype": np.float32,
+            "score_cutoff": threshold,
+        }
         if not prefix:
             return papers, process.cdist([key], choices[papers], **ratio)[0]
         found = np.zeros(len(papers), np.float32)  # only the texts compared are fetched

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import NamedTuple
 
 # LaTeX accent commands and the combining mark each stands for.
@@ -227,7 +228,8 @@ def _non_starter(char: str) -> bool:
 
 def _stream_safe(text: str) -> str:
     """``text`` with every run of non-starters cut to :data:`STREAM_SAFE`."""
-    out, run, kinds = [], 0, {}
+    out, run = [], 0
+    kinds: dict[str, bool] = {}
     for char in text:
         kind = kinds.get(char)
         if kind is None:
@@ -424,7 +426,7 @@ def doi(text: str) -> str | None:
     return match.group(1).rstrip(".,;)]").lower() if match else None
 
 
-def identifiers(fields: dict[str, str], text: str = "") -> list[str]:
+def identifiers(fields: Mapping[str, str], text: str = "") -> list[str]:
     """The corpus keys a reference's identifiers give, in order: its ``arxiv``, ``acl`` and
     ``doi`` fields, then those found in ``text`` (a reference written as one string); an
     arXiv id with its version first, then without; a DOI of arXiv or the Anthology as the
@@ -441,7 +443,7 @@ def identifiers(fields: dict[str, str], text: str = "") -> list[str]:
         add(*(arxiv_ids(given) or [given.strip()]))
     if fields.get("acl"):
         add(acl_id(str(fields["acl"])) or str(fields["acl"]).strip())
-    dois = (
+    dois: list[str | None] = (
         [doi(str(fields["doi"])) or str(fields["doi"]).strip().lower()] if fields.get("doi") else []
     )
     if text and _DIGIT.search(text):  # every arXiv id, Anthology id and DOI has a digit

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -117,7 +117,7 @@ def check_threshold(threshold) -> float:
             f"a title must reach), not {type(threshold).__name__} "
             f"{quoted(threshold)}",
         )
-    if not 0 < threshold <= 100:  # NaN fails too
+    if not 0 < cast(float, threshold) <= 100:  # NaN fails too
         raise InputError(None, f"threshold: {threshold!r} is not in (0, 100]")
     return float(threshold)
 
@@ -177,6 +177,7 @@ class Titles:
         whose part is most of it (:data:`PART_SHARE`): the part for a whole title, the rest
         a subtitle added to it or a name before it."""
         self._split()
+        assert self._parts is not None  # made by _split
         return self._parts
 
     @property
@@ -256,8 +257,8 @@ class Resolver:
             near, where = self._near(titles)
             if near is not None:
                 named = near.papers if where == "index" else ()
-                elsewhere = self._named(catalogue, near.papers) if where == "catalogue" else ()
-                return Decision("near_miss", named, near.score, "near_miss", elsewhere)
+                outside = self._named(catalogue, near.papers) if where == "catalogue" else ()
+                return Decision("near_miss", named, near.score, "near_miss", outside)
             return Decision("unmatched", (), 0.0, "unknown" if catalogue is None else "nowhere")
         if where == "catalogue":
             return Decision(
@@ -289,9 +290,11 @@ class Resolver:
     ) -> Decision:
         """An identifier only the catalogue knows: outside the pool, unless the title names
         a pool paper clearly better (a conflict)."""
-        named = self._named(self.catalogue, found.papers)
+        catalogue = self.catalogue
+        assert catalogue is not None  # the identifier was found in it
+        named = self._named(catalogue, found.papers)
         if titles.keys:
-            agreement = self._fit(self.catalogue, found.papers, titles)
+            agreement = self._fit(catalogue, found.papers, titles)
             how, other, where = self._title(titles)
             if (
                 other is not None
@@ -350,6 +353,7 @@ class Resolver:
         normalised title): a catalogue may list every paper, the pool's too."""
         if found is None:
             return None
+        assert self.catalogue is not None  # found in it
         keys, pool = self.catalogue.keys, self.index.by_key
         papers = tuple(p for p in found.papers if keys[p] not in pool)
         return Found(papers, found.score) if papers else None
@@ -364,25 +368,21 @@ class Resolver:
         """The fuzzy match of ``key`` to ``target``, remembered (a list names a paper again,
         and lists share references)."""
         cached = (id(index), key.text, key.truncated, target)
-        found = self._fuzzy.get(cached, False)
-        if found is False:
-            if target == "full":  # the strict candidates first: most close titles are there
-                strict, every = index.tiers(key.text)
-                found = index.fuzzy(
-                    key.text, self.threshold, truncated=key.truncated, papers=strict
-                )
-                if found is None and len(every) > len(strict):  # all, scored once for all
-                    papers, scores = index.scored(key.text, self.floor, truncated=key.truncated)
-                    best = float(scores.max()) if len(scores) else 0.0
-                    at_best = tuple(sorted(int(p) for p in papers[scores == best]))
-                    found = Found(at_best, round(best, 2)) if best >= self.threshold else None
-            else:
-                found = index.fuzzy(
-                    key.text, self.threshold, truncated=key.truncated, target=target
-                )
-            if len(self._fuzzy) >= REMEMBERED:
-                self._fuzzy.clear()
-            self._fuzzy[cached] = found
+        if cached in self._fuzzy:
+            return self._fuzzy[cached]
+        if target == "full":  # the strict candidates first: most close titles are there
+            strict, every = index.tiers(key.text)
+            found = index.fuzzy(key.text, self.threshold, truncated=key.truncated, papers=strict)
+            if found is None and len(every) > len(strict):  # all, scored once for all
+                papers, scores = index.scored(key.text, self.floor, truncated=key.truncated)
+                best = float(scores.max()) if len(scores) else 0.0
+                at_best = tuple(sorted(int(p) for p in papers[scores == best]))
+                found = Found(at_best, round(best, 2)) if best >= self.threshold else None
+        else:
+            found = index.fuzzy(key.text, self.threshold, truncated=key.truncated, target=target)
+        if len(self._fuzzy) >= REMEMBERED:
+            self._fuzzy.clear()
+        self._fuzzy[cached] = found
         return found
 
     def _top(self, index: TitleIndex, key: Key) -> list[tuple[int, float]]:
@@ -517,7 +517,8 @@ class Resolver:
 
     def _paper_authors(self, paper: int) -> frozenset[str]:
         if paper not in self._authors:
-            self._authors[paper] = _names(self.index.authors[paper] or "")
+            authors = self.index.authors
+            self._authors[paper] = _names((authors[paper] if authors else None) or "")
         return self._authors[paper]
 
 
@@ -536,12 +537,12 @@ COLUMNS = (
 PARALLEL_ABOVE = 20_000
 """Lists with fewer distinct references are resolved in this process whatever ``jobs`` says
 (a process costs more than they take)."""
-_FORKED: tuple | None = None  # what the forked workers inherit: (resolver,)
+_FORKED: tuple[Resolver] | None = None  # what the forked workers inherit: (resolver,)
 
 
 def resolve_lists(
     lists: dict[str, list[Reference]], resolver: Resolver, *, jobs: int = 1
-) -> dict[str, list]:
+) -> dict[str, list | np.ndarray]:
     """Every decision, as columns: ``query_id``, ``position`` (from 1), ``reference``,
     ``how``, ``doc_id`` (the matched paper, ``""`` if none), ``candidates`` (the papers an
     ambiguous or conflicting reference could be, and the catalogue rows a reference names,
@@ -567,7 +568,7 @@ def resolve_lists(
     matched = np.fromiter((h in MATCHED for h in how), bool, len(how))[slots]
     papers = papers[slots]
     ids = resolver.index.ids
-    columns: dict[str, list] = {
+    columns: dict[str, list | np.ndarray] = {
         "query_id": [q for q in queries for _ in lists[q]],
         "position": (
             np.arange(1, len(slots) + 1, dtype=np.int64)
@@ -679,7 +680,7 @@ def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) ->
     finally:
         _FORKED = None
         gc.unfreeze()
-    columns = []
+    columns: list[list | np.ndarray] = []
     for column in range(5):  # each column's parts let go as soon as they are joined
         pieces = [part[column] for part in parts]
         for part in parts:
@@ -695,6 +696,7 @@ def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) ->
 def _decide_span(sent: list) -> list:
     """A forked worker's share: the references ``sent``, ``(text, fields or None,
     citation)``, decided with the resolver it inherited."""
+    assert _FORKED is not None  # set before the workers are forked
     (resolver,) = _FORKED
     references = [
         Reference(text, fields, citation) if fields else Reference(text, citation=citation)
@@ -712,8 +714,8 @@ def corpus_index(dataset) -> tuple[str, TitleIndex]:
     if found is None:
         from ..checks.protocol import _not_a_dataset
 
-        _not_a_dataset(dataset)
-    name, data = found
+        _not_a_dataset(dataset)  # raises
+    name, data = cast("tuple[str, Any]", found)
     if not data.has_docs():
         raise InputError(name, "has no papers (docs) to resolve references against")
     ids, titles, years, authors = [], [], [], []
@@ -868,4 +870,4 @@ def _protocol_of(name: str):
     from ..checks.protocol import dataset_protocol
     from ..reading.io import as_dataset
 
-    return dataset_protocol(as_dataset(name)[1])
+    return dataset_protocol(cast("tuple[str, Any]", as_dataset(name))[1])

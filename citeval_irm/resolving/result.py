@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,9 @@ from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
 from . import REPORT_SUFFIXES
+
+if TYPE_CHECKING:
+    from ..evaluation.results import EvalResult
 
 KINDS = ("id", "exact", "fuzzy", "ambiguous", "conflict", "near_miss", "unmatched")
 """How a reference was resolved, in the order tried (ambiguous: several papers remain;
@@ -107,7 +111,7 @@ class Resolution(Printable):
     listed: int
     decisions: pd.DataFrame = field(repr=False)
     per_query: pd.DataFrame = field(repr=False)
-    evaluation: object = field(default=None, repr=False)
+    evaluation: EvalResult | None = field(default=None, repr=False)
     run: object = field(default=None, repr=False)
     warnings: list[EvalWarning] = field(default_factory=list, repr=False)
 
