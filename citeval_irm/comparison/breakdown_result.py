@@ -6,6 +6,9 @@ groups smaller than ``min_queries`` flagged, each chosen when it is printed."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from warnings import warn
 
 import pandas as pd
 
@@ -27,6 +30,9 @@ from .family import (
 )
 from .labels import TEST_DIRECTIONS, TEST_LABELS, displayed, format_p
 from .model import CompareSettings
+
+if TYPE_CHECKING:
+    from ..printing.document import Report
 
 PAIR_COLUMNS = (
     "diff",
@@ -133,8 +139,14 @@ class Breakdown(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _json(self, **shown) -> dict:
-        return self.displayed(**shown).to_dict()
+    def _json(
+        self,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> dict:
+        return self.displayed(percent, decimals, min_queries).to_dict()
 
     def _render(
         self,
@@ -263,6 +275,34 @@ class Breakdown(Printable):
             figure,
         )
 
+    def write_report(
+        self,
+        path: str | Path,
+        *,
+        command: str | None = None,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> Path:
+        """Write the breakdown as a report page, as :meth:`format` prints it.
+
+        Parameters
+        ----------
+        path : str or Path
+            ``.html`` / ``.htm`` for HTML, ``.md`` for Markdown; written beside it and
+            renamed into place, never half-written.
+        command : str, optional
+            The command that made it, the way to repeat it (its last section).
+        percent, decimals, min_queries : optional
+            As :meth:`format` takes them (default: as made).
+
+        Returns
+        -------
+        Path
+            The file written.
+        """
+        return self._report(command, percent, decimals, min_queries).write(path)
+
     def report(
         self,
         command: str | None = None,
@@ -270,12 +310,30 @@ class Breakdown(Printable):
         percent: bool | None = None,
         decimals: int | None = None,
         min_queries: int | None = None,
-    ):
-        """The breakdown as a report (HTML or Markdown), as :meth:`format` prints it."""
+    ) -> Report:
+        """Deprecated: the report is written by :meth:`write_report` (removed in the next
+        release)."""
+        warn(
+            "Breakdown.report() is deprecated and will be removed in the next release; use "
+            "Breakdown.write_report(path, command=..., percent=..., decimals=..., "
+            "min_queries=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._report(command, percent, decimals, min_queries)
+
+    def _report(
+        self,
+        command: str | None,
+        percent: bool | None,
+        decimals: int | None,
+        min_queries: int | None,
+    ) -> Report:
+        """The breakdown as a report document (HTML or Markdown)."""
         from ..printing.document import command_report
 
         if (percent, decimals, min_queries) != (None, None, None):
-            return self.displayed(percent, decimals, min_queries).report(command)
+            return self.displayed(percent, decimals, min_queries)._report(command, None, None, None)
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
         return command_report(
             f"citeval breakdown: {self.dataset}", summary, [self.section()], command

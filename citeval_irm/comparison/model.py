@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import string
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -121,18 +122,36 @@ class Comparison(Printable):
         """
         return self.per_query.copy()
 
-    def percent_default(self) -> bool:
-        """The protocol's unit, else the published table's (its rows share the runs'
-        table), else fractions."""
+    def default_percent(self) -> bool:
+        """The unit values print in when no ``percent`` is given: the protocol's, else the
+        published table's (its rows share the runs' table), else fractions (as
+        :meth:`EvalResult.default_percent <citeval_irm.EvalResult.default_percent>`)."""
         if self.protocol is not None:
             return bool(self.protocol.percent)
         return bool(self.published.paper.percent) if self.published is not None else False
 
+    def decimals(self, percent: bool, decimals: int | None = None) -> int:
+        """The decimals values print with in ``percent``: ``decimals`` if given, else the
+        protocol's (:func:`~citeval_irm.base.options.display_decimals`, as
+        :meth:`EvalResult.decimals <citeval_irm.EvalResult.decimals>`)."""
+        return display_decimals(percent, self.protocol, decimals)
+
+    def percent_default(self) -> bool:
+        """Deprecated spelling of :meth:`default_percent` (removed in the next release)."""
+        _deprecated("Comparison.percent_default()", "Comparison.default_percent()")
+        return self.default_percent()
+
     def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
-        """The unit and decimals values print with: as given, else the defaults
-        (:meth:`percent_default`, :func:`~citeval_irm.base.options.display_decimals`)."""
-        percent = self.percent_default() if percent is None else bool(percent)
-        return percent, display_decimals(percent, self.protocol, decimals)
+        """Deprecated (``shown`` is a report's: the report in another unit): the unit is
+        :meth:`default_percent`, the decimals :meth:`decimals` (removed in the next
+        release)."""
+        _deprecated("Comparison.shown()", "Comparison.default_percent() and Comparison.decimals()")
+        return self._unit(percent, decimals)
+
+    def _unit(self, percent: bool | None, decimals: int | None) -> tuple[bool, int]:
+        """The unit and decimals values print with: as given, else the defaults."""
+        shown = self.default_percent() if percent is None else bool(percent)
+        return shown, self.decimals(shown, decimals)
 
     # ----------------------------------------------------------------- formats
     FORMATS = FORMATS
@@ -192,7 +211,7 @@ class Comparison(Printable):
     ) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of a table as the text formats print it (cells as strings):
         ``means`` (with significance letters), ``pairs`` or ``tukey``."""
-        percent, decimals = self.shown(percent, decimals)
+        percent, decimals = self._unit(percent, decimals)
         if kind == "means":
             return self._means_rows(percent, decimals)
         if kind == "pairs":
@@ -219,7 +238,7 @@ class Comparison(Printable):
     def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
         """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
         run)."""
-        percent, decimals = self.shown(percent, decimals)
+        percent, decimals = self._unit(percent, decimals)
         if fmt == "csv":
             if len(self.pairs):
                 return csv_frame(self.pairs)
@@ -586,4 +605,13 @@ def _tukey_line(tukey: pd.DataFrame, s) -> str:
     return (
         "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
         f"each query; range of the run means), {method}"
+    )
+
+
+def _deprecated(old: str, new: str) -> None:
+    """The one warning of a renamed method, naming its new spelling."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=3,
     )

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from warnings import warn
 
 import pandas as pd
 
@@ -49,6 +52,9 @@ from .manifest import read_manifest
 from .model import CompareSettings
 from .table_marks import LATEX_MARKS, best_systems, cell_text, table_legend
 from .table_runs import baseline_tests, cell_values, evaluated_runs, published_rows, with_tests
+
+if TYPE_CHECKING:
+    from ..printing.document import Report
 
 __all__ = ["ResultsTable", "results_table"]
 
@@ -154,21 +160,58 @@ class ResultsTable(Printable):
         """What the values and marks mean, one sentence a line, then the notes."""
         return table_legend(self)
 
+    def write_report(
+        self,
+        path: str | Path,
+        *,
+        command: str | None = None,
+        percent: bool | None = None,
+        decimals: int | None = None,
+    ) -> Path:
+        """Write the table and a plot per dataset (each system's values) as a report page.
+
+        Parameters
+        ----------
+        path : str or Path
+            ``.html`` / ``.htm`` for HTML, ``.md`` for Markdown; written beside it and
+            renamed into place, never half-written.
+        command : str, optional
+            The command that made it, the way to repeat it (its last section).
+        percent, decimals : optional
+            As :meth:`format` takes them (default: as made).
+
+        Returns
+        -------
+        Path
+            The file written.
+        """
+        return self._report(command, percent, decimals).write(path)
+
     def report(
         self,
         command: str | None = None,
         *,
         percent: bool | None = None,
         decimals: int | None = None,
-    ):
-        """The table and a plot per dataset (each system's values), as one report, in
-        ``percent`` with ``decimals`` (default: as made)."""
+    ) -> Report:
+        """Deprecated: the report is written by :meth:`write_report` (removed in the next
+        release)."""
+        warn(
+            "ResultsTable.report() is deprecated and will be removed in the next release; "
+            "use ResultsTable.write_report(path, command=..., percent=..., decimals=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._report(command, percent, decimals)
+
+    def _report(self, command: str | None, percent: bool | None, decimals: int | None) -> Report:
+        """The table and a plot per dataset, as one report document."""
         from ..printing.blocks import Figure, Section, Text, table
         from ..printing.document import command_report
         from ..printing.plots import Unit, system_scores
 
         if percent is not None or decimals is not None:
-            return displayed(self, percent, decimals).report(command)
+            return displayed(self, percent, decimals)._report(command, None, None)
 
         unit = Unit(self.percent)
         rows = [[cell.replace("**", "") for cell in row] for row in self._cells(latex=False)]
