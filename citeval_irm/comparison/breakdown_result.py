@@ -184,7 +184,7 @@ class Breakdown(Printable):
         value = lambda v: number(v * scale, self.decimals)  # noqa: E731
         others = [r for r in self.runs if r != self.baseline] if len(self.runs) > 1 else []
         headers = ["group", "queries", *self.runs, *(f"{r} - {self.baseline}" for r in others)]
-        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else None
+        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else self.pairs
         rows = []
         for _, row in self.groups.iterrows():
             size = f"{row['queries']:,}" + (" (small)" if row["small"] else "")
@@ -217,15 +217,16 @@ class Breakdown(Printable):
         few = sum(int(self.groups[f"{run} few"].sum()) for run in self.runs)
         if few:
             lines.append(few_line(few, len(self.groups) * len(self.runs), "values"))
-        if len(self.pairs):
+        tested = self.family  # set whenever there are pairs: they are corrected together
+        if len(self.pairs) and tested is not None:
             lines.append(
                 f"difference: run minus {self.baseline}; p: {self.test} test, "
-                f"{self.correction} correction over all {self.family.size} (group, run) "
-                f"tests{self.family.left_note()}; *: significant, in the direction of the "
+                f"{self.correction} correction over all {tested.size} (group, run) "
+                f"tests{tested.left_note()}; *: significant, in the direction of the "
                 f"{TEST_LABELS[self.test]}'s own statistic ({TEST_DIRECTIONS[self.test]})"
             )
             label = TEST_LABELS[self.test]
-            lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
+            lines += family_notes(self.pairs, tested, label, _pair_label, self.settings)
         return lines
 
     def section(

@@ -14,6 +14,7 @@ import math
 import string
 import warnings
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -35,6 +36,9 @@ from ..resolving.result import LOWER_IS_BETTER
 from ..scoring import percent_scale
 from .family import CORRECTION_LABELS, FEW_MARK, UNREACHABLE_MARK, Family, family_notes, few_line
 from .labels import P_COLUMNS, TEST_DIRECTIONS, TEST_LABELS, effect, format_p, signed
+
+if TYPE_CHECKING:
+    from ..checks.published.comparison import PublishedComparison
 
 FORMATS = COMPARE_FORMATS
 
@@ -80,7 +84,7 @@ class Comparison(Printable):
     protocol: Protocol | None
     qrels_source: str
     results: dict = field(default_factory=dict)
-    published: object | None = None
+    published: PublishedComparison | None = None
     popularity: pd.DataFrame | None = None
     family: Family | None = None  # the tests corrected together (None: no pairs)
     rates: list[str] = field(default_factory=list)
@@ -217,7 +221,8 @@ class Comparison(Printable):
         if kind == "pairs":
             return self._pair_rows(percent, decimals)
         if kind == "tukey" and self.tukey is not None:
-            return ["measure", "pair", "diff", "p(tukey)"], self._tukey_rows(percent, decimals)
+            rows = self._tukey_rows(self.tukey, percent, decimals)
+            return ["measure", "pair", "diff", "p(tukey)"], rows
         raise InputError(None, f"no {kind!r} table; choose means, pairs or tukey (if computed)")
 
     def legend(self) -> list[str]:
@@ -343,7 +348,7 @@ class Comparison(Printable):
             rows.append(cells)
         return headers, rows
 
-    def _tukey_rows(self, percent: bool, decimals: int) -> list[list[str]]:
+    def _tukey_rows(self, tukey: pd.DataFrame, percent: bool, decimals: int) -> list[list[str]]:
         return [
             [
                 row.measure,
@@ -351,7 +356,7 @@ class Comparison(Printable):
                 signed(row.diff * percent_scale(row.measure, percent), decimals),
                 format_p(row.p_tukey),
             ]
-            for row in self.tukey.itertuples()
+            for row in tukey.itertuples()
         ]
 
     def _text(self, fmt: str, percent: bool, decimals: int) -> str:
@@ -429,10 +434,11 @@ class Comparison(Printable):
         """Each measure's best mean (a fraction) among the rows it is comparable with: the
         runs, and the published systems only when the comparison is like for like."""
         best = {m: self.means.loc[m].max() for m in self.measures}
-        if with_published:
-            unit = 100.0 if self.published.paper.percent else 1.0
-            for measure in self.published.figures.index:
-                top = self.published.figures.loc[measure].max() / unit
+        published = self.published
+        if with_published and published is not None:
+            unit = 100.0 if published.paper.percent else 1.0
+            for measure in published.figures.index:
+                top = published.figures.loc[measure].max() / unit
                 best[measure] = max(best[measure], top)
         return best
 
@@ -449,7 +455,7 @@ class Comparison(Printable):
         else:
             caption += (
                 "Best of the runs compared here in bold; the published systems are not ranked "
-                f"with them ({latex_text(self._published_verdict())}). "
+                f"with them ({latex_text(self._published_verdict(self.published))}). "
             )
         if len(self.pairs):
             if s.test == "tukey":
@@ -467,22 +473,22 @@ class Comparison(Printable):
                 f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
                 f"{s.permutations:,} permutations, seed {s.seed})."
             )
-            if self.family.unreachable:
+            tested = self.family
+            if tested is not None and tested.unreachable:
                 caption += (
-                    f" {self.family.unreachable} of the {self.family.size} tests cannot reach "
+                    f" {tested.unreachable} of the {tested.size} tests cannot reach "
                     f"significance on these data (too few non-zero differences; smallest "
-                    f"possible corrected p {self.family.lowest_floor:.4g})."
+                    f"possible corrected p {tested.lowest_floor:.4g})."
                 )
         if self.published is not None:
             caption += f" Published figures {latex_text(self.published.paper.provenance)}."
         return caption
 
-    def _published_verdict(self) -> str:
+    @staticmethod
+    def _published_verdict(published: PublishedComparison) -> str:
         """The like-for-like verdict and the aspects that differ, for a caption."""
-        verdict = self.published.verdict()
-        differ = list(
-            dict.fromkeys(c.aspect for c in self.published.checks if c.status == "differs")
-        )
+        verdict = published.verdict()
+        differ = list(dict.fromkeys(c.aspect for c in published.checks if c.status == "differs"))
         return verdict + (f": {', '.join(differ)} differ" if differ else "")
 
 
@@ -496,7 +502,8 @@ def _legend(
 ) -> list[str]:
     """The legend of a comparison's ``pairs`` and ``tukey`` tables, made with ``settings``
     (a ``CompareSettings``) and corrected as ``family`` over ``num_queries`` queries."""
-    lines = _pair_lines(pairs, settings, family, baseline) if len(pairs) else []
+    # a comparison with pairs has its family (compare corrects every test it makes)
+    lines = _pair_lines(pairs, settings, family, baseline) if len(pairs) and family else []
     if tukey is not None:
         lines.append(_tukey_line(tukey, settings))
     if len(pairs):
