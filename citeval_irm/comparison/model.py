@@ -34,29 +34,21 @@ from ..printing.printable import Printable, Shown
 from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..resolving.result import LOWER_IS_BETTER
 from ..scoring import percent_scale
-from .family import CORRECTION_LABELS, FEW_MARK, UNREACHABLE_MARK, Family, family_notes, few_line
+from .family import (
+    CORRECTION_LABELS,
+    FEW_MARK,
+    UNREACHABLE_MARK,
+    CompareSettings,
+    Family,
+    family_notes,
+    few_line,
+)
 from .labels import P_COLUMNS, TEST_DIRECTIONS, TEST_LABELS, effect, format_p, signed
 
 if TYPE_CHECKING:
     from ..checks.published.comparison import PublishedComparison
 
 FORMATS = COMPARE_FORMATS
-
-
-@dataclass(frozen=True)
-class CompareSettings:
-    """How the comparison was made: reported with every result so it can be repeated."""
-
-    test: str
-    correction: str
-    alpha: float
-    confidence: float
-    permutations: int
-    bootstrap: int
-    seed: int
-    queries: str
-    ties: str
-    permutations_requested: int | None = None  # when B was raised for the family
 
 
 @dataclass(repr=False)
