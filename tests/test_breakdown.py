@@ -122,6 +122,20 @@ def test_two_runs_side_by_side_with_tests_corrected_over_groups(corpus):
     )
 
 
+def test_write_report_writes_the_page_and_report_is_deprecated(corpus, tmp_path):
+    """issue 43: one verb for writing a report, ``write_report(path)`` as a Resolution's;
+    ``report()`` warns naming it and gives the same page."""
+    result = citeval_irm.breakdown(corpus["runs"], ACL, by="popularity")
+    path = result.write_report(tmp_path / "b.md", command="citeval breakdown", percent=True)
+    assert path == tmp_path / "b.md"
+    with pytest.warns(DeprecationWarning, match=r"Breakdown\.write_report\(path"):
+        old = result.report("citeval breakdown", percent=True)
+    assert path.read_text(encoding="utf-8") == old.to_markdown()
+    assert "citeval breakdown" in old.to_markdown()
+    with pytest.raises(TypeError, match="'pct'; it takes percent, decimals, min_queries"):
+        result.format("json", pct=True)
+
+
 def test_the_cli_prints_json_and_writes_the_popularity_plot(corpus, capsys, tmp_path):
     runs = [str(p) for p in corpus["runs"].values()]
     report = tmp_path / "breakdown.html"

@@ -280,3 +280,21 @@ def test_cli_compare_bad_input(capsys, planted):
         "z",
     )
     assert code == 2 and "baseline 'z' is not one of the runs" in err
+
+
+def test_one_spelling_of_the_unit_and_of_format_keywords(comparison):
+    """issue 43: Comparison.default_percent() and decimals() as EvalResult spells them; the
+    old percent_default() and shown() warn naming the new spelling; a keyword no format
+    takes is a TypeError at format's call, naming those it takes."""
+    assert comparison.default_percent() is False
+    assert comparison.decimals(False) == 4 and comparison.decimals(True, 1) == 1
+    with pytest.warns(DeprecationWarning, match=r"Comparison\.default_percent\(\)"):
+        assert comparison.percent_default() is False
+    with pytest.warns(DeprecationWarning, match=r"Comparison\.decimals\(\)"):
+        assert comparison.shown(True) == (True, comparison.decimals(True))
+    with pytest.raises(TypeError, match="'pct'; it takes percent, decimals"):
+        comparison.format("table", pct=True)
+    with pytest.raises(TypeError, match="'pct'; it takes percent, decimals"):
+        comparison.format("json", pct=True)
+    assert comparison.format("json", percent=True) == comparison.format("json")
+    assert comparison.format("table", percent=True) != comparison.format("table")

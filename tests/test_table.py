@@ -339,3 +339,12 @@ def test_an_impossible_published_row_is_marked_in_the_table(manifest, capsys, tm
     fine_line = next(line for line in out.splitlines() if "Fine" in line and "45.06" in line)
     assert mark in planted_line and mark not in fine_line
     assert "the published row of Planted on" in " ".join(out.split())
+
+
+def test_write_report_writes_the_page_and_report_is_deprecated(table, tmp_path):
+    """issue 43: ``write_report(path)``, the one verb for writing a report; ``report()``
+    warns naming it and gives the same page."""
+    path = table.write_report(tmp_path / "t.md", command="citeval table", decimals=2)
+    with pytest.warns(DeprecationWarning, match=r"ResultsTable\.write_report\(path"):
+        old = table.report("citeval table", decimals=2)
+    assert path.read_text(encoding="utf-8") == old.to_markdown()

@@ -6,6 +6,9 @@ groups smaller than ``min_queries`` flagged, each chosen when it is printed."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from warnings import warn
 
 import pandas as pd
 
@@ -27,6 +30,9 @@ from .family import (
 )
 from .labels import TEST_DIRECTIONS, TEST_LABELS, displayed, format_p
 from .model import CompareSettings
+
+if TYPE_CHECKING:
+    from ..printing.document import Report
 
 PAIR_COLUMNS = (
     "diff",
@@ -133,8 +139,14 @@ class Breakdown(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    def _json(self, **shown) -> dict:
-        return self.displayed(**shown).to_dict()
+    def _json(
+        self,
+        *,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> dict:
+        return self.displayed(percent, decimals, min_queries).to_dict()
 
     def _render(
         self,
@@ -172,7 +184,7 @@ class Breakdown(Printable):
         value = lambda v: number(v * scale, self.decimals)  # noqa: E731
         others = [r for r in self.runs if r != self.baseline] if len(self.runs) > 1 else []
         headers = ["group", "queries", *self.runs, *(f"{r} - {self.baseline}" for r in others)]
-        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else None
+        pairs = self.pairs.set_index(["group", "system"]) if len(self.pairs) else self.pairs
         rows = []
         for _, row in self.groups.iterrows():
             size = f"{row['queries']:,}" + (" (small)" if row["small"] else "")
@@ -205,15 +217,16 @@ class Breakdown(Printable):
         few = sum(int(self.groups[f"{run} few"].sum()) for run in self.runs)
         if few:
             lines.append(few_line(few, len(self.groups) * len(self.runs), "values"))
-        if len(self.pairs):
+        tested = self.family  # set whenever there are pairs: they are corrected together
+        if len(self.pairs) and tested is not None:
             lines.append(
                 f"difference: run minus {self.baseline}; p: {self.test} test, "
-                f"{self.correction} correction over all {self.family.size} (group, run) "
-                f"tests{self.family.left_note()}; *: significant, in the direction of the "
+                f"{self.correction} correction over all {tested.size} (group, run) "
+                f"tests{tested.left_note()}; *: significant, in the direction of the "
                 f"{TEST_LABELS[self.test]}'s own statistic ({TEST_DIRECTIONS[self.test]})"
             )
             label = TEST_LABELS[self.test]
-            lines += family_notes(self.pairs, self.family, label, _pair_label, self.settings)
+            lines += family_notes(self.pairs, tested, label, _pair_label, self.settings)
         return lines
 
     def section(
@@ -263,6 +276,34 @@ class Breakdown(Printable):
             figure,
         )
 
+    def write_report(
+        self,
+        path: str | Path,
+        *,
+        command: str | None = None,
+        percent: bool | None = None,
+        decimals: int | None = None,
+        min_queries: int | None = None,
+    ) -> Path:
+        """Write the breakdown as a report page, as :meth:`format` prints it.
+
+        Parameters
+        ----------
+        path : str or Path
+            ``.html`` / ``.htm`` for HTML, ``.md`` for Markdown; written beside it and
+            renamed into place, never half-written.
+        command : str, optional
+            The command that made it, the way to repeat it (its last section).
+        percent, decimals, min_queries : optional
+            As :meth:`format` takes them (default: as made).
+
+        Returns
+        -------
+        Path
+            The file written.
+        """
+        return self._report(command, percent, decimals, min_queries).write(path)
+
     def report(
         self,
         command: str | None = None,
@@ -270,12 +311,30 @@ class Breakdown(Printable):
         percent: bool | None = None,
         decimals: int | None = None,
         min_queries: int | None = None,
-    ):
-        """The breakdown as a report (HTML or Markdown), as :meth:`format` prints it."""
+    ) -> Report:
+        """Deprecated: the report is written by :meth:`write_report` (removed in the next
+        release)."""
+        warn(
+            "Breakdown.report() is deprecated and will be removed in the next release; use "
+            "Breakdown.write_report(path, command=..., percent=..., decimals=..., "
+            "min_queries=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._report(command, percent, decimals, min_queries)
+
+    def _report(
+        self,
+        command: str | None,
+        percent: bool | None,
+        decimals: int | None,
+        min_queries: int | None,
+    ) -> Report:
+        """The breakdown as a report document (HTML or Markdown)."""
         from ..printing.document import command_report
 
         if (percent, decimals, min_queries) != (None, None, None):
-            return self.displayed(percent, decimals, min_queries).report(command)
+            return self.displayed(percent, decimals, min_queries)._report(command, None, None, None)
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
         return command_report(
             f"citeval breakdown: {self.dataset}", summary, [self.section()], command

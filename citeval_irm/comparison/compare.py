@@ -249,7 +249,9 @@ def _blocks(
     rate on the queries every run has a value of it for), their per-query values side by
     side, and the warnings counting the queries a rate leaves out."""
     runs = list(named)
-    blocks = {None: (values, runs, names)} if names else {}
+    blocks: dict[str | None, tuple[np.ndarray, list[str], list[str]]] = (
+        {None: (values, runs, names)} if names else {}
+    )
     per_query = [per_query_frame(values, population, names, runs)]
     left_out = {}
     for rate in rates:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -187,7 +188,7 @@ def query_groups(dataset, facet: str, qrels_frame: pd.DataFrame, bins: int = 3) 
     return pd.Series(pd.Categorical(groups, categories=categories, ordered=True), index=index)
 
 
-def _dataset(dataset) -> tuple[str, object]:
+def _dataset(dataset) -> tuple[str, Any]:  # an ir_datasets dataset: untyped
     from ..reading.io import as_dataset
 
     found = as_dataset(dataset) if not isinstance(dataset, tuple) else dataset

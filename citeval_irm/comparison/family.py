@@ -36,6 +36,23 @@ from ..base.errors import EvalWarning
 from . import stats
 from .pairs import PAIR_COLUMNS, paired_statistics, pairs_of
 
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """How the comparison was made: reported with every result so it can be repeated."""
+
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    permutations: int
+    bootstrap: int
+    seed: int
+    queries: str
+    ties: str
+    permutations_requested: int | None = None  # when B was raised for the family
+
+
 FEW_MARK = "~"  # before an interval resting on fewer than FEW_NONZERO non-zero differences
 UNREACHABLE_MARK = "x"  # after a test no data with these counts could make significant
 CORRECTION_LABELS = {
@@ -229,7 +246,7 @@ class Tested:
 
     pairs: pd.DataFrame
     tukey: dict
-    settings: object
+    settings: CompareSettings
     family: Family
     warnings: list[EvalWarning]
 

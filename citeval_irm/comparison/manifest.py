@@ -84,7 +84,7 @@ def _file_rows(path: Path) -> _Rows:
         skip=lambda line: line.startswith("#") or not line.strip(),
         names=lambda name: name.strip().lower(),
     )
-    if rows.header is None:
+    if rows.header is None or rows.header_line is None:
         raise InputError(rows.source, "the manifest is empty: give a header system, dataset, run")
     records = [(line, {k: v.strip() for k, v in cells.items()}) for line, cells in rows]
     return _Rows(rows.source, path.parent, rows.header, rows.header_line, records)

@@ -1,49 +1,58 @@
 """The result of :func:`citeval_irm.compare`: the runs' per-query values compared, each
 pair's tests, the settings they were made with, and what the result gives a notebook (tidy
-DataFrames, JSON). Values are stored as fractions; percent is presentation. Its text
-formats are :mod:`citeval_irm.comparison.model_formats`'s, its legend
-:mod:`citeval_irm.comparison.model_legend`'s.
+DataFrames, JSON). Values are stored as fractions; percent is presentation. Its formats:
+the table a person reads (a header, the means with significance letters, each pair's
+difference, interval, effect size, win / tie / loss and p-values, the Tukey HSD, the
+legend), Markdown, LaTeX (booktabs, with a caption that says what the table claims) and
+CSV. Its legend says what every column means and how each number was made, one sentence a
+line.
 """
 
 from __future__ import annotations
 
+import math
 import string
+import warnings
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..base.choices import COMPARE_FORMATS
+from ..base.choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
 from ..base.errors import EvalWarning, InputError
 from ..base.measures import Protocol
 from ..base.options import display_decimals
-from ..printing.escaping import finite_values, latex_label
+from ..printing.escaping import (
+    Markup,
+    csv_frame,
+    finite_values,
+    latex_comment,
+    latex_label,
+    latex_text,
+)
 from ..printing.printable import Printable, Shown
+from ..printing.text_tables import blocks, latex_tabular, render, wrap
 from ..resolving.result import LOWER_IS_BETTER
-from .family import Family
-from .model_formats import ComparisonFormats
-from .model_legend import comparison_legend
+from ..scoring import percent_scale
+from .family import (
+    CORRECTION_LABELS,
+    FEW_MARK,
+    UNREACHABLE_MARK,
+    CompareSettings,
+    Family,
+    family_notes,
+    few_line,
+)
+from .labels import P_COLUMNS, TEST_DIRECTIONS, TEST_LABELS, effect, format_p, signed
+
+if TYPE_CHECKING:
+    from ..checks.published.comparison import PublishedComparison
 
 FORMATS = COMPARE_FORMATS
 
 
-@dataclass(frozen=True)
-class CompareSettings:
-    """How the comparison was made: reported with every result so it can be repeated."""
-
-    test: str
-    correction: str
-    alpha: float
-    confidence: float
-    permutations: int
-    bootstrap: int
-    seed: int
-    queries: str
-    ties: str
-    permutations_requested: int | None = None  # when B was raised for the family
-
-
 @dataclass(repr=False)
-class Comparison(ComparisonFormats, Printable):
+class Comparison(Printable):
     """Runs compared query by query (see :func:`citeval_irm.compare`).
 
     ``pairs``: one row per measure and (baseline, system) pair, ``system`` minus
@@ -67,7 +76,7 @@ class Comparison(ComparisonFormats, Printable):
     protocol: Protocol | None
     qrels_source: str
     results: dict = field(default_factory=dict)
-    published: object | None = None
+    published: PublishedComparison | None = None
     popularity: pd.DataFrame | None = None
     family: Family | None = None  # the tests corrected together (None: no pairs)
     rates: list[str] = field(default_factory=list)
@@ -109,20 +118,38 @@ class Comparison(ComparisonFormats, Printable):
         """
         return self.per_query.copy()
 
-    def percent_default(self) -> bool:
-        """The protocol's unit, else the published table's (its rows share the runs'
-        table), else fractions."""
+    def default_percent(self) -> bool:
+        """The unit values print in when no ``percent`` is given: the protocol's, else the
+        published table's (its rows share the runs' table), else fractions (as
+        :meth:`EvalResult.default_percent <citeval_irm.EvalResult.default_percent>`)."""
         if self.protocol is not None:
             return bool(self.protocol.percent)
         return bool(self.published.paper.percent) if self.published is not None else False
 
-    def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
-        """The unit and decimals values print with: as given, else the defaults
-        (:meth:`percent_default`, :func:`~citeval_irm.base.options.display_decimals`)."""
-        percent = self.percent_default() if percent is None else bool(percent)
-        return percent, display_decimals(percent, self.protocol, decimals)
+    def decimals(self, percent: bool, decimals: int | None = None) -> int:
+        """The decimals values print with in ``percent``: ``decimals`` if given, else the
+        protocol's (:func:`~citeval_irm.base.options.display_decimals`, as
+        :meth:`EvalResult.decimals <citeval_irm.EvalResult.decimals>`)."""
+        return display_decimals(percent, self.protocol, decimals)
 
-    # ---------------------------- formats (the text ones: model_formats.ComparisonFormats)
+    def percent_default(self) -> bool:
+        """Deprecated spelling of :meth:`default_percent` (removed in the next release)."""
+        _deprecated("Comparison.percent_default()", "Comparison.default_percent()")
+        return self.default_percent()
+
+    def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
+        """Deprecated (``shown`` is a report's: the report in another unit): the unit is
+        :meth:`default_percent`, the decimals :meth:`decimals` (removed in the next
+        release)."""
+        _deprecated("Comparison.shown()", "Comparison.default_percent() and Comparison.decimals()")
+        return self._unit(percent, decimals)
+
+    def _unit(self, percent: bool | None, decimals: int | None) -> tuple[bool, int]:
+        """The unit and decimals values print with: as given, else the defaults."""
+        shown = self.default_percent() if percent is None else bool(percent)
+        return shown, self.decimals(shown, decimals)
+
+    # ----------------------------------------------------------------- formats
     FORMATS = FORMATS
 
     def _repr_html_(self) -> str:
@@ -180,18 +207,19 @@ class Comparison(ComparisonFormats, Printable):
     ) -> tuple[list[str], list[list[str]]]:
         """Headers and rows of a table as the text formats print it (cells as strings):
         ``means`` (with significance letters), ``pairs`` or ``tukey``."""
-        percent, decimals = self.shown(percent, decimals)
+        percent, decimals = self._unit(percent, decimals)
         if kind == "means":
             return self._means_rows(percent, decimals)
         if kind == "pairs":
             return self._pair_rows(percent, decimals)
         if kind == "tukey" and self.tukey is not None:
-            return ["measure", "pair", "diff", "p(tukey)"], self._tukey_rows(percent, decimals)
+            rows = self._tukey_rows(self.tukey, percent, decimals)
+            return ["measure", "pair", "diff", "p(tukey)"], rows
         raise InputError(None, f"no {kind!r} table; choose means, pairs or tukey (if computed)")
 
     def legend(self) -> list[str]:
         """What every column means and how it was computed, one sentence per line."""
-        return comparison_legend(
+        return _legend(
             self.pairs, self.tukey, self.settings, self.family, self.baseline, self.num_queries
         )
 
@@ -202,3 +230,387 @@ class Comparison(ComparisonFormats, Printable):
         qrels = self.qrels_source.replace("\\", "/").rsplit("/", 1)[-1]
         key = repr((self.names, self.measures, self.num_queries, qrels))
         return latex_label("compare", key, repr(asdict(self.settings)))
+
+    # ------------------------------------------------------------ text formats
+    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
+        """``table``, ``markdown``, ``latex`` or ``csv`` (the pairs, or the means of a single
+        run)."""
+        percent, decimals = self._unit(percent, decimals)
+        if fmt == "csv":
+            if len(self.pairs):
+                return csv_frame(self.pairs)
+            long = self.means.stack().rename("mean").reset_index()
+            return csv_frame(long.rename(columns={"level_0": "measure"}))
+        if fmt == "latex":
+            return self._latex(percent, decimals)
+        return self._text(fmt, percent, decimals)
+
+    def _header(self, percent: bool) -> str:
+        protocol = f", protocol {self.protocol.name}" if self.protocol else ""
+        unit = "; values in percent" if percent else ""
+        runs = f"{len(self.names)} runs" if len(self.names) > 1 else "1 run"
+        return (
+            f"compare {runs} ({', '.join(self.names)}) on {self.num_queries:,} queries of "
+            f"{self.qrels_source}{protocol}, ties: {self.settings.ties}{unit}"
+        )
+
+    def _rates_line(self) -> str | None:
+        """On which queries each resolution rate is compared."""
+        if not self.rates:
+            return None
+        counts = ", ".join(
+            f"{rate} on {int(self.per_query[rate].notna().all(axis=1).sum()):,}"
+            for rate in self.rates
+        )
+        lower = [rate for rate in self.rates if rate in LOWER_IS_BETTER]
+        better = f"; lower is better for {', '.join(lower)}" if lower else ""
+        return (
+            f"rates of the resolutions, each compared on the queries whose generated lists "
+            f"have references in every run: {counts}{better}"
+        )
+
+    def _coverage_line(self) -> str | None:
+        short = self.coverage[self.coverage["unranked"] > 0]
+        if short.empty:
+            return None
+        parts = ", ".join(
+            f"{run} ranks {row.ranked:,} of {row.evaluated:,}" for run, row in short.iterrows()
+        )
+        if self.settings.queries == "common":
+            return f"queries: compared on the {self.num_queries:,} every run ranks ({parts})"
+        return f"queries: every qrels query, unranked ones scored 0 ({parts})"
+
+    def _means_rows(
+        self, percent: bool, decimals: int, bold: bool = False, aligned: bool = False
+    ) -> tuple[list[str], list[list[str]]]:
+        """The means with their letters; ``bold``: the best run of each measure in Markdown
+        bold; ``aligned``: each column's letters padded to one width, so that in a
+        right-aligned text table the numbers line up."""
+        letters, beats = self.letters(), self.beats()
+        best = self._best(False)
+        headers = ["measure", *(f"{name} ({letters[name]})" for name in self.names)]
+        marks = {
+            name: ["".join(sorted(beats.get((m, name), []))) for m in self.means.index]
+            for name in self.names
+        }
+        width = {name: max(map(len, column), default=0) for name, column in marks.items()}
+        rows = []
+        for i, (measure, row) in enumerate(self.means.iterrows()):
+            cells = [measure]
+            scale = percent_scale(measure, percent)
+            for name in self.names:
+                mark = marks[name][i].ljust(width[name]) if aligned else marks[name][i]
+                text = f"{row[name] * scale:.{decimals}f}"
+                cell = text + (f" {mark}" if mark else "")  # letters: inert in every format
+                if bold and row[name] == best[measure] and len(self.names) > 1:
+                    cell = Markup(f"**{text}**" + (f" {mark}" if mark else ""))
+                cells.append(cell)
+            rows.append(cells)
+        return headers, rows
+
+    def _p_columns(self) -> list[str]:
+        tests = ["randomisation", "t", "wilcoxon", "sign"]
+        return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
+
+    def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
+        tests = self._p_columns()
+        headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
+        headers += [P_COLUMNS[t] for t in tests] + ["p_adj", ""]
+        rows = []
+        for row in self.pairs.itertuples():
+            scale = percent_scale(row.measure, percent)
+            if math.isnan(row.ci_low):
+                ci = "n/a"
+            else:
+                low, high = (signed(v * scale, decimals) for v in (row.ci_low, row.ci_high))
+                ci = (FEW_MARK if row.ci_few else "") + f"[{low}, {high}]"
+            cells = [
+                row.measure,
+                f"{row.system} - {row.baseline}",
+                signed(row.diff * scale, decimals),
+                ci,
+                effect(row.effect_size),
+                f"{row.wins}/{row.ties}/{row.losses}",
+            ]
+            cells += [format_p(getattr(row, f"p_{t}")) for t in tests]
+            mark = "*" if row.significant else ""
+            if not row.significant and not math.isnan(row.p_adj) and not row.reachable:
+                mark = UNREACHABLE_MARK
+            cells += [format_p(row.p_adj), mark]
+            rows.append(cells)
+        return headers, rows
+
+    def _tukey_rows(self, tukey: pd.DataFrame, percent: bool, decimals: int) -> list[list[str]]:
+        return [
+            [
+                row.measure,
+                f"{row.system_b} - {row.system_a}",
+                signed(row.diff * percent_scale(row.measure, percent), decimals),
+                format_p(row.p_tukey),
+            ]
+            for row in tukey.itertuples()
+        ]
+
+    def _text(self, fmt: str, percent: bool, decimals: int) -> str:
+        bullet = "- " if fmt == "markdown" else "  "
+        out = [wrap(self._header(percent), "", fmt)]
+        for line in (self._coverage_line(), self._rates_line()):
+            if line:
+                out.append(wrap(line, "", fmt))
+        headers, rows = self._means_rows(
+            percent, decimals, bold=fmt == "markdown", aligned=fmt == "table"
+        )
+        out.append(render(headers, rows, fmt))
+        if fmt == "markdown" and len(self.names) > 1:
+            note = "bold: the best of the runs compared here"
+            if self.published is not None:
+                note += " (the published systems, in their own table, are not ranked with them)"
+            out.append(note)
+        if len(self.pairs):
+            headers, rows = self._pair_rows(percent, decimals)
+            out.append(render(headers, rows, fmt, left=2))
+        else:
+            out.append(f"{bullet}one run: nothing to test")
+        if self.tukey is not None and self.baseline is not None:
+            out.append("randomised Tukey HSD, all pairs:")
+            out.append(render(*self.table("tukey", percent, decimals), fmt, left=2))
+        legend = self.legend()
+        if legend:
+            out.append("legend:")
+            out += [wrap(line, bullet, fmt) for line in legend]
+        if self.popularity is not None:
+            from .facets import popularity_lines
+
+            out += [
+                wrap(line, bullet if n else "", fmt)
+                for n, line in enumerate(popularity_lines(self.popularity))
+            ]
+        if self.published is not None:
+            out.append("")
+            out.append(self.published.format(fmt))
+        return blocks(out, fmt)
+
+    def _latex(self, percent: bool, decimals: int) -> str:
+        letters, beats = self.letters(), self.beats()
+        means = self.means
+        published = self.published
+        ranked_with = published is not None and published.like_for_like
+        best = self._best(ranked_with)
+        rows: list[list[str] | None] = []
+        if published is not None:
+            rows += published.latex_rows(self.measures, best if ranked_with else None)
+            rows.append(None)
+        for name in self.names:
+            cells = [latex_text(f"({letters[name]}) {name}")]
+            for measure in self.measures:
+                value = means.at[measure, name]
+                text = f"{value * percent_scale(measure, percent):.{decimals}f}"
+                if value == best[measure]:
+                    text = f"\\textbf{{{text}}}"
+                mark = "".join(sorted(beats.get((measure, name), [])))
+                cells.append(text + (f"$^{{{mark}}}$" if mark else ""))
+            rows.append(cells)
+        headers = ["System", *(latex_text(m) for m in self.measures)]
+        caption = self._caption(percent, ranked_with)
+        comment = latex_comment(
+            f"citeval compare: {', '.join(self.names)} on {self.num_queries:,} queries"
+        )
+        return (
+            comment
+            + "\\begin{table}[t]\n\\centering\n"
+            + latex_tabular(headers, rows)
+            + f"\\caption{{{caption}}}\n\\label{{{self.label()}}}\n\\end{{table}}\n"
+        )
+
+    def _best(self, with_published: bool) -> dict[str, float]:
+        """Each measure's best mean (a fraction) among the rows it is comparable with: the
+        runs, and the published systems only when the comparison is like for like."""
+        best = {m: self.means.loc[m].max() for m in self.measures}
+        published = self.published
+        if with_published and published is not None:
+            unit = 100.0 if published.paper.percent else 1.0
+            for measure in published.figures.index:
+                top = published.figures.loc[measure].max() / unit
+                best[measure] = max(best[measure], top)
+        return best
+
+    def _caption(self, percent: bool, ranked_with: bool) -> str:
+        """What the table claims: the best in bold among which rows, the marks' test and its
+        correction (over which family), the published table's like-for-like verdict."""
+        s = self.settings
+        unit = " (percent)" if percent else ""
+        caption = f"Means over {self.num_queries:,} queries{unit}. "
+        if self.published is None:
+            caption += "Best run in bold. "
+        elif ranked_with:
+            caption += "Best in bold, published systems included (like for like). "
+        else:
+            caption += (
+                "Best of the runs compared here in bold; the published systems are not ranked "
+                f"with them ({latex_text(self._published_verdict(self.published))}). "
+            )
+        if len(self.pairs):
+            if s.test == "tukey":
+                family = (
+                    "it controls the family-wise error over the pairs of each measure; not "
+                    f"corrected across the {len(self.measures)} measures"
+                )
+            else:
+                family = (
+                    f"{CORRECTION_LABELS[s.correction]}-corrected over the "
+                    f"{int(self.pairs['p_adj'].notna().sum())} tests of the table"
+                )
+            caption += (
+                f"A superscript letter: significantly better than that system "
+                f"({TEST_LABELS[s.test]}, {family}, $p < {s.alpha:g}$; "
+                f"{s.permutations:,} permutations, seed {s.seed})."
+            )
+            tested = self.family
+            if tested is not None and tested.unreachable:
+                caption += (
+                    f" {tested.unreachable} of the {tested.size} tests cannot reach "
+                    f"significance on these data (too few non-zero differences; smallest "
+                    f"possible corrected p {tested.lowest_floor:.4g})."
+                )
+        if self.published is not None:
+            caption += f" Published figures {latex_text(self.published.paper.provenance)}."
+        return caption
+
+    @staticmethod
+    def _published_verdict(published: PublishedComparison) -> str:
+        """The like-for-like verdict and the aspects that differ, for a caption."""
+        verdict = published.verdict()
+        differ = list(dict.fromkeys(c.aspect for c in published.checks if c.status == "differs"))
+        return verdict + (f": {', '.join(differ)} differ" if differ else "")
+
+
+def _legend(
+    pairs: pd.DataFrame,
+    tukey: pd.DataFrame | None,
+    settings,
+    family: Family | None,
+    baseline: str | None,
+    num_queries: int,
+) -> list[str]:
+    """The legend of a comparison's ``pairs`` and ``tukey`` tables, made with ``settings``
+    (a ``CompareSettings``) and corrected as ``family`` over ``num_queries`` queries."""
+    # a comparison with pairs has its family (compare corrects every test it makes)
+    lines = _pair_lines(pairs, settings, family, baseline) if len(pairs) and family else []
+    if tukey is not None:
+        lines.append(_tukey_line(tukey, settings))
+    if len(pairs):
+        lines.append(
+            "a p-value says whether a difference is there, not whether it matters: read it "
+            f"beside diff, the CI and d_z (the more queries, here {num_queries:,}, the "
+            "smaller the differences that come out significant)"
+        )
+    return lines
+
+
+def _pair_lines(pairs: pd.DataFrame, s, family: Family, baseline: str | None) -> list[str]:
+    """The lines on the pairs table: its columns, its tests, the correction, the marks and
+    their caveats, the values no test could give."""
+    test = TEST_LABELS[s.test]
+    lines = [
+        f"diff: {_diff_meaning(baseline)}, the mean of the per-query differences; "
+        f"{s.confidence:.0%} CI: paired bootstrap BCa interval (bias-corrected and "
+        f"accelerated, Efron 1987; {s.bootstrap:,} resamples of the queries, "
+        f"seed {s.seed})",
+        "d_z: standardised mean difference (mean / standard deviation of the per-query "
+        "differences); W/T/L: queries where the pair's first run does better / the same / "
+        "worse",
+        _randomisation_line(pairs, s),
+        "p(t): paired t-test (scipy); p(sign): sign test, exact binomial of wins against "
+        "losses (ties dropped); " + _wilcoxon_line(pairs),
+        _p_adj_line(s, family),
+        f"*: p_adj < {s.alpha:g}; a letter after a mean: significantly better than that "
+        f"run, in the direction of the {test}'s own statistic ({TEST_DIRECTIONS[s.test]})",
+    ]
+    lines += _caveats(pairs, family, test)
+    for reason, count in pairs["unavailable"].dropna().value_counts().items():
+        tests = "test" if count == 1 else "tests"
+        lines.append(f"n/a ({count} {tests}): {reason}")
+    return lines
+
+
+def _diff_meaning(baseline: str | None) -> str:
+    if baseline is not None:
+        return f"each run minus the baseline ({baseline})"
+    return "the pair's first run minus its second (each later run minus each earlier one)"
+
+
+def _randomisation_line(pairs: pd.DataFrame, s) -> str:
+    """How the randomisation test drew its flips: B (raised for the family, if it was),
+    the seed, and the tests whose sign vectors were all enumerated."""
+    exact = int(pairs["randomisation_exact"].sum())
+    rand = (
+        f"p(rand): randomisation test, paired and two-sided, sign flips of the per-query "
+        f"differences, {s.permutations:,} random flips (seed {s.seed}), "
+        "p = (b + 1) / (B + 1)"
+    )
+    if s.permutations_requested is not None:
+        rand += (
+            f" (B raised from {s.permutations_requested:,}: the family's smallest "
+            "corrected p, at its floor, must be at most alpha / 2)"
+        )
+    if exact:
+        rand += f"; exact (all sign vectors enumerated) for {exact} of {len(pairs)} tests"
+    return rand
+
+
+def _wilcoxon_line(pairs: pd.DataFrame) -> str:
+    methods = pairs["wilcoxon_method"].value_counts()
+    exact, normal = int(methods.get("exact", 0)), int(methods.get("normal", 0))
+    return (
+        "p(wsr): Wilcoxon signed-rank test on the non-zero differences (zeros dropped, "
+        f"ties in magnitude given mid-ranks): exact distribution for {exact} of "
+        f"{len(pairs)} tests (at most {EXACT_WILCOXON_MAX} non-zero "
+        f"differences), normal approximation with tie correction and no continuity "
+        f"correction for {normal}"
+    )
+
+
+def _p_adj_line(s, family: Family) -> str:
+    """What ``p_adj`` is: the chosen test's p corrected over the family, or Tukey's own."""
+    if s.test == "tukey":
+        return (
+            "p_adj: the Tukey HSD p-value (it controls the family-wise error over "
+            "the pairs of a measure; not corrected across measures)"
+        )
+    return (
+        f"p_adj: {TEST_LABELS[s.test]} p-values, {CORRECTION_LABELS[s.correction]}-"
+        f"corrected over the {family.size} tests shown{family.left_note()}"
+    )
+
+
+def _caveats(pairs: pd.DataFrame, family: Family, test: str) -> list[str]:
+    """The legend's lines on tests that cannot come out significant, on marks whose
+    direction is not the mean's, and on intervals resting on few non-zero differences."""
+    lines = family_notes(
+        pairs, family, test, lambda row: f"{row.measure} {row.system} - {row.baseline}"
+    )
+    few = int(pairs["ci_few"].sum())
+    if few:
+        lines.append(few_line(few, len(pairs), "differences (W + L)"))
+    return lines
+
+
+def _tukey_line(tukey: pd.DataFrame, s) -> str:
+    """How the Tukey HSD shuffled: every shuffling, or B random ones with their seed."""
+    if tukey["exact"].any():
+        method = "every shuffling enumerated"
+    else:
+        method = f"{s.permutations:,} random shufflings (seed {s.seed}), p = (b + 1) / (B + 1)"
+    return (
+        "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
+        f"each query; range of the run means), {method}"
+    )
+
+
+def _deprecated(old: str, new: str) -> None:
+    """The one warning of a renamed method, naming its new spelling."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )

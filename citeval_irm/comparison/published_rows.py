@@ -74,7 +74,7 @@ def compare_published(
         except CitevalError:
             recipe = None  # the table's own error is beside_published's to give
     named = named_inputs(runs) if runs is not None else {}
-    facts = {}
+    facts: dict[str, RunEvidence | None] = {}  # None: given evaluated, no run to check
     for name, result in comparison.results.items():
         item = named.get(name)
         if item is not None and is_evaluated(item):

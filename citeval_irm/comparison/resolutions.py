@@ -138,7 +138,10 @@ def table_measures(results: list) -> list[str]:
     """A results table's measures on one dataset: the field's (the first run's), then the
     rates any resolution among ``results`` has."""
     first = results[0]
-    fields = first.evaluation.names if isinstance(first, Resolution) else first.measures
+    if isinstance(first, Resolution):  # resolve evaluates the resolved run it made
+        fields = first.evaluation.names if first.evaluation is not None else []
+    else:
+        fields = first.measures
     rates = [r for r in RATES if any(r in getattr(x, "rates", ()) for x in results)]
     return [str(m) for m in fields] + rates
 
@@ -147,7 +150,8 @@ def rate_blocks(compared: dict, baseline: str, key) -> tuple[dict, list[EvalWarn
     """The test blocks of the rates on one dataset of a results table: for each rate the
     baseline has, the systems that have it too (``compared``: system -> result), keyed
     ``"<key> <rate>"``; and the warnings counting the queries each leaves out."""
-    blocks, left_out = {}, {}
+    blocks: dict[str, tuple[np.ndarray, list[str], list[str]]] = {}
+    left_out: dict[str, pd.Index] = {}
     if not isinstance(compared.get(baseline), Resolution):
         return blocks, []
     for rate in compared[baseline].rates:

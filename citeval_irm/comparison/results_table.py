@@ -16,12 +16,18 @@ whole table are corrected together. A run that breaks the protocol is shown, mar
 neither compared nor ranked best; a system without a run on a dataset is shown as missing.
 ``paper=PAPER`` interleaves the paper's published rows (marked, never ranked) with the
 like-for-like verdict of :mod:`citeval_irm.checks.published` per dataset in a footnote.
+The table prints as text and Markdown (a column group per dataset, the legend under it),
+LaTeX (booktabs, the published rows after a rule, in italics, the legend as the caption)
+and CSV (its cells, tidy).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from warnings import warn
 
 import pandas as pd
 
@@ -37,20 +43,24 @@ from ..base.options import (
     display_percent,
     options_from,
 )
+from ..printing.escaping import csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
+from ..printing.text_tables import blocks, render, wrap
 from .family import Family
 from .labels import displayed
 from .manifest import read_manifest
 from .model import CompareSettings
-from .table_formats import TableFormats
-from .table_marks import table_legend
+from .table_marks import LATEX_MARKS, best_systems, cell_text, table_legend
 from .table_runs import baseline_tests, cell_values, evaluated_runs, published_rows, with_tests
+
+if TYPE_CHECKING:
+    from ..printing.document import Report
 
 __all__ = ["ResultsTable", "results_table"]
 
 
 @dataclass(repr=False)
-class ResultsTable(TableFormats, Printable):
+class ResultsTable(Printable):
     """A paper's results table: systems (rows) by datasets (column groups) by measures.
 
     ``values``: one row per (system, dataset, measure) with ``value`` (a fraction; ``NaN``
@@ -150,21 +160,58 @@ class ResultsTable(TableFormats, Printable):
         """What the values and marks mean, one sentence a line, then the notes."""
         return table_legend(self)
 
+    def write_report(
+        self,
+        path: str | Path,
+        *,
+        command: str | None = None,
+        percent: bool | None = None,
+        decimals: int | None = None,
+    ) -> Path:
+        """Write the table and a plot per dataset (each system's values) as a report page.
+
+        Parameters
+        ----------
+        path : str or Path
+            ``.html`` / ``.htm`` for HTML, ``.md`` for Markdown; written beside it and
+            renamed into place, never half-written.
+        command : str, optional
+            The command that made it, the way to repeat it (its last section).
+        percent, decimals : optional
+            As :meth:`format` takes them (default: as made).
+
+        Returns
+        -------
+        Path
+            The file written.
+        """
+        return self._report(command, percent, decimals).write(path)
+
     def report(
         self,
         command: str | None = None,
         *,
         percent: bool | None = None,
         decimals: int | None = None,
-    ):
-        """The table and a plot per dataset (each system's values), as one report, in
-        ``percent`` with ``decimals`` (default: as made)."""
+    ) -> Report:
+        """Deprecated: the report is written by :meth:`write_report` (removed in the next
+        release)."""
+        warn(
+            "ResultsTable.report() is deprecated and will be removed in the next release; "
+            "use ResultsTable.write_report(path, command=..., percent=..., decimals=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._report(command, percent, decimals)
+
+    def _report(self, command: str | None, percent: bool | None, decimals: int | None) -> Report:
+        """The table and a plot per dataset, as one report document."""
         from ..printing.blocks import Figure, Section, Text, table
         from ..printing.document import command_report
         from ..printing.plots import Unit, system_scores
 
         if percent is not None or decimals is not None:
-            return displayed(self, percent, decimals).report(command)
+            return displayed(self, percent, decimals)._report(command, None, None)
 
         unit = Unit(self.percent)
         rows = [[cell.replace("**", "") for cell in row] for row in self._cells(latex=False)]
@@ -195,6 +242,91 @@ class ResultsTable(TableFormats, Printable):
             )
         summary = f"{len(self.systems)} systems on {len(self.datasets)} datasets"
         return command_report("citeval table", summary, [section, plots], command)
+
+    # ----------------------------------------------------------------- formats
+    def _json(self, *, percent: bool | None = None, decimals: int | None = None) -> dict:
+        return displayed(self, percent, decimals).to_dict()
+
+    def _render(self, fmt: str, *, percent: bool | None = None, decimals: int | None = None) -> str:
+        """The table in ``fmt``, in ``percent`` (default: as made, the protocol's unit)
+        with ``decimals``."""
+        if percent is not None or decimals is not None:
+            return displayed(self, percent, decimals)._render(fmt)
+        if fmt == "csv":
+            return csv_frame(self.values)
+        if fmt == "latex":
+            return self._latex()
+        bullet = "- " if fmt == "markdown" else "  "
+        rows = self._cells(latex=False)
+        if fmt == "markdown":
+            headers = ["system"] + [f"{d} {m}" for d in self.datasets for m in self.measures[d]]
+            table = render(headers, rows, "markdown")
+        else:
+            rows = [[cell.replace("**", "") for cell in row] for row in rows]
+            groups = ["system"]
+            for dataset in self.datasets:
+                groups += [dataset] + [""] * (len(self.measures[dataset]) - 1)
+            measures = [""] + [m for d in self.datasets for m in self.measures[d]]
+            table = render(groups, [measures, *rows])
+        return blocks([table] + [wrap(line, bullet, fmt) for line in self.legend()], fmt)
+
+    def _latex(self) -> str:
+        """A booktabs table: a column group per dataset (cmidrule under its name), the
+        published rows after a rule, in italics; the legend as the caption."""
+        widths = [len(self.measures[d]) for d in self.datasets]
+        spec = "l" + "".join("r" * w for w in widths)
+        groups, rules, start = ["system"], [], 2
+        for dataset, width in zip(self.datasets, widths):
+            groups.append(f"\\multicolumn{{{width}}}{{c}}{{{latex_text(dataset)}}}")
+            rules.append(f"\\cmidrule(lr){{{start}-{start + width - 1}}}")
+            start += width
+        measures = [""] + [latex_text(m) for d in self.datasets for m in self.measures[d]]
+        rows = self._cells(latex=True)
+        ours, published = rows[: len(self.systems)], rows[len(self.systems) :]
+        lines = [
+            "\\begin{table}",
+            "\\centering",
+            f"\\begin{{tabular}}{{{spec}}}",
+            "\\toprule",
+            " & ".join(groups) + " \\\\",
+            " ".join(rules),
+            " & ".join(measures) + " \\\\",
+            "\\midrule",
+            *(" & ".join(r) + " \\\\" for r in ours),
+        ]
+        if published:
+            lines += ["\\midrule", *(" & ".join(r) + " \\\\" for r in published)]
+        legend = latex_text("; ".join(self.legend()))  # the marks are no LaTeX specials
+        for mark, latex in LATEX_MARKS.items():
+            legend = legend.replace(mark, latex)
+        label = latex_label("table", *self.systems, "", *self.datasets, repr(self.measures))
+        lines += [
+            "\\bottomrule",
+            "\\end{tabular}",
+            f"\\caption{{{legend}}}",
+            f"\\label{{{label}}}",
+            "\\end{table}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def _cells(self, latex: bool) -> list[list[str]]:
+        """One row of formatted cells per system (ours, then the published ones)."""
+        scale = 100.0 if self.percent else 1.0
+        indexed = self.values.set_index(["system", "dataset", "measure"])
+        best = best_systems(self.values)
+        rows = []
+        for system in self.systems + self.published_systems:
+            published = system in self.published_systems
+            label = f"{system} (published)" if published else system
+            cells = [latex_text(label) if latex else label]
+            for dataset in self.datasets:
+                for measure in self.measures[dataset]:
+                    key = (system, dataset, measure)
+                    cell = indexed.loc[key] if key in indexed.index else None
+                    bold = best.get((dataset, measure)) == system
+                    cells.append(cell_text(cell, scale, self.decimals, bold, latex, measure))
+            rows.append(cells)
+        return rows
 
 
 def results_table(

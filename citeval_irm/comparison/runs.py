@@ -70,6 +70,10 @@ class RunEvidence:
     ) -> RunEvidence:
         """The queries ``result``'s run ranks and its shortest ranking, with ``validation``."""
         ranked = result.ranked
+        if ranked is None:  # a result made by evaluate always has its rankings' facts
+            raise InputError(
+                result.run_source, "this evaluation holds no rankings: evaluate the run again"
+            )
         return cls(pd.Index(ranked.query_ids), int(ranked.sizes.min()), validation)
 
 

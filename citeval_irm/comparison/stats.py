@@ -134,11 +134,15 @@ class TestResult:
     reason: str | None = None
 
 
+ONE_QUERY = "one query: no variation to infer from"
+"""Why no test is made on a single query's difference."""
+
+
 def degenerate(d: np.ndarray) -> str | None:
     """Why no spread-based inference (t-test, d_z, interval) can be drawn from ``d``, if it
     cannot: one query, or the same difference on every query."""
     if len(d) < 2:
-        return "one query: no variation to infer from"
+        return ONE_QUERY
     if np.ptp(d) <= 1e-12 * max(float(np.abs(d).max()), 1.0):  # the same, to rounding
         return f"every query has the same difference ({d[0]:+.4g}): no variation to infer from"
     return None
@@ -169,7 +173,7 @@ def wilcoxon(d: np.ndarray) -> TestResult:
     approximation with tie correction and no continuity correction. Its direction is the
     sign of the signed-rank sum."""
     if len(d) < 2:
-        return _no_test(degenerate(d))
+        return _no_test(ONE_QUERY)
     nonzero = d[d != 0]
     n = len(nonzero)
     if n == 0:
@@ -201,7 +205,7 @@ def sign_test(d: np.ndarray) -> TestResult:
     """Sign test: scipy's exact binomial test of wins against losses (ties dropped); its
     direction is wins against losses, whatever the mean says."""
     if len(d) < 2:
-        return _no_test(degenerate(d))
+        return _no_test(ONE_QUERY)
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     if wins + losses == 0:
         return TestResult(1.0, 0, "exact")

@@ -15,7 +15,8 @@ import pandas as pd
 from ..base.errors import EvalWarning, InputError, silenced
 from ..base.options import EvalOptions, ExecutionOptions
 from ..checks.protocol import ValidationReport
-from ..resolving.result import RATES
+from ..evaluation.results import EvalResult
+from ..resolving.result import RATES, Resolution
 from . import family
 from .family import Tested
 from .fanout import fan_out
@@ -33,7 +34,7 @@ class TableRuns:
 
     systems: list[str]
     datasets: list[str]
-    results: dict[tuple[str, str], object]
+    results: dict[tuple[str, str], EvalResult | Resolution]
     facts: dict[tuple[str, str], RunEvidence]
     measures: dict[str, list[str]]
 
@@ -140,8 +141,9 @@ def cell_values(runs: TableRuns) -> tuple[pd.DataFrame, list[str], list[EvalWarn
             validation = runs.validation(system, dataset)
             status = cell_status(result, validation)
             for measure in runs.measures[dataset]:
-                missing = result is None
-                value = float("nan") if missing else float(result.aggregate.get(measure, np.nan))
+                value = (
+                    float("nan") if result is None else float(result.aggregate.get(measure, np.nan))
+                )
                 rows.append(
                     {
                         "system": system,
@@ -169,13 +171,15 @@ def cell_values(runs: TableRuns) -> tuple[pd.DataFrame, list[str], list[EvalWarn
 def _run_notes(run: str, status: str, validation: ValidationReport | None) -> list[str]:
     """The notes on one run: the protocol it breaks, the checks generated lists are exempt
     from, the oracle flag."""
-    notes = []
+    notes: list[str] = []
+    if validation is None:  # no run: nothing to note
+        return notes
     if status == VIOLATION:
         notes.append(f"{BROKEN} {run}: {validation.summary()}")
-    if validation is not None:
-        notes += [f"{run}: {w.message}" for w in validation.warnings if w.code == "generated_lists"]
-    if status == FLAGGED:
-        notes.append(f"{ORACLE} {run}: {validation.oracle_warning.message}")
+    notes += [f"{run}: {w.message}" for w in validation.warnings if w.code == "generated_lists"]
+    flag = validation.oracle_warning
+    if status == FLAGGED and flag is not None:
+        notes.append(f"{ORACLE} {run}: {flag.message}")
     return notes
 
 
@@ -212,7 +216,7 @@ def baseline_tests(runs: TableRuns, baseline: str, notes: list[str], settings) -
         compared = {
             s: runs.results[s, dataset]
             for s in runs.systems
-            if (s, dataset) in runs.results and runs.facts[s, dataset].validation.passed
+            if (s, dataset) in runs.results and _passed(runs.facts[s, dataset].validation)
         }
         if baseline not in compared:
             why = "has no run" if (baseline, dataset) not in runs.results else "breaks the protocol"
@@ -307,3 +311,8 @@ def _with_scoring(facts, result, dataset: str, recipe: str | None):
         return replace(facts, unscored="generated lists: not scored by the paper's script")
     scoring, unscored = scored_by_script(result.run_source, dataset, recipe)
     return replace(facts, scoring=scoring, unscored=unscored)
+
+
+def _passed(validation: ValidationReport | None) -> bool:
+    """Whether a run obeys the protocol (every run of a table is validated)."""
+    return validation is not None and validation.passed

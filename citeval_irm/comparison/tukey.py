@@ -109,7 +109,7 @@ def _slot_batches(
     combination of the queries' orders (code ``c``: query ``q`` takes order
     ``c // k!**q % k!``)."""
     size = max(1, BATCH_ELEMENTS // max(n * k, 1))
-    table = _orders(k) if exact else None
+    table = _orders(k) if exact else np.empty((k, 0), dtype=np.int8)  # random: no table
     for start in range(0, draws, size):
         count = min(size, draws - start)
         if not exact:

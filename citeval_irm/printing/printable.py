@@ -11,8 +11,9 @@ the class's ``_summary`` names, cut at :data:`REPR_LIMIT` characters.
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..base.errors import EvalWarning, InputError
 from .escaping import json_dumps, plain_text
@@ -78,7 +79,7 @@ class Printable(ABC):
 
     FORMATS: ClassVar[tuple[str, ...]] = ("table", "json")
 
-    def format(self, fmt: str = "table", **options) -> str:
+    def format(self, fmt: str = "table", **options: Any) -> str:
         """The result printed as ``fmt``.
 
         Parameters
@@ -87,8 +88,9 @@ class Printable(ABC):
             One of the class's :attr:`FORMATS` (``table``, ``json``, and per class
             ``markdown``, ``latex``, ``csv``, ``trec_eval``, ...).
         **options
-            The format's own options (``percent``, ``decimals``, ``per_query``, ...), as the
-            class's formats take them.
+            The format's own keywords (``percent``, ``decimals``, ``per_query``, ...): the
+            keyword-only parameters of the class's ``_render`` (JSON: ``_json``); one it
+            does not take is a ``TypeError`` at the call, naming those it takes.
 
         Returns
         -------
@@ -103,10 +105,11 @@ class Printable(ABC):
         """
         if fmt not in self.FORMATS:
             raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(self.FORMATS)}")
+        _check_keywords(self, options)
         if fmt == "json":
-            payload = self._json(**options)
+            payload = self._json(**_taken(self._json, options))
             return json_dumps(payload, indent=2) + "\n"
-        return self._render(fmt, **options)
+        return self._render(fmt, **_taken(self._render, options))
 
     def __str__(self) -> str:
         return self.format("table")
@@ -122,8 +125,9 @@ class Printable(ABC):
         """What ``repr`` shows, most telling first (it is cut at :data:`REPR_LIMIT`)."""
         return {}
 
-    def _json(self, **options) -> dict:
-        """What ``format("json")`` prints: :meth:`to_dict`, unless the options change it."""
+    def _json(self) -> dict:
+        """What ``format("json")`` prints: :meth:`to_dict`; a class whose JSON takes
+        keywords adds them, keyword-only."""
         return self.to_dict()
 
     @abstractmethod
@@ -139,5 +143,39 @@ class Printable(ABC):
         """Everything the report holds, as JSON-ready values."""
 
     @abstractmethod
-    def _render(self, fmt: str, **options) -> str:
-        """The report in one of its formats other than JSON."""
+    def _render(self, fmt: str) -> str:
+        """The report in one of its formats other than JSON; a class whose formats take
+        keywords (``percent``, ``decimals``, ...) adds them, keyword-only, each visible."""
+
+
+def _keywords(method: Any) -> list[str] | None:
+    """The keywords ``method`` takes besides ``fmt`` (``None``: any, a ``**options``)."""
+    parameters = inspect.signature(method).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters if p.name != "fmt" and p.kind is not p.VAR_POSITIONAL]
+
+
+def _taken(method: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The options ``method`` takes: one format's keyword that does not change another
+    (``decimals`` for JSON, which holds every value in full) is accepted by all of them, so
+    one set of keywords prints a result in each of its formats."""
+    names = _keywords(method)
+    return options if names is None else {k: v for k, v in options.items() if k in names}
+
+
+def _check_keywords(result: Printable, options: dict[str, Any]) -> None:
+    """A ``TypeError`` at ``format``'s call for a keyword none of the result's formats
+    takes (a misspelt ``pct=True``), naming those they take, rather than an error inside
+    ``_render`` or, worse, a keyword silently dropped."""
+    render, json = _keywords(result._render), _keywords(result._json)
+    if render is None or json is None:
+        return
+    taken = list(dict.fromkeys([*render, *json]))
+    unknown = [name for name in options if name not in taken]
+    if unknown:
+        takes = f"it takes {', '.join(taken)}" if taken else "it takes no keywords"
+        raise TypeError(
+            f"{type(result).__name__}.format() got an unexpected keyword argument "
+            f"{unknown[0]!r}; {takes}"
+        )

@@ -37,7 +37,7 @@ from ..reading.io import as_dataset, as_qrels
 from ..resolving.result import Resolution
 from . import sections
 from .facts import RunFacts, run_facts
-from .provenance import dataset_info, file_sha256
+from .provenance import DatasetInfo, dataset_info, file_sha256
 from .resolution import popularity_rate_section, resolution_section
 
 __all__ = [
@@ -189,7 +189,7 @@ class _Made:
     resolutions: dict[str, Resolution]
     dataset_id: str | None
     qrels_sha256: str | None
-    dataset: object | None
+    dataset: DatasetInfo | None
     options: EvalOptions
     execution: ExecutionOptions
     statistics: StatisticsOptions
@@ -265,7 +265,7 @@ class _Made:
             return []
         parts = [sections.differences_section(comparison, fmt)]
         if comparison.published is not None:
-            parts.append(sections.published_section(comparison))
+            parts.append(sections.published_section(comparison.published))
         if comparison.popularity is not None and self.dataset_id is not None:
             from ..comparison.breakdown import popularity_section
 
@@ -285,13 +285,12 @@ class _Known:
 
     @classmethod
     def of(cls, computed: Computed) -> _Known:
-        validate = computed.validations is not False
         validations = computed.validations
         return cls(
             evaluations=dict(computed.evaluations or {}),
-            validations=dict(validations) if validate and validations else {},
+            validations=dict(validations) if isinstance(validations, Mapping) else {},
             crosschecks=dict(computed.crosschecks or {}),
-            validate=validate,
+            validate=validations is not False,
         )
 
     def add_resolutions(
@@ -300,7 +299,8 @@ class _Known:
         """Each resolution's own evaluation, and its validation (short lists no violation)
         where a dataset gives one and none was given."""
         for name, item in resolutions.items():
-            self.evaluations.setdefault(name, item.evaluation)
+            if item.evaluation is not None:  # resolve always evaluates the resolved run
+                self.evaluations.setdefault(name, item.evaluation)
             if self.validate and dataset_id is not None and name not in self.validations:
                 self.validations[name] = resolved_validation(item, dataset_id, same_year)
 
@@ -361,7 +361,7 @@ def _read_runs(
         facts.append(
             run_facts(
                 name,
-                source.run if name in resolutions else source,
+                resolutions[name].run if name in resolutions else source,
                 qrels_table,
                 measures,
                 protocol=protocol,

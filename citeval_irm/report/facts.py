@@ -28,8 +28,19 @@ from .provenance import file_sha256
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000)
 """Where the Recall@K curve is evaluated (up to the deepest ranking, plus the protocol's)."""
 
-RANK_BINS = ((1, 1), (2, 2), (3, 3), (4, 5), (6, 10), (11, 20), (21, 50), (51, 100))
-RANK_BINS += ((101, 300), (301, 1000), (1001, None))
+RANK_BINS: tuple[tuple[int, int | None], ...] = (
+    (1, 1),
+    (2, 2),
+    (3, 3),
+    (4, 5),
+    (6, 10),
+    (11, 20),
+    (21, 50),
+    (51, 100),
+    (101, 300),
+    (301, 1000),
+    (1001, None),
+)
 NOT_RETRIEVED = "none"
 
 

@@ -63,9 +63,9 @@ def resolution_section(resolutions: dict[str, Resolution]) -> Section:
             caption="References by how they were resolved",
         ),
     )
-    for name, found in resolutions.items():
+    for name, resolution in resolutions.items():
         prefix = f"{name}: " if len(resolutions) > 1 else ""
-        section.add(Items(tuple(prefix + line for line in found.legend())))
+        section.add(Items(tuple(prefix + line for line in resolution.legend())))
     return section
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..base.options import display_decimals, display_percent
 from ..checks.crosscheck import CrosscheckReport
 from ..checks.protocol import PAIR_CHECKS
+from ..checks.published.comparison import PublishedComparison
 from ..comparison.model import Comparison
 from ..comparison.table_marks import ORACLE, ORACLE_MEANS
 from ..printing import plots
@@ -275,12 +276,12 @@ def differences_section(comparison: Comparison, fmt: Formatter) -> Section:
     )
 
 
-def published_section(comparison: Comparison) -> Section:
-    """The runs beside the published table, the differences, the rows impossible as printed,
-    the intervals of what a system does not report, and the like-for-like checks."""
+def published_section(side: PublishedComparison) -> Section:
+    """The runs beside the published table (a comparison's ``published``), the
+    differences, the rows impossible as printed, the intervals of what a system does not
+    report, and the like-for-like checks."""
     from ..checks.published.consistency import MARK
 
-    side = comparison.published
     section = Section("published", "Published results")
     section.add(table("published", *side.side_by_side(), caption=side.title()))
     headers, rows = side.difference_table()
