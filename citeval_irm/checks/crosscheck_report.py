@@ -122,8 +122,7 @@ class CrosscheckReport(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    # the keywords of its formats, named (Printable's ``**options`` would hide them)
-    def _render(  # type: ignore[override]
+    def _render(
         self,
         fmt: str,
         *,

@@ -122,8 +122,7 @@ class ValidationReport(Printable):
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
-    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
-    def _render(self, fmt: str) -> str:  # type: ignore[override]
+    def _render(self, fmt: str) -> str:
         """The table for a terminal."""
         policy = "admitted" if self.same_year else "not admitted"
         lines = [

@@ -203,15 +203,14 @@ class EvalResult(Printable):
     def to_dict(self) -> dict:
         return self._json()
 
-    # the keywords of its formats, named (Printable's ``**options`` would hide them)
-    def _json(  # type: ignore[override]
+    def _json(
         self, *, per_query: bool = False, percent: bool | None = None, decimals: int | None = None
     ) -> dict:
         """The values in full (``decimals`` is for the text formats)."""
         percent = self.default_percent() if percent is None else percent
         return self._json_of(self._rows(per_query, percent), percent, per_query)
 
-    def _render(  # type: ignore[override]
+    def _render(
         self,
         fmt: str,
         *,

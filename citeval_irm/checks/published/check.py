@@ -59,8 +59,7 @@ class PublishedCheck(Printable):
         """The impossible rows only."""
         return self.frame[~self.frame["possible"]].reset_index(drop=True)
 
-    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
-    def _render(self, fmt: str) -> str:  # type: ignore[override]
+    def _render(self, fmt: str) -> str:
         if fmt == "csv":
             return csv_frame(self.frame)
         headers = ["paper", "dataset", "stage", "system", "check", "verdict"]

@@ -121,8 +121,7 @@ class PublishedComparison(Printable):
 
     FORMATS = ("table", "markdown", "json")
 
-    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
-    def _render(self, fmt: str) -> str:  # type: ignore[override]
+    def _render(self, fmt: str) -> str:
         """``table`` or ``markdown``: the values side by side, the differences, the checks."""
         side, gaps = self.side_by_side(), self.difference_table()
         lines = [wrap(self.title(), "", fmt), render(*side, fmt)]

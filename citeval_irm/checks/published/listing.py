@@ -95,8 +95,7 @@ class PublishedResults(Printable):
         keys = self.frame[list(ROW_KEYS)].itertuples(index=False, name=None)
         return self.frame.assign(impossible=[found.get(key, "") for key in keys])
 
-    # no options: a keyword is a TypeError naming it (Printable's ``**options`` would hide it)
-    def _render(self, fmt: str) -> str:  # type: ignore[override]
+    def _render(self, fmt: str) -> str:
         """``table`` or ``markdown`` (the list of tables, or with a dataset its figures), or
         ``csv`` (every row, with its paper's provenance)."""
         if fmt == "csv":
