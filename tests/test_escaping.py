@@ -441,10 +441,10 @@ def test_comparison_in_every_format(tables, tmp_path):
 def test_percent_scales_fractions_not_counts(tables):
     result, comparison = tables[True]["result"], tables[True]["comparison"]
     frame = result.to_frame(percent=True)
-    assert frame.at["all", "RR"] == pytest.approx(100 * result["RR"])
-    assert frame.at["all", "NumRet"] == result["NumRet"] and frame.at["all", "NumQ"] == 6
+    assert frame.at["all", "RR"] == pytest.approx(100 * result.aggregate["RR"])
+    assert frame.at["all", "NumRet"] == result.aggregate["NumRet"] and frame.at["all", "NumQ"] == 6
     payload = strict_json(result.format("json", percent=True))
-    assert payload["aggregate"]["NumRet"] == result["NumRet"] == 24
+    assert payload["aggregate"]["NumRet"] == result.aggregate["NumRet"] == 24
     headers, rows = comparison.table("means", percent=True)
     by_measure = {row[0]: row for row in rows}
     assert by_measure["NumRet"][1].startswith("4.0")  # 4 docs per query, not 400

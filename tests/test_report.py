@@ -89,7 +89,9 @@ def test_the_demo_reports_scores_are_the_comparisons(demo, demo_page) -> None:
                 not letters and (measure, run) not in beats
             )
     assert [row[0] for row in means.rows] == comparison.measures
-    assert close(means.rows[0][1].split()[0], demo.evaluation["RR"])  # the evaluation's MRR
+    assert close(
+        means.rows[0][1].split()[0], demo.evaluation.aggregate["RR"]
+    )  # the evaluation's MRR
     pairs = demo_page.tables["pairs"]
     assert len(pairs.rows) == len(comparison.pairs) == 11
     for cells, row in zip(pairs.rows, comparison.pairs.itertuples()):
@@ -145,7 +147,9 @@ def test_the_demo_reports_plots_show_the_apis_values(demo) -> None:
         curve = figures["recall-curve"].data[name]
         assert list(curve) == [1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300]
         recall = citeval_irm.evaluate(run, DEMO, [f"R@{k}" for k in curve])
-        assert [curve[k] for k in curve] == pytest.approx([recall[f"R@{k}"] for k in curve])
+        assert [curve[k] for k in curve] == pytest.approx(
+            [recall.aggregate[f"R@{k}"] for k in curve]
+        )
         counts = figures["first-rank"].data[name]
         rr = citeval_irm.evaluate(run, DEMO, "RR").values[:, 0]
         assert sum(counts) == 163 and counts[0] == int((rr == 1).sum())
@@ -272,7 +276,9 @@ def test_a_crafted_runs_eval_report_shows_every_cause(tmp_path, capsys) -> None:
     )
     scores = page.tables["scores"]
     assert scores.headers == ["measure", "crafted"]
-    assert all(close(v, result[m], 4, 1.0) for m, v in scores.rows)  # no protocol: fractions
+    assert all(
+        close(v, result.aggregate[m], 4, 1.0) for m, v in scores.rows
+    )  # no protocol: fractions
     report = citeval_irm.crosscheck(run, qrels, measures, recipe="goyal2026")
     causes = page.tables["causes:crafted"].rows
     assert [c[0] for c in causes] == list(report.causes["cause"])

@@ -74,7 +74,7 @@ def test_the_repr_says_what_matters(results):
     result = results["EvalResult"]
     assert repr(result).startswith(
         f"EvalResult(run='bm25.trec', queries={result.num_queries}, measures=11, "
-        f"RR={result['RR']:.4f}, "
+        f"RR={result.aggregate['RR']:.4f}, "
     )
     comparison = results["Comparison"]
     marked = int(comparison.pairs["significant"].sum())
@@ -126,7 +126,9 @@ def test_every_result_has_to_frame_with_one_meaning(results, name):
     )
     if name == "EvalResult":
         assert list(frame.index) == [*result.query_ids, "all"]
-        assert frame.at["all", "RR"] == pytest.approx(100 * result["RR"])  # goyal2026: percent
+        assert frame.at["all", "RR"] == pytest.approx(
+            100 * result.aggregate["RR"]
+        )  # goyal2026: percent
     if name == "Comparison":
         assert frame.index.name == "query_id" and len(frame) == result.num_queries
     if name == "CrosscheckReport":

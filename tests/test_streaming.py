@@ -131,7 +131,7 @@ def test_gzip_extra_text_duplicates_and_other_engines(tmp_path):
         options=citeval_irm.EvalOptions(duplicates="keep_best"),
         execution=citeval_irm.ExecutionOptions(memory=TINY, verify=True),
     )
-    assert verified["RR"] == whole["RR"]
+    assert verified.aggregate["RR"] == whole.aggregate["RR"]
 
 
 def test_trec_eval_reference_run_streamed(trec_eval_dir):

@@ -205,7 +205,7 @@ def test_processes_and_the_dask_engine_give_the_same_table(manifest, tmp_path):
     assert found.value("bm25", DEMO, "RR") == pytest.approx(
         citeval_irm.evaluate(
             bm25, DEMO, "RR", execution=citeval_irm.ExecutionOptions(progress=False)
-        )["RR"]
+        ).aggregate["RR"]
     )
     parallel = citeval_irm.results_table(
         small,

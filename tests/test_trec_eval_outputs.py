@@ -124,7 +124,9 @@ def test_relevance_level_two_matches(trec_eval_dir):
     per_query = result.per_query
     for name, query, value in lines:
         measure = with_rel(name.strip())
-        got = result[measure] if query == "all" else per_query.loc[query, str(measure)]
+        got = (
+            result.aggregate[str(measure)] if query == "all" else per_query.loc[query, str(measure)]
+        )
         shown = f"{int(round(got))}" if name.startswith("num_") else f"{got:6.4f}"
         assert shown == value, (name, query)
 

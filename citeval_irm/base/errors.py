@@ -215,6 +215,17 @@ _INTERNAL = ("citeval_irm", "ir_measures")
 _ISSUING = contextvars.ContextVar("citeval_irm_issuing", default=True)
 
 
+def deprecated(old: str, new: str) -> None:
+    """The one warning of a name kept one release under its old spelling: a
+    ``DeprecationWarning`` naming the new one, pointed at the line that used the old (the
+    caller of the deprecated function or method that calls this)."""
+    python_warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 def caller_stacklevel() -> int:
     """The ``stacklevel`` (counted from the function calling this one) of the first frame
     outside citeval-irm, so a warning points at the user's line, not into the package."""

@@ -157,8 +157,9 @@ class Invocation:
         where."""
         self.say_warnings(result.warnings)
         if self.args.report:
-            report = result.report(command=self.args.command_line, **self.shown, **shown)
-            path = report.write(self.args.report)
+            path = result.write_report(
+                self.args.report, command=self.args.command_line, **self.shown, **shown
+            )
             say(f"citeval: report written to {path}")
 
 

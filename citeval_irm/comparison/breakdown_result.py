@@ -8,12 +8,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-from warnings import warn
 
 import pandas as pd
 
 from ..base.choices import LISTING_FORMATS
-from ..base.errors import EvalWarning
+from ..base.errors import EvalWarning, deprecated
 from ..base.measures import Protocol
 from ..base.options import whole_number
 from ..printing.escaping import csv_frame
@@ -314,12 +313,9 @@ class Breakdown(Printable):
     ) -> Report:
         """Deprecated: the report is written by :meth:`write_report` (removed in the next
         release)."""
-        warn(
-            "Breakdown.report() is deprecated and will be removed in the next release; use "
-            "Breakdown.write_report(path, command=..., percent=..., decimals=..., "
-            "min_queries=...)",
-            DeprecationWarning,
-            stacklevel=2,
+        deprecated(
+            "Breakdown.report()",
+            "Breakdown.write_report(path, command=..., percent=..., decimals=..., min_queries=...)",
         )
         return self._report(command, percent, decimals, min_queries)
 

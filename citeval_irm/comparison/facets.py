@@ -232,7 +232,7 @@ def popularity_summary(
     the mean training-split citation count of its top-``depth`` docs beside that of the
     gold papers. ``runs``: name -> the run (``None`` when only its evaluation is at hand:
     no top-``depth`` figure)."""
-    from ..reading.io import as_run, read_qrels
+    from ..reading.io import read_qrels, read_run
     from ..reading.ties import rank_run
 
     train = training_split(dataset_id)
@@ -250,7 +250,7 @@ def popularity_summary(
         total = float(values.sum())
         top = float("nan")
         if runs.get(name) is not None:
-            ranked, _ = rank_run(as_run(runs[name], duplicates="keep_best"), ties)
+            ranked, _ = rank_run(read_run(runs[name], duplicates="keep_best"), ties)
             docs = ranked.frame["doc_id"][ranked.rank_in_query() <= depth]
             top = float(counts.reindex(docs).fillna(0).mean()) if len(docs) else float("nan")
         rows[name] = {

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import math
 import string
-import warnings
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..base.choices import COMPARE_FORMATS, EXACT_WILCOXON_MAX
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError, deprecated
 from ..base.measures import Protocol
 from ..base.options import display_decimals
 from ..printing.escaping import (
@@ -134,14 +133,14 @@ class Comparison(Printable):
 
     def percent_default(self) -> bool:
         """Deprecated spelling of :meth:`default_percent` (removed in the next release)."""
-        _deprecated("Comparison.percent_default()", "Comparison.default_percent()")
+        deprecated("Comparison.percent_default()", "Comparison.default_percent()")
         return self.default_percent()
 
     def shown(self, percent: bool | None = None, decimals: int | None = None) -> tuple[bool, int]:
         """Deprecated (``shown`` is a report's: the report in another unit): the unit is
         :meth:`default_percent`, the decimals :meth:`decimals` (removed in the next
         release)."""
-        _deprecated("Comparison.shown()", "Comparison.default_percent() and Comparison.decimals()")
+        deprecated("Comparison.shown()", "Comparison.default_percent() and Comparison.decimals()")
         return self._unit(percent, decimals)
 
     def _unit(self, percent: bool | None, decimals: int | None) -> tuple[bool, int]:
@@ -604,13 +603,4 @@ def _tukey_line(tukey: pd.DataFrame, s) -> str:
     return (
         "p(tukey): Sakai's randomised Tukey HSD over all runs (scores shuffled within "
         f"each query; range of the run means), {method}"
-    )
-
-
-def _deprecated(old: str, new: str) -> None:
-    """The one warning of a renamed method, naming its new spelling."""
-    warnings.warn(
-        f"{old} is deprecated and will be removed in the next release; use {new}",
-        DeprecationWarning,
-        stacklevel=3,
     )

@@ -27,12 +27,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-from warnings import warn
 
 import pandas as pd
 
 from ..base.choices import TABLE_FORMATS, TESTS, check_choice
-from ..base.errors import EvalWarning, InputError, issue
+from ..base.errors import EvalWarning, InputError, deprecated, issue
 from ..base.measures import Protocol
 from ..base.options import (
     EvalOptions,
@@ -196,11 +195,9 @@ class ResultsTable(Printable):
     ) -> Report:
         """Deprecated: the report is written by :meth:`write_report` (removed in the next
         release)."""
-        warn(
-            "ResultsTable.report() is deprecated and will be removed in the next release; "
-            "use ResultsTable.write_report(path, command=..., percent=..., decimals=...)",
-            DeprecationWarning,
-            stacklevel=2,
+        deprecated(
+            "ResultsTable.report()",
+            "ResultsTable.write_report(path, command=..., percent=..., decimals=...)",
         )
         return self._report(command, percent, decimals)
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
-from warnings import warn
 
 import numpy as np
 
 from ..base.choices import EVAL_FORMATS
-from ..base.errors import EvalWarning, InputError
+from ..base.errors import EvalWarning, InputError, deprecated
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals, display_percent
 from ..printing.escaping import csv_text, plain_text, trec_field
@@ -125,11 +124,9 @@ class EvalResult(Printable):
     def __getitem__(self, measure) -> float:
         """Deprecated: ``result.aggregate[name]`` (the measure's canonical name) instead."""
         name = str(parse_measures(measure)[0]) if not isinstance(measure, Measure) else str(measure)
-        warn(
-            f"EvalResult[{str(measure)!r}] is deprecated and will be removed in the next "
-            f"release; use result.aggregate[{name!r}] (every aggregate, one Series)",
-            DeprecationWarning,
-            stacklevel=2,
+        deprecated(
+            f"EvalResult[{str(measure)!r}]",
+            f"result.aggregate[{name!r}] (every aggregate, one Series)",
         )
         try:
             return float(self.aggregates[name])

@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from warnings import warn
 
 from ..base.choices import KEEP_ALL
-from ..base.errors import InputError
+from ..base.errors import InputError, deprecated
 from .duplicates import check_duplicates
 from .forms import as_dataset, checked_qrels, qrels_from_dataset, table_from
 from .parquet import is_parquet, read_parquet
@@ -150,25 +149,15 @@ def read_qrels(source) -> Qrels:
 # ---------------------------------------------------------------- deprecated (one release)
 
 
-def _renamed(old: str, new: str) -> None:
-    """Warn, at the caller's line, that ``old`` is now ``new``."""
-    warn(
-        f"citeval_irm.{old} is deprecated and will be removed in the next release; "
-        f"use citeval_irm.{new} (the same reader)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
 def as_run(obj, *, duplicates: str = "error") -> Run:
     """Deprecated: use :func:`read_run` (``obj`` is its ``source``)."""
-    _renamed("as_run", "read_run")
+    deprecated("citeval_irm.as_run", "citeval_irm.read_run (the same reader)")
     return read_run(obj, duplicates=duplicates)
 
 
 def as_qrels(obj) -> Qrels:
     """Deprecated: use :func:`read_qrels` (``obj`` is its ``source``)."""
-    _renamed("as_qrels", "read_qrels")
+    deprecated("citeval_irm.as_qrels", "citeval_irm.read_qrels (the same reader)")
     return read_qrels(obj)
 
 

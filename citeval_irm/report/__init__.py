@@ -33,7 +33,7 @@ from ..comparison.resolutions import field_result, generated_validation
 from ..evaluation.results import EvalResult
 from ..printing.blocks import Facts, Figure, Items, Section, Table, Text
 from ..printing.document import Report
-from ..reading.io import as_dataset, as_qrels
+from ..reading.io import as_dataset, read_qrels
 from ..resolving.result import Resolution
 from . import sections
 from .facts import RunFacts, run_facts
@@ -141,7 +141,7 @@ def make_report(
     named = named_inputs(runs)
     resolutions = _resolutions(named)
     known = _Known.of(computed)
-    qrels_table = as_qrels(qrels)
+    qrels_table = read_qrels(qrels)
     dataset_id = _dataset_id(qrels)
     known.add_resolutions(resolutions, dataset_id, same_year)
     facts = _read_runs(

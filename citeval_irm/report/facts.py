@@ -20,7 +20,7 @@ from ..checks.protocol import ValidationReport, validate
 from ..evaluation.evaluate import evaluate
 from ..evaluation.population import population
 from ..evaluation.results import EvalResult
-from ..reading.io import as_run
+from ..reading.io import read_run
 from ..reading.tables import Qrels, Run
 from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
 from .provenance import file_sha256
@@ -123,8 +123,8 @@ def run_facts(
     same_year: bool,
 ) -> RunFacts:
     """Read ``source`` once and compute every fact a report shows about it."""
-    raw = as_run(source, duplicates=KEEP_ALL)
-    run = as_run(raw, duplicates=options.duplicates)
+    raw = read_run(source, duplicates=KEEP_ALL)
+    run = read_run(raw, duplicates=options.duplicates)
     policies = EvalOptions(ties=options.ties, empty_queries=options.empty_queries)
     if evaluation is None:
         with silenced():  # make_report issues them, named after the run
