@@ -83,8 +83,8 @@ def test_group_means_weighted_by_size_give_the_overall_mean(corpus, facet):
         groups = result.groups
         weighted = (groups["bm25"] * groups["queries"]).sum() / groups["queries"].sum()
         assert groups["queries"].sum() == overall.num_queries
-        assert weighted == pytest.approx(overall[measure], abs=1e-12)
-        assert result.overall["bm25"] == pytest.approx(overall[measure], abs=1e-12)
+        assert weighted == pytest.approx(overall.aggregate[measure], abs=1e-12)
+        assert result.overall["bm25"] == pytest.approx(overall.aggregate[measure], abs=1e-12)
 
 
 def test_venue_groups_from_acl_ids(corpus):

@@ -130,7 +130,7 @@ def test_a_run_beside_another_datasets_table_is_flagged(demo_runs):
     assert checks[("setting", "bm25")] == checks[("validation", "titles")] == "same"
     assert checks[("depth", "bm25")] == "same" and not side.like_for_like
     assert list(side.figures.columns) == ["BM25", "SciNCL", "HAtten", "SymTax", "PPM"]
-    ours = comparison.results["bm25"]["RR"] * 100
+    ours = comparison.results["bm25"].aggregate["RR"] * 100
     assert side.differences().at[("RR", "bm25"), "PPM"] == pytest.approx(ours - 50.31)
     text = flat(str(comparison))
     assert (
@@ -292,7 +292,7 @@ def test_a_users_table_from_a_file_or_a_frame(capsys, demo_runs, write):
     checks = checks_of(comparison)
     assert checks[("dataset", None)] == checks[("split", None)] == "same"
     assert checks[("scoring", "bm25")] == "unchecked"  # no script is known for a user's table
-    ours = comparison.results["bm25"]["RR"]
+    ours = comparison.results["bm25"].aggregate["RR"]
     assert side.differences().at[("RR", "bm25"), "Mine"] == pytest.approx(ours - 0.3003)
     frame = pd.read_csv(path)
     by_frame = citeval_irm.compare(bm25, DEMO, protocol="goyal2026")

@@ -103,7 +103,7 @@ def test_protocol_measures_in_pt_experiment(results) -> None:
     table = pt.Experiment([results], topics, qrels, eval_metrics=measures, names=["bm25"])
     ours = citeval_irm.evaluate(results, qrels, protocol="goyal2026")
     for measure in measures:
-        assert table.loc[0, str(measure)] == pytest.approx(ours[measure], abs=1e-12)
+        assert table.loc[0, str(measure)] == pytest.approx(ours.aggregate[str(measure)], abs=1e-12)
 
 
 def test_evaluate_crosscheck_validate_on_a_pyterrier_frame(results) -> None:

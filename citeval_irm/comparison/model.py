@@ -120,7 +120,7 @@ class Comparison(Printable):
     def default_percent(self) -> bool:
         """The unit values print in when no ``percent`` is given: the protocol's, else the
         published table's (its rows share the runs' table), else fractions (as
-        :meth:`EvalResult.default_percent <citeval_irm.EvalResult.default_percent>`)."""
+        :meth:`~citeval_irm.EvalResult.default_percent`)."""
         if self.protocol is not None:
             return bool(self.protocol.percent)
         return bool(self.published.paper.percent) if self.published is not None else False
@@ -128,7 +128,7 @@ class Comparison(Printable):
     def decimals(self, percent: bool, decimals: int | None = None) -> int:
         """The decimals values print with in ``percent``: ``decimals`` if given, else the
         protocol's (:func:`~citeval_irm.base.options.display_decimals`, as
-        :meth:`EvalResult.decimals <citeval_irm.EvalResult.decimals>`)."""
+        :meth:`~citeval_irm.EvalResult.decimals`)."""
         return display_decimals(percent, self.protocol, decimals)
 
     def percent_default(self) -> bool:
