@@ -210,15 +210,12 @@ def _covering_page(page: str) -> str | None:
     """Another page whose run is this page's run and more: the same blocks, the same files
     copied first, then blocks of its own (the site's home page repeats the README's first
     examples). What runs the same code after the same code needs no run of its own."""
+    if _FILES.findall((REPO / page).read_text(encoding="utf-8")):
+        return None  # its run starts from files of its own
     mine = _script(page)
     for other in BLOCKS:
         theirs = _script(other)
-        if (
-            other != page
-            and len(theirs) > len(mine)
-            and theirs[: len(mine)] == mine
-            and not _FILES.findall((REPO / page).read_text(encoding="utf-8"))
-        ):
+        if other != page and len(theirs) > len(mine) and theirs[: len(mine)] == mine:
             return other
     return None
 
