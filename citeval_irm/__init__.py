@@ -11,8 +11,11 @@ after ``import citeval_irm`` without every command paying for ir_datasets; the s
 is registered with ir-measures the same way (``ir_measures.citeval``).
 
 The module's namespace is its public API: ``dir(citeval_irm)`` and ``help(citeval_irm)``
-list :data:`__all__` and ``__version__`` only; what this file needs for itself has a
-leading underscore.
+list :data:`__all__` and ``__version__`` only: the verbs, what they return, the options
+they take and the errors a user catches. What this file needs for itself has a leading
+underscore; the names kept one release under an old spelling (``as_run``, ``as_qrels``) and
+the subpackages (``citeval_irm.datasets``, ``citeval_irm.scoring``) are reached by name but
+not listed.
 """
 
 import sys as _sys
@@ -49,6 +52,7 @@ _EXPORTS = {
     "as_qrels": "reading.io",
     "write_run": "reading.io",
     "convert": "reading.convert",
+    "Converted": "reading.convert",
     "parse_measures": "base.measures",
     # how they evaluate and compare
     "EvalOptions": "base.options",
@@ -67,12 +71,14 @@ _EXPORTS = {
     "PublishedComparison": "checks.published.comparison",
     "PublishedCheck": "checks.published.check",
     "Report": "report",
+    "Computed": "report",
     "Run": "reading.tables",
     "Qrels": "reading.tables",
     # the papers
     "PROTOCOLS": "papers",
     "RECIPES": "papers",
     "Protocol": "base.measures",
+    "Recipe": "papers.recipes",
     # errors and warnings
     "CitevalError": "base.errors",
     "InputError": "base.errors",
@@ -87,7 +93,9 @@ _EXPORTS = {
     "scoring": None,
 }
 
-__all__ = sorted(_EXPORTS)
+_UNLISTED = ("as_run", "as_qrels", "datasets", "scoring")  # reached by name, not listed
+
+__all__ = sorted(set(_EXPORTS) - set(_UNLISTED))
 
 
 def __getattr__(name: str) -> _typing.Any:
@@ -164,9 +172,10 @@ if _typing.TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ p
     from .evaluation.results import EvalResult  # noqa: F401
     from .papers import PROTOCOLS, RECIPES  # noqa: F401
     from .papers.baseline import bm25_run  # noqa: F401
-    from .reading.convert import convert  # noqa: F401
+    from .papers.recipes import Recipe  # noqa: F401
+    from .reading.convert import Converted, convert  # noqa: F401
     from .reading.io import as_qrels, as_run, read_qrels, read_run, write_run  # noqa: F401
     from .reading.tables import Qrels, Run  # noqa: F401
-    from .report import Report, make_report  # noqa: F401
+    from .report import Computed, Report, make_report  # noqa: F401
     from .resolving.resolve import resolve  # noqa: F401
     from .resolving.result import Resolution  # noqa: F401

@@ -40,13 +40,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # the public names by kind, in the order a reader meets them
 API_SECTIONS = {
     "Verbs": (
-        "evaluate validate crosscheck compare compare_published results_table breakdown "
-        "make_report bm25_run published read_run read_qrels write_run convert "
-        "parse_measures"
+        "evaluate validate crosscheck audit compare compare_published results_table breakdown "
+        "resolve make_report bm25_run published check_published read_run read_qrels write_run "
+        "convert parse_measures"
     ),
     "Results": (
-        "EvalResult ValidationReport CrosscheckReport Comparison ResultsTable Breakdown "
-        "PublishedResults PublishedComparison Report Run Qrels Protocol"
+        "EvalResult ValidationReport CrosscheckReport DatasetAudit Comparison ResultsTable "
+        "Breakdown Resolution PublishedResults PublishedComparison PublishedCheck Report Run "
+        "Qrels Converted"
+    ),
+    "Options": (
+        "EvalOptions ExecutionOptions StatisticsOptions Protocol Recipe Computed PROTOCOLS RECIPES"
     ),
     "Errors and warnings": (
         "CitevalError InputError UnknownDatasetError EvalWarning VerificationError "

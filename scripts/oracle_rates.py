@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     qrels = citeval_irm.read_qrels(DEMO).frame
     pool = 404
     runs = {
-        "BM25 (title + abstract)": citeval_irm.bm25_run(DEMO, pool, progress=False).frame,
-        "BM25 (titles)": citeval_irm.bm25_run(DEMO, pool, fields=("title",), progress=False).frame,
+        "BM25 (title + abstract)": citeval_irm.bm25_run(DEMO, pool).frame,
+        "BM25 (titles)": citeval_irm.bm25_run(DEMO, pool, fields=("title",)).frame,
     }
     depths = [1, 5, 10, 25, 50, 100, 150, 200, 250, 300, 350, 400, 403, 404]
     print("\nHonest runs of the demo (163 queries, pool 404): flagged by validate?")

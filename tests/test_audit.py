@@ -207,7 +207,7 @@ def test_the_recorded_acl200_ceilings_are_the_split_files(same_year: bool) -> No
 @pytest.mark.parametrize("same_year", [True, False])
 def test_the_recorded_demo_ceilings_are_its_audit(demo_home, same_year: bool) -> None:
     recorded = _recorded_ceilings("citeval/demo")[same_year]
-    result = citeval_irm.audit("citeval/demo", same_year=same_year)
+    result = citeval_irm.audit("citeval/demo", protocol="goyal2026", same_year=same_year)
     assert {s.split: round(100 * s.ceiling["R@10"], 2) for s in result.splits} == recorded
 
 
@@ -244,9 +244,7 @@ def test_no_ceiling_line_at_100_percent_and_one_note_per_dataset_in_table(
 ) -> None:
     """The demo: every gold paper reachable with same-year papers admitted (no line); 94.48 %
     of the test split's without (a footnote of the table, once for its dataset)."""
-    run = citeval_irm.write_run(
-        citeval_irm.bm25_run("citeval/demo/test", 20, progress=False), tmp_path / "a.trec"
-    )
+    run = citeval_irm.write_run(citeval_irm.bm25_run("citeval/demo/test", 20), tmp_path / "a.trec")
     admitted = citeval_irm.validate(run, "citeval/demo/test")
     assert admitted.ceiling["R@20"] == 1.0 and admitted.ceiling_line() is None
     assert "recall ceiling" not in str(admitted) + admitted.summary()

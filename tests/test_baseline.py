@@ -23,10 +23,7 @@ pytestmark = pytest.mark.usefixtures("demo_home")
 
 @pytest.fixture(scope="module")
 def runs(demo_home):
-    return {
-        temporal: bm25_run(TEST, 300, temporal=temporal, progress=False)
-        for temporal in (True, False)
-    }
+    return {temporal: bm25_run(TEST, 300, temporal=temporal) for temporal in (True, False)}
 
 
 @pytest.fixture(scope="module")
@@ -124,16 +121,16 @@ def test_temporal_ranks_only_admissible_docs(runs) -> None:
 
 
 def test_fewer_than_k_admissible_gives_all_of_them(queries) -> None:
-    run = bm25_run(TEST, 1000, temporal=True, progress=False)
+    run = bm25_run(TEST, 1000, temporal=True)
     allowed = admissible_candidates(TEST, same_year=True)
     sizes = run.frame.groupby("query_id").size()
     for query in queries[:10]:
         assert sizes[query.query_id] == len(allowed.doc_ids(query.query_id)) == 404
-    default = bm25_run(TEST, 1000, progress=False)  # temporal by default
+    default = bm25_run(TEST, 1000)  # temporal by default
     assert default.frame.equals(run.frame)
-    loose = bm25_run(TEST, 1000, temporal=False, progress=False)
+    loose = bm25_run(TEST, 1000, temporal=False)
     assert set(loose.frame.groupby("query_id").size()) == {419}  # all but the citing paper
-    earlier_only = bm25_run(TEST, 1000, temporal=True, same_year=False, progress=False)
+    earlier_only = bm25_run(TEST, 1000, temporal=True, same_year=False)
     assert set(earlier_only.frame.groupby("query_id").size()) == {420 - 15 - 40}
 
 
@@ -153,11 +150,11 @@ def test_errors() -> None:
     with pytest.raises(
         InputError, match="has no queries; use one of its splits: citeval/demo/train"
     ):
-        bm25_run("citeval/demo", progress=False)
+        bm25_run("citeval/demo")
     with pytest.raises(InputError, match="not an ir_datasets dataset"):
-        bm25_run("no/such/dataset", progress=False)
+        bm25_run("no/such/dataset")
     with pytest.raises(InputError, match="k must be at least 1"):
-        bm25_run(TEST, 0, progress=False)
+        bm25_run(TEST, 0)
     with pytest.raises(InputError, match="more than once"):
         BM25Index().build([("a", "x y", None), ("a", "z", None)], progress=False)
 
@@ -192,13 +189,13 @@ def test_cli_writes_a_trec_run(tmp_path, capsys) -> None:
 
 
 def test_titles_only_is_a_weaker_baseline(runs, capsys, tmp_path) -> None:
-    titles = bm25_run(TEST, 300, temporal=True, fields=("title",), progress=False)
+    titles = bm25_run(TEST, 300, temporal=True, fields=("title",))
     full = citeval_irm.evaluate(runs[True], TEST, "RR R@10")
     weaker = citeval_irm.evaluate(titles, TEST, "RR R@10")
     assert (weaker.aggregate < full.aggregate).all()  # RR and R@10
     assert citeval_irm.validate(titles, TEST, same_year=True).passed
     with pytest.raises(InputError, match="fields must be among the docs' doc_id, title"):
-        bm25_run(TEST, fields=("venue",), progress=False)
+        bm25_run(TEST, fields=("venue",))
     out = tmp_path / "titles.trec"
     args = ["baseline", "bm25", "--dataset", TEST, "-k", "300", "--fields", "title"]
     assert main([*args, "-o", str(out)]) == 0

@@ -31,8 +31,8 @@ def corpus(tmp_path_factory):
         written = write_popularity_corpus(root / "acl-200")
         write_arsyta_folder(root / "arsyta")
         runs = {
-            "bm25": citeval_irm.bm25_run(ACL, 100, progress=False),
-            "titles": citeval_irm.bm25_run(ACL, 100, fields=("title",), progress=False),
+            "bm25": citeval_irm.bm25_run(ACL, 100),
+            "titles": citeval_irm.bm25_run(ACL, 100, fields=("title",)),
         }
         paths = {n: citeval_irm.write_run(r, root / f"{n}.trec") for n, r in runs.items()}
         yield {"counts": written["counts"], "runs": paths, "root": root}
@@ -209,7 +209,7 @@ def test_no_training_split_no_summary(capsys, tmp_path):
 
 
 def test_the_demo_by_venue(demo_home):
-    run = citeval_irm.bm25_run(DEMO, 50, progress=False)
+    run = citeval_irm.bm25_run(DEMO, 50)
     result = citeval_irm.breakdown(
         run, DEMO, by="venue", statistics=citeval_irm.StatisticsOptions(**FAST)
     )

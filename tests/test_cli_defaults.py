@@ -31,8 +31,8 @@ def runs(demo_home, tmp_path_factory) -> dict[str, Path]:
     """BM25 runs of the demo: temporal and 50 deep, every paper and 300 deep."""
     folder = tmp_path_factory.mktemp("runs")
     out = {"short": folder / "short.trec", "future": folder / "future.trec"}
-    citeval_irm.write_run(citeval_irm.bm25_run(DEMO, 50, progress=False), out["short"])
-    future = citeval_irm.bm25_run(DEMO, 300, temporal=False, progress=False)
+    citeval_irm.write_run(citeval_irm.bm25_run(DEMO, 50), out["short"])
+    future = citeval_irm.bm25_run(DEMO, 300, temporal=False)
     citeval_irm.write_run(future, out["future"])
     return out
 

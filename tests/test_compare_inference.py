@@ -230,8 +230,8 @@ def demo_runs(demo_home, tmp_path_factory):
     from citeval_irm.papers.baseline import bm25_run
 
     folder = tmp_path_factory.mktemp("inference_runs")
-    bm25 = bm25_run(DEMO, 30, temporal=True, progress=False)
-    titles = bm25_run(DEMO, 30, temporal=True, fields=("title",), progress=False)
+    bm25 = bm25_run(DEMO, 30, temporal=True)
+    titles = bm25_run(DEMO, 30, temporal=True, fields=("title",))
     # the same ranking with coarse scores (ties) listed doc id ascending: trec_eval orders
     # ties doc id descending, the paper's script reads the list (write_run would re-sort)
     tied = bm25.frame.assign(score=bm25.frame["score"].round(0)).sort_values(

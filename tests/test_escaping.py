@@ -485,7 +485,7 @@ def test_crosscheck_and_validation_in_every_format(tables, demo_home):
 
 
 def test_published_comparison_in_every_format(tables, demo_home):
-    demo = citeval_irm.bm25_run("citeval/demo/test", 300, temporal=True, progress=False)
+    demo = citeval_irm.bm25_run("citeval/demo/test", 300, temporal=True)
     names = [hostile(p) for p in RUN_PREFIXES[:2]]
     runs = dict(zip(names, (demo, demo)))
     comparison = citeval_irm.compare(

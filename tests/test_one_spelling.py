@@ -108,3 +108,50 @@ def test_result_subscript_warns_naming_the_aggregate_series(files):
         assert result["HR@1"] == result.aggregate["Success@1"]
     with pytest.warns(DeprecationWarning), pytest.raises(KeyError, match="was not computed"):
         result["AP"]
+
+
+def test_bm25_run_takes_progress_in_execution_options_like_every_verb():
+    execution = citeval_irm.ExecutionOptions(progress=False)
+    expected = citeval_irm.bm25_run("citeval/demo/test", 5, execution=execution)
+    with pytest.warns(DeprecationWarning) as caught:
+        old = citeval_irm.bm25_run("citeval/demo/test", 5, progress=False)
+    [warning] = caught
+    assert str(warning.message) == (
+        "bm25_run(progress=...) is deprecated and will be removed in the next release; "
+        "use bm25_run(execution=ExecutionOptions(progress=...))"
+    )
+    assert warning.filename == __file__
+    assert old.to_dict() == expected.to_dict()
+    with pytest.raises(citeval_irm.InputError, match="progress"):
+        citeval_irm.bm25_run(
+            "citeval/demo/test", execution=citeval_irm.ExecutionOptions(progress="no")
+        )
+
+
+def test_convert_takes_memory_in_execution_options_and_never_overwrites_by_default(tmp_path):
+    run = tmp_path / "deep.trec"  # 200 queries x 60 docs: more than 64K of memory holds
+    run.write_text(
+        "".join(f"q{q} Q0 d{d} {d + 1} {60 - d} bm25\n" for q in range(200) for d in range(60))
+    )
+    small = citeval_irm.ExecutionOptions(memory="64K")
+    folder = citeval_irm.convert(run, tmp_path / "parts", execution=small)
+    assert folder.path.is_dir() and folder.rows == 12_000  # streamed: a folder of parts
+    assert citeval_irm.convert(run, tmp_path / "whole.parquet").path.is_file()  # it fits
+    with pytest.warns(DeprecationWarning, match=r"use convert\(execution=ExecutionOptions"):
+        old = citeval_irm.convert(run, tmp_path / "old-parts", memory="64K")
+    assert (old.rows, old.queries, old.files) == (folder.rows, folder.queries, folder.files)
+    target = tmp_path / "run.parquet"
+    target.write_bytes(b"the user's own file")
+    with pytest.raises(citeval_irm.InputError, match="run.parquet"):
+        citeval_irm.convert(run, target)  # force=False by default, as every verb that writes
+    assert target.read_bytes() == b"the user's own file"
+    assert citeval_irm.convert(run, target, force=True).rows == 12_000
+
+
+def test_audit_like_every_verb_assumes_no_paper(demo_home):
+    plain = citeval_irm.audit("citeval/demo/test")
+    assert plain.protocol is None and set(plain["test"].ceiling) == {"R"}
+    paper = citeval_irm.audit("citeval/demo/test", protocol="goyal2026")
+    assert paper.protocol == "goyal2026" and {"R@10", "R"} <= set(paper["test"].ceiling)
+    assert paper["test"].ceiling["R"] == plain["test"].ceiling["R"]
+    assert paper["test"].unreachable == plain["test"].unreachable

@@ -86,7 +86,6 @@ BOOLEANS = {
     "compare(tukey=)": lambda v: citeval_irm.compare({"a": RUN, "b": RUN}, QRELS, "RR", tukey=v),
     "bm25_run(temporal=)": lambda v: citeval_irm.bm25_run("citeval/demo/test", temporal=v),
     "bm25_run(same_year=)": lambda v: citeval_irm.bm25_run("citeval/demo/test", same_year=v),
-    "bm25_run(progress=)": lambda v: citeval_irm.bm25_run("citeval/demo/test", progress=v),
     "convert(force=)": lambda v: citeval_irm.convert(RUN, "never.parquet", force=v),
     "make_report(same_year=)": lambda v: citeval_irm.make_report(
         {"a": RUN}, "citeval/demo/test", "RR", same_year=v

@@ -29,8 +29,8 @@ DEPTH = 100  # an oracle first stage's depth: a quarter of the pool
 @pytest.fixture(scope="module")
 def runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("oracle_runs")
-    whole = citeval_irm.bm25_run(DEMO, POOL, progress=False).frame
-    titles = citeval_irm.bm25_run(DEMO, POOL, fields=("title",), progress=False).frame
+    whole = citeval_irm.bm25_run(DEMO, POOL).frame
+    titles = citeval_irm.bm25_run(DEMO, POOL, fields=("title",)).frame
     qrels = citeval_irm.read_qrels(DEMO).frame
     top = whole.groupby("query_id", sort=False).head(DEPTH)
     gold = qrels[qrels["relevance"] > 0][["query_id", "doc_id"]]

@@ -23,6 +23,16 @@ def test_the_errors_a_user_catches_are_citeval_errors():
     assert issubclass(citeval_irm.EvalWarning, Warning)
 
 
+def test_the_listing_is_verbs_results_options_and_errors():
+    """What a signature names is listed (a report's ``Computed``, convert's ``Converted``, a
+    cross-check's ``Recipe``); old spellings and subpackages are reached, not listed."""
+    assert {"Computed", "Converted", "Recipe", "ExecutionOptions"} <= set(citeval_irm.__all__)
+    for name in ("as_run", "as_qrels", "datasets", "scoring"):
+        assert name not in citeval_irm.__all__ and name not in dir(citeval_irm)
+    assert citeval_irm.Recipe is type(citeval_irm.RECIPES["goyal2026"])
+    assert citeval_irm.scoring.__name__ == "citeval_irm.scoring"
+
+
 def test_internals_stay_in_their_modules():
     for name in ("Quirks", "TieRange", "rank_run", "CAUSES", "TIE_POLICIES"):
         assert name not in citeval_irm.__all__
@@ -59,5 +69,6 @@ def test_the_namespace_is_the_public_api():
     helpers = {"sys", "types", "importlib", "typing", "TYPE_CHECKING", "after_import",
                "annotations", "import_module"}  # fmt: skip
     assert not helpers & names, helpers & names
-    assert {"evaluate", "PROTOCOLS", "class EvalResult"} <= names
+    assert {"evaluate", "PROTOCOLS", "class EvalResult", "class Computed"} <= names
+    assert not {"as_run", "as_qrels"} & names
     assert seen["all"] == sorted(set(seen["all"]))  # __all__: each public name once

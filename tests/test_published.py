@@ -107,11 +107,11 @@ def test_listing_and_one_datasets_figures(capsys):
 def demo_runs(demo_home, tmp_path_factory):
     folder = tmp_path_factory.mktemp("published_runs")
     runs = {
-        "bm25": bm25_run(DEMO, 300, temporal=True, progress=False),
-        "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",), progress=False),
-        "future": bm25_run(DEMO, 300, temporal=False, progress=False),
-        "twenty": bm25_run(DEMO, 20, temporal=True, progress=False),
-        "short": bm25_run(DEMO, 10, temporal=True, progress=False),
+        "bm25": bm25_run(DEMO, 300, temporal=True),
+        "titles": bm25_run(DEMO, 300, temporal=True, fields=("title",)),
+        "future": bm25_run(DEMO, 300, temporal=False),
+        "twenty": bm25_run(DEMO, 20, temporal=True),
+        "short": bm25_run(DEMO, 10, temporal=True),
     }
     return {name: citeval_irm.write_run(run, folder / f"{name}.trec") for name, run in runs.items()}
 

@@ -90,7 +90,7 @@ def test_the_entry_point_and_the_names() -> None:
 def results(demo_home) -> pd.DataFrame:
     """A PyTerrier results frame (qid, docno, score, rank, query) of the BM25 baseline."""
     topics = pt.get_dataset("citeval:demo/test").get_topics()
-    run = citeval_irm.bm25_run(DEMO, 300, progress=False).frame
+    run = citeval_irm.bm25_run(DEMO, 300).frame
     frame = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
     frame["rank"] = frame.groupby("qid").cumcount()
     return frame.merge(topics, on="qid")

@@ -25,8 +25,8 @@ FAST = citeval_irm.StatisticsOptions(permutations=500, bootstrap=200)
 def results(tmp_path_factory):
     """One of each public result, made by the public verbs on the demo dataset."""
     folder = tmp_path_factory.mktemp("runs")
-    bm25 = citeval_irm.write_run(citeval_irm.bm25_run(DEMO, progress=False), folder / "bm25.trec")
-    titles = citeval_irm.bm25_run(DEMO, fields=("title",), progress=False)
+    bm25 = citeval_irm.write_run(citeval_irm.bm25_run(DEMO), folder / "bm25.trec")
+    titles = citeval_irm.bm25_run(DEMO, fields=("title",))
     titles = citeval_irm.write_run(titles, folder / "titles.trec")
     runs = {"bm25": bm25, "titles": titles}
     comparison = citeval_irm.compare(runs, DEMO, protocol="goyal2026", statistics=FAST)

@@ -31,7 +31,7 @@ STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 @pytest.fixture(scope="module")
 def demo(demo_home):
     """The demo's BM25 rankings (30 deep, temporal) and each query's gold paper."""
-    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True, progress=False).frame
+    bm25 = citeval_irm.bm25_run(DEMO, 30, temporal=True).frame
     gold = citeval_irm.read_qrels(DEMO).frame.set_index("query_id")["doc_id"]
     return {"bm25": bm25, "gold": gold, "queries": list(gold.index)}
 

@@ -34,7 +34,7 @@ def manifest(tmp_path_factory):
         write_popularity_corpus(root / "acl-200")
         runs = {}
         for dataset in (DEMO, ACL):
-            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300, progress=False)
+            runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300)
             if dataset == DEMO:
                 runs["titles", dataset] = citeval_irm.bm25_run(
                     dataset, 300, fields=("title",), progress=False

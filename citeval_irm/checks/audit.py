@@ -321,7 +321,7 @@ def _splits_of(dataset_id: str) -> list[str]:
 
 
 def audit(
-    dataset: str, *, protocol: str | Protocol | None = "goyal2026", same_year: bool = True
+    dataset: str, *, protocol: str | Protocol | None = None, same_year: bool = True
 ) -> DatasetAudit:
     """Audit what a dataset allows under a protocol before any run is made.
 
@@ -333,9 +333,10 @@ def audit(
     dataset : str
         An ir_datasets id of citeval: a split (``"citeval/demo/test"``) or a corpus (each of
         its splits).
-    protocol : str or Protocol, default "goyal2026"
+    protocol : str or Protocol, optional
         Whose cut-offs the recall ceiling is given at (a name of ``citeval protocols`` or a
-        :class:`Protocol`).
+        :class:`Protocol`), as ``R@K`` beside ``R``; without one, the ceiling of ``R`` only
+        (no verb assumes a paper; ``citeval audit`` takes ``goyal2026`` unless told).
     same_year : bool, default True
         Whether a paper of the citing paper's own year (month) is reachable.
 
@@ -349,7 +350,7 @@ def audit(
     Examples
     --------
     >>> import citeval_irm
-    >>> audit = citeval_irm.audit("citeval/demo/test")
+    >>> audit = citeval_irm.audit("citeval/demo/test", protocol="goyal2026")
     >>> print(audit.format())  # doctest: +SKIP
     """
     import ir_datasets

@@ -131,7 +131,7 @@ def crosscheck(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> report = citeval_irm.crosscheck(run, "citeval/demo/test", protocol="goyal2026")
     >>> print(report.format())  # doctest: +SKIP
     """

@@ -129,7 +129,7 @@ def validate(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> report = citeval_irm.validate(run, "citeval/demo/test")
     >>> report.passed  # doctest: +SKIP
     True

@@ -11,6 +11,7 @@ import textwrap
 import time
 
 from ..base.errors import CitevalError, InputError, with_details
+from ..base.options import ExecutionOptions
 from ..papers import PROTOCOLS, RECIPES
 from ..printing.text_tables import wrap
 from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
@@ -24,8 +25,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         args.target,
         kind="qrels" if args.qrels else "run",
         partition_rows=args.partition_rows,
-        memory=Invocation(args).execution.memory,
         force=args.force,
+        execution=Invocation(args).execution,
     )
     say(done.text().rstrip("\n"))
     return 0
@@ -153,6 +154,7 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
         b=args.b,
         stemmer=args.stemmer if args.stemmer != "none" else None,
         fields=tuple(args.fields.split(",")) if args.fields else None,
+        execution=ExecutionOptions(progress=True),  # its bars as a download's (--quiet: none)
     )
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import InputError
+from ..base.options import ExecutionOptions
 from ..base.outputs import check_output
 from ..checks.crosscheck import CrosscheckReport, crosscheck
 from ..checks.protocol import ValidationReport, validate
@@ -208,7 +209,8 @@ def run_demo(
     description = documentation.get("pretty_name", dataset)
     if "desc" in documentation:  # its first sentence
         description += ". " + documentation["desc"].split(". ")[0].rstrip(".") + "."
-    run = bm25_run(dataset, k, temporal=temporal, same_year=same_year, progress=progress)
+    execution = ExecutionOptions(progress=progress)
+    run = bm25_run(dataset, k, temporal=temporal, same_year=same_year, execution=execution)
     run_path = write_run(run, output, tag="bm25") if output is not None else None
     year_rule = "same-year papers admitted" if same_year else "earlier papers only"
     settings = (

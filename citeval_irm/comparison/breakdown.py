@@ -137,7 +137,7 @@ def breakdown(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> groups = citeval_irm.breakdown({"bm25": run}, "citeval/demo/test", "RR", by="year")
     """
     from ..reading.io import read_qrels

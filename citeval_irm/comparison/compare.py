@@ -129,8 +129,8 @@ def compare(
     --------
     >>> import citeval_irm
     >>> runs = {
-    ...     "bm25": citeval_irm.bm25_run("citeval/demo/test", progress=False),
-    ...     "titles": citeval_irm.bm25_run("citeval/demo/test", fields=("title",), progress=False),
+    ...     "bm25": citeval_irm.bm25_run("citeval/demo/test"),
+    ...     "titles": citeval_irm.bm25_run("citeval/demo/test", fields=("title",)),
     ... }
     >>> comparison = citeval_irm.compare(runs, "citeval/demo/test", protocol="goyal2026")
     >>> tested = citeval_irm.compare(

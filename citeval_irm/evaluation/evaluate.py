@@ -110,7 +110,7 @@ def evaluate(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> result = citeval_irm.evaluate(run, "citeval/demo/test", "RR R@10")
     >>> result.aggregate["RR"]  # doctest: +SKIP
     0.3003

@@ -35,8 +35,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..base.errors import InputError
-from ..base.options import boolean
+from ..base.errors import InputError, deprecated
+from ..base.options import ExecutionOptions, boolean
 from ..base.progress import bar, is_quiet
 from ..reading.io import as_dataset, read_run
 from ..reading.tables import Run
@@ -214,7 +214,8 @@ def bm25_run(
     b: float = 0.75,
     stemmer: str | None = "english",
     fields: tuple[str, ...] | None = None,
-    progress: bool | None = True,
+    execution: ExecutionOptions | None = None,
+    progress: bool | None = None,
 ) -> Run:
     """A BM25 run over an ir_datasets dataset, ``k`` docs per query, obeying its protocol.
 
@@ -244,8 +245,12 @@ def bm25_run(
     fields : tuple of str, optional
         The doc fields indexed (e.g. ``("title",)``, a weaker baseline to compare with).
         Default: ``doc.default_text()``, title + abstract.
-    progress : bool or None, default True
-        Progress bars on standard error (``None``: only on a terminal).
+    execution : ExecutionOptions, optional
+        How the run is made; only ``progress`` applies here: progress bars on standard error
+        (default: on a terminal, for work that takes more than a second), as everywhere.
+    progress : bool, optional
+        Deprecated: ``execution=ExecutionOptions(progress=...)``, the one way every verb
+        takes it.
 
     Returns
     -------
@@ -256,13 +261,16 @@ def bm25_run(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
-    >>> titles = citeval_irm.bm25_run("citeval/demo/test", fields=("title",), progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
+    >>> titles = citeval_irm.bm25_run("citeval/demo/test", fields=("title",))
     """
     from ..datasets import AdmissibleCandidates
 
     temporal, same_year = boolean("temporal", temporal), boolean("same_year", same_year)
-    progress = boolean("progress", progress, optional=True)
+    if progress is not None:
+        deprecated("bm25_run(progress=...)", "bm25_run(execution=ExecutionOptions(progress=...))")
+        execution = ExecutionOptions(progress=progress)
+    progress = (execution or ExecutionOptions()).progress
     name, data = _checked_dataset(dataset, temporal, fields)
     index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(
         (

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..base.errors import InputError
-from ..base.options import boolean
+from ..base.errors import InputError, deprecated
+from ..base.options import ExecutionOptions, boolean
 from .parquet import PARQUET_WRITE
 from .readers import read_qrels
 from .tables import Qrels, Run, arrow_array
@@ -87,8 +87,9 @@ def convert(
     *,
     kind: str = "run",
     partition_rows: int | None = None,
+    force: bool = False,
+    execution: ExecutionOptions | None = None,
     memory: int | str | None = None,
-    force: bool = True,
 ) -> Converted:
     """Write a run (or qrels) as Parquet, the form read fastest and on a Dask cluster.
 
@@ -104,14 +105,18 @@ def convert(
         What ``source`` is.
     partition_rows : int, optional
         Write a folder of files of about ``partition_rows`` rows of whole queries each.
-    memory : int or str, optional
-        What reading may take (bytes or ``"2G"``): a run larger than it allows goes to a
-        folder of files (see :func:`citeval_irm.reading.streaming.plan_reading`).
-    force : bool, default True
+    force : bool, default False
         Replace an existing file (``citeval convert --force``); a folder is replaced only if
         it holds nothing but the parts of an earlier conversion (see
         :func:`citeval_irm.base.outputs.check_folder_output`). Both are checked before any
-        work.
+        work: without ``force`` an existing target is an error, never overwritten.
+    execution : ExecutionOptions, optional
+        How the conversion runs; only ``memory`` applies here: what reading may take, so a
+        run larger than it allows goes to a folder of files (see
+        :func:`citeval_irm.reading.streaming.plan_reading`).
+    memory : int or str, optional
+        Deprecated: ``execution=ExecutionOptions(memory=...)``, the one way every verb
+        takes it.
 
     Returns
     -------
@@ -121,7 +126,7 @@ def convert(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> path = citeval_irm.write_run(run, "bm25.trec")
     >>> written = citeval_irm.convert("bm25.trec", "bm25.parquet")
     """
@@ -130,6 +135,10 @@ def convert(
     from ..base.outputs import atomic_output, check_folder_output, check_output
 
     force = bool(boolean("force", force))
+    if memory is not None:
+        deprecated("convert(memory=...)", "convert(execution=ExecutionOptions(memory=...))")
+        execution = ExecutionOptions(memory=memory)
+    memory = (execution or ExecutionOptions()).memory
     if kind not in ("run", "qrels"):
         raise InputError(None, f"kind must be run or qrels, not {kind!r}")
     whole = isinstance(partition_rows, int) and not isinstance(partition_rows, bool)

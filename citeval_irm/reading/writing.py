@@ -44,7 +44,7 @@ def write_run(run, path: PathLike, *, tag: str = "citeval") -> Path:
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> path = citeval_irm.write_run(run, "bm25.trec", tag="bm25")
     """
     from ..base.outputs import atomic_output

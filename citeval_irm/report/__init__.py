@@ -126,7 +126,7 @@ def make_report(
     Examples
     --------
     >>> import citeval_irm
-    >>> run = citeval_irm.bm25_run("citeval/demo/test", progress=False)
+    >>> run = citeval_irm.bm25_run("citeval/demo/test")
     >>> report = citeval_irm.make_report({"bm25": run}, "citeval/demo/test", protocol="goyal2026")
     >>> report.command = "citeval eval bm25.trec --dataset citeval/demo/test --report r.html"
     """
