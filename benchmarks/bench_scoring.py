@@ -6,6 +6,8 @@ Three generated workloads (numpy, fixed seeds; SYNTHETIC ids and scores, written
 - W1: 20,000 queries x 300 candidates, one relevant doc each, ACL-style ids, ``goyal2026``;
 - W1T: W1 with 10 % of the queries tied (groups of 2-5 scores, around the relevant doc and
   elsewhere);
+- W1P: W1 over a pool of 200,000 docs, 4.5 % of the queries tied (about 900: issue 43's
+  variant, where the doc ids' dictionary and the tie handling weigh more);
 - W2: 7,000 queries x 1,000 candidates, 1-60 relevant docs each, MasterSet-style ids (queries
   are 2025 arXiv papers, docs earlier ones), ``masterset2026``.
 
@@ -78,12 +80,14 @@ class Workload:
     rank_p: float  # a retrieved relevant doc's rank is geometric(rank_p), without repeats
     tie_fraction: float
     seed: int
+    pool: int = 0  # docs to draw from (0: the corpus's own number)
 
 
 W1 = Workload("W1", 20_000, 300, "goyal2026", "acl", 1, 0.9, 0.15, 0.0, 1)
 WORKLOADS = {
     "W1": W1,
     "W1T": replace(W1, name="W1T", tie_fraction=0.1),
+    "W1P": replace(W1, name="W1P", tie_fraction=0.045, pool=200_000),
     "W2": Workload("W2", 7_000, 1_000, "masterset2026", "arxiv", 60, 0.7, 0.01, 0.0, 2),
 }
 
@@ -120,9 +124,9 @@ def generate(w: Workload, queries: int) -> tuple[dict, dict, dict]:
     """The run and qrels of ``w`` with ``queries`` queries as columns, and their statistics."""
     rng = np.random.default_rng(w.seed)
     if w.ids == "acl":
-        pool = acl_ids(rng, ACL_PAPERS)
+        pool = acl_ids(rng, w.pool or ACL_PAPERS)
     else:
-        pool = arxiv_ids(rng, MASTERSET_POOL, 2007, 2024)
+        pool = arxiv_ids(rng, w.pool or MASTERSET_POOL, 2007, 2024)
     candidates = distinct_rows(rng, queries, w.depth, len(pool))
     n_rel = np.ones(queries, dtype=np.int64)
     if w.max_relevant > 1:
