@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import itertools
 
 from .. import __version__
 from ..base.choices import (
@@ -328,8 +327,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def command_of(given: list[str]) -> str | None:
     """The command ``given`` names, if its first word after ``citeval``'s own ``-v`` is one
     (``None`` for anything else: ``--help``, ``--version``, a mistyped command, none)."""
-    words = list(itertools.dropwhile(lambda word: word in ("-v", "--verbose"), given))
-    return words[0] if words and words[0] in COMMANDS else None
+    for word in given:
+        if word not in ("-v", "--verbose"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def add_trec_eval_command(commands) -> None:
