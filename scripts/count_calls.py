@@ -14,7 +14,7 @@ module code included):
 
 For each: the distinct package functions called (``module:qualified name``), the modules they
 are in, and the deepest stack of package frames (frames of other libraries in between are not
-counted). ``--list`` prints the functions.
+counted). ``--list`` prints the functions, ``--deepest`` the deepest stack, outermost first.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class CallCounter:
     def __init__(self) -> None:
         self.functions: set[str] = set()
         self.deepest = 0
+        self.deepest_stack: list[str] = []
 
     def __call__(self, frame, event: str, arg) -> None:
         if event != "call":
@@ -44,12 +45,14 @@ class CallCounter:
         if not name.startswith(PACKAGE):
             return
         self.functions.add(f"{name}:{frame.f_code.co_qualname}")
-        depth, walk = 0, frame
+        stack, walk = [], frame
         while walk is not None:
-            if walk.f_globals.get("__name__", "").startswith(PACKAGE):
-                depth += 1
+            module = walk.f_globals.get("__name__", "")
+            if module.startswith(PACKAGE):
+                stack.append(f"{module}:{walk.f_code.co_qualname}")
             walk = walk.f_back
-        self.deepest = max(self.deepest, depth)
+        if len(stack) > self.deepest:
+            self.deepest, self.deepest_stack = len(stack), stack[::-1]
 
     @property
     def modules(self) -> set[str]:
@@ -73,6 +76,9 @@ def counted(call, cold: bool) -> CallCounter:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="print every function counted")
+    parser.add_argument(
+        "--deepest", action="store_true", help="print the deepest stack of package frames"
+    )
     parser.add_argument(
         "--cold",
         metavar="N",
@@ -115,6 +121,9 @@ def main() -> None:
         if args.list:
             for function in sorted(counter.functions):
                 print(f"    {function}")
+        if args.deepest:
+            for depth, function in enumerate(counter.deepest_stack, 1):
+                print(f"    {depth:>3} {function}")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,32 @@ def test_each_command_ends_with_examples_that_parse(name, capsys):
         build_parser().parse_args(argv[1:])  # exits (status 2) on a wrong option
 
 
+def test_a_command_line_builds_only_its_command_with_the_same_help_and_parse(capsys):
+    """``citeval COMMAND ...`` builds that command's parser alone (issue 43: not the other
+    thirteen), with the help and the parse the full parser gives it; anything that names no
+    command (``--help``, ``--version``, a mistyped command) gets the full parser."""
+    from citeval_irm.cli.parser import COMMANDS, command_of
+
+    full = commands()
+    assert sorted(COMMANDS) == sorted(full)
+    for name in full:
+        alone = build_parser(name)
+        subparsers = next(a for a in alone._actions if a.dest == "command").choices
+        assert name in subparsers and len(subparsers) <= 4  # the dataset commands together
+        assert subparsers[name].format_help() == full[name].format_help()
+        for line in EXAMPLES[name]:
+            argv = shlex.split(line)[1:]
+            assert vars(alone.parse_args(argv)) == vars(build_parser().parse_args(argv))
+    assert command_of(["-v", "eval", "run"]) == command_of(["eval"]) == "eval"
+    for given in (["--help"], ["--version"], ["evaluate"], [], ["-v"], ["--verb", "eval"]):
+        assert command_of(given) is None
+    with pytest.raises(SystemExit):
+        main(["evaluate", "x"])
+    said = capsys.readouterr().err  # every command named, as the full parser knows them
+    assert "unknown command 'evaluate'; did you mean eval" in said
+    assert all(name in said.split("(commands: ")[1] for name in full)
+
+
 def test_long_option_lists_read_in_groups():
     help_text = commands()["eval"].format_help()
     order = [help_text.index(f"\n{title}:\n") for title in

@@ -192,18 +192,14 @@ def test_a_report_is_shown_in_another_unit(files):
 
 def test_the_command_line_defaults_are_the_options_defaults():
     from citeval_irm.cli import build_parser
-    from citeval_irm.cli.flags import (
-        display,
-        eval_options,
-        execution_options,
-        statistics_options,
-    )
+    from citeval_irm.cli.invocation import Invocation
 
     args = build_parser().parse_args(["compare", "a.trec", "b.trec", "--qrels", "q", "-m", "RR"])
-    assert eval_options(args) == EvalOptions()
-    assert dataclasses.replace(execution_options(args), progress=None) == ExecutionOptions()
-    assert statistics_options(args) == StatisticsOptions()
-    assert display(args) == {"percent": None, "decimals": None}
+    given = Invocation(args)
+    assert given.options == EvalOptions()
+    assert dataclasses.replace(given.execution, progress=None) == ExecutionOptions()
+    assert given.statistics == StatisticsOptions()
+    assert given.shown == {"percent": None, "decimals": None}
 
 
 def test_a_result_prints_as_format_is_asked(files):

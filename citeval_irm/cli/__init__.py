@@ -27,7 +27,7 @@ from ..base.errors import CitevalError, EvalWarning
 from ..base.progress import set_quiet
 from .flags import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, EXIT_STRICT_FAILURE
 from .invocation import check_report, say
-from .parser import build_parser
+from .parser import build_parser, command_of
 
 __all__ = [
     "EXIT_INPUT_ERROR",
@@ -93,50 +93,49 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Standard output is guarded for the command (:func:`~citeval_irm.base.outputs.
     guarded_stdout`: closed or full, it is an error saying so) and its outputs recorded, so
-    that an error part way says which files were written in full and which were not."""
+    that an error part way says which files were written in full and which were not; an
+    error is said in one line (``citeval: error: ...``, exit 2), Ctrl-C as an interrupt."""
     from ..base.outputs import guarded_stdout, recorded_outputs
 
-    with _utf8_stdout(), guarded_stdout() as stdout, recorded_outputs() as record:
-        return _main(argv, stdout, record)
-
-
-def _main(argv: Sequence[str] | None, stdout, record) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, _interrupt) if in_main_thread else None
     _INTERRUPTS.clear()
-    try:
-        code = _command(given)
-        if code == 0 or stdout.failure is None:  # a command that failed said its failure
-            stdout.flush()  # a full disk said now, not lost in the flush at exit
-        return code
-    except (Interrupted, KeyboardInterrupt):
-        say(f"citeval: interrupted{record.said()}")
-        return EXIT_INTERRUPTED
-    except CitevalError as exc:
-        if _INTERRUPTS:  # the interrupt, failed in C code that swallowed it
+    with _utf8_stdout(), guarded_stdout() as stdout, recorded_outputs() as record:
+        try:
+            code = _command(given)
+            if code == 0 or stdout.failure is None:  # a command that failed said its failure
+                stdout.flush()  # a full disk said now, not lost in the flush at exit
+            return code
+        except (Interrupted, KeyboardInterrupt):
             say(f"citeval: interrupted{record.said()}")
             return EXIT_INTERRUPTED
-        verbose = _VERBOSE["on"]
-        more = " (details: --verbose)" if exc.details and not verbose else ""
-        say(f"citeval: error: {exc}{more}{record.said()}")
-        for detail in exc.details if verbose else ():  # wrapped, addresses kept whole
-            for line in textwrap.wrap(detail, 96, break_long_words=False, break_on_hyphens=False):
-                say(f"  {line}")
-        return EXIT_INPUT_ERROR
-    except BrokenPipeError:  # e.g. `citeval eval ... | head`
-        return 0
-    except OSError as exc:  # a vanished file: said, not a traceback
-        if _INTERRUPTS:
-            say(f"citeval: interrupted{record.said()}")
-            return EXIT_INTERRUPTED
-        say(f"citeval: error: {_os_error(exc)}{record.said()}")
-        return EXIT_INPUT_ERROR
-    finally:
-        set_quiet(False)
-        _VERBOSE["on"] = False
-        if in_main_thread:
-            signal.signal(signal.SIGINT, previous)
+        except CitevalError as exc:
+            if _INTERRUPTS:  # the interrupt, failed in C code that swallowed it
+                say(f"citeval: interrupted{record.said()}")
+                return EXIT_INTERRUPTED
+            verbose = _VERBOSE["on"]
+            more = " (details: --verbose)" if exc.details and not verbose else ""
+            say(f"citeval: error: {exc}{more}{record.said()}")
+            for detail in exc.details if verbose else ():  # wrapped, addresses kept whole
+                for line in textwrap.wrap(
+                    detail, 96, break_long_words=False, break_on_hyphens=False
+                ):
+                    say(f"  {line}")
+            return EXIT_INPUT_ERROR
+        except BrokenPipeError:  # e.g. `citeval eval ... | head`
+            return 0
+        except OSError as exc:  # a vanished file: said, not a traceback
+            if _INTERRUPTS:
+                say(f"citeval: interrupted{record.said()}")
+                return EXIT_INTERRUPTED
+            say(f"citeval: error: {_os_error(exc)}{record.said()}")
+            return EXIT_INPUT_ERROR
+        finally:
+            set_quiet(False)
+            _VERBOSE["on"] = False
+            if in_main_thread:
+                signal.signal(signal.SIGINT, previous)
 
 
 def _command(given: list[str]) -> int:
@@ -154,7 +153,7 @@ def _command(given: list[str]) -> int:
         if hint is not None:
             say(f"citeval: error: {hint}")
             return EXIT_INPUT_ERROR
-    parser = build_parser()
+    parser = build_parser(command_of(given))
     try:
         args = parser.parse_args(given)
     except SystemExit:

@@ -59,6 +59,10 @@ def _validate_first(given: Invocation) -> tuple[str, bool]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """``citeval eval``: the run's validation (with ``--dataset``), its scores, what
+    :func:`_eval_output` prints of them, and ``--strict``'s exit status."""
+    from ..evaluation.evaluate import evaluate
+
     given = Invocation(args)
     check_max_docs(args)
     if args.strict and args.dataset is None:
@@ -68,17 +72,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if validation is not None:  # above the scores; off stdout when that is for a program
         stream = sys.stdout if args.format == "table" else sys.stderr
         stream.write(validation[0] + "\n")
-    code = _eval_scores(given)
-    if validation is not None and args.strict and not validation[1]:
-        print("citeval: strict: the run breaks the protocol", file=sys.stderr)
-        return EXIT_STRICT_FAILURE
-    return code
-
-
-def _eval_scores(given: Invocation) -> int:
-    from ..evaluation.evaluate import evaluate
-
-    args = given.args
     given.built()
     result = evaluate(
         args.run,
@@ -88,37 +81,40 @@ def _eval_scores(given: Invocation) -> int:
         options=given.options,
         execution=given.execution,
     )
-    shown = {"per_query": args.per_query, "percent": given.shown["percent"]}
-    decimals = given.shown["decimals"]
-    if not args.crosscheck:
-        sys.stdout.write(result.format(args.format, **shown, decimals=decimals))
-        given.say_warnings(result.warnings)
-        _eval_report(given, result)
-        return 0
-    if args.format not in PLAIN_FORMATS:
-        raise InputError(None, "--crosscheck prints with --format table or json")
-    report = _crosscheck(given)
-    if args.format == "json":
-        evaluation = json.loads(result.format("json", **shown))
-        payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
-        sys.stdout.write(json_dumps(payload, indent=2) + "\n")
-    else:
-        sys.stdout.write(result.format("table", **shown, decimals=decimals))
-        sys.stdout.write("\n" + report.format("table", **given.shown))
-    given.say_warnings(result.warnings)
-    _eval_report(given, result, report)
+    _eval_output(given, result)
+    if validation is not None and args.strict and not validation[1]:
+        print("citeval: strict: the run breaks the protocol", file=sys.stderr)
+        return EXIT_STRICT_FAILURE
     return 0
 
 
-def _eval_report(given: Invocation, result, crosscheck=None) -> None:
-    """``citeval eval --report``: the evaluation (and its cross-check) as a report."""
+def _eval_output(given: Invocation, result) -> None:
+    """What ``citeval eval`` prints of ``result``: its scores (beside the cross-check with
+    ``--crosscheck``), its warnings, and the ``--report`` of both."""
     args = given.args
+    shown = {"per_query": args.per_query, "percent": given.shown["percent"]}
+    decimals = given.shown["decimals"]
+    report = None
+    if not args.crosscheck:
+        sys.stdout.write(result.format(args.format, **shown, decimals=decimals))
+    elif args.format not in PLAIN_FORMATS:
+        raise InputError(None, "--crosscheck prints with --format table or json")
+    else:
+        report = _crosscheck(given)
+        if args.format == "json":
+            evaluation = json.loads(result.format("json", **shown))
+            payload = {"evaluation": evaluation, "crosscheck": report.to_dict()}
+            sys.stdout.write(json_dumps(payload, indent=2) + "\n")
+        else:
+            sys.stdout.write(result.format("table", **shown, decimals=decimals))
+            sys.stdout.write("\n" + report.format("table", **given.shown))
+    given.say_warnings(result.warnings)
     if args.report:
         name = run_label(args.run)
         given.write_report(
             {name: args.run},
             evaluations={name: result},
-            crosschecks={name: crosscheck} if crosscheck is not None else None,
+            crosschecks={name: report} if report is not None else None,
         )
 
 

@@ -1,8 +1,8 @@
 """The command line's options, each declared once (:data:`FLAGS`, defaults read from
 ``EvalOptions`` / ``ExecutionOptions`` / ``StatisticsOptions``), the groups of them commands
-share, and the one building of the options objects from parsed arguments
-(:func:`eval_options`, :func:`execution_options`, :func:`statistics_options`) and of how
-values are shown (:func:`display`: the keywords of a result's ``format``)."""
+share, and the fields of an options object a command's parsed arguments give
+(:func:`given_fields`, from which :class:`~citeval_irm.cli.invocation.Invocation` builds
+the objects)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..base.choices import (
     WARNING_CODES,
 )
 from ..base.errors import InputError
-from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, check_decimals
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
 from ..papers import PROTOCOLS, RECIPES, named
 
 EXIT_INPUT_ERROR = 2
@@ -150,8 +150,8 @@ def add_recipe_options(parser: argparse.ArgumentParser) -> None:
 # argparse settings, help; its default is the field default of EvalOptions,
 # ExecutionOptions or StatisticsOptions, whose field it sets; percent and decimals are no
 # field: how values print) and added by name to each command that takes it;
-# eval_options / execution_options / statistics_options build the three objects from any
-# command's arguments, display the keywords of a result's format.
+# Invocation builds the three objects from any command's arguments (given_fields), and the
+# keywords of a result's format.
 
 
 def _field_default(kind, name: str):
@@ -306,38 +306,14 @@ def add_options(parser: argparse.ArgumentParser, *names: str, **changes: dict) -
         target.add_argument(*spellings, **{**settings, **changes.get(name, {})})
 
 
-def _given(args: argparse.Namespace, kind) -> dict:
-    """The fields of ``kind`` the command has options for, as parsed."""
+def given_fields(args: argparse.Namespace, kind) -> dict:
+    """The fields of ``kind`` (an options class) the command has options for, as parsed:
+    what :class:`~citeval_irm.cli.invocation.Invocation` builds the options objects of."""
     return {
         f.name: getattr(args, f.name)
         for f in dataclasses.fields(kind)
         if f.name in FLAGS and hasattr(args, f.name)
     }
-
-
-def eval_options(args: argparse.Namespace) -> EvalOptions:
-    """The :class:`EvalOptions` of any command's arguments: what its numbers mean."""
-    return EvalOptions(**_given(args, EvalOptions))
-
-
-def execution_options(args: argparse.Namespace) -> ExecutionOptions:
-    """The :class:`ExecutionOptions` of any command's arguments (``--quiet``: no progress
-    bar; ``--jobs``: processes): how its numbers are computed."""
-    progress = False if getattr(args, "quiet", False) else None
-    jobs = {"jobs": args.jobs} if getattr(args, "jobs", None) is not None else {}
-    return ExecutionOptions(**_given(args, ExecutionOptions), progress=progress, **jobs)
-
-
-def display(args: argparse.Namespace) -> dict:
-    """How any command's values print (``--percent``, ``--decimals``): the keywords of a
-    result's ``format`` (and of a report's ``shown``), checked."""
-    decimals = check_decimals(getattr(args, "decimals", None))
-    return {"percent": getattr(args, "percent", None), "decimals": decimals}
-
-
-def statistics_options(args: argparse.Namespace) -> StatisticsOptions:
-    """The :class:`StatisticsOptions` of any command's arguments."""
-    return StatisticsOptions(**_given(args, StatisticsOptions))
 
 
 def add_resolution_options(parser: argparse.ArgumentParser, *, table: bool = False) -> None:

@@ -15,10 +15,10 @@ from functools import cached_property
 from pathlib import Path
 
 from ..base.errors import InputError
-from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
+from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, check_decimals
 from ..printing.escaping import plain_text
 from ..printing.printable import warning_line
-from .flags import DEMO_REPORT, display, eval_options, execution_options, statistics_options
+from .flags import DEMO_REPORT, given_fields
 
 
 def say(line: str) -> None:
@@ -99,23 +99,29 @@ class Invocation:
 
     @cached_property
     def options(self) -> EvalOptions:
-        """The command's :class:`EvalOptions` (:func:`.flags.eval_options`)."""
-        return eval_options(self.args)
+        """The command's :class:`EvalOptions`: what its numbers mean."""
+        return EvalOptions(**given_fields(self.args, EvalOptions))
 
     @cached_property
     def execution(self) -> ExecutionOptions:
-        """The command's :class:`ExecutionOptions` (:func:`.flags.execution_options`)."""
-        return execution_options(self.args)
+        """The command's :class:`ExecutionOptions` (``--quiet``: no progress bar;
+        ``--jobs``: processes): how its numbers are computed."""
+        args = self.args
+        progress = False if getattr(args, "quiet", False) else None
+        jobs = {"jobs": args.jobs} if getattr(args, "jobs", None) is not None else {}
+        return ExecutionOptions(**given_fields(args, ExecutionOptions), progress=progress, **jobs)
 
     @cached_property
     def statistics(self) -> StatisticsOptions:
-        """The command's :class:`StatisticsOptions` (:func:`.flags.statistics_options`)."""
-        return statistics_options(self.args)
+        """The command's :class:`StatisticsOptions`."""
+        return StatisticsOptions(**given_fields(self.args, StatisticsOptions))
 
     @cached_property
     def shown(self) -> dict:
-        """How values print: the keywords of a result's ``format`` (:func:`.flags.display`)."""
-        return display(self.args)
+        """How values print (``--percent``, ``--decimals``): the keywords of a result's
+        ``format`` (and of a report's ``shown``), checked."""
+        decimals = check_decimals(getattr(self.args, "decimals", None))
+        return {"percent": getattr(self.args, "percent", None), "decimals": decimals}
 
     def built(self) -> None:
         """Every option object and how values print, built now: a bad option is the
@@ -127,8 +133,17 @@ class Invocation:
         check_dataset(self.args.dataset)
 
     def say_warnings(self, warnings) -> None:
-        """The warnings on standard error (:func:`say_warnings`)."""
-        say_warnings(warnings, self.args)
+        """The command's warnings on standard error, one line each (:func:`~citeval_irm.
+        printing.printable.warning_line`, as a result's ``warnings_text``): each line once,
+        however many steps of the command found it, and none of the codes
+        ``--quiet-warning`` names."""
+        hidden = set(getattr(self.args, "quiet_warning", None) or ())
+        said: set[str] = set()
+        for warning in warnings:
+            line = warning_line(warning)
+            if warning.code not in hidden and line not in said:
+                said.add(line)
+                print(line, file=sys.stderr)
 
     def write_report(self, runs: dict, measures=None, **given) -> None:
         """Build the report of ``runs`` from what the command computed (``given``: the
@@ -161,19 +176,6 @@ class Invocation:
                 self.args.report, command=self.args.command_line, **self.shown, **shown
             )
             say(f"citeval: report written to {path}")
-
-
-def say_warnings(warnings, args: argparse.Namespace) -> None:
-    """A command's warnings on standard error, one line each (:func:`~citeval_irm.printing.
-    printable.warning_line`, as a result's ``warnings_text``): each line once, however
-    many steps of the command found it, and none of the codes ``--quiet-warning`` names."""
-    hidden = set(getattr(args, "quiet_warning", None) or ())
-    said: set[str] = set()
-    for warning in warnings:
-        line = warning_line(warning)
-        if warning.code not in hidden and line not in said:
-            said.add(line)
-            print(line, file=sys.stderr)
 
 
 def check_dataset(name: str) -> None:

@@ -301,7 +301,10 @@ def _close(value: str, names: list[str]) -> list[str]:
     return list(dict.fromkeys(prefixes + similar))[:2]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """``citeval``'s parser: every command, or, given ``command`` (one of
+    :data:`COMMANDS`), only that command's, which is all a command line naming it needs
+    (building the other thirteen is most of the work of parsing one)."""
     parser = Parser(
         prog="citeval",
         description="Trustworthy citation-recommendation evaluation (ir-measures, trec_eval). "
@@ -311,25 +314,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    add_eval_command(commands)
-    add_crosscheck_command(commands)
-    add_listing_commands(commands)
-    add_dataset_commands(commands)
-    baselines = add_baseline_command(commands)
-    add_validate_command(commands)
-    add_demo_command(commands)
-    add_compare_command(commands)
-    add_published_command(commands)
-    add_table_command(commands)
-    add_breakdown_command(commands)
-    add_convert_command(commands)
-    add_resolve_command(commands)
-    add_trec_eval_command(commands)
-    add_quiet_option(commands, baselines)
-    for name, command in commands.choices.items():
-        add_examples(command, name)
-    parser.epilog = workflow_text(commands)
+    adders = dict.fromkeys(COMMANDS.values()) if command is None else [COMMANDS[command]]
+    nested = [adder(commands) for adder in adders]  # baseline's own commands; None: others
+    add_quiet_option(commands, *filter(None, nested))
+    for name, subparser in commands.choices.items():
+        add_examples(subparser, name)
+    if command is None:  # the list of commands, which only ``citeval --help`` shows
+        parser.epilog = workflow_text(commands)
     return parser
+
+
+def command_of(given: list[str]) -> str | None:
+    """The command ``given`` names, if its first word after ``citeval``'s own ``-v`` is one
+    (``None`` for anything else: ``--help``, ``--version``, a mistyped command, none)."""
+    for word in given:
+        if word not in ("-v", "--verbose"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def add_trec_eval_command(commands) -> None:
@@ -610,3 +611,27 @@ def add_resolve_command(commands) -> None:
     add_format_option(rs, ("table", "markdown", "json", "csv"))
     add_force_option(rs)
     rs.set_defaults(handler=cmd_resolve)
+
+
+COMMANDS = {
+    "eval": add_eval_command,
+    "crosscheck": add_crosscheck_command,
+    "recipes": add_listing_commands,
+    "protocols": add_listing_commands,
+    "import": add_dataset_commands,
+    "datasets": add_dataset_commands,
+    "verify": add_dataset_commands,
+    "audit": add_dataset_commands,
+    "baseline": add_baseline_command,
+    "validate": add_validate_command,
+    "demo": add_demo_command,
+    "compare": add_compare_command,
+    "published": add_published_command,
+    "table": add_table_command,
+    "breakdown": add_breakdown_command,
+    "convert": add_convert_command,
+    "resolve": add_resolve_command,
+    "trec_eval": add_trec_eval_command,
+}
+"""Each command with the function that adds its parser, in the order ``build_parser``
+adds them (``recipes`` and ``protocols`` are added together, as are the dataset commands)."""

@@ -1,11 +1,12 @@
 """``evaluate``: one run against one qrels, with trec_eval's semantics.
 
 The verb gathers what a run is evaluated with (:mod:`.settings`), reads a run that fits in
-memory whole, as one chunk, and scores it by :func:`.parts.score_part`; a run file too large
-for that, or a run on Dask, comes from the backend of chunks of whole queries
+memory whole, as one chunk, scores it once by :func:`.parts.score_part` and makes its
+result (:func:`.parts.result_of`); a run file too large for that, or a run on Dask, comes
+from the backend of chunks of whole queries
 (:func:`citeval_irm.reading.sources.read_in_chunks`: streamed, sorted out of core, or on the
-workers), each chunk scored by the same :func:`.parts.score_part`. Either way the parts are
-merged once by :func:`.parts.merge_parts`. Which queries
+workers), each chunk scored by the same :func:`.parts.score_part`, the parts merged once by
+:func:`.parts.merge_parts` into the one part whose result is made the same way. Which queries
 count is :mod:`.population`'s one rule (``trec_eval -c``); the engines that compute the
 values are :mod:`.engines`'.
 
@@ -36,6 +37,7 @@ from .parts import (
     in_population_order,
     merge_parts,
     merge_warnings,
+    result_of,
     score_part,
 )
 from .population import counted_queries, population
@@ -155,7 +157,8 @@ def evaluate_table(
     run: Run, qrels: Qrels, settings: Settings, protocol: Protocol | None = None
 ) -> EvalResult:
     """The evaluation of a run in memory, read under ``settings.duplicates`` already: one
-    chunk of whole queries, scored by :func:`score_part`, merged by :func:`merge_parts`
-    (which says nothing: the caller issues the result's warnings). What :func:`evaluate`
-    does with a run that fits in memory, and the ir-measures provider with every run."""
-    return merge_parts([score_part(run, qrels, settings)], qrels, settings, protocol, run.source)
+    chunk of whole queries, scored once by :func:`score_part`, its result made by
+    :func:`result_of` (which says nothing: the caller issues the result's warnings), no
+    merge. What :func:`evaluate` does with a run that fits in memory, and the ir-measures
+    provider with every run."""
+    return result_of(score_part(run, qrels, settings), qrels, settings, protocol, run.source)

@@ -1,13 +1,14 @@
-"""The one scoring of a chunk of whole queries (:func:`score_part`) and the one merge of
-a run's chunks into its :class:`~citeval_irm.evaluation.results.EvalResult`
-(:func:`merge_parts`).
+"""The one scoring of a chunk of whole queries (:func:`score_part`), the one result of a
+run's queries (:func:`result_of`) and the one merge of a run's chunks (:func:`merge_parts`:
+their parts made one, then its result).
 
 Every run goes through them, whichever way it was read (one chunk in memory, many
 streamed, partitions on Dask): a chunk is ranked (the tie policy and ``max_docs``), its
 tie facts, its queries and its warnings are collected, and its counted queries are scored
-by the engines; the merge makes the population of the whole run, scores the queries no
-chunk ranks on an empty ranking, and merges the warnings (in the in-memory order) and the
-tie report.
+by the engines; a run read whole is one part, whose result is made at once; the parts of a
+run read in chunks are merged into one first (warnings in the in-memory order, the tie
+report). The result makes the population of the whole run and scores the queries no part
+ranks on an empty ranking.
 """
 
 from __future__ import annotations
@@ -149,38 +150,51 @@ def merge_parts(
     source: str,
     notes: list[EvalWarning] | None = None,
 ) -> EvalResult:
-    """The evaluation of a whole run from its parts (in run order): per-query rows put in
-    the population's order, the queries no part ranks scored on an empty ranking, the
-    warnings and tie report of the whole run (``notes``: warnings of reading the run that
-    no part holds, merged with theirs)."""
-    run_ids = pa.concat_arrays([p.run_ids for p in parts]) if parts else pa.nulls(0, pa.string())
-    population = population_of(run_ids, source, qrels, settings.empty_queries)
+    """The evaluation of a run read in chunks, from their parts (in run order): the parts
+    made one (their queries, values and tie facts put together, their warnings and
+    ``notes``, warnings of reading the run that no part holds, merged as the in-memory
+    reader counts them), then :func:`result_of` that one part."""
+    whole = Part(
+        rows=np.concatenate([np.zeros(0, dtype=np.int64), *(p.rows for p in parts)]),
+        values=np.concatenate([np.zeros((0, len(settings.measures))), *(p.values for p in parts)]),
+        run_ids=pa.concat_arrays([pa.nulls(0, pa.string()), *(p.run_ids for p in parts)]),
+        sizes=np.concatenate([np.zeros(0, dtype=np.int64), *(p.sizes for p in parts)]),
+        ties=TieReport(
+            settings.ties,
+            sum(p.ties.tied_docs for p in parts),
+            examples_of(e for p in parts for e in p.ties.examples),
+            frozenset().union(*(p.ties.query_ids for p in parts)),
+            sum(p.ties.contested_docs for p in parts),
+            frozenset().union(*(p.ties.contested_ids for p in parts)),
+        ),
+        warnings=merge_warnings([*(p.warnings for p in parts), list(notes or [])]),
+    )
+    return result_of(whole, qrels, settings, protocol, source)
+
+
+def result_of(part: Part, qrels: Qrels, settings: Settings, protocol, source: str) -> EvalResult:
+    """The evaluation of a whole run from the one :class:`Part` of all its queries (a run
+    read whole is scored once, into one part: no merge): the population of the run, its
+    per-query rows in the population's order, the queries it does not rank scored on an
+    empty ranking, and its warnings with those of the qrels, the population and the ties."""
+    population = population_of(part.run_ids, source, qrels, settings.empty_queries)
     values = in_population_order(
         population.counted,
         qrels,
-        [(p.rows, p.values) for p in parts],
+        [(part.rows, part.values)],
         len(settings.measures),
         lambda missing: unranked_values(settings, qrels, missing, source),
     )
-    report = TieReport(
-        settings.ties,
-        sum(p.ties.tied_docs for p in parts),
-        examples_of(e for p in parts for e in p.ties.examples),
-        frozenset().union(*(p.ties.query_ids for p in parts)),
-        sum(p.ties.contested_docs for p in parts),
-        frozenset().union(*(p.ties.contested_ids for p in parts)),
-    )
-    tie_warning = report.warning()
+    tie_warning = part.ties.warning()
     warnings = (
-        merge_warnings([*(p.warnings for p in parts), list(notes or [])])
+        list(part.warnings)
         + list(qrels.warnings)
         + population.warnings
         + ([tie_warning] if tie_warning else [])
     )
-    sizes = np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    ranked = RankedQueries(run_ids.to_pylist(), sizes)
+    ranked = RankedQueries(part.run_ids.to_pylist(), part.sizes)
     result = make_result(
-        settings, population, values, warnings, report, protocol, source, qrels.source, ranked
+        settings, population, values, warnings, part.ties, protocol, source, qrels.source, ranked
     )
     result.qrels_fingerprint = qrels_fingerprint(qrels)  # what a comparison checks it against
     return result

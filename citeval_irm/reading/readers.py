@@ -9,18 +9,22 @@ under other names, are kept for one release and warn (``DeprecationWarning``).
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import pyarrow as pa
+
 from ..base.choices import KEEP_ALL
 from ..base.errors import InputError, deprecated
 from .duplicates import check_duplicates
+from .fields import Place, typed_values
 from .forms import as_dataset, checked_qrels, qrels_from_dataset, table_from
 from .parquet import is_parquet, read_parquet
 from .tables import Qrels, Run
-from .trec_fast import QRELS_LAYOUT, RUN_LAYOUT
-from .trec_lines import parse_file, read_lines
+from .trec_fast import QRELS_LAYOUT, RUN_LAYOUT, NeedLineNumbers, read_fast
+from .trec_lines import read_lines
 
 
 def drop_duplicates(run: Run) -> Run:
@@ -31,6 +35,7 @@ def drop_duplicates(run: Run) -> Run:
 def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplicates: str):
     """Parse a run (``value_column="score"``) or qrels file and apply the duplicate policy.
 
+    The fast parse first, the line-aware one for anything it leaves (errors name the line).
     Runs may carry text after their 6th column (as trec_eval allows), qrels may not. Line
     numbers for a duplicate are re-read only when one is found. The table's warnings count
     the comment lines, the lines with extra text and what the duplicate policy dropped.
@@ -38,7 +43,23 @@ def _read_unique(path: Path, layout: tuple[str, ...], value_column: str, duplica
     allow_extra = value_column == "score"
     kind = "score" if allow_extra else "judgement"
     wanted = ("query_id", "doc_id", value_column)
-    columns, line_numbers, counts = parse_file(path, layout, wanted, value_column, allow_extra)
+    if not path.exists():
+        raise InputError(str(path), "no such file")
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, expected a file")
+    try:
+        try:
+            columns, line_numbers, counts = read_fast(path, layout, wanted, value_column)
+        except NeedLineNumbers:
+            columns, line_numbers, counts = read_lines(path, layout, wanted, allow_extra)
+            place = Place(str(path), line_numbers)
+            columns[value_column] = typed_values(columns[value_column], value_column, place)
+    except (OSError, EOFError, gzip.BadGzipFile, pa.ArrowInvalid) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(str(path), f"cannot be read: {exc}") from None
+    if not len(columns[value_column]):
+        raise InputError(str(path), "is empty: no lines to read")
     cls = Run if allow_extra else Qrels
     table = cls.from_columns(
         columns["query_id"], columns["doc_id"], columns[value_column], str(path)

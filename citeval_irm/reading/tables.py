@@ -11,9 +11,6 @@ nowhere else.
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -154,39 +151,15 @@ def lookup_unique(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     """:func:`lookup` of ``values`` that hold no value twice (a dictionary too): whichever
     of the two is the larger is probed into a hash table of the smaller, as building the
     table is what costs (a chunk's hundreds of thousands of doc ids against a qrels' tens of
-    thousands: one tenth of the time).
-
-    The answers for the last few pairs of arrays are kept (read-only arrays), as the same
-    pair comes back: every chunk of a stream looks the qrels' docs up in the same doc pool
-    (:class:`RunningCodes`), and a cross-check looks a chunk's queries up in the qrels
-    three times (its reference, its tie ranges, the recipe's side). The arrays asked about
-    are only referred to weakly: what is kept never holds a run's ids alive."""
-    with _LOOKUPS_LOCK:
-        for position, entry in enumerate(_LOOKUPS):
-            if entry[0]() is values and entry[1]() is dictionary:
-                del _LOOKUPS[position]  # the most recently used first (no ==: arrays)
-                _LOOKUPS.appendleft(entry)
-                return entry[2]
+    thousands: one tenth of the time). Nothing is kept between calls: a caller that needs
+    the answer twice keeps it."""
     if len(dictionary) <= 2 * len(values):
-        out = lookup(values, dictionary)
-    else:
-        back = lookup(dictionary, values)  # position in values of each dictionary entry
-        found = np.flatnonzero(back >= 0)
-        out = np.full(len(values), -1, dtype=np.int64)
-        out[back[found]] = found
-    out.flags.writeable = False
-    with _LOOKUPS_LOCK:
-        for position in range(len(_LOOKUPS) - 1, -1, -1):  # those whose arrays are gone
-            if _LOOKUPS[position][0]() is None or _LOOKUPS[position][1]() is None:
-                del _LOOKUPS[position]
-        _LOOKUPS.appendleft((weakref.ref(values), weakref.ref(dictionary), out))
+        return lookup(values, dictionary)
+    back = lookup(dictionary, values)  # position in values of each dictionary entry
+    found = np.flatnonzero(back >= 0)
+    out = np.full(len(values), -1, dtype=np.int64)
+    out[back[found]] = found
     return out
-
-
-# weak references to the arrays asked about, each with its answer: a dead reference is
-# never taken for a new array that got the address of one freed
-_LOOKUPS: deque[tuple[weakref.ref, weakref.ref, np.ndarray]] = deque(maxlen=8)
-_LOOKUPS_LOCK = threading.Lock()
 
 
 class RunningCodes:

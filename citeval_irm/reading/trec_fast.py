@@ -169,24 +169,24 @@ class _Screen:
         anything so far is odd."""
         if end <= start:
             self.odd = self.odd or self.previous == self.delimiter  # an empty last field
-        elif not self.odd:
-            self.odd = self._odd(data, start, end)
-            self.previous = data[end - 1]
-        return self.odd
-
-    def _odd(self, data: bytes | bytearray, start: int, end: int) -> bool:
+            return self.odd
+        if self.odd:
+            return True
+        previous, self.previous = self.previous, data[end - 1]
         for other in self.others:  # another whitespace character
             if data.find(other, start, end) >= 0:
+                self.odd = True
                 return True
         codes = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-        boundary = np.array([self.previous, codes[0]], dtype=np.uint8)
+        boundary = np.array([previous, codes[0]], dtype=np.uint8)
         if _empty_fields(boundary, np.zeros(1, dtype=np.int64), self.delimiter):
+            self.odd = True
             return True
         if data.find(b"#", start, end) >= 0:  # a comment line: '#' opening a line
-            if self.previous in _LINE_ENDS and codes[0] == 0x23:
-                return True
             before = codes[np.flatnonzero(codes[1:] == 0x23)]
-            if ((before == 0x0A) | (before == 0x0D)).any():
+            opening = previous in _LINE_ENDS and codes[0] == 0x23
+            if opening or ((before == 0x0A) | (before == 0x0D)).any():
+                self.odd = True
                 return True
         size = len(codes)
         if size < 2:
@@ -198,8 +198,8 @@ class _Screen:
         larger = np.maximum(codes[1:], codes[:-1], out=self.scratch[: size - 1])
         if larger.min() > self.separating:
             return False
-        pairs = np.flatnonzero(larger <= self.separating)
-        return _empty_fields(codes, pairs, self.delimiter)
+        self.odd = _empty_fields(codes, np.flatnonzero(larger <= self.separating), self.delimiter)
+        return self.odd
 
 
 def _empty_fields(codes: np.ndarray, at: np.ndarray, delimiter: int) -> bool:

@@ -2,13 +2,12 @@
 
 Reads any whitespace-separated file (mixed tabs and spaces, text after the 6th column, blank
 and comment lines) with the 1-based number of each row's line, so that every error names its
-line; :func:`parse_file` tries the fast parse (:mod:`citeval_irm.reading.trec_fast`) first
-and falls back to this one.
+line; the reader of a TREC file (:mod:`citeval_irm.reading.readers`) tries the fast parse
+(:mod:`citeval_irm.reading.trec_fast`) first and falls back to this one.
 """
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +22,8 @@ from .trec_fast import (
     QRELS_LAYOUT,
     RUN_LAYOUT,
     LineCounts,
-    NeedLineNumbers,
-    PathLike,
     input_stream,
     is_gzip,
-    read_fast,
 )
 
 
@@ -176,29 +172,3 @@ def _line_columns(path: Path, lines, line_numbers, layout, wanted, value_column,
 def _lengths(strings: pa.Array) -> np.ndarray:
     """Length in bytes of each string of an Arrow string array."""
     return numpy_of(pc.binary_length(strings))
-
-
-def parse_file(path: PathLike, layout, wanted, value_column: str, allow_extra: bool):
-    """Parse a TREC-style file into id columns and a validated numeric column.
-
-    Returns ``(columns, line_numbers or None, LineCounts)``. Errors name the line.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise InputError(str(path), "no such file")
-    if path.is_dir():
-        raise InputError(str(path), "is a folder, expected a file")
-    try:
-        try:
-            columns, line_numbers, counts = read_fast(path, layout, wanted, value_column)
-        except NeedLineNumbers:
-            columns, line_numbers, counts = read_lines(path, layout, wanted, allow_extra)
-            place = Place(str(path), line_numbers)
-            columns[value_column] = typed_values(columns[value_column], value_column, place)
-    except (OSError, EOFError, gzip.BadGzipFile, pa.ArrowInvalid) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(str(path), f"cannot be read: {exc}") from None
-    if not len(columns[value_column]):
-        raise InputError(str(path), "is empty: no lines to read")
-    return columns, line_numbers, counts
