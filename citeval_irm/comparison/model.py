@@ -155,29 +155,28 @@ class Comparison(Printable):
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
 
     def to_dict(self) -> dict:
-        return finite_values(self._dict())
-
-    def _dict(self) -> dict:
-        return {
-            "runs": self.names,
-            "baseline": self.baseline,
-            "qrels": self.qrels_source,
-            "protocol": self.protocol.name if self.protocol else None,
-            "num_queries": self.num_queries,
-            "coverage": self.coverage.reset_index().to_dict(orient="records"),
-            "settings": asdict(self.settings),
-            "means": {m: dict(row) for m, row in self.means.iterrows()},
-            "pairs": self.pairs.to_dict(orient="records"),
-            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
-            "family": asdict(self.family) if self.family is not None else None,
-            "warnings": [w.to_dict() for w in self.warnings],
-            "published": self.published.to_dict() if self.published is not None else None,
-            "popularity": (
-                {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
-                if self.popularity is not None
-                else None
-            ),
-        }
+        return finite_values(
+            {
+                "runs": self.names,
+                "baseline": self.baseline,
+                "qrels": self.qrels_source,
+                "protocol": self.protocol.name if self.protocol else None,
+                "num_queries": self.num_queries,
+                "coverage": self.coverage.reset_index().to_dict(orient="records"),
+                "settings": asdict(self.settings),
+                "means": {m: dict(row) for m, row in self.means.iterrows()},
+                "pairs": self.pairs.to_dict(orient="records"),
+                "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+                "family": asdict(self.family) if self.family is not None else None,
+                "warnings": [w.to_dict() for w in self.warnings],
+                "published": self.published.to_dict() if self.published is not None else None,
+                "popularity": (
+                    {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
+                    if self.popularity is not None
+                    else None
+                ),
+            }
+        )
 
     # ------------------------------------------------------------------ pieces
     def letters(self) -> dict[str, str]:

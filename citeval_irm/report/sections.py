@@ -43,16 +43,10 @@ class Formatter:
         self.decimals = decimals
 
     @classmethod
-    def of(
-        cls,
-        protocol,
-        percent: bool | None = None,
-        decimals: int | None = None,
-        default: bool | None = None,
-    ) -> Formatter:
-        """The unit asked for (``percent``, else ``default``, else the protocol's) and its
-        decimals (:func:`~citeval_irm.base.options.display_decimals`)."""
-        shown = display_percent(percent if percent is not None else default, protocol)
+    def of(cls, protocol, percent: bool | None, decimals: int | None) -> Formatter:
+        """The unit asked for (``percent``, else the protocol's) and its decimals
+        (:func:`~citeval_irm.base.options.display_decimals`)."""
+        shown = display_percent(percent, protocol)
         return cls(shown, display_decimals(shown, protocol, decimals))
 
     def value(self, fraction: float, *, sign: bool = False, measure: str | None = None) -> str:
@@ -403,7 +397,9 @@ def crosscheck_section(
         return None
     section = Section("crosscheck", "Cross-check: the paper's recipe beside trec_eval")
     for name, report in crosschecks.items():
-        fmt = Formatter.of(report.protocol, percent, decimals, default=report.percent)
+        fmt = Formatter.of(
+            report.protocol, report.percent if percent is None else percent, decimals
+        )
         order = "the run's" if report.recipe_ties == "run_order" else "trec_eval's"
         section.add(
             Text(
