@@ -201,7 +201,14 @@ class _Made:
         fmt = sections.Formatter.of(facts[0].evaluation.protocol, percent, decimals)
         shown = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
         parts = [
-            self._setup_section(fmt),
+            sections.setup_section(
+                facts,
+                self.qrels_sha256,
+                self.dataset,
+                {k: getattr(self.options, k) for k in ("ties", "duplicates", "empty_queries")},
+                comparison,
+                fmt,
+            ),
             sections.scores_section(facts, comparison, fmt),
             *self._resolution_sections(shown),
             *self._comparison_sections(fmt, shown),
@@ -218,26 +225,6 @@ class _Made:
             summary=_summary(facts, comparison, self.crosschecks, where, fmt),
             sections=[p for p in parts if p is not None],
             remake=self.report,
-        )
-
-    def _setup_section(self, fmt) -> Section:
-        """What was evaluated and how: the qrels' file (with its sha256) or the dataset,
-        the policies of the options."""
-        options = self.options
-        policies = {
-            "ties": options.ties,
-            "duplicates": options.duplicates,
-            "empty_queries": options.empty_queries,
-        }
-        first = self.facts[0].evaluation
-        return sections.setup_section(
-            self.facts,
-            first.qrels_source,
-            self.qrels_sha256,
-            self.dataset,
-            policies,
-            self.comparison,
-            fmt,
         )
 
     def _resolution_sections(self, shown: dict) -> list[Section]:
@@ -358,24 +345,22 @@ def _read_runs(
     with its description; the warnings of the evaluations made here issued, by run."""
     facts: list[RunFacts] = []
     for name, source in named.items():
-        facts.append(
-            run_facts(
-                name,
-                resolutions[name].run if name in resolutions else source,
-                qrels_table,
-                measures,
-                protocol=protocol,
-                options=options,
-                execution=execution,
-                evaluation=known.evaluations.get(name),
-                dataset=dataset if known.validate else None,
-                validation=known.validations.get(name),
-                same_year=same_year,
-            )
+        fact = run_facts(
+            name,
+            resolutions[name].run if name in resolutions else source,
+            qrels_table,
+            measures,
+            protocol=protocol,
+            options=options,
+            execution=execution,
+            evaluation=known.evaluations.get(name),
+            dataset=dataset if known.validate else None,
+            validation=known.validations.get(name),
+            same_year=same_year,
         )
-    for fact in facts:
-        if descriptions and fact.name in descriptions:
-            fact.source = f"{fact.source} ({descriptions[fact.name]})"
+        if descriptions and name in descriptions:
+            fact.source = f"{fact.source} ({descriptions[name]})"
+        facts.append(fact)
     issue(
         w.of_run(f.name)
         for f in facts

@@ -70,7 +70,6 @@ _COUNTED = {
 
 def setup_section(
     runs: Sequence[RunFacts],
-    qrels_source: str,
     qrels_sha256: str | None,
     dataset: DatasetInfo | None,
     options: Mapping[str, str],
@@ -88,7 +87,7 @@ def setup_section(
     pairs += [
         ("measures", " ".join(first.names)),
         ("values in", f"{fmt.unit.label}, {fmt.decimals} decimals"),
-        ("qrels", qrels_source + (f" (sha256 {qrels_sha256})" if qrels_sha256 else "")),
+        ("qrels", first.qrels_source + (f" (sha256 {qrels_sha256})" if qrels_sha256 else "")),
     ]
     if dataset is not None:
         pairs += [
