@@ -159,9 +159,15 @@ def make_report(
     )
     comparison = computed.comparison
     if comparison is None and len(facts) > 1:
-        comparison = _compared(
-            facts, resolutions, measures, protocol, (options, execution, statistics)
-        )
+        with silenced():  # each run's warnings are issued by _read_runs
+            comparison = compare(
+                {**{f.name: f.evaluation for f in facts}, **resolutions},
+                measures=measures,
+                protocol=protocol,
+                options=options,
+                execution=execution,
+                statistics=statistics,
+            )
     qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
     made = _Made(
         facts,
@@ -296,23 +302,6 @@ def _dataset_id(qrels) -> str | None:
     """The ir_datasets id the qrels are given as (a string), else ``None``."""
     found = as_dataset(qrels)
     return found[0] if found is not None and isinstance(qrels, str) else None
-
-
-def _compared(facts, resolutions, measures, protocol, given: tuple) -> Comparison:
-    """The comparison of the runs' evaluations (and resolutions), their warnings silenced:
-    each run's are issued by :func:`_read_runs`; ``given``: the options, execution and
-    statistics options."""
-    results = {f.name: f.evaluation for f in facts}
-    options, execution, statistics = given
-    with silenced():
-        return compare(
-            {**results, **resolutions},
-            measures=measures,
-            protocol=protocol,
-            options=options,
-            execution=execution,
-            statistics=statistics,
-        )
 
 
 def _resolutions(named: Mapping[str, object]) -> dict[str, Resolution]:
