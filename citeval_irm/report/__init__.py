@@ -17,6 +17,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..base.downloads import file_checksum
 from ..base.errors import CitevalError, InputError, issue, silenced
 from ..base.options import (
     EvalOptions,
@@ -37,7 +38,7 @@ from ..reading.io import as_dataset, read_qrels
 from ..resolving.result import Resolution
 from . import sections
 from .facts import RunFacts, run_facts
-from .provenance import DatasetInfo, dataset_info, file_sha256
+from .provenance import DatasetInfo, dataset_info
 from .resolution import popularity_rate_section, resolution_section
 
 __all__ = [
@@ -175,7 +176,7 @@ def make_report(
         known.crosschecks,
         resolutions,
         dataset_id,
-        file_sha256(qrels_path) if qrels_path is not None else None,
+        file_checksum(qrels_path, "sha256") if qrels_path is not None else None,
         dataset_info(dataset_id) if dataset_id is not None else None,
         options,
         execution,
