@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..base.downloads import file_checksum
 from ..base.errors import CitevalError, InputError, issue, silenced
@@ -206,8 +207,8 @@ class _Made:
         ``decimals``."""
         facts, comparison, dataset_id = self.facts, self.comparison, self.dataset_id
         fmt = sections.Formatter.of(facts[0].evaluation.protocol, percent, decimals)
-        shown = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
-        parts = [
+        shown: dict[str, Any] = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
+        parts: list[Section | None] = [
             sections.setup_section(
                 facts,
                 self.qrels_sha256,
@@ -217,8 +218,28 @@ class _Made:
                 fmt,
             ),
             sections.scores_section(facts, comparison, fmt),
-            *self._resolution_sections(shown),
-            *self._comparison_sections(fmt, shown),
+        ]
+        if self.resolutions:  # how generated lists were resolved, their rate by popularity
+            parts.append(resolution_section(self.resolutions))
+            if dataset_id is not None:
+                parts.append(
+                    popularity_rate_section(
+                        self.resolutions,
+                        dataset_id,
+                        (self.options, self.execution),
+                        self.statistics,
+                        **shown,
+                    )
+                )
+        if comparison is not None:  # its differences, published rows, popularity summary
+            parts.append(sections.differences_section(comparison, fmt))
+            if comparison.published is not None:
+                parts.append(sections.published_section(comparison.published))
+            if comparison.popularity is not None and dataset_id is not None:
+                from ..comparison.breakdown import popularity_section
+
+                parts.append(popularity_section(comparison, dataset_id, self.options, **shown))
+        parts += [
             sections.ties_section(facts, fmt),
             sections.validation_section(facts),
             sections.crosscheck_section(self.crosschecks, percent, decimals),
@@ -233,38 +254,6 @@ class _Made:
             sections=[p for p in parts if p is not None],
             remake=self.report,
         )
-
-    def _resolution_sections(self, shown: dict) -> list[Section]:
-        """How generated lists were resolved, and their rate by popularity (with a
-        dataset)."""
-        if not self.resolutions:
-            return []
-        parts = [resolution_section(self.resolutions)]
-        if self.dataset_id is not None:
-            parts.append(
-                popularity_rate_section(
-                    self.resolutions,
-                    self.dataset_id,
-                    (self.options, self.execution),
-                    self.statistics,
-                    **shown,
-                )
-            )
-        return parts
-
-    def _comparison_sections(self, fmt, shown: dict) -> list[Section]:
-        """The comparison's differences, its published rows and its popularity summary."""
-        comparison = self.comparison
-        if comparison is None:
-            return []
-        parts = [sections.differences_section(comparison, fmt)]
-        if comparison.published is not None:
-            parts.append(sections.published_section(comparison.published))
-        if comparison.popularity is not None and self.dataset_id is not None:
-            from ..comparison.breakdown import popularity_section
-
-            parts.append(popularity_section(comparison, self.dataset_id, self.options, **shown))
-        return parts
 
 
 @dataclass
