@@ -102,26 +102,21 @@ def setup_section(
         ("duplicates in a run", options["duplicates"]),
         ("queries without a relevant doc", options["empty_queries"]),
     ]
-    if comparison is not None:
-        pairs.append(("comparison", _comparison_settings(comparison)))
+    if comparison is not None:  # the test, its correction, the interval, the draws, ...
+        s = comparison.settings
+        baseline = f", baseline {comparison.baseline}" if comparison.baseline else ""
+        compared = (
+            f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
+            f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
+            f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}{baseline}"
+        )
+        pairs.append(("comparison", compared))
     section = Section("setup", "What was evaluated")
     section.add(Facts("setup", tuple(pairs)))
     section.add(_runs_table(runs))
     if dataset is not None:
         section.add(_dataset_files(dataset))
     return section
-
-
-def _comparison_settings(comparison: Comparison) -> str:
-    """How the runs were compared, in one line: the test, its correction, the interval,
-    the draws, the queries and the baseline."""
-    s = comparison.settings
-    return (
-        f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
-        f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
-        f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}"
-        + (f", baseline {comparison.baseline}" if comparison.baseline else "")
-    )
 
 
 def _runs_table(runs: Sequence[RunFacts]):
