@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -15,6 +14,7 @@ from ..base.choices import LISTING_FORMATS
 from ..base.errors import EvalWarning, deprecated
 from ..base.measures import Protocol
 from ..base.options import whole_number
+from ..printing.document import Report
 from ..printing.escaping import csv_frame
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, number, render, wrap
@@ -29,9 +29,6 @@ from .family import (
 )
 from .labels import TEST_DIRECTIONS, TEST_LABELS, displayed, format_p
 from .model import CompareSettings
-
-if TYPE_CHECKING:
-    from ..printing.document import Report
 
 PAIR_COLUMNS = (
     "diff",
@@ -327,14 +324,11 @@ class Breakdown(Printable):
         min_queries: int | None,
     ) -> Report:
         """The breakdown as a report document (HTML or Markdown)."""
-        from ..printing.document import command_report
 
         if (percent, decimals, min_queries) != (None, None, None):
             return self.displayed(percent, decimals, min_queries)._report(command, None, None, None)
         summary = f"breakdown of {self.measure} on {self.dataset} by {self.facet}"
-        return command_report(
-            f"citeval breakdown: {self.dataset}", summary, [self.section()], command
-        )
+        return Report(f"citeval breakdown: {self.dataset}", summary, [self.section()], command)
 
 
 def _pair_label(row) -> str:

@@ -76,12 +76,6 @@ class Family:
     unreachable: int
     lowest_floor: float  # the smallest p_adj floor among the unreachable tests
 
-    def corrected(self) -> str:
-        """``Holm-corrected over the 11 tests with a p`` (and the ones left out)."""
-        label = CORRECTION_LABELS[self.correction]
-        text = f"{label}-corrected" if self.correction != "none" else "not corrected"
-        return f"{text} over the {self.size:,} {_tests(self.size)} with a p{self.left_note()}"
-
     def left_note(self) -> str:
         """`` (2 tests without a p left out: one query ...)``, or nothing."""
         if not self.left_out:

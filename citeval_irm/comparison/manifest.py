@@ -4,8 +4,6 @@ memory, every bad row an error naming its line; and written, for scripts and tes
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -136,12 +134,3 @@ def _check_dataset(dataset: str, source: str, line: int) -> None:
         raise InputError(source, getattr(exc, "problem", str(exc)), line) from None
     if found is None:
         raise InputError(source, f"unknown dataset {dataset!r}", line)
-
-
-def manifest_text(rows: list[tuple[str, str, str]], delimiter: str = ",") -> str:
-    """A manifest's text for ``(system, dataset, run)`` rows (for scripts and tests)."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(MANIFEST_COLUMNS)
-    writer.writerows(rows)
-    return out.getvalue()

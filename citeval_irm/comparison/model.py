@@ -155,29 +155,28 @@ class Comparison(Printable):
         return self.pairs.to_html() if len(self.pairs) else self.means.to_html()
 
     def to_dict(self) -> dict:
-        return finite_values(self._dict())
-
-    def _dict(self) -> dict:
-        return {
-            "runs": self.names,
-            "baseline": self.baseline,
-            "qrels": self.qrels_source,
-            "protocol": self.protocol.name if self.protocol else None,
-            "num_queries": self.num_queries,
-            "coverage": self.coverage.reset_index().to_dict(orient="records"),
-            "settings": asdict(self.settings),
-            "means": {m: dict(row) for m, row in self.means.iterrows()},
-            "pairs": self.pairs.to_dict(orient="records"),
-            "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
-            "family": asdict(self.family) if self.family is not None else None,
-            "warnings": [w.to_dict() for w in self.warnings],
-            "published": self.published.to_dict() if self.published is not None else None,
-            "popularity": (
-                {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
-                if self.popularity is not None
-                else None
-            ),
-        }
+        return finite_values(
+            {
+                "runs": self.names,
+                "baseline": self.baseline,
+                "qrels": self.qrels_source,
+                "protocol": self.protocol.name if self.protocol else None,
+                "num_queries": self.num_queries,
+                "coverage": self.coverage.reset_index().to_dict(orient="records"),
+                "settings": asdict(self.settings),
+                "means": {m: dict(row) for m, row in self.means.iterrows()},
+                "pairs": self.pairs.to_dict(orient="records"),
+                "tukey": self.tukey.to_dict(orient="records") if self.tukey is not None else None,
+                "family": asdict(self.family) if self.family is not None else None,
+                "warnings": [w.to_dict() for w in self.warnings],
+                "published": self.published.to_dict() if self.published is not None else None,
+                "popularity": (
+                    {**self.popularity.attrs, "runs": self.popularity.to_dict(orient="index")}
+                    if self.popularity is not None
+                    else None
+                ),
+            }
+        )
 
     # ------------------------------------------------------------------ pieces
     def letters(self) -> dict[str, str]:
@@ -218,9 +217,19 @@ class Comparison(Printable):
 
     def legend(self) -> list[str]:
         """What every column means and how it was computed, one sentence per line."""
-        return _legend(
-            self.pairs, self.tukey, self.settings, self.family, self.baseline, self.num_queries
-        )
+        pairs, s = self.pairs, self.settings
+        # a comparison with pairs has its family (compare corrects every test it makes)
+        family = self.family
+        lines = _pair_lines(pairs, s, family, self.baseline) if len(pairs) and family else []
+        if self.tukey is not None:
+            lines.append(_tukey_line(self.tukey, s))
+        if len(pairs):
+            lines.append(
+                "a p-value says whether a difference is there, not whether it matters: read it "
+                f"beside diff, the CI and d_z (the more queries, here {self.num_queries:,}, the "
+                "smaller the differences that come out significant)"
+            )
+        return lines
 
     def label(self) -> str:
         """A LaTeX label unique to this comparison (its runs, measures, queries, qrels and
@@ -307,12 +316,9 @@ class Comparison(Printable):
             rows.append(cells)
         return headers, rows
 
-    def _p_columns(self) -> list[str]:
-        tests = ["randomisation", "t", "wilcoxon", "sign"]
-        return tests + (["tukey"] if "p_tukey" in self.pairs.columns else [])
-
     def _pair_rows(self, percent: bool, decimals: int) -> tuple[list[str], list[list[str]]]:
-        tests = self._p_columns()
+        tests = ["randomisation", "t", "wilcoxon", "sign"]
+        tests += ["tukey"] if "p_tukey" in self.pairs.columns else []
         headers = ["measure", "pair", "diff", f"{self.settings.confidence:.0%} CI", "d_z", "W/T/L"]
         headers += [P_COLUMNS[t] for t in tests] + ["p_adj", ""]
         rows = []
@@ -483,35 +489,16 @@ class Comparison(Printable):
         return verdict + (f": {', '.join(differ)} differ" if differ else "")
 
 
-def _legend(
-    pairs: pd.DataFrame,
-    tukey: pd.DataFrame | None,
-    settings,
-    family: Family | None,
-    baseline: str | None,
-    num_queries: int,
-) -> list[str]:
-    """The legend of a comparison's ``pairs`` and ``tukey`` tables, made with ``settings``
-    (a ``CompareSettings``) and corrected as ``family`` over ``num_queries`` queries."""
-    # a comparison with pairs has its family (compare corrects every test it makes)
-    lines = _pair_lines(pairs, settings, family, baseline) if len(pairs) and family else []
-    if tukey is not None:
-        lines.append(_tukey_line(tukey, settings))
-    if len(pairs):
-        lines.append(
-            "a p-value says whether a difference is there, not whether it matters: read it "
-            f"beside diff, the CI and d_z (the more queries, here {num_queries:,}, the "
-            "smaller the differences that come out significant)"
-        )
-    return lines
-
-
 def _pair_lines(pairs: pd.DataFrame, s, family: Family, baseline: str | None) -> list[str]:
     """The lines on the pairs table: its columns, its tests, the correction, the marks and
     their caveats, the values no test could give."""
     test = TEST_LABELS[s.test]
+    if baseline is not None:
+        diff = f"each run minus the baseline ({baseline})"
+    else:
+        diff = "the pair's first run minus its second (each later run minus each earlier one)"
     lines = [
-        f"diff: {_diff_meaning(baseline)}, the mean of the per-query differences; "
+        f"diff: {diff}, the mean of the per-query differences; "
         f"{s.confidence:.0%} CI: paired bootstrap BCa interval (bias-corrected and "
         f"accelerated, Efron 1987; {s.bootstrap:,} resamples of the queries, "
         f"seed {s.seed})",
@@ -530,12 +517,6 @@ def _pair_lines(pairs: pd.DataFrame, s, family: Family, baseline: str | None) ->
         tests = "test" if count == 1 else "tests"
         lines.append(f"n/a ({count} {tests}): {reason}")
     return lines
-
-
-def _diff_meaning(baseline: str | None) -> str:
-    if baseline is not None:
-        return f"each run minus the baseline ({baseline})"
-    return "the pair's first run minus its second (each later run minus each earlier one)"
 
 
 def _randomisation_line(pairs: pd.DataFrame, s) -> str:

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -42,6 +41,7 @@ from ..base.options import (
     display_percent,
     options_from,
 )
+from ..printing.document import Report
 from ..printing.escaping import csv_frame, latex_label, latex_text
 from ..printing.printable import Printable
 from ..printing.text_tables import blocks, render, wrap
@@ -51,9 +51,6 @@ from .manifest import read_manifest
 from .model import CompareSettings
 from .table_marks import LATEX_MARKS, best_systems, cell_text, table_legend
 from .table_runs import baseline_tests, cell_values, evaluated_runs, published_rows, with_tests
-
-if TYPE_CHECKING:
-    from ..printing.document import Report
 
 __all__ = ["ResultsTable", "results_table"]
 
@@ -204,7 +201,6 @@ class ResultsTable(Printable):
     def _report(self, command: str | None, percent: bool | None, decimals: int | None) -> Report:
         """The table and a plot per dataset, as one report document."""
         from ..printing.blocks import Figure, Section, Text, table
-        from ..printing.document import command_report
         from ..printing.plots import Unit, system_scores
 
         if percent is not None or decimals is not None:
@@ -238,7 +234,7 @@ class ResultsTable(Printable):
                 )
             )
         summary = f"{len(self.systems)} systems on {len(self.datasets)} datasets"
-        return command_report("citeval table", summary, [section, plots], command)
+        return Report("citeval table", summary, [section, plots], command)
 
     # ----------------------------------------------------------------- formats
     def _json(self, *, percent: bool | None = None, decimals: int | None = None) -> dict:

@@ -216,7 +216,7 @@ def baseline_tests(runs: TableRuns, baseline: str, notes: list[str], settings) -
         compared = {
             s: runs.results[s, dataset]
             for s in runs.systems
-            if (s, dataset) in runs.results and _passed(runs.facts[s, dataset].validation)
+            if (validation := runs.validation(s, dataset)) is not None and validation.passed
         }
         if baseline not in compared:
             why = "has no run" if (baseline, dataset) not in runs.results else "breaks the protocol"
@@ -311,8 +311,3 @@ def _with_scoring(facts, result, dataset: str, recipe: str | None):
         return replace(facts, unscored="generated lists: not scored by the paper's script")
     scoring, unscored = scored_by_script(result.run_source, dataset, recipe)
     return replace(facts, scoring=scoring, unscored=unscored)
-
-
-def _passed(validation: ValidationReport | None) -> bool:
-    """Whether a run obeys the protocol (every run of a table is validated)."""
-    return validation is not None and validation.passed

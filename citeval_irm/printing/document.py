@@ -1,6 +1,6 @@
 """A whole report: its title, summary and sections, rendered or written in one call.
 
-It sits above the blocks (:mod:`.model`) and the renderer (:mod:`.render`), which knows
+It sits above the blocks (:mod:`.blocks`) and the renderer (:mod:`.pages`), which knows
 the blocks but not this class, so neither imports the other in a circle.
 """
 
@@ -107,11 +107,3 @@ class Report:
         with atomic_output(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
         return Path(path)
-
-
-def command_report(
-    title: str, summary: str, sections: list[Section], command: str | None
-) -> Report:
-    """A result's own report (a table, a breakdown): its sections, then the command that
-    made it, the way to repeat it."""
-    return Report(title, summary, sections, command=command)

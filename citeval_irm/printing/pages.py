@@ -8,9 +8,9 @@ file, so a report opens from disk, offline, years later, as it was written.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from .blocks import Block, Facts, Figure, Items, Section, Table, Text
+from .blocks import Block, Facts, Figure, Items, Section, Text
 from .escaping import html_text, markdown_text
 
 _STYLE = """
@@ -38,23 +38,29 @@ ul.items li { margin: .15em 0; }
 """
 
 
-def _html_text(block: Text) -> str:
-    return f"<p>{html_text(block.text)}</p>"
+def _data_uri(block: Figure) -> str:
+    return "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
 
 
-def _html_items(block: Items) -> str:
-    items = "".join(f"<li>{html_text(item)}</li>" for item in block.items)
-    return f'<ul class="items">{items}</ul>'
-
-
-def _html_facts(block: Facts) -> str:
-    pairs = "".join(
-        f"<dt>{html_text(label)}</dt><dd>{html_text(value)}</dd>" for label, value in block.pairs
-    )
-    return f'<dl data-key="{html_text(block.key)}">{pairs}</dl>'
-
-
-def _html_table(block: Table) -> str:
+def _html(block: Block) -> str:
+    """One block of a report as HTML."""
+    if isinstance(block, Text):
+        return f"<p>{html_text(block.text)}</p>"
+    if isinstance(block, Items):
+        items = "".join(f"<li>{html_text(item)}</li>" for item in block.items)
+        return f'<ul class="items">{items}</ul>'
+    if isinstance(block, Facts):
+        pairs = "".join(
+            f"<dt>{html_text(label)}</dt><dd>{html_text(value)}</dd>"
+            for label, value in block.pairs
+        )
+        return f'<dl data-key="{html_text(block.key)}">{pairs}</dl>'
+    if isinstance(block, Figure):
+        return (
+            f'<figure data-key="{html_text(block.key)}">'
+            f'<img src="{_data_uri(block)}" alt="{html_text(block.alt)}">'
+            f"<figcaption>{html_text(block.caption)}</figcaption></figure>"
+        )
     caption = f'<p class="caption">{html_text(block.caption)}</p>' if block.caption else ""
     head = "".join(f'<th scope="col">{html_text(h)}</th>' for h in block.headers)
     body = "".join(
@@ -74,31 +80,17 @@ def _html_table(block: Table) -> str:
     )
 
 
-def _data_uri(block: Figure) -> str:
-    return "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
-
-
-def _html_figure(block: Figure) -> str:
-    return (
-        f'<figure data-key="{html_text(block.key)}">'
-        f'<img src="{_data_uri(block)}" alt="{html_text(block.alt)}">'
-        f"<figcaption>{html_text(block.caption)}</figcaption></figure>"
-    )
-
-
-def _md_text(block: Text) -> str:
-    return markdown_text(block.text)
-
-
-def _md_items(block: Items) -> str:
-    return "\n".join(f"- {markdown_text(item)}" for item in block.items)
-
-
-def _md_facts(block: Facts) -> str:
-    return "\n".join(f"- **{markdown_text(k)}**: {markdown_text(v)}" for k, v in block.pairs)
-
-
-def _md_table(block: Table) -> str:
+def _markdown(block: Block) -> str:
+    """One block of a report as Markdown."""
+    if isinstance(block, Text):
+        return markdown_text(block.text)
+    if isinstance(block, Items):
+        return "\n".join(f"- {markdown_text(item)}" for item in block.items)
+    if isinstance(block, Facts):
+        return "\n".join(f"- **{markdown_text(k)}**: {markdown_text(v)}" for k, v in block.pairs)
+    if isinstance(block, Figure):
+        alt, caption = markdown_text(block.alt), markdown_text(block.caption)
+        return f"![{alt}]({_data_uri(block)})\n\n*{caption}*"
     rules = ["---:" if align == "r" else ":---" for align in block.align]
     lines = [[markdown_text(h) for h in block.headers], rules]
     lines += [[markdown_text(cell) for cell in row] for row in block.rows]
@@ -106,39 +98,14 @@ def _md_table(block: Table) -> str:
     return (f"**{markdown_text(block.caption)}**\n\n" if block.caption else "") + text
 
 
-def _md_figure(block: Figure) -> str:
-    return f"![{markdown_text(block.alt)}]({_data_uri(block)})\n\n*{markdown_text(block.caption)}*"
-
-
-_WRITERS: dict[str, dict[type, Callable]] = {
-    "html": {
-        Text: _html_text,
-        Items: _html_items,
-        Facts: _html_facts,
-        Table: _html_table,
-        Figure: _html_figure,
-    },
-    "markdown": {
-        Text: _md_text,
-        Items: _md_items,
-        Facts: _md_facts,
-        Table: _md_table,
-        Figure: _md_figure,
-    },
-}
-
-
-def _block(block: Block, fmt: str) -> str:
-    return _WRITERS[fmt][type(block)](block)
-
-
 def _section(section: Section, fmt: str) -> str:
-    blocks = [_block(b, fmt) for b in section.blocks]
     if fmt == "html":
+        blocks = [_html(b) for b in section.blocks]
         return (
             f'<section id="{html_text(section.key)}">'
             f"<h2>{html_text(section.title)}</h2>\n" + "\n".join(blocks) + "</section>"
         )
+    blocks = [_markdown(b) for b in section.blocks]
     return f"## {markdown_text(section.title)}\n\n" + "\n\n".join(blocks)
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from ..base.downloads import file_checksum
 from ..base.errors import CitevalError, InputError, issue, silenced
 from ..base.options import (
     EvalOptions,
@@ -37,7 +39,7 @@ from ..reading.io import as_dataset, read_qrels
 from ..resolving.result import Resolution
 from . import sections
 from .facts import RunFacts, run_facts
-from .provenance import DatasetInfo, dataset_info, file_sha256
+from .provenance import DatasetInfo, dataset_info
 from .resolution import popularity_rate_section, resolution_section
 
 __all__ = [
@@ -159,9 +161,15 @@ def make_report(
     )
     comparison = computed.comparison
     if comparison is None and len(facts) > 1:
-        comparison = _compared(
-            facts, resolutions, measures, protocol, (options, execution, statistics)
-        )
+        with silenced():  # each run's warnings are issued by _read_runs
+            comparison = compare(
+                {**{f.name: f.evaluation for f in facts}, **resolutions},
+                measures=measures,
+                protocol=protocol,
+                options=options,
+                execution=execution,
+                statistics=statistics,
+            )
     qrels_path = qrels if isinstance(qrels, (str, os.PathLike)) and dataset_id is None else None
     made = _Made(
         facts,
@@ -169,7 +177,7 @@ def make_report(
         known.crosschecks,
         resolutions,
         dataset_id,
-        file_sha256(qrels_path) if qrels_path is not None else None,
+        file_checksum(qrels_path, "sha256") if qrels_path is not None else None,
         dataset_info(dataset_id) if dataset_id is not None else None,
         options,
         execution,
@@ -199,12 +207,39 @@ class _Made:
         ``decimals``."""
         facts, comparison, dataset_id = self.facts, self.comparison, self.dataset_id
         fmt = sections.Formatter.of(facts[0].evaluation.protocol, percent, decimals)
-        shown = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
-        parts = [
-            self._setup_section(fmt),
+        shown: dict[str, Any] = {"percent": fmt.unit.percent, "decimals": fmt.decimals}
+        parts: list[Section | None] = [
+            sections.setup_section(
+                facts,
+                self.qrels_sha256,
+                self.dataset,
+                {k: getattr(self.options, k) for k in ("ties", "duplicates", "empty_queries")},
+                comparison,
+                fmt,
+            ),
             sections.scores_section(facts, comparison, fmt),
-            *self._resolution_sections(shown),
-            *self._comparison_sections(fmt, shown),
+        ]
+        if self.resolutions:  # how generated lists were resolved, their rate by popularity
+            parts.append(resolution_section(self.resolutions))
+            if dataset_id is not None:
+                parts.append(
+                    popularity_rate_section(
+                        self.resolutions,
+                        dataset_id,
+                        (self.options, self.execution),
+                        self.statistics,
+                        **shown,
+                    )
+                )
+        if comparison is not None:  # its differences, published rows, popularity summary
+            parts.append(sections.differences_section(comparison, fmt))
+            if comparison.published is not None:
+                parts.append(sections.published_section(comparison.published))
+            if comparison.popularity is not None and dataset_id is not None:
+                from ..comparison.breakdown import popularity_section
+
+                parts.append(popularity_section(comparison, dataset_id, self.options, **shown))
+        parts += [
             sections.ties_section(facts, fmt),
             sections.validation_section(facts),
             sections.crosscheck_section(self.crosschecks, percent, decimals),
@@ -219,58 +254,6 @@ class _Made:
             sections=[p for p in parts if p is not None],
             remake=self.report,
         )
-
-    def _setup_section(self, fmt) -> Section:
-        """What was evaluated and how: the qrels' file (with its sha256) or the dataset,
-        the policies of the options."""
-        options = self.options
-        policies = {
-            "ties": options.ties,
-            "duplicates": options.duplicates,
-            "empty_queries": options.empty_queries,
-        }
-        first = self.facts[0].evaluation
-        return sections.setup_section(
-            self.facts,
-            first.qrels_source,
-            self.qrels_sha256,
-            self.dataset,
-            policies,
-            self.comparison,
-            fmt,
-        )
-
-    def _resolution_sections(self, shown: dict) -> list[Section]:
-        """How generated lists were resolved, and their rate by popularity (with a
-        dataset)."""
-        if not self.resolutions:
-            return []
-        parts = [resolution_section(self.resolutions)]
-        if self.dataset_id is not None:
-            parts.append(
-                popularity_rate_section(
-                    self.resolutions,
-                    self.dataset_id,
-                    (self.options, self.execution),
-                    self.statistics,
-                    **shown,
-                )
-            )
-        return parts
-
-    def _comparison_sections(self, fmt, shown: dict) -> list[Section]:
-        """The comparison's differences, its published rows and its popularity summary."""
-        comparison = self.comparison
-        if comparison is None:
-            return []
-        parts = [sections.differences_section(comparison, fmt)]
-        if comparison.published is not None:
-            parts.append(sections.published_section(comparison.published))
-        if comparison.popularity is not None and self.dataset_id is not None:
-            from ..comparison.breakdown import popularity_section
-
-            parts.append(popularity_section(comparison, self.dataset_id, self.options, **shown))
-        return parts
 
 
 @dataclass
@@ -311,23 +294,6 @@ def _dataset_id(qrels) -> str | None:
     return found[0] if found is not None and isinstance(qrels, str) else None
 
 
-def _compared(facts, resolutions, measures, protocol, given: tuple) -> Comparison:
-    """The comparison of the runs' evaluations (and resolutions), their warnings silenced:
-    each run's are issued by :func:`_read_runs`; ``given``: the options, execution and
-    statistics options."""
-    results = {f.name: f.evaluation for f in facts}
-    options, execution, statistics = given
-    with silenced():
-        return compare(
-            {**results, **resolutions},
-            measures=measures,
-            protocol=protocol,
-            options=options,
-            execution=execution,
-            statistics=statistics,
-        )
-
-
 def _resolutions(named: Mapping[str, object]) -> dict[str, Resolution]:
     """The runs given as a :class:`Resolution` (each must have resolved something); a run
     given evaluated is an error: the plots need the rankings."""
@@ -358,24 +324,22 @@ def _read_runs(
     with its description; the warnings of the evaluations made here issued, by run."""
     facts: list[RunFacts] = []
     for name, source in named.items():
-        facts.append(
-            run_facts(
-                name,
-                resolutions[name].run if name in resolutions else source,
-                qrels_table,
-                measures,
-                protocol=protocol,
-                options=options,
-                execution=execution,
-                evaluation=known.evaluations.get(name),
-                dataset=dataset if known.validate else None,
-                validation=known.validations.get(name),
-                same_year=same_year,
-            )
+        fact = run_facts(
+            name,
+            resolutions[name].run if name in resolutions else source,
+            qrels_table,
+            measures,
+            protocol=protocol,
+            options=options,
+            execution=execution,
+            evaluation=known.evaluations.get(name),
+            dataset=dataset if known.validate else None,
+            validation=known.validations.get(name),
+            same_year=same_year,
         )
-    for fact in facts:
-        if descriptions and fact.name in descriptions:
-            fact.source = f"{fact.source} ({descriptions[fact.name]})"
+        if descriptions and name in descriptions:
+            fact.source = f"{fact.source} ({descriptions[name]})"
+        facts.append(fact)
     issue(
         w.of_run(f.name)
         for f in facts

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base.choices import KEEP_ALL
+from ..base.downloads import file_checksum
 from ..base.errors import CitevalError, silenced
 from ..base.options import EvalOptions, ExecutionOptions
 from ..checks.protocol import ValidationReport, validate
@@ -23,7 +24,6 @@ from ..evaluation.results import EvalResult
 from ..reading.io import read_run
 from ..reading.tables import Qrels, Run
 from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
-from .provenance import file_sha256
 
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000)
 """Where the Recall@K curve is evaluated (up to the deepest ranking, plus the protocol's)."""
@@ -148,7 +148,7 @@ def run_facts(
     return RunFacts(
         name=name,
         source=str(path) if path is not None else raw.source,
-        sha256=file_sha256(path) if path is not None else None,
+        sha256=file_checksum(path, "sha256") if path is not None else None,
         lines=len(raw),
         queries=len(sizes),
         shortest=int(sizes.min()) if len(sizes) else 0,

@@ -45,11 +45,6 @@ def versions() -> list[tuple[str, str]]:
     return out
 
 
-def file_sha256(path: str | os.PathLike) -> str:
-    """The sha256 of a file, as hex."""
-    return file_checksum(path, "sha256")
-
-
 @dataclass(frozen=True)
 class DatasetFile:
     """One file of a benchmark: its size, sha256 and where the checksum comes from."""
@@ -94,7 +89,7 @@ def dataset_info(dataset_id: str) -> DatasetInfo:
             files.append(DatasetFile(name, None, None, "not on this machine"))
         elif corpus.packaged is not None and not folder:
             how = "computed: shipped inside citeval-irm"
-            files.append(DatasetFile(name, path.stat().st_size, file_sha256(path), how))
+            files.append(DatasetFile(name, path.stat().st_size, file_checksum(path, "sha256"), how))
         else:
             files.append(_recorded(name, Path(path), folder))
     return DatasetInfo(dataset_id, corpus.dataset_id, split, tuple(files))

@@ -16,13 +16,6 @@ from ..printing.blocks import Items, Section, Text, table
 from ..resolving.result import CATALOGUE_KINDS, KINDS, Resolution
 
 
-def resolution_rate(resolutions: dict[str, Resolution]) -> str:
-    """The rate a report breaks down: ``existence_rate`` when every resolution had a
-    catalogue, else ``in_pool_rate``."""
-    every = all("existence_rate" in r.rates for r in resolutions.values())
-    return "existence_rate" if every else "in_pool_rate"
-
-
 def resolution_section(resolutions: dict[str, Resolution]) -> Section:
     """How each run's references were resolved: counts and shares, one column per run,
     and each resolution's legend."""
@@ -78,10 +71,12 @@ def popularity_rate_section(
     percent: bool | None = None,
     decimals: int | None = None,
 ) -> Section:
-    """The resolution rate (:func:`resolution_rate`) by the cited paper's popularity, per
-    run, with the plot, in ``percent`` with ``decimals``; a text saying why when the dataset
-    cannot tell popularity. ``given``: the options and the execution options."""
-    rate = resolution_rate(resolutions)
+    """The resolution rate (``existence_rate`` when every resolution had a catalogue, else
+    ``in_pool_rate``) by the cited paper's popularity, per run, with the plot, in ``percent``
+    with ``decimals``; a text saying why when the dataset cannot tell popularity.
+    ``given``: the options and the execution options."""
+    every = all("existence_rate" in r.rates for r in resolutions.values())
+    rate = "existence_rate" if every else "in_pool_rate"
     options, execution = given
     try:
         with silenced():

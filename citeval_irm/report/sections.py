@@ -43,16 +43,10 @@ class Formatter:
         self.decimals = decimals
 
     @classmethod
-    def of(
-        cls,
-        protocol,
-        percent: bool | None = None,
-        decimals: int | None = None,
-        default: bool | None = None,
-    ) -> Formatter:
-        """The unit asked for (``percent``, else ``default``, else the protocol's) and its
-        decimals (:func:`~citeval_irm.base.options.display_decimals`)."""
-        shown = display_percent(percent if percent is not None else default, protocol)
+    def of(cls, protocol, percent: bool | None, decimals: int | None) -> Formatter:
+        """The unit asked for (``percent``, else the protocol's) and its decimals
+        (:func:`~citeval_irm.base.options.display_decimals`)."""
+        shown = display_percent(percent, protocol)
         return cls(shown, display_decimals(shown, protocol, decimals))
 
     def value(self, fraction: float, *, sign: bool = False, measure: str | None = None) -> str:
@@ -76,7 +70,6 @@ _COUNTED = {
 
 def setup_section(
     runs: Sequence[RunFacts],
-    qrels_source: str,
     qrels_sha256: str | None,
     dataset: DatasetInfo | None,
     options: Mapping[str, str],
@@ -94,7 +87,7 @@ def setup_section(
     pairs += [
         ("measures", " ".join(first.names)),
         ("values in", f"{fmt.unit.label}, {fmt.decimals} decimals"),
-        ("qrels", qrels_source + (f" (sha256 {qrels_sha256})" if qrels_sha256 else "")),
+        ("qrels", first.qrels_source + (f" (sha256 {qrels_sha256})" if qrels_sha256 else "")),
     ]
     if dataset is not None:
         pairs += [
@@ -109,26 +102,21 @@ def setup_section(
         ("duplicates in a run", options["duplicates"]),
         ("queries without a relevant doc", options["empty_queries"]),
     ]
-    if comparison is not None:
-        pairs.append(("comparison", _comparison_settings(comparison)))
+    if comparison is not None:  # the test, its correction, the interval, the draws, ...
+        s = comparison.settings
+        baseline = f", baseline {comparison.baseline}" if comparison.baseline else ""
+        compared = (
+            f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
+            f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
+            f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}{baseline}"
+        )
+        pairs.append(("comparison", compared))
     section = Section("setup", "What was evaluated")
     section.add(Facts("setup", tuple(pairs)))
     section.add(_runs_table(runs))
     if dataset is not None:
         section.add(_dataset_files(dataset))
     return section
-
-
-def _comparison_settings(comparison: Comparison) -> str:
-    """How the runs were compared, in one line: the test, its correction, the interval,
-    the draws, the queries and the baseline."""
-    s = comparison.settings
-    return (
-        f"test {s.test}, correction {s.correction}, alpha {s.alpha:g}, "
-        f"{s.confidence:.0%} bootstrap CI ({s.bootstrap:,} resamples), "
-        f"{s.permutations:,} permutations, seed {s.seed}, queries {s.queries}"
-        + (f", baseline {comparison.baseline}" if comparison.baseline else "")
-    )
 
 
 def _runs_table(runs: Sequence[RunFacts]):
@@ -403,7 +391,9 @@ def crosscheck_section(
         return None
     section = Section("crosscheck", "Cross-check: the paper's recipe beside trec_eval")
     for name, report in crosschecks.items():
-        fmt = Formatter.of(report.protocol, percent, decimals, default=report.percent)
+        fmt = Formatter.of(
+            report.protocol, report.percent if percent is None else percent, decimals
+        )
         order = "the run's" if report.recipe_ties == "run_order" else "trec_eval's"
         section.add(
             Text(
