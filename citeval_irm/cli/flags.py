@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-from collections.abc import Sequence
 from importlib import resources
 
 from ..base.choices import (
@@ -27,6 +26,7 @@ from ..base.choices import (
 )
 from ..base.errors import InputError
 from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions
+from ..base.outputs import FORCE_HELP
 from ..papers import PROTOCOLS, RECIPES, named
 
 EXIT_INPUT_ERROR = 2
@@ -66,28 +66,16 @@ class MeasuresAction(argparse.Action):
 def section(parser: argparse.ArgumentParser, title: str):
     """The group of options ``title`` of a command's help (input, measures, evaluation,
     statistics, output), made the first time one of its options is added, so a long list
-    of options reads in groups, in the order they first appear."""
+    of options reads in groups, in the order they first appear; ``source``: the qrels or the
+    dataset, one of them required, in the input group."""
     sections = parser.__dict__.setdefault("_citeval_sections", {})
     if title not in sections:
-        sections[title] = parser.add_argument_group(title)
+        if title == "source":
+            group = section(parser, "input").add_mutually_exclusive_group(required=True)
+        else:
+            group = parser.add_argument_group(title)
+        sections[title] = group
     return sections[title]
-
-
-def add_run_options(parser: argparse.ArgumentParser, **measures: str) -> None:
-    """The run, its qrels and the measures: shared by every command that scores a run
-    (``measures``: the help of the measure options, :func:`add_measure_options`)."""
-    section(parser, "input").add_argument(
-        "run", help="TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"
-    )
-    add_source_options(parser, **measures)
-
-
-def add_source_options(parser: argparse.ArgumentParser, **measures: str) -> None:
-    """The qrels (a file or a dataset) and the measures (a list, a protocol, or both)."""
-    source = section(parser, "input").add_mutually_exclusive_group(required=True)
-    source.add_argument("--qrels", help="TREC qrels file (4 columns; .gz accepted)")
-    source.add_argument("--dataset", help="ir_datasets id whose qrels to use")
-    add_measure_options(parser, **measures)
 
 
 MEASURES_HELP = (
@@ -99,27 +87,6 @@ PROTOCOL_HELP = (
     "a named protocol: its measures, unit and decimals (default, with neither option: the "
     "protocol the --dataset documents)"
 )
-
-
-def add_measure_options(
-    parser: argparse.ArgumentParser,
-    *,
-    measures_help: str = MEASURES_HELP,
-    protocol_help: str = PROTOCOL_HELP,
-) -> None:
-    """``-m/--measures`` (repeatable, any spelling the measure parser takes) and
-    ``--protocol`` (its measures), either or both (the protocol's measures, then the others:
-    :attr:`.invocation.Invocation.measures`): every command that scores runs."""
-    measures = section(parser, "measures")
-    measures.add_argument("-m", "--measures", action=MeasuresAction, help=measures_help)
-    add_protocol_option(measures, protocol_help)
-
-
-def add_protocol_option(parser, help: str) -> None:
-    """``--protocol NAME`` (any case) on a parser or a group of exclusive options."""
-    parser.add_argument(
-        "--protocol", type=_name_of("protocol", PROTOCOLS), choices=sorted(PROTOCOLS), help=help
-    )
 
 
 def _name_of(kind: str, registry: dict):
@@ -136,20 +103,12 @@ def _name_of(kind: str, registry: dict):
     return spelled
 
 
-def add_recipe_options(parser: argparse.ArgumentParser) -> None:
-    section(parser, "cross-check").add_argument(
-        "--recipe",
-        type=_name_of("recipe", RECIPES),
-        choices=sorted(RECIPES),
-        help="the paper recipe to compare with (default: the protocol's own; any case)",
-    )
-
-
 # --------------------------------------------------------------------------- the options
-# Every option of an evaluation or a comparison is declared here once (its spellings,
-# argparse settings, help; its default is the field default of EvalOptions,
-# ExecutionOptions or StatisticsOptions, whose field it sets; percent and decimals are no
-# field: how values print) and added by name to each command that takes it;
+# Every option commands share is declared here once (its spellings, argparse settings, help;
+# an option of an evaluation or a comparison has as default the field default of
+# EvalOptions, ExecutionOptions or StatisticsOptions, whose field it sets; percent and
+# decimals are no field: how values print) and added by name to each command that takes it
+# (add_options), in the command's own words where it words it its own way;
 # Invocation builds the three objects from any command's arguments (given_fields), and the
 # keywords of a result's format.
 
@@ -187,6 +146,62 @@ MEMORY_HELP = (
     "run file expected to need more is streamed in chunks of whole queries"
 )
 FLAGS: dict[str, tuple[tuple[str, ...], dict]] = {
+    "run": (
+        ("run",),
+        {"help": "TREC run file (6 columns; .gz accepted) or Parquet (a file or a folder)"},
+    ),
+    "qrels": (("--qrels",), {"help": "TREC qrels file (4 columns; .gz accepted)"}),
+    "dataset": (("--dataset",), {"help": "ir_datasets id whose qrels to use"}),
+    "measures": (("-m", "--measures"), {"action": MeasuresAction, "help": MEASURES_HELP}),
+    "protocol": (
+        ("--protocol",),
+        {
+            "type": _name_of("protocol", PROTOCOLS),
+            "choices": sorted(PROTOCOLS),
+            "help": PROTOCOL_HELP,
+        },
+    ),
+    "recipe": (
+        ("--recipe",),
+        {
+            "type": _name_of("recipe", RECIPES),
+            "choices": sorted(RECIPES),
+            "help": "the paper recipe to compare with (default: the protocol's own; any case)",
+        },
+    ),
+    "report": (
+        ("--report",),
+        {
+            "metavar": "PATH",
+            "help": "also write a self-contained report with the scores, checks and plots "
+            "(PATH.html, or PATH.md for Markdown; opens offline; an existing file is replaced "
+            "only with --force)",
+        },
+    ),
+    # the one overwrite rule of every command that writes (an existing output is an error,
+    # checked before any work, unless --force)
+    "force": (("--force",), {"action": "store_true", "help": FORCE_HELP}),
+    # one of what the command's result prints: its choices given by each command
+    "format": (("--format",), {"default": "table"}),
+    # exit EXIT_STRICT_FAILURE when the command's help says
+    "strict": (("--strict",), {"action": "store_true"}),
+    # the temporal protocol's explicit choices (see admissible_candidates)
+    "same_year": (
+        ("--same-year",),
+        {
+            "action": argparse.BooleanOptionalAction,
+            "default": True,
+            "help": "admit papers of the query paper's own year (default: yes)",
+        },
+    ),
+    "unknown_year": (
+        ("--unknown-year",),
+        {
+            "choices": UNKNOWN_YEAR_POLICIES,
+            "default": "admit",
+            "help": "docs without a year: admit (default) or exclude",
+        },
+    ),
     "ties": _eval_flag(
         "ties",
         "--ties",
@@ -289,7 +304,21 @@ EVALUATION = (
 )
 DISPLAY = ("percent", "decimals")
 STATISTICS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
+SOURCE = ("qrels", "dataset")
+"""The qrels (a file or a dataset) of the commands that score a run: one of them."""
+MEASURE_OPTIONS = ("measures", "protocol")
+"""The measures (a list, a protocol, or both: the protocol's measures, then the others,
+:attr:`.invocation.Invocation.measures`): every command that scores runs."""
+YEAR = ("same_year", "unknown_year")
+REPORT = ("report", "force")
+"""A self-contained report of the results, checks and plots, and --force to replace one."""
 FLAG_SECTIONS = {
+    "run": "input",
+    **dict.fromkeys(SOURCE, "source"),
+    **dict.fromkeys(MEASURE_OPTIONS, "measures"),
+    "recipe": "cross-check",
+    **dict.fromkeys(("report", "force", "format"), "output"),
+    **dict.fromkeys(("strict", *YEAR), "protocol"),
     **dict.fromkeys(EVALUATION, "evaluation"),
     **dict.fromkeys(DISPLAY, "output"),
     **dict.fromkeys(STATISTICS, "statistics"),
@@ -369,60 +398,10 @@ def add_published_options(
     parser.add_argument("--paper", metavar="PAPER|FILE", help=paper_help)
 
 
-def add_report_option(parser: argparse.ArgumentParser) -> None:
-    """``--report PATH``: the results, checks and plots as one self-contained file."""
-    section(parser, "output").add_argument(
-        "--report",
-        metavar="PATH",
-        help="also write a self-contained report with the scores, checks and plots "
-        "(PATH.html, or PATH.md for Markdown; opens offline; an existing file is replaced "
-        "only with --force)",
-    )
-    add_force_option(parser)
-
-
-def add_force_option(parser: argparse.ArgumentParser) -> None:
-    """``--force``: the one overwrite rule of every command that writes (an existing output
-    is an error, checked before any work, unless ``--force``)."""
-    from ..base.outputs import FORCE_HELP
-
-    section(parser, "output").add_argument("--force", action="store_true", help=FORCE_HELP)
-
-
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """The paired test (two runs), its correction and random draws, and how the runs are
     ranked and read: ``citeval table`` and ``citeval breakdown``."""
     add_options(parser, *STATISTICS, "ties", "memory", test={"choices": TESTS})
-
-
-def add_year_options(parser: argparse.ArgumentParser, *, unknown_year: bool = True) -> None:
-    """The temporal protocol's explicit choices (see admissible_candidates)."""
-    protocol = section(parser, "protocol")
-    protocol.add_argument(
-        "--same-year",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="admit papers of the query paper's own year (default: yes)",
-    )
-    if unknown_year:
-        protocol.add_argument(
-            "--unknown-year",
-            choices=UNKNOWN_YEAR_POLICIES,
-            default="admit",
-            help="docs without a year: admit (default) or exclude",
-        )
-
-
-def add_format_option(parser: argparse.ArgumentParser, formats: Sequence[str], **more) -> None:
-    """``--format``: one of what the command's result prints (default ``table``)."""
-    section(parser, "output").add_argument("--format", choices=formats, default="table", **more)
-
-
-def add_strict_option(parser: argparse.ArgumentParser, when: str) -> None:
-    """``--strict``: exit :data:`EXIT_STRICT_FAILURE` ``when``."""
-    section(parser, "protocol").add_argument(
-        "--strict", action="store_true", help=f"exit {EXIT_STRICT_FAILURE} {when}"
-    )
 
 
 def warning_code(text: str) -> str:

@@ -44,24 +44,20 @@ from .flags import (
     DEMO_REPORT,
     DISPLAY,
     EVALUATION,
+    EXIT_STRICT_FAILURE,
+    FLAGS,
+    MEASURE_OPTIONS,
+    REPORT,
+    SOURCE,
     STATISTICS,
     VERBOSE_HELP,
-    add_force_option,
-    add_format_option,
+    YEAR,
     add_jobs_option,
-    add_measure_options,
     add_options,
-    add_protocol_option,
     add_published_options,
     add_quiet_option,
-    add_recipe_options,
-    add_report_option,
     add_resolution_options,
-    add_run_options,
-    add_source_options,
     add_statistics_options,
-    add_strict_option,
-    add_year_options,
     corpus_help,
     section,
 )
@@ -88,8 +84,7 @@ def add_convert_command(commands) -> None:
         help="write a folder of files of about this many rows each (whole queries); "
         "default: a folder only when the run is larger than --memory allows",
     )
-    add_options(cv, "memory", memory={"help": "memory the conversion may take, e.g. 2G"})
-    add_force_option(cv)
+    add_options(cv, "memory", "force", memory={"help": "memory the conversion may take, e.g. 2G"})
     cv.set_defaults(handler=cmd_convert)
 
 
@@ -105,7 +100,7 @@ def add_compare_command(commands) -> None:
         "beside the shipped published results.",
     )
     co.add_argument("runs", nargs="+", help="run files (named after their stem), or NAME=PATH")
-    add_source_options(co)
+    add_options(co, *SOURCE, *MEASURE_OPTIONS)
     co.add_argument("--baseline", help="the run every other is compared with (default: all pairs)")
     add_options(co, *STATISTICS)
     co.add_argument(
@@ -121,8 +116,13 @@ def add_compare_command(commands) -> None:
         help="compare on the queries every run ranks (default), or all qrels queries with "
         "unranked ones scored 0",
     )
-    add_options(co, *EVALUATION, *DISPLAY)
-    add_format_option(co, COMPARE_FORMATS, help="output format")
+    add_options(
+        co,
+        *EVALUATION,
+        *DISPLAY,
+        "format",
+        format={"choices": COMPARE_FORMATS, "help": "output format"},
+    )
     add_published_options(
         co,
         published_help="also print the runs beside the published results for the dataset: the "
@@ -133,8 +133,7 @@ def add_compare_command(commands) -> None:
         paper_help="whose published results (default: the protocol's), or a CSV file",
     )
     co.add_argument("--stage", default="end-to-end", help="table stage (default end-to-end)")
-    add_year_options(co, unknown_year=False)
-    add_report_option(co)
+    add_options(co, "same_year", *REPORT)
     co.set_defaults(handler=cmd_compare)
 
 
@@ -162,7 +161,7 @@ def add_published_command(commands) -> None:
         help="judge every row possible or not as printed (a linear program over "
         "the gold paper's rank; docs/guides/published-check.md)",
     )
-    add_format_option(pu, TABLE_FORMATS)
+    add_options(pu, "format", format={"choices": TABLE_FORMATS})
     pu.set_defaults(handler=cmd_published)
 
 
@@ -179,10 +178,11 @@ def add_table_command(commands) -> None:
         "lists: resolved first (as citeval resolve), its rates are columns too.",
     )
     ta.add_argument("manifest", help="CSV or TSV with columns system, dataset, run")
-    add_measure_options(
+    add_options(
         ta,
-        measures_help="measures for every dataset (ir-measures syntax; repeatable)",
-        protocol_help="protocol for every dataset (default: each dataset's own)",
+        *MEASURE_OPTIONS,
+        measures={"help": "measures for every dataset (ir-measures syntax; repeatable)"},
+        protocol={"help": "protocol for every dataset (default: each dataset's own)"},
     )
     ta.add_argument("--baseline", help="the system every other is compared with, per dataset")
     add_published_options(
@@ -192,16 +192,17 @@ def add_table_command(commands) -> None:
         paper_help="whose published rows (e.g. goyal2026; implies --published), or a CSV file",
     )
     add_statistics_options(ta)
-    add_year_options(ta, unknown_year=False)
+    add_options(ta, "same_year")
     add_jobs_option(ta, "evaluating runs at once")
     add_resolution_options(ta, table=True)
     engine = {
         "choices": TABLE_ENGINES,
         "help": "dask: evaluate the runs on a Dask cluster's workers",
     }
-    add_options(ta, "engine", "scheduler", *DISPLAY, engine=engine)
-    add_format_option(ta, TABLE_FORMATS, help="output format")
-    add_report_option(ta)
+    output = {"choices": TABLE_FORMATS, "help": "output format"}
+    add_options(
+        ta, "engine", "scheduler", *DISPLAY, "format", *REPORT, engine=engine, format=output
+    )
     ta.set_defaults(handler=cmd_table)
 
 
@@ -219,7 +220,8 @@ def add_breakdown_command(commands) -> None:
     bd.add_argument("--by", required=True, choices=FACETS, help="the facet to group by")
     which = bd.add_mutually_exclusive_group()
     which.add_argument("-m", "--measures", help="the measure, one (default: the protocol's first)")
-    add_protocol_option(which, "default: the dataset's")
+    spellings, settings = FLAGS["protocol"]
+    which.add_argument(*spellings, **{**settings, "help": "default: the dataset's"})
     bd.add_argument(
         "--bins", type=int, default=3, help="popularity bins (default 3: tail, torso, head)"
     )
@@ -231,9 +233,7 @@ def add_breakdown_command(commands) -> None:
     )
     bd.add_argument("--baseline", help="the run the others are compared with (default the first)")
     add_statistics_options(bd)
-    add_options(bd, *DISPLAY)
-    add_format_option(bd, LISTING_FORMATS)
-    add_report_option(bd)
+    add_options(bd, *DISPLAY, "format", *REPORT, format={"choices": LISTING_FORMATS})
     bd.set_defaults(handler=cmd_breakdown)
 
 
@@ -364,25 +364,21 @@ def _trec_eval(args: argparse.Namespace) -> int:
 def add_eval_command(commands) -> None:
     """``citeval eval``: a run's scores (its validation above them, with ``--dataset``)."""
     ev = commands.add_parser("eval", help="evaluate a run against qrels or a dataset")
-    add_run_options(ev)
-    add_options(ev, *EVALUATION)
+    add_options(ev, "run", *SOURCE, *MEASURE_OPTIONS, *EVALUATION)
     section(ev, "output").add_argument(
         "--per-query", action="store_true", help="also print per-query values"
     )
-    add_options(ev, *DISPLAY)
-    add_format_option(ev, EVAL_FORMATS, help="output format")
+    add_options(ev, *DISPLAY, "format", format={"choices": EVAL_FORMATS, "help": "output format"})
     section(ev, "cross-check").add_argument(
         "--crosscheck",
         action="store_true",
         help="also recompute every measure with the paper's recipe and explain differences",
     )
-    add_recipe_options(ev)
-    add_report_option(ev)
-    add_strict_option(
-        ev,
-        "with --dataset: if the run breaks the protocol (the validation printed above the scores)",
+    strict = (
+        f"exit {EXIT_STRICT_FAILURE} with --dataset: if the run breaks the protocol (the "
+        "validation printed above the scores)"
     )
-    add_year_options(ev)
+    add_options(ev, "recipe", *REPORT, "strict", *YEAR, strict={"help": strict})
     ev.set_defaults(handler=cmd_eval)
 
 
@@ -391,8 +387,7 @@ def add_crosscheck_command(commands) -> None:
     cc = commands.add_parser(
         "crosscheck", help="compare trec_eval semantics with a paper's recipe, query by query"
     )
-    add_run_options(cc)  # a --recipe alone brings its measures
-    add_recipe_options(cc)
+    add_options(cc, "run", *SOURCE, *MEASURE_OPTIONS, "recipe")  # a --recipe brings measures
     cc.add_argument(
         "--recipe-ties",
         choices=TIE_POLICIES,
@@ -400,17 +395,16 @@ def add_crosscheck_command(commands) -> None:
         help="order in which the recipe sees tied scores (default: run_order, as a paper's "
         "script reads its list); the trec_eval side always uses trec_eval's order",
     )
-    add_format_option(cc, PLAIN_FORMATS)
-    add_options(cc, "memory", *DISPLAY)  # a run above the memory is cross-checked in chunks
+    # a run above the memory is cross-checked in chunks
+    add_options(cc, "format", "memory", *DISPLAY, format={"choices": PLAIN_FORMATS})
     cc.add_argument("--max-rows", type=int, default=10, help="differing queries to show")
-    add_strict_option(
-        cc,
-        "if any difference is unexplained (or, with --tolerance, if an aggregate differs "
-        "by more than it)",
+    strict = (
+        f"exit {EXIT_STRICT_FAILURE} if any difference is unexplained (or, with --tolerance, "
+        "if an aggregate differs by more than it)"
     )
+    add_options(cc, "strict", strict={"help": strict})
     cc.add_argument("--tolerance", type=float, help="largest aggregate difference --strict accepts")
-    add_report_option(cc)
-    add_year_options(cc, unknown_year=False)  # the rule of the --report's validation
+    add_options(cc, *REPORT, "same_year")  # same_year: the rule of the --report's validation
     cc.set_defaults(handler=cmd_crosscheck)
 
 
@@ -466,8 +460,7 @@ def add_dataset_commands(commands) -> None:
     )
     au.add_argument("dataset", help="a citeval dataset id: a split, or a corpus (every split)")
     au.add_argument("--protocol", default="goyal2026", help="whose cut-offs (default goyal2026)")
-    add_year_options(au, unknown_year=False)
-    add_format_option(au, PLAIN_FORMATS)
+    add_options(au, "same_year", "format", format={"choices": PLAIN_FORMATS})
     au.set_defaults(handler=cmd_audit)
 
 
@@ -491,7 +484,7 @@ def add_baseline_command(commands):
         help="rank only admissible candidates, nothing published after the query paper "
         "(default, the year rule of validate); --no-temporal ranks every paper",
     )
-    add_year_options(bm)
+    add_options(bm, *YEAR)
     bm.add_argument("--k1", type=float, default=1.5, help="BM25 k1 (default 1.5)")
     bm.add_argument("--b", type=float, default=0.75, help="BM25 b (default 0.75)")
     bm.add_argument(
@@ -502,7 +495,7 @@ def add_baseline_command(commands):
         help="doc fields to index, comma-separated, e.g. title (default: title + abstract)",
     )
     bm.add_argument("--tag", default="bm25", help="run tag, 6th column (default bm25)")
-    add_force_option(bm)
+    add_options(bm, "force")
     bm.set_defaults(handler=cmd_baseline_bm25)
     return baselines
 
@@ -515,20 +508,27 @@ def add_validate_command(commands) -> None:
     )
     va.add_argument("run", help="TREC run file (6 columns; .gz accepted) or Parquet")
     va.add_argument("--dataset", required=True, help="ir_datasets id, e.g. citeval/demo/test")
-    add_measure_options(
-        va,
-        measures_help="the measures the run will be evaluated with: every ranking must reach "
-        "their deepest cut-off (default: the dataset's protocol's)",
-        protocol_help="or a named protocol's",
+    measures = (
+        "the measures the run will be evaluated with: every ranking must reach their deepest "
+        "cut-off (default: the dataset's protocol's)"
     )
-    add_year_options(va)
+    add_options(
+        va,
+        *MEASURE_OPTIONS,
+        *YEAR,
+        measures={"help": measures},
+        protocol={"help": "or a named protocol's"},
+    )
     max_docs_help = (
         "the evaluation will count only the first N docs of each ranking (trec_eval -M): the "
         "depth check reads the rankings so cut"
     )
     add_options(va, "memory", "max_docs", max_docs={"help": max_docs_help})
-    add_format_option(va, PLAIN_FORMATS)
-    add_strict_option(va, "if any check fails, gold_always_present included (otherwise a warning)")
+    strict = (
+        f"exit {EXIT_STRICT_FAILURE} if any check fails, gold_always_present included "
+        "(otherwise a warning)"
+    )
+    add_options(va, "format", "strict", format={"choices": PLAIN_FORMATS}, strict={"help": strict})
     va.set_defaults(handler=cmd_validate)
 
 
@@ -552,7 +552,7 @@ def add_demo_command(commands) -> None:
         help="rank only admissible candidates (default); --no-temporal shows what "
         "validation catches",
     )
-    add_year_options(de, unknown_year=False)
+    add_options(de, "same_year")
     de.add_argument("-o", "--output", help="also write the BM25 run to this file")
     de.add_argument(
         "--report",
@@ -561,7 +561,7 @@ def add_demo_command(commands) -> None:
         f"current folder, the demo's own file, replaced on every run; .md for Markdown)",
     )
     de.add_argument("--no-report", action="store_true", help="write no report")
-    add_force_option(de)
+    add_options(de, "force")
     de.set_defaults(handler=cmd_demo)
 
 
@@ -591,9 +591,8 @@ def add_resolve_command(commands) -> None:
         ".md: the page with the scores, the resolution and its rate by popularity "
         "with the plot; .csv: the decision for every reference)",
     )
-    add_measure_options(
-        rs, measures_help="measures the run is evaluated with (default: the dataset's protocol)"
-    )
+    measures = {"help": "measures the run is evaluated with (default: the dataset's protocol)"}
+    add_options(rs, *MEASURE_OPTIONS, measures=measures)
     rs.add_argument(
         "--by",
         choices=FACETS,
@@ -608,8 +607,7 @@ def add_resolve_command(commands) -> None:
     rs.add_argument("--bins", type=int, default=3, help="popularity bins (default 3)")
     rs.add_argument("--tag", default="resolved", help="run tag, 6th column (default resolved)")
     add_jobs_option(rs, "resolving the references at once, each decided as in one")
-    add_format_option(rs, ("table", "markdown", "json", "csv"))
-    add_force_option(rs)
+    add_options(rs, "format", "force", format={"choices": ("table", "markdown", "json", "csv")})
     rs.set_defaults(handler=cmd_resolve)
 
 

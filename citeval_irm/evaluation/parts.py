@@ -20,7 +20,6 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.errors import EvalWarning, examples_of
-from ..base.measures import Protocol
 from ..reading.tables import Qrels, Run, lookup_unique, take
 from ..reading.ties import TieReport, rank_order, tie_report
 from ..scoring import Rankings, aggregate
@@ -176,60 +175,39 @@ def result_of(part: Part, qrels: Qrels, settings: Settings, protocol, source: st
     """The evaluation of a whole run from the one :class:`Part` of all its queries (a run
     read whole is scored once, into one part: no merge): the population of the run, its
     per-query rows in the population's order, the queries it does not rank scored on an
-    empty ranking, and its warnings with those of the qrels, the population and the ties."""
+    empty ranking, the aggregates computed here, once, and its warnings with those of the
+    qrels, the population, the ties and the rankings shorter than a cut-off."""
+    measures = settings.measures
     population = population_of(part.run_ids, source, qrels, settings.empty_queries)
     values = in_population_order(
         population.counted,
         qrels,
         [(part.rows, part.values)],
-        len(settings.measures),
+        len(measures),
         lambda missing: unranked_values(settings, qrels, missing, source),
     )
+    ranked = RankedQueries(part.run_ids.to_pylist(), part.sizes).cut(settings.max_docs)
     tie_warning = part.ties.warning()
-    warnings = (
-        list(part.warnings)
-        + list(qrels.warnings)
-        + population.warnings
-        + ([tie_warning] if tie_warning else [])
-    )
-    ranked = RankedQueries(part.run_ids.to_pylist(), part.sizes)
-    result = make_result(
-        settings, population, values, warnings, part.ties, protocol, source, qrels.source, ranked
-    )
-    result.qrels_fingerprint = qrels_fingerprint(qrels)  # what a comparison checks it against
-    return result
-
-
-def make_result(
-    settings: Settings,
-    population: Population,
-    values: np.ndarray,
-    warnings: list[EvalWarning],
-    report,
-    protocol: Protocol | None,
-    run_source: str,
-    qrels_source: str | None = None,
-    ranked: RankedQueries | None = None,
-) -> EvalResult:
-    """The :class:`EvalResult` of per-query values: aggregates computed here, once, and
-    the rankings shorter than a cut-off (counted warnings), whichever path read the run."""
-    measure_list = settings.measures
-    if ranked is not None:
-        ranked = ranked.cut(settings.max_docs)
-        short = short_rankings(ranked, measure_list, population.query_ids)
-        warnings = warnings + ([short_ranking_warning(short)] if short else [])
-    aggregates = {str(m): aggregate(m, values[:, i]) for i, m in enumerate(measure_list)}
+    short = short_rankings(ranked, measures, population.query_ids)
+    warnings = [
+        *part.warnings,
+        *qrels.warnings,
+        *population.warnings,
+        *([tie_warning] if tie_warning else []),
+        *([short_ranking_warning(short)] if short else []),
+    ]
     return EvalResult(
-        measures=measure_list,
+        measures=measures,
         query_ids=population.query_ids,
         values=values,
-        aggregates=aggregates,
+        aggregates={str(m): aggregate(m, values[:, i]) for i, m in enumerate(measures)},
         warnings=warnings,
         protocol=protocol,
-        ties=report,
-        run_source=run_source,
-        qrels_source=qrels_source if qrels_source is not None else population.qrels_source,
+        ties=part.ties,
+        run_source=source,
+        qrels_source=qrels.source,
         engine=settings.engine,
         ranked=ranked,
         options=settings.options,  # what the numbers mean; never how they were computed
+        qrels_fingerprint=qrels_fingerprint(qrels),  # what a comparison checks it against
     )
