@@ -46,9 +46,8 @@ from ..records import (
     RecordClass,
     split_context,
 )
-from ..sources import CorpusSource, corpus_file
+from ..sources import CorpusSource, ImportReport, corpus_file
 from ..stores import StoredDocs, StoredRecords
-from ..validation import ImportReport
 from ..years import paper_date
 
 # --------------------------------------------------------------------------- reading records

@@ -52,9 +52,8 @@ from ...base.numbers import C_SPACE, decimal_number
 from ...base.texts import json_value
 from ..jsonstream import Notes, kind
 from ..records import MasterSetDoc, MasterSetQuery, MustCiteQrel, RecordClass
-from ..sources import CorpusSource, corpus_file
+from ..sources import CorpusSource, ImportReport, corpus_file
 from ..stores import StoredDocs, StoredRecords, file_version
-from ..validation import ImportReport
 
 # --------------------------------------------------------------------------- one row
 
@@ -561,7 +560,7 @@ def tier_dataset_ids(corpus: MasterSetCorpus) -> dict[str, tuple[str, str, str]]
 def validate_masterset_folder(corpus: MasterSetCorpus, folder: Path) -> ImportReport:
     """Read both files of a MasterSet folder completely (every row, every reference and
     label) and count what they hold, with the test gold per tier and how much of it lies
-    outside the pool: the :class:`~..validation.ImportReport` of ``citeval import``."""
+    outside the pool: the :class:`~..sources.ImportReport` of ``citeval import``."""
     notes = Notes(NOTES)
     ids: dict[str, set[str]] = {}
     test_gold: list[QueryGold] = []
