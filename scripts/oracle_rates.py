@@ -27,7 +27,7 @@ import pandas as pd
 from scipy.stats import binom
 
 import citeval_irm
-from citeval_irm.checks.oracle import ORACLE_MAX_COVERAGE, oracle_verdict
+from citeval_irm.checks.protocol import ORACLE_MAX_COVERAGE, oracle_verdict
 
 DEMO = "citeval/demo/test"
 
