@@ -530,8 +530,6 @@ if TYPE_CHECKING:
         | Any
     )
 
-_check_chunk = check_chunk  # what each chunk is read into: a global here, a test wraps it
-
 
 def crosscheck(
     run: RunInput,
@@ -620,7 +618,7 @@ def crosscheck(
     )
     read = read_in_chunks(
         run,
-        functools.partial(_check_chunk, check=check),
+        functools.partial(check_chunk, check=check),
         duplicates=KEEP_ALL,
         memory=execution.memory,
         progress=execution.progress,
