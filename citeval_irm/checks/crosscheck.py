@@ -508,27 +508,11 @@ def _summary(names, reference, recipe_values, diff_frame, tie_means) -> pd.DataF
 
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     # Every form of a run, and of qrels, the one reader takes (citeval_irm.read_run, read_qrels);
     # qrels may also be an ir_datasets dataset (Any: the library ships no types).
-    RunInput: TypeAlias = (
-        str
-        | os.PathLike[str]
-        | pd.DataFrame
-        | Mapping[str, Mapping[str, float]]
-        | Iterable[Mapping[str, Any]]
-        | Run
-    )
-    QrelsInput: TypeAlias = (
-        str
-        | os.PathLike[str]
-        | pd.DataFrame
-        | Mapping[str, Mapping[str, int]]
-        | Iterable[Mapping[str, Any]]
-        | Qrels
-        | Any
-    )
+    _Readable: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Iterable[Mapping[str, Any]]
+    RunInput: TypeAlias = _Readable | Mapping[str, Mapping[str, float]] | Run
+    QrelsInput: TypeAlias = _Readable | Mapping[str, Mapping[str, int]] | Qrels | Any
 
 
 def crosscheck(
