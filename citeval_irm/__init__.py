@@ -61,7 +61,7 @@ _EXPORTS = {
     # what they return
     "EvalResult": "evaluation.results",
     "CrosscheckReport": "checks.crosscheck_report",
-    "ValidationReport": "checks.validation_report",
+    "ValidationReport": "checks.protocol",
     "DatasetAudit": "checks.audit",
     "Comparison": "comparison.model",
     "Breakdown": "comparison.breakdown_result",
@@ -155,11 +155,10 @@ if _typing.TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ p
     from .checks.audit import DatasetAudit, audit  # noqa: F401
     from .checks.crosscheck import crosscheck  # noqa: F401
     from .checks.crosscheck_report import CrosscheckReport  # noqa: F401
-    from .checks.protocol import validate  # noqa: F401
+    from .checks.protocol import ValidationReport, validate  # noqa: F401
     from .checks.published.check import PublishedCheck, check_published  # noqa: F401
     from .checks.published.comparison import PublishedComparison  # noqa: F401
     from .checks.published.listing import PublishedResults, published  # noqa: F401
-    from .checks.validation_report import ValidationReport  # noqa: F401
     from .comparison.breakdown import breakdown  # noqa: F401
     from .comparison.breakdown_result import Breakdown  # noqa: F401
     from .comparison.compare import compare  # noqa: F401

@@ -5,7 +5,7 @@ catches runs with the gold inserted: the figures of the README, from::
 
 Three tables:
 
-- exact false-positive rates of the rule (:func:`citeval_irm.checks.oracle.oracle_verdict`)
+- exact false-positive rates of the rule (:func:`citeval_irm.checks.protocol.oracle_verdict`)
   for an honest first stage that misses the gold of a share ``miss`` of the rankings it is
   judged on (those covering at most half of their admissible pool), for ``n`` such rankings:
   the binomial probability of every miss count the rule flags;
@@ -27,7 +27,7 @@ import pandas as pd
 from scipy.stats import binom
 
 import citeval_irm
-from citeval_irm.checks.oracle import ORACLE_MAX_COVERAGE, oracle_verdict
+from citeval_irm.checks.protocol import ORACLE_MAX_COVERAGE, oracle_verdict
 
 DEMO = "citeval/demo/test"
 

@@ -115,13 +115,13 @@ def test_a_run_far_above_memory_is_never_read_whole(tmp_path, monkeypatch):
     run, qrels = citation_run(tmp_path, queries=200, depth=150)
     assert run.stat().st_size > 20 * parse_memory(TINY)
     seen: list[int] = []
-    check_chunk = crosscheck_module._check_chunk
+    check_chunk = crosscheck_module.check_chunk
 
     def counting(raw, check):
         seen.append(len(raw))
         return check_chunk(raw, check)
 
-    monkeypatch.setattr(crosscheck_module, "_check_chunk", counting)
+    monkeypatch.setattr(crosscheck_module, "check_chunk", counting)
     citeval_irm.crosscheck(
         run, qrels, recipe="goyal2026", execution=citeval_irm.ExecutionOptions(memory=TINY)
     )
@@ -158,10 +158,10 @@ def test_the_crosscheck_command_streams_with_memory(quirky, capsys, monkeypatch)
 
     run, qrels, _ = quirky
     chunks: list[int] = []
-    real = crosscheck_module._check_chunk
+    real = crosscheck_module.check_chunk
     monkeypatch.setattr(
         crosscheck_module,
-        "_check_chunk",
+        "check_chunk",
         lambda chunk, *a, **k: chunks.append(1) or real(chunk, *a, **k),
     )
     args = (

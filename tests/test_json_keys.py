@@ -68,7 +68,7 @@ def test_every_reading_of_json_refuses_a_repeated_key(tmp_path: Path) -> None:
 
 
 def test_a_masterset_references_cell_with_a_repeated_key() -> None:
-    from citeval_irm.datasets.formats.masterset_rows import parse_references
+    from citeval_irm.datasets.formats.masterset import parse_references
     from citeval_irm.datasets.jsonstream import Notes
 
     cell = json.dumps([{"paper_id": "a", "label": 1}])[:-2] + ', "label": 2}]'

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from ..base.errors import ArgumentTypeError, InputError
@@ -141,18 +141,7 @@ class DatasetAudit(Printable):
             "protocol": self.protocol,
             "same_year": self.same_year,
             "duplicate_titles": self.duplicates and [list(d) for d in self.duplicates],
-            "splits": [
-                {
-                    "split": s.split,
-                    "queries": s.queries,
-                    "qrels": s.qrels,
-                    "unreachable": s.unreachable,
-                    "queries_without_reachable_gold": s.queries_without_reachable_gold,
-                    "ceiling": s.ceiling,
-                    "examples": s.examples,
-                }
-                for s in self.splits
-            ],
+            "splits": [asdict(s) for s in self.splits],
         }
 
     def to_frame(self) -> pd.DataFrame:

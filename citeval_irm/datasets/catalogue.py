@@ -12,13 +12,11 @@ from ..base.errors import InputError
 from . import arsyta, demo_corpus, hatten_corpora, masterset_coreml
 from .formats.hatten import HattenCorpus
 from .formats.masterset import (
-    MUST_CITE,
     NOTES,
-    SPLITS,
-    TIERS,
     MasterSetCorpus,
     iter_gold,
     pool_ids,
+    tier_dataset_ids,
     tier_gold,
 )
 from .jsonstream import Notes
@@ -69,13 +67,8 @@ def by_name() -> dict[str, CorpusSource]:
 
 def _split_and_tier(dataset_id: str) -> tuple[MasterSetCorpus, str, str]:
     for corpus in MASTERSET_CORPORA.values():
-        rest = dataset_id.removeprefix(f"{corpus.dataset_id}/").removesuffix("/in-pool")
-        split, _, tier = rest.partition("/")
-        if (
-            dataset_id.startswith(f"{corpus.dataset_id}/")
-            and split in SPLITS
-            and tier in (*TIERS, MUST_CITE)
-        ):
+        if dataset_id in (ids := tier_dataset_ids(corpus)):
+            split, tier, _ = ids[dataset_id]
             return corpus, split, tier
     raise InputError(
         dataset_id, "not a MasterSet tier dataset (e.g. citeval/masterset-coreml-v1/test/core)"

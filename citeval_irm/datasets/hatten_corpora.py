@@ -19,6 +19,12 @@ _FROM_DRIVE = (  # FullTextPeerRead, RefSeer and arXiv
     "the {pretty_name} folder from there and unpack it."
 )
 
+_DRIVE_CORPORA = (  # name, pretty name, id scheme, published docs, train, val, test
+    ("fulltextpeerread", "FullTextPeerRead", "arxiv", PublishedCounts(4_837, 9_363, 492, 6_814)),
+    ("refseer", "RefSeer", "none", PublishedCounts(624_957, 3_521_582, 124_911, 126_593)),
+    ("arxiv", "arXiv", "arxiv", PublishedCounts(1_661_201, 2_988_030, 112_779, 104_401)),
+)
+
 CORPORA: tuple[HattenCorpus, ...] = (
     HattenCorpus(
         "acl-200",
@@ -39,25 +45,8 @@ CORPORA: tuple[HattenCorpus, ...] = (
             "there by hand (on another machine)."
         ),
     ),
-    HattenCorpus(
-        "fulltextpeerread",
-        "FullTextPeerRead",
-        "arxiv",
-        PublishedCounts(docs=4_837, train=9_363, val=492, test=6_814),
-        manual_download=_FROM_DRIVE,
-    ),
-    HattenCorpus(
-        "refseer",
-        "RefSeer",
-        "none",
-        PublishedCounts(docs=624_957, train=3_521_582, val=124_911, test=126_593),
-        manual_download=_FROM_DRIVE,
-    ),
-    HattenCorpus(
-        "arxiv",
-        "arXiv",
-        "arxiv",
-        PublishedCounts(docs=1_661_201, train=2_988_030, val=112_779, test=104_401),
-        manual_download=_FROM_DRIVE,
+    *(
+        HattenCorpus(name, pretty_name, scheme, counts, manual_download=_FROM_DRIVE)
+        for name, pretty_name, scheme, counts in _DRIVE_CORPORA
     ),
 )

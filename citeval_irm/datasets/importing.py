@@ -5,7 +5,7 @@ fetch reliably, so users download them by hand; ArSyTa and MasterSet may be fetc
 from Hugging Face too. Before such a folder is trusted it is read completely with the
 loader's own parsers: every file present and of the right shape, counts equal to the
 published ones, every split's context ids in the contexts file and every positive id in the
-papers file (each format's ``read_folder``; the shared checks are in :mod:`.validation`).
+papers file (each format's ``read_folder``; the shared checks are in :mod:`.sources`).
 Only then are the files copied (or linked) into the ir_datasets home, each atomically, and
 recorded (size, sha256) so that a later change is detected.
 """
@@ -23,9 +23,14 @@ from ..base.errors import EvalWarning, InputError
 from ..base.locking import exclusive
 from ..base.outputs import WORK_MARK, WRITE_ERRNOS, output_error
 from .catalogue import by_name
-from .sources import CorpusSource, check_folder, verify_corpus_file
+from .sources import (
+    CorpusSource,
+    ImportReport,
+    check_folder,
+    validate_corpus_folder,
+    verify_corpus_file,
+)
 from .stores import store_problem
-from .validation import ImportReport, validate_corpus_folder
 
 
 def corpus_named(name: str, *, importable: bool = False) -> CorpusSource:
@@ -45,7 +50,7 @@ def corpus_named(name: str, *, importable: bool = False) -> CorpusSource:
 
 def validate_folder(
     name: str, folder: str | os.PathLike, *, allow_count_mismatch: bool = False
-) -> ImportReport[CorpusSource]:
+) -> ImportReport:
     """Read a corpus folder completely and check it; raise :class:`InputError` naming the
     file, record and problem at the first fault. Counts that differ from the published
     ones are an error unless ``allow_count_mismatch`` (then a warning)."""
@@ -62,7 +67,7 @@ def import_dataset(
     *,
     symlink: bool = False,
     allow_count_mismatch: bool = False,
-) -> ImportReport[CorpusSource]:
+) -> ImportReport:
     """Check a corpus folder (see :func:`validate_folder`) and install its files into the
     ir_datasets home, copied (or symlinked) and recorded (size, sha256, origin: see
     :func:`citeval_irm.base.downloads.write_record`): all of them or none (see :func:`install`).

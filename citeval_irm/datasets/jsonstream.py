@@ -51,15 +51,17 @@ def _container(opening: bytes) -> str:
     return "object {id: record, ...}" if opening == b"{" else "array [record, ...]"
 
 
-def _stream(path: Path, opening: bytes, parse) -> Iterator:
-    path = Path(path)
+def _stream(path: Path, opening: bytes, reader: str, prefix: str) -> Iterator:
+    """The entries of a file whose first byte is ``opening``, read by ijson's ``reader``
+    (``kvitems`` or ``items``) at ``prefix``."""
     if not path.is_file():
         raise InputError(str(path), "no such file")
     count = 0
     with open(path, "rb") as handle:
         _check_opening(handle, path, opening)
         try:
-            for item in parse(handle):
+            read = getattr(_ijson(), reader)
+            for item in read(handle, prefix, use_float=True, map_type=UniqueKeys):
                 count += 1
                 repeated = repeated_key(item)  # JSON readers keep the last value silently
                 if repeated:
@@ -74,20 +76,12 @@ def _stream(path: Path, opening: bytes, parse) -> Iterator:
 
 def iter_object(path: str | os.PathLike) -> Iterator[tuple[str, Any]]:
     """``(key, value)`` pairs of a file holding one JSON object, streamed."""
-    return _stream(
-        Path(path),
-        b"{",
-        lambda handle: _ijson().kvitems(handle, "", use_float=True, map_type=UniqueKeys),
-    )
+    return _stream(Path(path), b"{", "kvitems", "")
 
 
 def iter_array(path: str | os.PathLike) -> Iterator[Any]:
     """The items of a file holding one JSON array, streamed."""
-    return _stream(
-        Path(path),
-        b"[",
-        lambda handle: _ijson().items(handle, "item", use_float=True, map_type=UniqueKeys),
-    )
+    return _stream(Path(path), b"[", "items", "item")
 
 
 def kind(value: Any) -> str:

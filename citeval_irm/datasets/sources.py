@@ -14,7 +14,9 @@ Every citeval corpus (the HAtten-format ones, ArSyTa, MasterSet) finds its files
 
 A corpus whose licence restricts use shows its notice once per process, before its first
 download, as ir_datasets does for data usage agreements. A file that cannot be had is a
-:class:`DataNotFoundError` that says which file, from where, and what to do instead.
+:class:`DataNotFoundError` that says which file, from where, and what to do instead. A
+folder's files, pinned checksums and counts are checked the same way for ``citeval import``
+and for a folder read in place (:func:`validate_corpus_folder`; the format reads the records).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import urllib.parse
 from dataclasses import KW_ONLY, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
 import ir_datasets
 
@@ -47,10 +49,9 @@ from ..base.downloads import (
     verify_record,
     write_record,
 )
-from ..base.errors import CitevalError, with_details
+from ..base.errors import CitevalError, EvalWarning, InputError, with_details
 from ..base.outputs import write_atomically
 from .hub import HubError, HubRepo, fetch_from_hub
-from .validation import ImportReport, validate_corpus_folder
 
 NAMESPACE = "citeval"
 
@@ -130,11 +131,11 @@ class CorpusSource:
         dataset id: the source of ``metadata.json`` (``scripts/make_metadata.py``)."""
         raise NotImplementedError
 
-    def read_folder(self, folder: Path) -> ImportReport[Any]:
+    def read_folder(self, folder: Path) -> ImportReport:
         """Read every record of a folder of the corpus's files with the loader's own
         parsers and count it: the format's half of ``citeval import`` (an
-        :class:`~.validation.ImportReport`; files and counts are checked by
-        :func:`~.validation.validate_corpus_folder`)."""
+        :class:`ImportReport`; files and counts are checked by
+        :func:`validate_corpus_folder`)."""
         raise NotImplementedError
 
     def home(self) -> Path:
@@ -183,6 +184,111 @@ class CorpusSource:
             self.instructions(missing, cause),
             "Offline and by-hand installs: docs/guides/datasets.md, Offline or by hand.",
         )
+
+
+# --------------------------------------------------------------------------- checking a folder
+
+
+COUNT_MISMATCH = "counts that differ from the published ones (imported anyway)"
+
+
+@dataclass
+class ImportReport:
+    """What a folder holds and what was tolerated; ``target`` is where it was installed
+    (``None`` after a check only). ``published_counts`` holds the published figure of each
+    count that has one."""
+
+    corpus: CorpusSource
+    folder: Path
+    counts: dict[str, int]
+    published_counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[EvalWarning] = field(default_factory=list)
+    target: Path | None = None
+
+    def published(self, what: str) -> int | None:
+        return self.published_counts.get(what)
+
+    def differences(self) -> list[str]:
+        """Each count that differs from its published figure, for people."""
+        return [
+            f"{what} {count:,} (published {self.published(what):,})"
+            for what, count in self.counts.items()
+            if self.published(what) is not None and count != self.published(what)
+        ]
+
+    def text(self) -> str:
+        """A summary for people: counts against the published ones, warnings, licence."""
+        action = f"installed into {self.target}" if self.target else "checked"
+        lines = [f"{self.corpus.dataset_id}: {self.folder} {action}"]
+        for what, count in self.counts.items():
+            published = self.published(what)
+            figure = "" if published is None else f" (published {published:,})"
+            lines.append(f"  {what}: {count:,}{figure}")
+        lines.extend(f"  warning: {warning}" for warning in self.warnings)
+        if self.corpus.licence_notice:
+            lines.append(f"  licence: {self.corpus.licence_notice}")
+        return "\n".join(lines) + "\n"
+
+
+def check_files(corpus: CorpusSource, folder: Path, *, in_place: bool = False) -> list:
+    """Fail unless ``folder`` holds every file of the corpus, with its pinned checksum;
+    ``in_place`` (a folder read through ``CITEVAL_<NAME>_DIR``, which may hold any version)
+    turns a checksum mismatch into the returned warnings."""
+    if not folder.is_dir():
+        raise InputError(str(folder), "no such folder")
+    files = corpus.file_names()
+    missing = [name for name in files if not corpus.in_folder(folder, name).is_file()]
+    if missing:
+        named = [f"{n} (or {corpus.aliases[n]})" if n in corpus.aliases else n for n in files]
+        raise InputError(
+            str(folder),
+            f"missing {', '.join(missing)}: a {corpus.pretty_name} folder holds {', '.join(named)}",
+        )
+    unpinned = []
+    for name, checksum in corpus.checksums.items():
+        try:
+            verify_file(
+                folder / name,
+                checksum,
+                name=f"{folder / name} (not the pinned {corpus.pretty_name} release; "
+                f"set {corpus.env_var} to use this folder unverified)",
+            )
+        except ChecksumError:
+            if not in_place:
+                raise
+            unpinned.append(name)
+    if not unpinned:
+        return []
+    message = f"files that are not the pinned {corpus.pretty_name} release (read unverified)"
+    return [EvalWarning("not_pinned", message, len(unpinned), tuple(unpinned))]
+
+
+def validate_corpus_folder(
+    corpus: CorpusSource,
+    folder: Path,
+    *,
+    allow_count_mismatch: bool = False,
+    in_place: bool = False,
+) -> ImportReport:
+    """The checks of :func:`.importing.validate_folder` for one corpus: the same for ``citeval
+    import`` and for a folder read in place (``in_place``: counts and pinned checksums
+    that differ are warnings, since such a folder may hold any version)."""
+    unpinned = check_files(corpus, folder, in_place=in_place)
+    report = corpus.read_folder(folder)
+    report.warnings.extend(unpinned)
+    differ = report.differences()
+    if differ and not (allow_count_mismatch or in_place):
+        raise InputError(
+            str(folder),
+            f"not the published {report.corpus.pretty_name}: {'; '.join(differ)}. "
+            "Pass --allow-count-mismatch (in Python, the allow_count_mismatch argument) to "
+            "import it anyway",
+        )
+    if differ:
+        report.warnings.append(
+            EvalWarning("count_mismatch", COUNT_MISMATCH, len(differ), tuple(differ))
+        )
+    return report
 
 
 def download_failure(url: str, exc: DownloadError) -> str:

@@ -13,9 +13,8 @@ with the same columns, or a DataFrame) is accepted wherever a paper name is
 
 :func:`published` lists or selects the tables (:mod:`.listing`); :func:`check_published`
 judges each row possible or not as printed (:mod:`.check`, by :mod:`.consistency`'s linear
-program over the gold paper's rank); :func:`beside_published`
-puts runs next to one (:mod:`.beside`, its result :mod:`.comparison`) and says, check by
-check, whether the comparison is like for like (:mod:`.like_for_like`).
+program over the gold paper's rank); :func:`beside_published` puts runs
+next to one and says, check by check, whether it is like for like (:mod:`.comparison`).
 
 The names below are imported from their modules on first use, so importing this package
 costs nothing (pandas comes with the first table read).
@@ -44,13 +43,13 @@ _NAMES = {
     "check_published": "check",
     "impossible_rows": "consistency",
     "published": "listing",
-    "SAME": "like_for_like",
-    "DIFFERS": "like_for_like",
-    "UNCHECKED": "like_for_like",
-    "Check": "like_for_like",
+    "SAME": "comparison",
+    "DIFFERS": "comparison",
+    "UNCHECKED": "comparison",
+    "Check": "comparison",
     "PublishedComparison": "comparison",
-    "beside_published": "beside",
-    "scoring_recipe": "beside",
+    "beside_published": "comparison",
+    "scoring_recipe": "comparison",
 }
 
 
@@ -58,11 +57,17 @@ __getattr__, __dir__ = names_on_first_use(__name__, _NAMES)
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the names __getattr__ provides
-    from .beside import beside_published, scoring_recipe  # noqa: F401
     from .check import PublishedCheck, check_published  # noqa: F401
-    from .comparison import PublishedComparison  # noqa: F401
+    from .comparison import (  # noqa: F401
+        DIFFERS,
+        SAME,
+        UNCHECKED,
+        Check,
+        PublishedComparison,
+        beside_published,
+        scoring_recipe,
+    )
     from .consistency import impossible_rows  # noqa: F401
-    from .like_for_like import DIFFERS, SAME, UNCHECKED, Check  # noqa: F401
     from .listing import PublishedResults, published  # noqa: F401
     from .tables import (  # noqa: F401
         COLUMNS,

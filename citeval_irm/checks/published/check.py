@@ -40,8 +40,7 @@ class PublishedCheck(Printable):
     FORMATS = TABLE_FORMATS
 
     def _summary(self) -> dict[str, object]:
-        impossible = self.frame[~self.frame["possible"]]
-        return {"rows": len(self.frame), "impossible": len(impossible)}
+        return {"rows": len(self.frame), "impossible": len(self.impossible)}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per published row: its keys, the check made, the verdict and why."""
