@@ -27,7 +27,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -82,6 +81,20 @@ def _intersection(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     at = np.searchsorted(other, one)
     at[at == len(other)] = 0
     return one[other[at] == one]
+
+
+FEW = 16
+"""Candidates up to this many are scored one call each: for so few, RapidFuzz's ``cdist``
+costs more to set up than the comparisons (most searches leave one or two)."""
+
+
+def _ratios(key: str, texts: np.ndarray, cutoff: float) -> np.ndarray:
+    """``fuzz.ratio`` of ``key`` and each of ``texts`` (0 below ``cutoff``), as float32:
+    ``process.cdist``'s numbers, by one call each when there are :data:`FEW` or fewer."""
+    if len(texts) <= FEW:
+        ratio = fuzz.ratio
+        return np.array([ratio(key, t, score_cutoff=cutoff) for t in texts.tolist()], np.float32)
+    return process.cdist([key], texts, scorer=fuzz.ratio, dtype=np.float32, score_cutoff=cutoff)[0]
 
 
 def _held(every: np.ndarray, times: int) -> np.ndarray:
@@ -251,13 +264,15 @@ class TitleIndex:
 
     def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         starts, vocabulary, common = self._starts, self._vocabulary, self._common
-        numbered = [(vocabulary.get(word), word) for word in set(key.split())]
-        slots: list[tuple[int, tuple[int, ...]]] = [
-            (starts[n + 1] - starts[n], (n,))  # (titles holding it, its words)
-            for n, word in numbered
-            if n is not None and len(word) > 1
-        ]
-        unknown = [word for n, word in numbered if n is None and len(word) >= MIN_REPAIRED]
+        slots: list[tuple[int, tuple[int, ...]]] = []  # (titles holding it, its words)
+        unknown: list[str] = []
+        for word in set(key.split()):  # one pass: this runs for every reference searched
+            n = vocabulary.get(word)
+            if n is None:
+                if len(word) >= MIN_REPAIRED:
+                    unknown.append(word)
+            elif len(word) > 1:
+                slots.append((starts[n + 1] - starts[n], (n,)))
         if unknown and (len(slots) < 2 or min(slots)[0] > common):
             for word in sorted(unknown, key=len, reverse=True)[:REPAIRED]:
                 numbers = self._repaired(word)
@@ -353,21 +368,16 @@ class TitleIndex:
         papers = papers[keep]
         if not len(papers):
             return papers, np.zeros(0, np.float32)
-        ratio: dict[str, Any] = {
-            "scorer": fuzz.ratio,
-            "dtype": np.float32,
-            "score_cutoff": threshold,
-        }
         if not prefix:
-            return papers, process.cdist([key], choices[papers], **ratio)[0]
+            return papers, _ratios(key, choices[papers], threshold)
         found = np.zeros(len(papers), np.float32)  # only the texts compared are fetched
         whole = lengths[keep] <= high  # a title longer than that is compared by its start
         if whole.any():
-            found[whole] = process.cdist([key], choices[papers[whole]], **ratio)[0]
+            found[whole] = _ratios(key, choices[papers[whole]], threshold)
         same = self.initials[papers] == ord(key[0])  # a title cut short keeps its start
         if same.any():
-            starts = [c[:size] for c in choices[papers[same]]]
-            found[same] = np.maximum(found[same], process.cdist([key], starts, **ratio)[0])
+            starts = np.array([c[:size] for c in choices[papers[same]]], dtype=object)
+            found[same] = np.maximum(found[same], _ratios(key, starts, threshold))
         return papers, found
 
     def scored(self, key: str, floor: float, *, truncated: bool = False):
