@@ -36,12 +36,8 @@ def manifest(tmp_path_factory):
         for dataset in (DEMO, ACL):
             runs["bm25", dataset] = citeval_irm.bm25_run(dataset, 300)
             if dataset == DEMO:
-                runs["titles", dataset] = citeval_irm.bm25_run(
-                    dataset, 300, fields=("title",), progress=False
-                )
-            runs["future", dataset] = citeval_irm.bm25_run(
-                dataset, 300, temporal=dataset != DEMO, progress=False
-            )
+                runs["titles", dataset] = citeval_irm.bm25_run(dataset, 300, fields=("title",))
+            runs["future", dataset] = citeval_irm.bm25_run(dataset, 300, temporal=dataset != DEMO)
         path = write_table_manifest(root / "paper", runs)
         yield path
 

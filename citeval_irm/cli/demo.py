@@ -227,7 +227,7 @@ def run_demo(
             fields=("title",),
             temporal=temporal,
             same_year=same_year,
-            progress=progress,
+            execution=execution,
         )
         runs = {"bm25": evaluation, TITLES_RUN: evaluate(weaker, dataset, protocol=protocol)}
         comparison = compare(runs, protocol=protocol, baseline="bm25")
