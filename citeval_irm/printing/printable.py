@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..base.errors import EvalWarning, InputError
@@ -78,6 +79,7 @@ class Printable(ABC):
     """Base of the result objects: ``format(fmt, **options)``, ``str``, ``to_dict``."""
 
     FORMATS: ClassVar[tuple[str, ...]] = ("table", "json")
+    _TAKES: ClassVar[_Takes]  # the keywords its formats take, read once per class
 
     def format(self, fmt: str = "table", **options: Any) -> str:
         """The result printed as ``fmt``.
@@ -105,11 +107,32 @@ class Printable(ABC):
         """
         if fmt not in self.FORMATS:
             raise InputError(None, f"unknown format {fmt!r}; choose from {', '.join(self.FORMATS)}")
-        _check_keywords(self, options)
+        takes = type(self)._TAKES
+        if takes.every is not None:
+            unknown = [name for name in options if name not in takes.every]
+            if unknown:
+                taken = (
+                    f"it takes {', '.join(takes.every)}" if takes.every else "it takes no keywords"
+                )
+                raise TypeError(
+                    f"{type(self).__name__}.format() got an unexpected keyword argument "
+                    f"{unknown[0]!r}; {taken}"
+                )
+        # one format's keyword that does not change another (``decimals`` for JSON, which
+        # holds every value in full) is accepted by all of them, so one set of keywords
+        # prints a result in each of its formats
+        names = takes.json if fmt == "json" else takes.render
+        if names is not None:
+            options = {name: value for name, value in options.items() if name in names}
         if fmt == "json":
-            payload = self._json(**_taken(self._json, options))
-            return json_dumps(payload, indent=2) + "\n"
-        return self._render(fmt, **_taken(self._render, options))
+            return json_dumps(self._json(**options), indent=2) + "\n"
+        return self._render(fmt, **options)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Read once per class which keywords its formats take (:class:`_Takes`), not at
+        every ``format`` call."""
+        super().__init_subclass__(**kwargs)
+        cls._TAKES = _Takes.of(cls)
 
     def __str__(self) -> str:
         return self.format("table")
@@ -148,34 +171,30 @@ class Printable(ABC):
         keywords (``percent``, ``decimals``, ...) adds them, keyword-only, each visible."""
 
 
-def _keywords(method: Any) -> list[str] | None:
-    """The keywords ``method`` takes besides ``fmt`` (``None``: any, a ``**options``)."""
-    parameters = inspect.signature(method).parameters.values()
+@dataclass(frozen=True)
+class _Takes:
+    """The keywords a :class:`Printable` class's formats take besides ``fmt``: ``render``
+    (its ``_render``'s), ``json`` (its ``_json``'s) and ``every`` (both, ``_render``'s
+    first), each ``None`` where the method takes any (a ``**options``). ``format`` raises a
+    ``TypeError`` at its call for a keyword none of them takes (a misspelt ``pct=True``),
+    naming those they take, rather than an error inside ``_render`` or, worse, a keyword
+    silently dropped."""
+
+    render: tuple[str, ...] | None
+    json: tuple[str, ...] | None
+    every: tuple[str, ...] | None
+
+    @classmethod
+    def of(cls, printable: type[Printable]) -> _Takes:
+        render, json = _keywords(printable._render), _keywords(printable._json)
+        every = None if render is None or json is None else tuple(dict.fromkeys(render + json))
+        return cls(render, json, every)
+
+
+def _keywords(method: Any) -> tuple[str, ...] | None:
+    """The keywords the method ``method`` (a class's function) takes besides ``self`` and
+    ``fmt`` (``None``: any, a ``**options``)."""
+    parameters = list(inspect.signature(method).parameters.values())[1:]  # not self
     if any(p.kind is p.VAR_KEYWORD for p in parameters):
         return None
-    return [p.name for p in parameters if p.name != "fmt" and p.kind is not p.VAR_POSITIONAL]
-
-
-def _taken(method: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The options ``method`` takes: one format's keyword that does not change another
-    (``decimals`` for JSON, which holds every value in full) is accepted by all of them, so
-    one set of keywords prints a result in each of its formats."""
-    names = _keywords(method)
-    return options if names is None else {k: v for k, v in options.items() if k in names}
-
-
-def _check_keywords(result: Printable, options: dict[str, Any]) -> None:
-    """A ``TypeError`` at ``format``'s call for a keyword none of the result's formats
-    takes (a misspelt ``pct=True``), naming those they take, rather than an error inside
-    ``_render`` or, worse, a keyword silently dropped."""
-    render, json = _keywords(result._render), _keywords(result._json)
-    if render is None or json is None:
-        return
-    taken = list(dict.fromkeys([*render, *json]))
-    unknown = [name for name in options if name not in taken]
-    if unknown:
-        takes = f"it takes {', '.join(taken)}" if taken else "it takes no keywords"
-        raise TypeError(
-            f"{type(result).__name__}.format() got an unexpected keyword argument "
-            f"{unknown[0]!r}; {takes}"
-        )
+    return tuple(p.name for p in parameters if p.name != "fmt" and p.kind is not p.VAR_POSITIONAL)
