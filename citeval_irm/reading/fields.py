@@ -85,7 +85,18 @@ def typed_values(values, column: str, place: Place) -> np.ndarray:
         if not len(values):
             return np.zeros(0, np.float64 if column == "score" else np.int64)
         raise InputError(place.source, f"column {column} ({values.type}) does not hold numbers")
-    array = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if isinstance(values, np.ndarray):
+        array = values
+    elif isinstance(values, list) and set(map(type, values)) in ({int}, {float}):
+        # Python ints alone or floats alone (a dict's scores, records' labels): one numpy
+        # array read by the rule of numbers, not value by value; an int beyond 64 bits is
+        # read as an object, as it is written (below)
+        try:
+            array = np.asarray(values, np.int64 if type(values[0]) is int else np.float64)
+        except OverflowError:
+            array = np.asarray(values, dtype=object)
+    else:
+        array = np.asarray(values, dtype=object)
     if array.dtype.kind in "iuf":
         return _checked(*_numbers(array, column), place)
     if array.dtype.kind in "US":
