@@ -28,7 +28,6 @@ from ..base.options import EvalOptions, ExecutionOptions, options_from
 from ..reading.io import read_qrels, read_run
 from ..reading.sources import read_in_chunks
 from ..reading.streaming import plan_reading
-from ..reading.tables import Qrels, Run
 
 # The names the cross-check, validate and the tests import from here, where they are made.
 from .parts import (
@@ -50,7 +49,6 @@ __all__ = [
     "counted_queries",
     "empty_run",
     "evaluate",
-    "evaluate_table",
     "in_population_order",
     "merge_parts",
     "merge_warnings",
@@ -146,19 +144,9 @@ def evaluate(
         result = merge_parts(
             read.results, qrels_table, settings, protocol_obj, read.source, read.notes
         )
-    else:  # in memory: the run is one chunk
+    else:  # in memory: the run is one chunk, scored once, its result made at once (no merge)
         table = read_run(run, duplicates=settings.duplicates)
-        result = evaluate_table(table, qrels_table, settings, protocol_obj)
+        part = score_part(table, qrels_table, settings)
+        result = result_of(part, qrels_table, settings, protocol_obj, table.source)
     issue(result.warnings)
     return result
-
-
-def evaluate_table(
-    run: Run, qrels: Qrels, settings: Settings, protocol: Protocol | None = None
-) -> EvalResult:
-    """The evaluation of a run in memory, read under ``settings.duplicates`` already: one
-    chunk of whole queries, scored once by :func:`score_part`, its result made by
-    :func:`result_of` (which says nothing: the caller issues the result's warnings), no
-    merge. What :func:`evaluate` does with a run that fits in memory, and the ir-measures
-    provider with every run."""
-    return result_of(score_part(run, qrels, settings), qrels, settings, protocol, run.source)

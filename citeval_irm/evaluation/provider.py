@@ -110,8 +110,7 @@ class CitevalEvaluator(providers.Evaluator):
     def _iter_calc(self, run) -> Iterator[Metric]:
         from ..base.errors import issue
         from ..reading.tables import lookup
-        from .evaluate import evaluate_table
-        from .parts import unranked_values
+        from .parts import result_of, score_part, unranked_values
         from .population import counted_queries
         from .settings import Settings
 
@@ -123,7 +122,9 @@ class CitevalEvaluator(providers.Evaluator):
             # the run is read (best-scored copies kept) and the measures checked: the
             # in-memory evaluation itself, its warnings said at the caller's line
             settings = Settings(measures, EvalOptions(duplicates="keep_best"))
-            result = evaluate_table(table, qrels, settings)
+            result = result_of(
+                score_part(table, qrels, settings), qrels, settings, None, table.source
+            )
             issue(result.warnings)
             query_ids, values = result.query_ids, result.values.tolist()
         else:
