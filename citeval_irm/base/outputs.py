@@ -158,14 +158,15 @@ class GuardedStream:
             parent._state if parent is not None else {"used": False, "failed": None}
         )
 
-    def _guarded(self, call, *args):
+    def _guarded(self, method: str, *args):
+        """The stream's ``method`` called with ``args``, a failure made an OutputError."""
         failed = self._state["failed"]
         if failed is not None:
             raise failed
         try:
             if self._stream is None:
                 raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-            result = call(*args)
+            result = getattr(self._stream, method)(*args)
         except BrokenPipeError:
             raise
         except OSError as exc:  # closed: certainly nothing there; else a part may be
@@ -182,14 +183,14 @@ class GuardedStream:
         return self._state["failed"]
 
     def write(self, data):
-        written = self._guarded(lambda: self._stream.write(data))
+        written = self._guarded("write", data)
         self._state["used"] = self._state["used"] or bool(data)
         return written
 
     def flush(self) -> None:
         if self._stream is None and self._state["failed"] is None:
             return  # closed, and nothing was written to it
-        self._guarded(lambda: self._stream.flush())
+        self._guarded("flush")
 
     @property
     def buffer(self):
