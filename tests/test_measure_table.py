@@ -20,10 +20,10 @@ from citeval_irm.evaluation.provider import CitevalProvider
 from citeval_irm.scoring import (
     MEASURES,
     TREC_EVAL_ORDER,
+    definition,
     is_integer_measure,
     reads_gains,
     sign_blind,
-    supports,
     trec_eval_base_name,
     trec_eval_name,
 )
@@ -65,10 +65,10 @@ def test_the_provider_supports_exactly_what_the_table_computes():
     provider = CitevalProvider()
     variants = list(every_variant())
     assert len({m.NAME for m in variants}) > len(MEASURES)  # families outside the table too
-    disagree = [m for m in variants if provider.supports(m) != supports(m)]
+    disagree = [m for m in variants if provider.supports(m) != (definition(m) is not None)]
     assert not disagree, disagree
     for row in MEASURES.values():  # every row is reachable, with every parameter it takes
-        assert any(supports(m) and row.name == m.NAME for m in variants), row.name
+        assert any(definition(m) is not None and row.name == m.NAME for m in variants), row.name
 
 
 def test_each_row_takes_parameters_its_ir_measures_family_has():

@@ -19,7 +19,7 @@ from ..base.errors import CitevalError, InputError
 from ..base.measures import Measure
 from ..reading.tables import Qrels, Run
 from ..reading.ties import rank_run
-from ..scoring import Rankings, build_rankings, reads_gains, score_matrix, sign_blind, supports
+from ..scoring import Rankings, build_rankings, definition, reads_gains, score_matrix, sign_blind
 from ..scoring.reference import reference_values
 from .population import Population
 from .settings import Settings
@@ -43,7 +43,7 @@ def engine_values(
     both engines."""
     measure_list = settings.measures
     engine = "citeval" if settings.engine == "dask" else settings.engine
-    native = [i for i, m in enumerate(measure_list) if supports(m)]
+    native = [i for i, m in enumerate(measure_list) if definition(m) is not None]
     others = [i for i in range(len(measure_list)) if i not in native]
     table_measures = [measure_list[i] for i in native]
     shape = (len(population.query_ids), len(measure_list))

@@ -23,7 +23,7 @@ from ..evaluation.population import population
 from ..evaluation.results import EvalResult
 from ..reading.io import read_run
 from ..reading.tables import Qrels, Run
-from ..scoring import aggregate, build_rankings, supports, tie_range_matrix
+from ..scoring import aggregate, build_rankings, definition, tie_range_matrix
 
 RECALL_CUTOFFS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000)
 """Where the Recall@K curve is evaluated (up to the deepest ranking, plus the protocol's)."""
@@ -165,7 +165,7 @@ def run_facts(
 def tie_ranges(run: Run, qrels: Qrels, evaluation: EvalResult, empty_queries: str) -> dict:
     """Per measure of the measure table: the evaluation's value and the worst / expected /
     best aggregate over every order of the tied scores, on the evaluation's queries."""
-    measures = [m for m in evaluation.measures if supports(m)]
+    measures = [m for m in evaluation.measures if definition(m) is not None]
     if not measures:
         return {}
     counted = population(run, qrels, empty_queries).counted

@@ -22,7 +22,6 @@ from .table import (
     require,
     score_matrix,
     sign_blind,
-    supports,
     tie_range_matrix,
     trec_eval_sort_key,
 )
@@ -47,7 +46,6 @@ __all__ = [
     "require",
     "score_matrix",
     "sign_blind",
-    "supports",
     "tie_range_matrix",
     "trec_eval_base_name",
     "trec_eval_name",

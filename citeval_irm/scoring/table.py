@@ -545,10 +545,6 @@ def definition(measure: Measure) -> MeasureDef | None:
     return found
 
 
-def supports(measure: Measure) -> bool:
-    return definition(measure) is not None
-
-
 def require(measure: Measure) -> MeasureDef:
     """The table's row for ``measure``, or an error naming what the table computes."""
     found = definition(measure)
