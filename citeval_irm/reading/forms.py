@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import ArgumentTypeError, InputError, quoted
-from .duplicates import check_duplicates
 from .fields import Place, id_column, typed_values
 from .tables import Qrels
 
@@ -81,21 +80,22 @@ def _columns_from_frame(frame, source: str, value_column: str) -> dict[str, Any]
     return columns
 
 
-def table_from(obj, value_column: str, cls, **extra):
+def table_from(obj, value_column: str, cls, *, source: str | None = None, **extra):
     """A ``cls`` (:class:`~.tables.Run` or :class:`~.tables.Qrels`) from a DataFrame (checked
     without importing pandas: a user with one has it), a dict or records, each field by its
-    one rule (:mod:`.fields`)."""
+    one rule (:mod:`.fields`); ``source`` names it in errors (default: its form,
+    ``<dict>``)."""
     pandas = sys.modules.get("pandas")
     columns: dict[str, Any]
     if pandas is not None and isinstance(obj, pandas.DataFrame):
-        source = "<DataFrame>"
+        source = source or "<DataFrame>"
         if obj.empty:
             raise InputError(source, "is empty: no rows")
         columns = _columns_from_frame(obj, source, value_column)
     elif isinstance(obj, Mapping):
-        columns, source = _columns_from_mapping(obj, value_column), "<dict>"
+        columns, source = _columns_from_mapping(obj, value_column), source or "<dict>"
     elif isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
-        columns, source = _columns_from_records(obj, value_column), "<records>"
+        columns, source = _columns_from_records(obj, value_column), source or "<records>"
     else:
         kind = "run" if value_column == "score" else "qrels"
         raise ArgumentTypeError(
@@ -114,10 +114,6 @@ def table_from(obj, value_column: str, cls, **extra):
         source,
         **extra,
     )
-
-
-def checked_qrels(qrels: Qrels) -> Qrels:
-    return check_duplicates(qrels, "error", "judgement")[0]
 
 
 def as_dataset(obj) -> tuple[str, object] | None:
@@ -143,14 +139,4 @@ def qrels_from_dataset(name: str, dataset) -> Qrels:
     problem = missing_parts(name, dataset, ("qrels",))
     if problem:
         raise InputError(name, problem)
-    columns = _columns_from_records(dataset.qrels_iter(), "relevance")
-    if not columns["query_id"]:
-        raise InputError(f"ir_datasets:{name}", "is empty: no rows")
-    source = f"ir_datasets:{name}"
-    qrels = Qrels.from_columns(
-        id_column(columns["query_id"], source, "query_id"),
-        id_column(columns["doc_id"], source, "doc_id"),
-        typed_values(columns["relevance"], "relevance", Place(source)),
-        source,
-    )
-    return checked_qrels(qrels)
+    return table_from(dataset.qrels_iter(), "relevance", Qrels, source=f"ir_datasets:{name}")

@@ -20,7 +20,7 @@ from ..base.choices import KEEP_ALL
 from ..base.errors import InputError, deprecated
 from .duplicates import check_duplicates
 from .fields import Place, typed_values
-from .forms import as_dataset, checked_qrels, qrels_from_dataset, table_from
+from .forms import as_dataset, qrels_from_dataset, table_from
 from .parquet import is_parquet, read_parquet
 from .tables import Qrels, Run
 from .trec_fast import QRELS_LAYOUT, RUN_LAYOUT, NeedLineNumbers, read_fast
@@ -154,17 +154,19 @@ def read_qrels(source) -> Qrels:
         return source
     dataset = as_dataset(source)
     if dataset is not None:
-        return qrels_from_dataset(*dataset)
-    if isinstance(source, (str, os.PathLike)):
+        qrels = qrels_from_dataset(*dataset)
+    elif isinstance(source, (str, os.PathLike)):
         if is_parquet(source):
             return read_parquet(source, "relevance", "error")
         return _read_unique(Path(source), QRELS_LAYOUT, "relevance", "error")
-    unjudged: tuple[str, ...] = ()
-    if isinstance(source, Mapping):
-        unjudged = tuple(str(q) for q, ranking in source.items() if not ranking)
-        if unjudged and not any(source.values()):
-            raise InputError("<dict>", "has no judged document at all")
-    return checked_qrels(table_from(source, "relevance", Qrels, unjudged=unjudged))
+    else:
+        unjudged: tuple[str, ...] = ()
+        if isinstance(source, Mapping):
+            unjudged = tuple(str(q) for q, ranking in source.items() if not ranking)
+            if unjudged and not any(source.values()):
+                raise InputError("<dict>", "has no judged document at all")
+        qrels = table_from(source, "relevance", Qrels, unjudged=unjudged)
+    return check_duplicates(qrels, "error", "judgement")[0]
 
 
 # ---------------------------------------------------------------- deprecated (one release)
