@@ -94,21 +94,17 @@ class CitevalEvaluator(providers.Evaluator):
         self._distinct = list(dict.fromkeys(measures))
         # qrels with no judged doc (``{}``, ``{"q1": {}}``, no record) are the queries they
         # name, with no judgement, as ir-measures takes them
-        qrels = _records(qrels)
-        if isinstance(qrels, Mapping) and not any(qrels.values()):
-            self._qrels = Qrels.from_columns([], [], [], "<qrels>", unjudged=tuple(map(str, qrels)))
-        elif (
-            not isinstance(qrels, (str, os.PathLike))
-            and hasattr(qrels, "__len__")
-            and not len(qrels)
-        ):
-            self._qrels = Qrels.from_columns([], [], [], "<qrels>")
+        qrels, empty = _given(qrels)
+        if empty:
+            unjudged = tuple(map(str, qrels)) if isinstance(qrels, Mapping) else ()
+            self._qrels = Qrels.from_columns([], [], [], "<qrels>", unjudged=unjudged)
         else:
             self._qrels = read_qrels(qrels)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from ..base.errors import issue
+        from ..reading.io import read_run
         from ..reading.tables import lookup
         from .parts import result_of, score_part, unranked_values
         from .population import counted_queries
@@ -117,7 +113,9 @@ class CitevalEvaluator(providers.Evaluator):
         qrels, measures = self._qrels, self._distinct
         if not len(qrels.all_query_ids):
             return
-        table = _run_of(run)
+        # a run with no row (``{}``, ``{"q1": {}}``, no record, an empty frame) ranks no query
+        run, empty = _given(run)
+        table = None if empty else read_run(run, duplicates="keep_best")
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
             # the run is read (best-scored copies kept) and the measures checked: the
             # in-memory evaluation itself, its warnings said at the caller's line
@@ -136,29 +134,22 @@ class CitevalEvaluator(providers.Evaluator):
                 yield Metric(query_id=query_id, measure=measure, value=values[row][column])
 
 
-def _records(obj):
-    """``obj`` as a list when it is a one-pass iterable of records (a generator, ir-measures'
-    ``read_trec_run``), so that it can be looked at before it is read; else ``obj``."""
+def _given(obj) -> tuple[object, bool]:
+    """A run or qrels as given to the provider, and whether it has no row (``{}``,
+    ``{"q1": {}}``, no record, an empty frame). A one-pass iterable of records (a
+    generator, ir-measures' ``read_trec_run``) is made a list first, so that it can be
+    looked at before it is read."""
     from ..reading.io import as_dataset
 
     if isinstance(obj, (str, bytes, os.PathLike, Mapping)) or hasattr(obj, "columns"):
-        return obj
-    if isinstance(obj, Iterable) and as_dataset(obj) is None:
-        return list(obj)
-    return obj
-
-
-def _run_of(run):
-    """The run as columns, or ``None`` when it has no row (``{}``, ``{"q1": {}}``, no
-    record, an empty frame): then no query is ranked."""
-    from ..reading.io import read_run
-
-    run = _records(run)
-    if isinstance(run, Mapping) and not any(run.values()):
-        return None
-    if not isinstance(run, (str, os.PathLike)) and hasattr(run, "__len__") and not len(run):
-        return None
-    return read_run(run, duplicates="keep_best")
+        pass
+    elif isinstance(obj, Iterable) and as_dataset(obj) is None:
+        obj = list(obj)
+    if isinstance(obj, Mapping):
+        return obj, not any(obj.values())
+    if not isinstance(obj, (str, os.PathLike)) and hasattr(obj, "__len__"):
+        return obj, not len(obj)
+    return obj, False
 
 
 def register() -> CitevalProvider:
