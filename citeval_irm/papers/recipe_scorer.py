@@ -84,6 +84,7 @@ class RecipeScorer:
         self._orders: dict[str, RankOrder] = {}
         self._rankings: dict[tuple, Rankings] = {}
         self._gold: dict[tuple, Qrels] = {}
+        self._positions: dict[tuple, np.ndarray] = {}
 
     def restricted(self, rows: np.ndarray) -> RecipeScorer:
         """The scorer for the queries at ``rows`` only (rank orders are shared)."""
@@ -101,9 +102,21 @@ class RecipeScorer:
 
     @cached_property
     def _query_array(self) -> pa.Array:
-        """``query_ids`` as one Arrow array: the gold, the counts and every ranking look
-        them up in the qrels, and ``lookup_unique`` answers the same array once."""
+        """``query_ids`` as one Arrow array, looked up in each gold the recipe sees."""
         return pa.array(self.query_ids, pa.string())
+
+    def _gold_key(self, quirks: Quirks) -> tuple:
+        """What makes one gold differ from another: the quirks that choose it."""
+        return (quirks.gold, quirks.gold_in_pool and self.pool is not None, quirks.min_relevance)
+
+    def _positions_in_gold(self, quirks: Quirks) -> np.ndarray:
+        """Position of each of ``query_ids`` in the gold's ``all_query_ids``: found once per
+        gold, as the counts and every ranking of that gold ask for it."""
+        key = self._gold_key(quirks)
+        if key not in self._positions:
+            gold = self.gold(quirks)
+            self._positions[key] = lookup_unique(self._query_array, gold.all_query_ids)
+        return self._positions[key]
 
     def order(self, ties: str) -> RankOrder:
         if ties not in self._orders:
@@ -112,7 +125,7 @@ class RecipeScorer:
 
     def gold(self, quirks: Quirks) -> Qrels:
         """The judgements the recipe sees, holding every query to score."""
-        key = (quirks.gold, quirks.gold_in_pool and self.pool is not None, quirks.min_relevance)
+        key = self._gold_key(quirks)
         if key not in self._gold:
             qrels = self.qrels
             if quirks.gold == "context_id":
@@ -132,7 +145,7 @@ class RecipeScorer:
         """Number of gold papers of each query, as the recipe sees them."""
         qrels = self.gold(quirks)
         counts = qrels.relevant_per_query(quirks.min_relevance)
-        return counts[lookup_unique(self._query_array, qrels.all_query_ids)]
+        return counts[self._positions_in_gold(quirks)]
 
     def rankings(self, quirks: Quirks, rule: str, depth: int | None) -> Rankings:
         """The rankings under ``quirks`` for measures whose duplicate rule is ``rule``."""
@@ -147,7 +160,7 @@ class RecipeScorer:
         )
         if key not in self._rankings:
             qrels = self.gold(quirks)
-            counted = lookup_unique(self._query_array, qrels.all_query_ids)
+            counted = self._positions_in_gold(quirks)
             exclude = None
             if quirks.query_paper != "keep":
                 exclude = self._paper_codes(quirks)
