@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -269,7 +270,7 @@ def bm25_run(
     temporal, same_year = boolean("temporal", temporal), boolean("same_year", same_year)
     if progress is not None:
         deprecated("bm25_run(progress=...)", "bm25_run(execution=ExecutionOptions(progress=...))")
-        execution = ExecutionOptions(progress=progress)
+        execution = replace(execution or ExecutionOptions(), progress=progress)
     progress = (execution or ExecutionOptions()).progress
     name, data = _checked_dataset(dataset, temporal, fields)
     index = BM25Index(k1=k1, b=b, stemmer=stemmer).build(

@@ -13,7 +13,7 @@ A run not grouped by query is first put in query order out of core
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -137,7 +137,7 @@ def convert(
     force = bool(boolean("force", force))
     if memory is not None:
         deprecated("convert(memory=...)", "convert(execution=ExecutionOptions(memory=...))")
-        execution = ExecutionOptions(memory=memory)
+        execution = replace(execution or ExecutionOptions(), memory=memory)
     memory = (execution or ExecutionOptions()).memory
     if kind not in ("run", "qrels"):
         raise InputError(None, f"kind must be run or qrels, not {kind!r}")
