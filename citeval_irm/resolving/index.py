@@ -83,17 +83,22 @@ def _intersection(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     return one[other[at] == one]
 
 
+MERGED = 1500
+"""Postings beyond this many are merged as sorted runs (a stable sort), fewer sorted afresh:
+measured, each is the faster there."""
+
+
 FEW = 16
 """Candidates up to this many are scored one call each: for so few, RapidFuzz's ``cdist``
 costs more to set up than the comparisons (most searches leave one or two)."""
 
 
-def _ratios(key: str, texts: np.ndarray, cutoff: float) -> np.ndarray:
+def _ratios(key: str, texts: list[str], cutoff: float) -> np.ndarray:
     """``fuzz.ratio`` of ``key`` and each of ``texts`` (0 below ``cutoff``), as float32:
     ``process.cdist``'s numbers, by one call each when there are :data:`FEW` or fewer."""
     if len(texts) <= FEW:
         ratio = fuzz.ratio
-        return np.array([ratio(key, t, score_cutoff=cutoff) for t in texts.tolist()], np.float32)
+        return np.array([ratio(key, t, score_cutoff=cutoff) for t in texts], np.float32)
     return process.cdist([key], texts, scorer=fuzz.ratio, dtype=np.float32, score_cutoff=cutoff)[0]
 
 
@@ -182,6 +187,10 @@ class TitleIndex:
             "main": np.array(mains, dtype=object),
             "subtitle": np.array(subtitles, dtype=object),
         }
+        self.part_lengths = {
+            which: np.fromiter((len(p) for p in parts), np.int32, len(parts))
+            for which, parts in (("main", mains), ("subtitle", subtitles))
+        }
         self.with_parts = np.fromiter((bool(m) for m in mains), dtype=bool, count=len(mains))
         self.abbreviated = np.fromiter(
             (bool(abbreviations(t)) if t else False for t in self.titles), bool, len(self.titles)
@@ -208,6 +217,10 @@ class TitleIndex:
         self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._starts = self._offsets.tolist()  # Python ints: a slice of one costs less
         self._vocabulary = vocabulary
+        sizes = counts.tolist()
+        self._slots = {  # a blocking word's slot: (titles holding it, its number), made once
+            word: (sizes[n], (n,)) for word, n in vocabulary.items() if len(word) > 1
+        }
         self._common = max(50, int(COMMON * len(keys)))
         self._repairs: dict[str, tuple[int, ...]] = {}
         self._by_length: tuple[list[str], list[int], list[tuple[str, int]]] | None = None
@@ -263,17 +276,14 @@ class TitleIndex:
         return found
 
     def _block(self, key: str) -> tuple[np.ndarray, np.ndarray]:
-        starts, vocabulary, common = self._starts, self._vocabulary, self._common
-        slots: list[tuple[int, tuple[int, ...]]] = []  # (titles holding it, its words)
-        unknown: list[str] = []
-        for word in set(key.split()):  # one pass: this runs for every reference searched
-            n = vocabulary.get(word)
-            if n is None:
-                if len(word) >= MIN_REPAIRED:
-                    unknown.append(word)
-            elif len(word) > 1:
-                slots.append((starts[n + 1] - starts[n], (n,)))
-        if unknown and (len(slots) < 2 or min(slots)[0] > common):
+        common, words = self._common, set(key.split())
+        get = self._slots.get  # one look-up a word: this runs for every reference searched
+        slots: list[tuple[int, tuple[int, ...]]] = [  # (titles holding it, its words)
+            slot for word in words if (slot := get(word)) is not None
+        ]
+        if len(slots) < 2 or min(slots)[0] > common:
+            starts, vocabulary = self._starts, self._vocabulary
+            unknown = [w for w in words if len(w) >= MIN_REPAIRED and w not in vocabulary]
             for word in sorted(unknown, key=len, reverse=True)[:REPAIRED]:
                 numbers = self._repaired(word)
                 if numbers:
@@ -302,7 +312,8 @@ class TitleIndex:
         if need == 1 and len(rare) == 2 and rare[0][0] + rare[1][0] > VOLUME:
             need = 2  # two words that many titles hold: a title holds both
         strict = len(rare)
-        every = np.sort(np.concatenate(postings), kind="stable")  # sorted runs: merged
+        every = np.concatenate(postings)  # sorted runs: merged when long, else sorted
+        every.sort(kind="stable" if len(every) > MERGED else None)
         candidates = _held(every, need)
         if strict == need or not len(candidates):  # none held by enough: none by all
             return candidates, candidates
@@ -360,7 +371,7 @@ class TitleIndex:
         if target in ("full", "single"):
             lengths = self.lengths[papers]
         else:
-            lengths = np.fromiter((len(c) for c in choices[papers]), np.int32, len(papers))
+            lengths = self.part_lengths[target][papers]
         size, share = len(key), threshold / 100.0
         low, high = size * share / (2.0 - share), size * (2.0 - share) / share
         prefix = truncated and size >= MIN_TRUNCATED and target == "full"
@@ -369,14 +380,14 @@ class TitleIndex:
         if not len(papers):
             return papers, np.zeros(0, np.float32)
         if not prefix:
-            return papers, _ratios(key, choices[papers], threshold)
+            return papers, _ratios(key, choices[papers].tolist(), threshold)
         found = np.zeros(len(papers), np.float32)  # only the texts compared are fetched
         whole = lengths[keep] <= high  # a title longer than that is compared by its start
         if whole.any():
-            found[whole] = _ratios(key, choices[papers[whole]], threshold)
+            found[whole] = _ratios(key, choices[papers[whole]].tolist(), threshold)
         same = self.initials[papers] == ord(key[0])  # a title cut short keeps its start
         if same.any():
-            starts = np.array([c[:size] for c in choices[papers[same]]], dtype=object)
+            starts = [c[:size] for c in choices[papers[same]].tolist()]
             found[same] = np.maximum(found[same], _ratios(key, starts, threshold))
         return papers, found
 
@@ -421,4 +432,4 @@ class TitleIndex:
         best = float(scores.max())
         if best < threshold:
             return None
-        return Found(tuple(int(p) for p in np.sort(papers[scores == best])), round(best, 2))
+        return Found(tuple(np.sort(papers[scores == best]).tolist()), round(best, 2))

@@ -537,6 +537,9 @@ COLUMNS = (
 PARALLEL_ABOVE = 20_000
 """Lists with fewer distinct references are resolved in this process whatever ``jobs`` says
 (a process costs more than they take)."""
+SPANS = 32
+"""Runs of distinct references per worker: small enough that the last leaves the other
+workers little time idle, large enough that sending each costs nothing to speak of."""
 _FORKED: tuple[Resolver] | None = None  # what the forked workers inherit: (resolver,)
 
 
@@ -565,7 +568,7 @@ def resolve_lists(
         decided = _decide(distinct, resolver)
     del distinct
     how, papers, candidates, score, status = decided
-    matched = np.fromiter((h in MATCHED for h in how), bool, len(how))[slots]
+    matched = np.isin(how, [KINDS.index(kind) for kind in MATCHED])[slots]
     papers = papers[slots]
     ids = resolver.index.ids
     columns: dict[str, list | np.ndarray] = {
@@ -575,12 +578,12 @@ def resolve_lists(
             - np.repeat(np.cumsum(sizes) - sizes, sizes)
         ).astype(np.int32),
         "reference": [r.text for q in queries for r in lists[q]],
-        "how": _spread(how, slots),
+        "how": np.array(KINDS, dtype=object)[how[slots]].tolist(),
         "doc_id": [ids[p] if p >= 0 else "" for p in papers.tolist()],
         "candidates": _spread(candidates, slots),
         "score": score[slots],
         "duplicate": _named_again(np.repeat(np.arange(len(queries)), sizes), papers, matched),
-        "catalogue": _spread(status, slots),
+        "catalogue": np.array(STATUSES, dtype=object)[status[slots]].tolist(),
     }
     return columns
 
@@ -632,19 +635,31 @@ def _named_again(query: np.ndarray, papers: np.ndarray, matched: np.ndarray) -> 
 
 def _decide(references: list[Reference], resolver: Resolver) -> tuple:
     """``(how, paper (-1: none), candidates, score, status)`` of each of ``references``, in
-    order (the numbers as arrays: millions are held, and pickled from a worker)."""
-    how, papers, candidates, score, status = [], [], [], [], []
+    order: ``how`` and ``status`` as codes (positions in :data:`~.result.KINDS` and
+    :data:`~.result.STATUSES`), the numbers as arrays (millions are held, and pickled from
+    a worker)."""
+    kinds = {kind: code for code, kind in enumerate(KINDS)}
+    statuses = {name: code for code, name in enumerate(STATUSES)}
+    how, papers, candidates, score, status = array("B"), array("i"), [], array("d"), array("B")
     ids = resolver.index.ids
     for reference in references:
         decision = resolver.judge(reference)
-        matched = decision.how in MATCHED
-        named = [] if matched else [ids[p] for p in decision.papers]
-        how.append(decision.how)
-        papers.append(decision.papers[0] if matched else -1)
-        candidates.append(" ".join([*named, *decision.elsewhere]))
+        how.append(kinds[decision.how])
+        if decision.how in MATCHED:
+            papers.append(decision.papers[0])
+            candidates.append(" ".join(decision.elsewhere))
+        else:
+            papers.append(-1)
+            candidates.append(" ".join([*(ids[p] for p in decision.papers), *decision.elsewhere]))
         score.append(decision.score)
-        status.append(decision.status)
-    return how, np.array(papers, np.int32), candidates, np.array(score, np.float64), status
+        status.append(statuses[decision.status])
+    return (
+        np.array(how, np.uint8),
+        np.array(papers, np.int32),
+        candidates,
+        np.array(score, np.float64),
+        np.array(status, np.uint8),
+    )
 
 
 def _can_fork() -> bool:
@@ -655,22 +670,27 @@ def _can_fork() -> bool:
 
 
 def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) -> tuple:
-    """:func:`_decide` in ``jobs`` forked processes, over runs of the references (a few per
-    process, so a slow run does not hold the rest). Each run is sent to its worker as plain
-    values (the reference objects stay here: a worker that read this process's would copy
-    every page of them it touched)."""
+    """:func:`_decide` in ``jobs`` forked processes, over runs of the references
+    (:data:`SPANS` per process, so a slow run does not hold the rest). Each run is sent to
+    its worker as plain values (the reference objects stay here: a worker that read this
+    process's would copy every page of them it touched)."""
     import gc
     import multiprocessing
 
     global _FORKED
-    size = max(1, len(references) // (jobs * 8))
+    size = max(1, len(references) // (jobs * SPANS))
     spans = [
         (start, min(start + size, len(references))) for start in range(0, len(references), size)
     ]
 
-    def sent():
+    def sent():  # a string reference as its text, any other as (text, fields, citation)
         for first, last in spans:
-            yield [(r.text, dict(r.fields) or None, r.citation) for r in references[first:last]]
+            yield [
+                r.text
+                if r.citation and not r.fields
+                else (r.text, dict(r.fields) or None, r.citation)
+                for r in references[first:last]
+            ]
 
     _FORKED = (resolver,)
     gc.freeze()  # what exists now is never collected in the workers: their pages stay shared
@@ -694,13 +714,18 @@ def _in_processes(references: list[Reference], resolver: Resolver, jobs: int) ->
 
 
 def _decide_span(sent: list) -> list:
-    """A forked worker's share: the references ``sent``, ``(text, fields or None,
-    citation)``, decided with the resolver it inherited."""
+    """A forked worker's share: the references ``sent`` (a string reference's text, any
+    other's ``(text, fields, citation)``), decided with the resolver it inherited; the
+    decisions as :func:`_decide` gives them."""
     assert _FORKED is not None  # set before the workers are forked
     (resolver,) = _FORKED
     references = [
-        Reference(text, fields, citation) if fields else Reference(text, citation=citation)
-        for text, fields, citation in sent
+        Reference(value)
+        if isinstance(value, str)
+        else Reference(value[0], value[1], value[2])
+        if value[1]
+        else Reference(value[0], citation=value[2])
+        for value in sent
     ]
     return list(_decide(references, resolver))
 
