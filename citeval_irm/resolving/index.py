@@ -312,6 +312,9 @@ class TitleIndex:
         if need == 1 and len(rare) == 2 and rare[0][0] + rare[1][0] > VOLUME:
             need = 2  # two words that many titles hold: a title holds both
         strict = len(rare)
+        if need == strict == 2:  # two words a title holds both of: no merge of their titles
+            candidates = _intersection(postings[0], postings[1])
+            return candidates, candidates
         every = np.concatenate(postings)  # sorted runs: merged when long, else sorted
         every.sort(kind="stable" if len(every) > MERGED else None)
         candidates = _held(every, need)
