@@ -165,6 +165,8 @@ their normalised words, so ``NAACL-HLT`` is ``naacl hlt`` and ``ECML/PKDD`` is `
 Only acronyms: a word of English (*Machine Learning*, *Nature*) ends many titles."""
 _VENUE_WORDS = {tuple(re.sub(r"[^a-z0-9]+", " ", v).split()) for v in VENUES}
 _VENUE_LENGTHS = sorted({len(v) for v in _VENUE_WORDS}, reverse=True)
+_VENUE_ENDS = frozenset(v[-1] for v in _VENUE_WORDS)
+"""The last words of the venues: a title ending with none of them ends with no venue."""
 _PROCEEDINGS = frozenset({"proc", "proceedings"})
 _CUT_AFTER = (("in", _PROCEEDINGS), ("arxiv", frozenset({"preprint"})))
 """Two words from which everything is the venue (``..., In Proceedings of the 55th ...``,
@@ -259,6 +261,8 @@ def _venue_at_end(words: list[str]) -> int | None:
     end = len(words)
     if end and (_year_of(words[-1]) is not None or (len(words[-1]) == 2 and words[-1].isdigit())):
         end -= 1  # NeurIPS 2017, ACL'15
+    if not end or words[end - 1] not in _VENUE_ENDS:
+        return None
     for size in _VENUE_LENGTHS:
         if end - size >= 1 and tuple(words[end - size : end]) in _VENUE_WORDS:
             start = end - size
@@ -280,15 +284,10 @@ def _venue_at_end(words: list[str]) -> int | None:
 def _cut_at_venue(words: list[str]) -> int | None:
     """Where ``In Proceedings`` or ``arXiv preprint`` starts after the first word."""
     for first, seconds in _CUT_AFTER:
-        at = 1
-        while True:
-            try:
-                at = words.index(first, at)
-            except ValueError:
-                break
-            if at + 1 < len(words) and words[at + 1] in seconds:
-                return at
-            at += 1
+        if first in words:  # a scan in C: most titles hold neither word
+            for at in range(1, len(words) - 1):
+                if words[at] == first and words[at + 1] in seconds:
+                    return at
     return None
 
 
