@@ -28,27 +28,16 @@ whole run's memory is at most this process's peak plus the workers' private memo
 
     python benchmarks/bench_resolve.py [--papers 474341] [--queries 124189] [--jobs 2]
 
-Measured (2 cores shared with other work; Python 3.11, RapidFuzz 3.14.6; default
-arguments; ``/usr/bin/time -v``; ``--titles`` at the real titles). Load average 1 to 2,
-every reference decided: generate 16 s, index 10 s; resolve 2,483,780 references in 87.8 s
-wall with 2 processes (158.2 s of CPU in the workers, 9.6 s in this process), 141.5 s with
-``--jobs 1``; 1,118,391 exact, 124,233 by id, 363,954 fuzzy, 505 ambiguous, 842 near
-misses, 875,855 unmatched; memory 1,343 MB here and 266 MB private in each worker (1,875 MB
-in all), 1,258 MB with ``--jobs 1``. The code before issue 40, on the same lists (this
-script, ``PYTHONPATH`` at that checkout): 210.8 s in one process, 1,765 MB. Each distinct
-reference decided once (1,928,228 of them; the same decisions), the machine shared by six
-people's work (load average up to 13: wall times mostly waiting, CPU compares): with 2
-processes 136.5 to 142.6 s of CPU in the workers, 8.2 to 8.8 s here, 1,827 to 1,849 MB in
-all (the code before: 175.6 and 169.2 s, 7.5 and 7.4 s, 1,847 and 1,856 MB); with
-``--jobs 1``, side by side with the code before: 129.7 s of CPU (144.7 s), 281.4 s wall
-(300.3 s), 1,305 MB (1,258 MB). With candidates up to 16 scored by one ``fuzz.ratio`` call
-each (most searches leave one or two; ``cdist`` costs more to set up than they take): side
-by side with the code before, ``--queries 40000 --jobs 1`` (load average 4): 44.7 s of CPU
-(48.3 s), 128.0 s wall (134.3 s), the same decisions; default arguments (``--jobs 2``),
-one run after the other: 124.6 s of CPU in the workers and 7.8 s here at load 4 to 6
-(126.6 s and 8.0 s at load 3 to 4), 225.8 s wall (133.1 s: mostly waiting), index 26.7 s
-(8.4 s), run 2.1 s (1.9 s), 1,373 MB here and 242 and 240 MB private in the workers: 1,856
-MB in all (1,839 MB). The issue's 60 s is not reached (see the resolve guide).
+Measured (this 2-core machine, otherwise idle; Python 3.11, RapidFuzz 3.14.6; default
+arguments, ``--titles`` at the real titles), four runs one after the other: resolve
+2,483,780 references (1,928,228 distinct, each decided once) in 57.0, 59.1, 51.7 and 53.3 s
+wall with 2 processes (93.7 to 105.3 s of CPU in the workers, 5.1 to 6.0 s here), index 7 s;
+1,118,391 exact, 124,233 by id, 363,954 fuzzy, 505 ambiguous, 842 near misses, 875,855
+unmatched; memory 1,291 to 1,302 MB here and 177 to 180 MB private in each worker (1,647 to
+1,659 MB in all). The code before, in turn with those runs: 57.9, 57.3 and 59.1 s (101.5 to
+105.0 s in the workers, 6.8 to 7.2 s here), 1,793 to 1,850 MB in all; before issue 40:
+210.8 s in one process, 1,765 MB. Figures vary by a tenth from run to run on this machine;
+the resolve guide has the history and what was tried.
 """
 
 from __future__ import annotations
