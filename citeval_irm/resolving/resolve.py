@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple, cast
 
@@ -578,12 +579,12 @@ def resolve_lists(
             - np.repeat(np.cumsum(sizes) - sizes, sizes)
         ).astype(np.int32),
         "reference": [r.text for q in queries for r in lists[q]],
-        "how": np.array(KINDS, dtype=object)[how[slots]].tolist(),
+        "how": _spread(KINDS, how[slots]),
         "doc_id": [ids[p] if p >= 0 else "" for p in papers.tolist()],
         "candidates": _spread(candidates, slots),
         "score": score[slots],
         "duplicate": _named_again(np.repeat(np.arange(len(queries)), sizes), papers, matched),
-        "catalogue": np.array(STATUSES, dtype=object)[status[slots]].tolist(),
+        "catalogue": _spread(STATUSES, status[slots]),
     }
     return columns
 
@@ -613,8 +614,9 @@ def _distinct(lists: dict, queries: list[str]) -> tuple[list[Reference], np.ndar
     return distinct, np.frombuffer(slots, np.int32) if len(slots) else np.zeros(0, np.int32)
 
 
-def _spread(values: list, slots: np.ndarray) -> list:
-    """``values`` of the distinct references, one per reference (``slots``)."""
+def _spread(values: Sequence, slots: np.ndarray) -> list:
+    """``values[slot]`` for each of ``slots``: the distinct references' values (or the
+    names their codes stand for), one per reference."""
     held = np.empty(len(values), dtype=object)
     held[:] = values
     return held[slots].tolist()
