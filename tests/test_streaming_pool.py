@@ -17,7 +17,7 @@ import citeval_irm
 from citeval_irm.base.options import EvalOptions, ExecutionOptions
 from citeval_irm.reading.chunks import iter_run_chunks
 from citeval_irm.reading.streaming import plan_reading
-from citeval_irm.reading.tables import has_repeated_pairs
+from citeval_irm.reading.tables import RunningCodes, has_repeated_pairs, take
 
 CHUNK_ROWS = 14_000  # several slices of the duplicate check, several chunks a run
 WHOLE = ExecutionOptions(memory="1G")  # read whole: fits
@@ -34,18 +34,28 @@ def streamed(monkeypatch):
     return ExecutionOptions()
 
 
-def pool_run(tmp_path: Path, queries: int = 90, depth: int = 400, seed: int = 3):
+@pytest.fixture
+def sliced(streamed, monkeypatch):
+    """:func:`streamed`, and a chunk of a large pool coded in slices of 1,500 rows of whole
+    queries (``RunningCodes.SLICE_ROWS``): several slices a chunk, as a chunk of 2**18 rows
+    gets."""
+    monkeypatch.setattr(RunningCodes, "SLICE_ROWS", 1_500)
+    return streamed
+
+
+def pool_run(tmp_path: Path, queries: int = 90, depth: int = 400, seed: int = 3, spread: int = 0):
     """A run whose docs come from a pool of ``2 * depth`` papers, most of them in every
     chunk, some first seen late (the long query and the last ones draw from papers the
     others never rank); ties, a query five times longer than the rest, run-only
-    queries."""
+    queries. ``spread``: every query draws from that many papers instead (a corpus far
+    larger than a chunk's distinct docs, as ArSyTa's 474,341 papers)."""
     rng = np.random.default_rng(seed)
-    papers = [f"W{n // 100:02d}-{n:04d}" for n in range(5 * depth + 300)]
+    papers = [f"W{n // 100:02d}-{n:04d}" for n in range(max(5 * depth + 300, spread))]
     lines, judged = [], []
     for q in range(queries):
         query = f"Q{q:03d}_{papers[q]}"
         n = depth * 5 if q == 40 else depth
-        pool = len(papers) if q >= queries - 4 or q == 40 else 2 * depth
+        pool = len(papers) if q >= queries - 4 or q == 40 or spread else 2 * depth
         docs = rng.choice(pool, size=n, replace=False)
         scores = np.round(np.sort(rng.random(n))[::-1] * 30, 4)
         if q % 6 == 0:
@@ -76,24 +86,54 @@ def test_the_chunks_are_as_large_as_the_fast_paths_need(tmp_path, streamed):
         assert chunk.doc.max() < len(chunk.doc_ids)
 
 
+def test_a_large_pool_is_coded_a_slice_of_whole_queries_at_a_time(tmp_path, sliced):
+    """Past the first chunk, a pool of more ids than a quarter of a chunk's rows: each
+    chunk coded in slices of whole queries, its dictionary listing some ids more than once
+    (in different queries), every code naming its row's doc and one id one code within a
+    query."""
+    run, _, lines = pool_run(tmp_path, spread=40_000)
+    plan = plan_reading(run)
+    chunks = list(iter_run_chunks(run, plan.chunk_rows, block_size=plan.block_size))
+    assert len(chunks) >= 3
+    docs = [line.split()[2] for line in lines]
+    row = sliced_chunks = 0
+    for number, chunk in enumerate(chunks):
+        assert take(chunk.doc_ids, chunk.doc).to_pylist() == docs[row : row + len(chunk)]
+        row += len(chunk)
+        distinct = len(set(chunk.doc_ids.to_pylist()))
+        if number and len(chunk) > 2 * RunningCodes.SLICE_ROWS:  # slices: ids repeated
+            assert distinct < len(chunk.doc_ids)
+            sliced_chunks += 1
+        elif not number:  # the first chunk: coded whole, the pool
+            assert distinct == len(chunk.doc_ids)
+        for query in np.unique(chunk.query):
+            mine = chunk.doc[chunk.query == query]
+            ids = take(chunk.doc_ids, mine).to_pylist()
+            assert len(set(mine.tolist())) == len(set(ids))
+    assert row == len(lines) and sliced_chunks >= 1
+
+
+@pytest.mark.parametrize("spread", [0, 40_000])
 @pytest.mark.parametrize("ties", ["trec_eval", "run_order"])
-def test_pool_coded_chunks_equal_in_memory(tmp_path, streamed, ties):
-    run, qrels, _ = pool_run(tmp_path)
+def test_pool_coded_chunks_equal_in_memory(tmp_path, sliced, ties, spread):
+    run, qrels, _ = pool_run(tmp_path, spread=spread)
     options = EvalOptions(ties=ties)
     whole = citeval_irm.evaluate(run, qrels, protocol="goyal2026", options=options, execution=WHOLE)
     chunked = citeval_irm.evaluate(
-        run, qrels, protocol="goyal2026", options=options, execution=streamed
+        run, qrels, protocol="goyal2026", options=options, execution=sliced
     )
     same_result(whole, chunked)
     assert chunked.ties.tied_queries > 1
 
 
+@pytest.mark.parametrize("spread", [0, 40_000])
 @pytest.mark.parametrize("where", [10, 16_400, 30_000])
-def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, streamed, where):
+def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, sliced, where, spread):
     """A doc listed twice, in the first chunk, in the long query that crosses slices, and in
-    a late chunk: the same error and line streamed as in memory; ``keep_best`` the same
-    values."""
-    run, qrels, lines = pool_run(tmp_path)
+    a late chunk (coded against the pool, or in slices): the same error and line streamed
+    as in memory; ``keep_best`` the same values."""
+    streamed = sliced
+    run, qrels, lines = pool_run(tmp_path, spread=spread)
     repeated = list(lines)
     query, _, doc, *_ = repeated[where].split()
     repeated.insert(where + 7, f"{query} Q0 {doc} 0 -1 again")

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..base.measures import Measure
 from ..reading.tables import Qrels, Run, first_rows, lookup, lookup_unique, take
@@ -184,8 +185,18 @@ class RecipeScorer:
     def _paper_codes(self, quirks: Quirks) -> np.ndarray:
         """Per query, the run's doc code of its paper to remove (-1: none; with
         ``first_copy_unless_gold`` also none when the paper is one of its gold papers)."""
-        papers = pa.array([p or "" for p in self.papers], pa.string())
-        codes = np.where([p is not None for p in self.papers], lookup(papers, self.run.doc_ids), -1)
+        run = self.run
+        papers = pa.array(self.papers, pa.string())  # None: no paper
+        known = pc.unique(papers.drop_null())
+        # the scored query of each run row, and whether its doc is that query's paper (by
+        # id: a streamed chunk's dictionary may give one doc two codes, in two queries)
+        scored = lookup(run.query_ids, self._query_array)[run.query]
+        paper = lookup(papers, known)
+        row_doc = lookup(run.doc_ids, known)[run.doc]
+        rows = np.flatnonzero(scored >= 0)
+        rows = rows[(row_doc[rows] >= 0) & (row_doc[rows] == paper[scored[rows]])]
+        codes = np.full(len(self.papers), -1, dtype=np.int64)
+        codes[scored[rows]] = run.doc[rows]
         if quirks.query_paper == "first_copy_unless_gold":
             codes = np.where(self.paper_is_gold(quirks), -1, codes)
         return codes.astype(np.int64)

@@ -207,7 +207,7 @@ class _Chunks:
         the duplicate policy applied, comment lines and lines with extra text counted."""
         table = pa.Table.from_batches(batches)
         query, query_ids = encode(table["query_id"])
-        doc, doc_ids = self.docs.encode(table["doc_id"])
+        doc, doc_ids = self.docs.encode(table["doc_id"], query)
         scores = np.asarray(numpy_of(table["score"]), dtype=np.float64)
         run = Run(query, query_ids, doc, doc_ids, scores, self.source)
         lines = numpy_of(table["line"]) if "line" in table.column_names else None

@@ -23,6 +23,7 @@ from ..reading.tables import (
     arrow_array,
     first_copies,
     first_rows,
+    lookup,
     lookup_unique,
     numpy_of,
     position_in_segment,
@@ -228,10 +229,16 @@ def build_rankings(
     qrels_query = position[qrels.query]
     counted_rows = np.flatnonzero(qrels_query >= 0)
     judged_query = qrels_query[counted_rows]
-    judged_doc = lookup_unique(qrels.doc_ids, run.doc_ids)[qrels.doc[counted_rows]]
     judgements = Judgements(judged_query, qrels.relevance[counted_rows], n)
-
-    hits, qrel_row = _find_hits(row_query, docs, judged_query, judged_doc, len(run.doc_ids))
+    # each run doc code's doc in the qrels (-1: none judges it), so a doc listed twice in
+    # the run's dictionary (a streamed chunk's) is found under either code
+    # (of the docs judged for a counted query: a row of any other doc is no hit)
+    judged_doc = qrels.doc[counted_rows]
+    here = np.zeros(len(qrels.doc_ids) + 1, dtype=bool)  # the last: a doc of no judgement
+    here[judged_doc] = True
+    run_doc = lookup(run.doc_ids, qrels.doc_ids).astype(np.int32)
+    run_doc[~here[run_doc]] = -1
+    hits, qrel_row = _find_hits(row_query, docs, run_doc, judged_query, judged_doc, qrels)
 
     # ranks: a hit's position minus its query's first position (rows are grouped by query)
     num_ret = np.bincount(row_query, minlength=n)
@@ -258,25 +265,23 @@ def build_rankings(
 _CHUNK = 1 << 22  # rows looked up at a time: bounds the temporaries of a long run
 
 
-def _find_hits(row_query, docs, judged_query, judged_doc, ndocs: int):
-    """Positions of the ranked rows whose (query, doc) the qrels judge, and the qrels row of
-    each: a hash lookup of one integer key per row, for the rows holding a doc judged for
-    some query, a chunk of rows at a time."""
-    ndocs = max(ndocs, 1)
-    retrievable = np.flatnonzero(judged_doc >= 0)
-    keys = judged_query[retrievable].astype(np.int64) * ndocs + judged_doc[retrievable]
+def _find_hits(row_query, docs, run_doc, judged_query, judged_doc, qrels: Qrels):
+    """Positions of the ranked rows whose (query, doc) the qrels judge, and the qrels row
+    (of the judgements ``judged_query``, ``judged_doc``) of each: a hash lookup of one
+    integer key per row, for the rows whose doc (``run_doc[docs]``: its code in the qrels,
+    -1 for none) is judged for some query, a chunk of rows at a time."""
+    ndocs = max(len(qrels.doc_ids), 1)
+    keys = judged_query.astype(np.int64) * ndocs + judged_doc
     value_set = arrow_array(keys)
-    maybe = np.zeros(ndocs, dtype=bool)
-    maybe[judged_doc[retrievable]] = True
     hits, rows = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(docs), _CHUNK):
-        chunk = docs[start : start + _CHUNK]
-        candidates = np.flatnonzero(maybe[chunk])
+        chunk = run_doc[docs[start : start + _CHUNK]]
+        candidates = np.flatnonzero(chunk >= 0)
         wanted = row_query[start + candidates].astype(np.int64) * ndocs + chunk[candidates]
         found = numpy_of(pc.index_in(arrow_array(wanted), value_set=value_set), fill=-1)
         matched = found >= 0
         hits.append(start + candidates[matched])
-        rows.append(retrievable[found[matched]])
+        rows.append(found[matched])
     return np.concatenate(hits), np.concatenate(rows)
 
 
