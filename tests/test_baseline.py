@@ -213,8 +213,8 @@ def test_its_ties_are_said_once_where_made_and_change_no_number(tmp_path, capsys
     from ir_measures import AP, RR, P, R, nDCG
 
     out = tmp_path / "bm25.trec"
-    assert main(["baseline", "bm25", "--dataset", TEST, "-o", str(out), "-q"]) == 0
-    err = capsys.readouterr().err.splitlines()
+    assert main(["baseline", "bm25", "--dataset", TEST, "-o", str(out)]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("citeval")]
     assert len(err) == 2 and err[0].startswith("citeval: wrote 48,900 lines")
     assert err[1].startswith("citeval: 37,328 docs of 163 queries tie on their score, listed in ")
     for command in ("eval", "validate", "crosscheck"):

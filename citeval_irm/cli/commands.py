@@ -17,6 +17,7 @@ from .flags import EXIT_STRICT_FAILURE
 from .invocation import (
     Invocation,
     check_max_docs,
+    inform,
     named_runs,
     quiet_ir_datasets,
     run_label,
@@ -300,7 +301,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     given.say_warnings([*result.warnings, *own])
     if args.resolution_report:
         path = _resolution_report(given, result)
-        say(f"citeval: report written to {path}")
+        inform(f"citeval: report written to {path}")
     return 0
 
 
@@ -324,7 +325,7 @@ def _write_resolved_run(args: argparse.Namespace, result) -> None:
 
     if result.run is not None:
         write_run(result.run, args.output, tag=args.tag)
-        say(
+        inform(
             f"citeval: wrote {len(result.run):,} lines for {result.run.num_queries:,} queries "
             f"to {args.output}"
         )

@@ -14,7 +14,7 @@ from ..base.errors import CitevalError, InputError, with_details
 from ..base.options import ExecutionOptions
 from ..papers import PROTOCOLS, RECIPES
 from ..printing.text_tables import wrap
-from .invocation import Invocation, check_dataset, quiet_ir_datasets, report_path, say
+from .invocation import Invocation, check_dataset, inform, quiet_ir_datasets, report_path
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -28,7 +28,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         force=args.force,
         execution=Invocation(args).execution,
     )
-    say(done.text().rstrip("\n"))
+    inform(done.text().rstrip("\n"))
     return 0
 
 
@@ -158,10 +158,10 @@ def cmd_baseline_bm25(args: argparse.Namespace) -> int:
     )
     write_run(run, args.output, tag=args.tag)
     queries = run.num_queries
-    say(f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}")
+    inform(f"citeval: wrote {len(run):,} lines for {queries:,} queries to {args.output}")
     note = ties_note(run)
     if note:
-        say(f"citeval: {note}")
+        inform(f"citeval: {note}")
     given.say_warnings(run.warnings)
     return 0
 

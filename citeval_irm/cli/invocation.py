@@ -16,16 +16,24 @@ from pathlib import Path
 
 from ..base.errors import InputError
 from ..base.options import EvalOptions, ExecutionOptions, StatisticsOptions, check_decimals
+from ..base.progress import is_quiet
 from ..printing.escaping import plain_text
 from ..printing.printable import warning_line
 from .flags import DEMO_REPORT, given_fields
 
 
 def say(line: str) -> None:
-    """A line of the command's own on standard error (``citeval: report written to
-    PATH``), escaped as every terminal line is: a path or an id in it cannot drive the
-    terminal."""
+    """A line of the command's own on standard error (``citeval: error: ...``), escaped as
+    every terminal line is: a path or an id in it cannot drive the terminal."""
     print(plain_text(line), file=sys.stderr)
+
+
+def inform(line: str) -> None:
+    """A line that only informs (``citeval: report written to PATH``, ``wrote N lines``,
+    the measures a dataset's protocol gave): :func:`say`, but not with ``--quiet``, which
+    leaves a command its output, its warnings and its errors."""
+    if not is_quiet():
+        say(line)
 
 
 class Invocation:
@@ -88,9 +96,8 @@ class Invocation:
                 f"protocol (--protocol {', '.join(PROTOCOLS)})",
             )
         args.protocol = found
-        if not getattr(args, "quiet", False):
-            others = "others: -m, --protocol"
-            say(f"citeval: measures: {found}, the protocol of {args.dataset} ({others})")
+        others = "others: -m, --protocol"
+        inform(f"citeval: measures: {found}, the protocol of {args.dataset} ({others})")
 
     @property
     def protocol(self) -> str | None:
@@ -164,7 +171,7 @@ class Invocation:
         ).shown(**self.shown)
         report.command = args.command_line
         path = report.write(args.report)
-        say(f"citeval: report written to {path}")
+        inform(f"citeval: report written to {path}")
 
     def write_result_report(self, result, **shown) -> None:
         """The result's warnings (on standard error) and, with ``--report PATH``, its own
@@ -175,7 +182,7 @@ class Invocation:
             path = result.write_report(
                 self.args.report, command=self.args.command_line, **self.shown, **shown
             )
-            say(f"citeval: report written to {path}")
+            inform(f"citeval: report written to {path}")
 
 
 def check_dataset(name: str) -> None:
