@@ -405,6 +405,33 @@ def test_evaluation_in_every_format(tables):
     lines = benign.format("trec_eval", per_query=True).splitlines()
     assert all(len(line.split("\t")) == 3 for line in lines)
 
+    # Markdown and LaTeX, as a comparison prints them: a heading, then a table of a row per
+    # query (with per_query) and the aggregate row "all", every hostile id literal text
+    for per_query in (False, True):
+        markdown = result.format("markdown", per_query=per_query)
+        shape = markdown_shape(benign.format("markdown", per_query=per_query))
+        assert markdown_shape(markdown) == shape and rectangular(markdown) == 1
+        assert shape[f"row of {1 + len(result.names)} cells"] == 2 + per_query * len(queries)
+        assert not any(
+            t.type.startswith(("heading", "html", "link", "image"))
+            for t in markdown_tokens(markdown)
+        )
+        latex = result.format("latex", per_query=per_query)
+        check_latex(latex, benign.format("latex", per_query=per_query), 1 + len(result.names))
+    seen = markdown_plain(markdown)
+    latex_rows = [line.split(" & ") for line in latex.splitlines() if line.endswith("\\\\")]
+    for q, row in zip(result.query_ids, result.values):
+        assert visible(q) in seen
+        cells = next(r for r in latex_rows if r[0] == latex_text(q))
+        assert [float(c.rstrip(" \\")) for c in cells[1:]] == pytest.approx(row, abs=5e-5)
+    assert latex_rows[-1][0] == "all" and latex.splitlines()[0].startswith("% citeval eval: ")
+    assert re.search(r"\\label\{tab:citeval-eval-[0-9a-f]{8}\}", latex)
+    assert result.format("markdown", percent=True).count("(percent)") == 1
+
+
+def test_evaluation_latex_compiles(tables, tmp_path):
+    compiles(tables[False]["result"].format("latex", per_query=True), tmp_path / "tex")
+
 
 def test_comparison_in_every_format(tables, tmp_path):
     comparison, benign = tables[False]["comparison"], tables[True]["comparison"]
@@ -463,7 +490,7 @@ def test_percent_scales_fractions_not_counts(tables):
 def test_a_query_named_all_is_an_error_beside_the_aggregate_row(tmp_path):
     run = {"all": {"d1": 1.0, "d2": 0.5}, "q2": {"d1": 1.0}}
     result = citeval_irm.evaluate(run, {"all": {"d2": 1}, "q2": {"d1": 1}}, "RR")
-    for fmt in ("trec_eval", "csv", "table"):
+    for fmt in ("trec_eval", "csv", "table", "markdown", "latex"):
         with pytest.raises(InputError, match="query named 'all'"):
             result.format(fmt, per_query=True)
         result.format(fmt)  # the aggregate alone is not ambiguous
@@ -580,3 +607,14 @@ def test_cli_writes_every_format_inert(tables, tmp_path, capsys):
     assert cli.main([*trec, "--per-query"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("citeval: error: ") and err.count("\n") == 1 and "white space" in err
+
+
+def test_the_eval_command_prints_markdown_and_latex_as_the_result_formats_them(tables, capsys):
+    qrels, run = tables[False]["qrels"], tables[False]["runs"][0]
+    result = tables[False]["result"]
+    for fmt in ("markdown", "latex"):
+        for extra in ([], ["--per-query", "--percent", "--decimals", "2"]):
+            argv = ["eval", str(run), "--qrels", str(qrels), "-m", "RR R@2 NumRet NumQ"]
+            assert cli.main([*argv, "--format", fmt, *extra]) == 0
+            shown = {"per_query": True, "percent": True, "decimals": 2} if extra else {}
+            assert capsys.readouterr().out == result.format(fmt, **shown)

@@ -19,8 +19,16 @@ from ..base.choices import EVAL_FORMATS
 from ..base.errors import EvalWarning, InputError, deprecated
 from ..base.measures import Measure, Protocol, parse_measures
 from ..base.options import EvalOptions, display_decimals, display_percent
-from ..printing.escaping import csv_text, plain_text, trec_field
+from ..printing.escaping import (
+    csv_text,
+    latex_comment,
+    latex_label,
+    latex_text,
+    plain_text,
+    trec_field,
+)
 from ..printing.printable import Printable, file_name, warning_line
+from ..printing.text_tables import blocks, latex_tabular, number, render, wrap
 from ..reading.ties import TieReport
 from ..scoring import (
     is_integer_measure,
@@ -215,17 +223,21 @@ class EvalResult(Printable):
         percent: bool | None = None,
         decimals: int | None = None,
     ) -> str:
-        """``table``, ``csv`` or ``trec_eval`` (``decimals``: the table's, default
-        :meth:`decimals`)."""
+        """``table``, ``markdown``, ``latex``, ``csv`` or ``trec_eval`` (``decimals``: the
+        text tables', default :meth:`decimals`)."""
         if fmt == "trec_eval":
             if percent:
                 raise InputError(None, "trec_eval format prints fractions; drop --percent")
             return self._format_trec_eval(per_query)
         percent = self.default_percent() if percent is None else percent
+        if per_query and fmt != "table":  # a query named "all" would pass for the aggregate
+            self._check_aggregate_name()
         if fmt == "csv":
-            if per_query:
-                self._check_aggregate_name()
             return self._format_csv(per_query, percent)
+        if fmt == "markdown":
+            return self._format_markdown(self.decimals(percent, decimals), percent, per_query)
+        if fmt == "latex":
+            return self._format_latex(self.decimals(percent, decimals), percent, per_query)
         return self._format_table(self.decimals(percent, decimals), percent, per_query)
 
     def _rows(self, per_query: bool, percent: bool) -> list[tuple[str, dict[str, float]]]:
@@ -257,16 +269,55 @@ class EvalResult(Printable):
             float_format=lambda v: f"{v:.{self.decimals(self.default_percent())}f}"
         )
 
-    def _header(self) -> str:
+    def _header(self, short: bool = False) -> str:
+        """What the values are of (unescaped): the run, the qrels (``short``: by their file
+        names, as a caption names them), the queries, the protocol and the tie policy."""
         protocol = f", protocol {self.protocol.name}" if self.protocol else ""
         ties = f", ties: {self.ties.policy}" if self.ties else ""
-        return plain_text(
-            f"run {self.run_source} vs qrels {self.qrels_source}: "
-            f"{self.num_queries:,} queries{protocol}{ties}"
+        run, qrels = self.run_source, self.qrels_source
+        if short:
+            run, qrels = file_name(run), file_name(qrels)
+        return f"run {run} vs qrels {qrels}: {self.num_queries:,} queries{protocol}{ties}"
+
+    def _grid(self, decimals: int, percent: bool, per_query: bool) -> list[list[str]]:
+        """The rows of the Markdown and LaTeX tables (unescaped): a query id (``all`` for
+        the aggregate, last), then its value of each measure."""
+        return [
+            [query, *(number(values[name], decimals) for name in self.names)]
+            for query, values in self._rows(per_query, percent)
+        ]
+
+    def _format_markdown(self, decimals: int, percent: bool, per_query: bool) -> str:
+        """The heading as a paragraph, the values as a pipe table: a row per query (with
+        ``per_query``), then ``all``."""
+        heading = wrap(self._header() + (" (percent)" if percent else ""), "", "markdown")
+        table = render(
+            ["query_id", *self.names], self._grid(decimals, percent, per_query), "markdown"
+        )
+        return blocks([heading, table], "markdown")
+
+    def _format_latex(self, decimals: int, percent: bool, per_query: bool) -> str:
+        """A booktabs table (the aggregate row ``all`` after a rule, with ``per_query``),
+        what it is of as its caption, a label unique to its content, as a comparison's."""
+        rows: list[list[str] | None] = [
+            [latex_text(cell) for cell in row] for row in self._grid(decimals, percent, per_query)
+        ]
+        if per_query:
+            rows.insert(len(rows) - 1, None)
+        headers = [latex_text(name) for name in ["query_id", *self.names]]
+        unit = " (percent)" if percent else ""
+        caption = latex_text(f"{self._header(short=True)}{unit}.")
+        key = (file_name(self.run_source), file_name(self.qrels_source), self.names)
+        label = latex_label("eval", repr(key), self.num_queries, per_query)
+        return (
+            latex_comment(f"citeval eval: {self.run_source} vs {self.qrels_source}")
+            + "\\begin{table}[t]\n\\centering\n"
+            + latex_tabular(headers, rows)
+            + f"\\caption{{{caption}}}\n\\label{{{label}}}\n\\end{{table}}\n"
         )
 
     def _format_table(self, decimals: int, percent: bool, per_query: bool) -> str:
-        lines = [self._header() + (" (percent)" if percent else "")]
+        lines = [plain_text(self._header()) + (" (percent)" if percent else "")]
         if not per_query:
             scales = self.scales(percent)
             width = max(len(n) for n in self.names)
