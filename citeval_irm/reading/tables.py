@@ -222,9 +222,7 @@ def _encode_slices(values: pa.Array, bounds: list[int]) -> tuple[np.ndarray, pa.
         np.add(part, offset, out=codes[start:end])
         dictionaries.append(dictionary)
         offset += len(dictionary)
-    if len(dictionaries) == 1:
-        return codes, dictionaries[0]
-    return codes, pa.concat_arrays(dictionaries) if dictionaries else pa.array([], pa.string())
+    return codes, dictionaries[0] if len(dictionaries) == 1 else pa.concat_arrays(dictionaries)
 
 
 def query_slices(query: np.ndarray, rows: int) -> list[int]:

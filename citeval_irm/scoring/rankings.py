@@ -230,15 +230,17 @@ def build_rankings(
     counted_rows = np.flatnonzero(qrels_query >= 0)
     judged_query = qrels_query[counted_rows]
     judgements = Judgements(judged_query, qrels.relevance[counted_rows], n)
-    # each run doc code's doc in the qrels (-1: none judges it), so a doc listed twice in
-    # the run's dictionary (a streamed chunk's) is found under either code
-    # (of the docs judged for a counted query: a row of any other doc is no hit)
+    # each run doc code's doc in the qrels, where it is judged for a counted query (-1
+    # otherwise): a doc the run's dictionary lists twice (a streamed chunk's) is found under
+    # either code
     judged_doc = qrels.doc[counted_rows]
     here = np.zeros(len(qrels.doc_ids) + 1, dtype=bool)  # the last: a doc of no judgement
     here[judged_doc] = True
     run_doc = lookup(run.doc_ids, qrels.doc_ids).astype(np.int32)
     run_doc[~here[run_doc]] = -1
-    hits, qrel_row = _find_hits(row_query, docs, run_doc, judged_query, judged_doc, qrels)
+    hits, qrel_row = _find_hits(
+        row_query, docs, run_doc, judged_query, judged_doc, len(qrels.doc_ids)
+    )
 
     # ranks: a hit's position minus its query's first position (rows are grouped by query)
     num_ret = np.bincount(row_query, minlength=n)
@@ -265,12 +267,13 @@ def build_rankings(
 _CHUNK = 1 << 22  # rows looked up at a time: bounds the temporaries of a long run
 
 
-def _find_hits(row_query, docs, run_doc, judged_query, judged_doc, qrels: Qrels):
-    """Positions of the ranked rows whose (query, doc) the qrels judge, and the qrels row
-    (of the judgements ``judged_query``, ``judged_doc``) of each: a hash lookup of one
-    integer key per row, for the rows whose doc (``run_doc[docs]``: its code in the qrels,
-    -1 for none) is judged for some query, a chunk of rows at a time."""
-    ndocs = max(len(qrels.doc_ids), 1)
+def _find_hits(row_query, docs, run_doc, judged_query, judged_doc, ndocs: int):
+    """Positions of the ranked rows whose (query, doc) the qrels judge, and the row of each
+    in the judgements (``judged_query``, ``judged_doc``: codes of the qrels' ``ndocs``
+    docs): a hash lookup of one integer key per row, for the rows whose doc
+    (``run_doc[docs]``: its qrels code, -1 for a doc judged for no counted query) may be
+    judged, a chunk of rows at a time."""
+    ndocs = max(ndocs, 1)
     keys = judged_query.astype(np.int64) * ndocs + judged_doc
     value_set = arrow_array(keys)
     hits, rows = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
