@@ -499,7 +499,9 @@ class Qrels(_Table):
     ``unjudged_queries`` are queries known to exist with no judged doc at all (an empty
     inner dict in a ``{qid: {}}`` qrels); they count, like queries with only label-0 rows,
     and come after the judged ones in ``all_query_ids``. ``warnings`` counts what reading
-    it skipped (comment lines).
+    it skipped (comment lines). Its dictionaries list each id once (:meth:`from_columns`,
+    as every reader builds it): a run's docs are found in it by id (``lookup(run.doc_ids,
+    qrels.doc_ids)``), whatever the run's dictionary.
     """
 
     query: np.ndarray
