@@ -58,7 +58,14 @@ from ..base.errors import (
 from ..base.options import EvalOptions, ExecutionOptions, options_from
 from . import THRESHOLD
 from .citations import title_parts, title_texts
-from .generated import Catalogue, GeneratedLists, Reference, read_catalogue, read_generated
+from .generated import (
+    NO_FIELDS,
+    Catalogue,
+    GeneratedLists,
+    Reference,
+    read_catalogue,
+    read_generated,
+)
 from .index import Found, TitleIndex
 from .near import TOP, abbreviations, bridged, near_reason
 from .normalise import Key, _plain, identifiers, title_key
@@ -724,9 +731,7 @@ def _decide_span(sent: list) -> list:
     references = [
         Reference(value)
         if isinstance(value, str)
-        else Reference(value[0], value[1], value[2])
-        if value[1]
-        else Reference(value[0], citation=value[2])
+        else Reference(value[0], value[1] or NO_FIELDS, value[2])
         for value in sent
     ]
     return list(_decide(references, resolver))
