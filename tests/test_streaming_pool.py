@@ -132,20 +132,19 @@ def test_a_repeat_in_a_large_chunk_names_its_line(tmp_path, sliced, where, sprea
     """A doc listed twice, in the first chunk, in the long query that crosses slices, and in
     a late chunk (coded against the pool, or in slices): the same error and line streamed
     as in memory; ``keep_best`` the same values."""
-    streamed = sliced
     run, qrels, lines = pool_run(tmp_path, spread=spread)
     repeated = list(lines)
     query, _, doc, *_ = repeated[where].split()
     repeated.insert(where + 7, f"{query} Q0 {doc} 0 -1 again")
     bad = tmp_path / "dup.trec"
     bad.write_text("\n".join(repeated) + "\n")
-    for execution in (streamed, WHOLE):
+    for execution in (sliced, WHOLE):
         with pytest.raises(citeval_irm.InputError, match=rf"dup\.trec:{where + 8}: duplicate"):
             citeval_irm.evaluate(bad, qrels, "RR", execution=execution)
     keep = EvalOptions(duplicates="keep_best")
     same_result(
         citeval_irm.evaluate(bad, qrels, protocol="goyal2026", options=keep, execution=WHOLE),
-        citeval_irm.evaluate(bad, qrels, protocol="goyal2026", options=keep, execution=streamed),
+        citeval_irm.evaluate(bad, qrels, protocol="goyal2026", options=keep, execution=sliced),
     )
 
 
