@@ -161,7 +161,7 @@ def plan_reading(
     path = Path(text)
     if "://" not in text and not path.exists():
         return ReadingPlan(False)  # the in-memory reader says what is wrong
-    large = False
+    large, per_row = False, None  # a text file's: from its first lines, when it is streamed
     if is_parquet(run):
         rows, data = _parquet_sizes(run)
         estimate = int(data * IN_MEMORY_PER_TEXT_BYTE * 2)
@@ -174,11 +174,12 @@ def plan_reading(
     else:
         size = text_size(path)
         estimate = int(size * IN_MEMORY_PER_TEXT_BYTE)
-        per_row = _line_bytes(path) * CHUNK_PER_TEXT_BYTE
         large = memory is None and large_streams and size > STREAM_ABOVE
         size = path.stat().st_size
     if estimate <= budget and not large:
         return ReadingPlan(False, budget=budget, estimate=estimate, size=size)
+    if per_row is None:
+        per_row = _line_bytes(path) * CHUNK_PER_TEXT_BYTE
     if large:  # streamed however much would fit: see STREAM_ABOVE
         budget = min(budget, STREAM_MEMORY)
     block = min(max(budget // (4 * READER_PER_BLOCK), MIN_BLOCK), MAX_BLOCK)

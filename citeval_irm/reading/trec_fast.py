@@ -15,6 +15,7 @@ import gzip
 import itertools
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -242,12 +243,6 @@ def read_fast(path: Path, layout: tuple[str, ...], wanted: tuple[str, ...], valu
     return columns, None, LineCounts()
 
 
-def _finite_floats(values: pa.Array) -> bool:
-    """Whether ``values`` are float scores without a null and all finite (then nothing in
-    them needs reporting), found by one sum over them in place."""
-    return values.type == pa.float64() and not values.null_count and all_finite(numpy_of(values))
-
-
 SEGMENT_BLOCKS = 8  # blocks parsed by one read_csv call, on both cores
 # Segments parsed ahead of the one handed out: the parse goes on while a chunk is coded and
 # checked (with one, both cores were busy only part of the time). Measured side by side on
@@ -289,14 +284,12 @@ def fast_batches(
     known = None
     if stream is raw and stat.S_ISREG((status := os.stat(path)).st_mode):
         known = max(status.st_size - raw.tell(), 0)
-    segments = _Segments(
-        stream, block_size * SEGMENT_BLOCKS, _Screen(parse.delimiter), SEGMENTS_AHEAD + 1, known
-    )
-    pieces = iter(segments)
-    first = next(pieces, None)
+    screen = _Screen(parse.delimiter)
+    pieces = _segments(stream, block_size * SEGMENT_BLOCKS, screen, SEGMENTS_AHEAD + 1, known)
+    first, last = next(pieces, (None, True))
     if first is None:
         return
-    if segments.ended:  # the whole text in one piece: no thread to start
+    if last:  # the whole text in one piece: no thread to start
         for _ in pieces:  # the end's own check
             pass
         yield from _checked_batches(parsed(first), value_column)
@@ -304,7 +297,7 @@ def fast_batches(
     with ThreadPoolExecutor(1, thread_name_prefix="citeval-parse") as pool:
         ahead: deque = deque()
         try:  # the first piece parsed at once, while the next ones are read
-            for segment in itertools.chain((first,), pieces):
+            for segment, _ in itertools.chain(((first, last),), pieces):
                 ahead.append(pool.submit(parsed, segment))
                 if len(ahead) > SEGMENTS_AHEAD:
                     yield from _checked_batches(ahead.popleft().result(), value_column)
@@ -315,88 +308,78 @@ def fast_batches(
                 future.cancel()
 
 
-class _Segments:
-    """The text of a stream in pieces of whole lines of about ``size`` bytes (the last may
-    end without a line end), each screened before it is handed out: :class:`NeedLineNumbers`
-    for one the fast parse cannot vouch for, or one that opens with a byte-order mark after
-    the file's start (pyarrow would drop it, trec_eval keeps it).
+_FIRST_PIECE = 1 << 16  # bytes of the first piece at the most, when the size is not known
+
+
+def _segments(
+    stream: pa.NativeFile, size: int, screen: _Screen, buffers: int, known: int | None
+) -> Iterator[tuple[memoryview, bool]]:
+    """The text of ``stream`` in pieces of whole lines of about ``size`` bytes (the last may
+    end without a line end), each with whether it is the text's last, each screened before
+    it is handed out: :class:`NeedLineNumbers` for one the fast parse cannot vouch for, or
+    one that opens with a byte-order mark after the file's start (pyarrow would drop it,
+    trec_eval keeps it).
 
     The pieces are views of ``buffers`` buffers used in turn (no copy of the text but the
     part line carried to the next piece): :func:`fast_batches` asks for piece
     ``i + buffers``, which is written over piece ``i``, only once the parse of piece ``i``
     (which copies what it keeps) has ended. The buffers start small and double up to
     ``size`` as the text goes on, so a small file is not read into (and Python does not
-    zero) megabytes of buffer;
-    when the size of the text is ``known`` (a plain file) the first one is sized to it, so
-    a file of a few MB is one piece and a large one starts with whole pieces (doubling from
-    64 KB, a W1 run gave its first chunk after eight small parses)."""
-
-    FIRST = 1 << 16  # bytes of the first piece at the most, when the size is not known
-
-    def __init__(
-        self,
-        stream: pa.NativeFile,
-        size: int,
-        screen: _Screen,
-        buffers: int = 2,
-        known: int | None = None,
-    ):
-        self.stream, self.size, self.screen = stream, size, screen
-        self.buffers: list[bytearray | None] = [None] * buffers
-        self.first = self.FIRST if known is None else known + 1  # + 1: the end is seen
-        self.ended = False  # whether the piece handed out last is the text's last
-
-    def _fill(self, buffer: bytearray, start: int) -> int:
-        """Read into ``buffer`` from ``start`` until it is full or the stream ends; the
-        bytes it holds now."""
-        view = memoryview(buffer)
-        while start < len(buffer):
-            got = self.stream.readinto(view[start:])
-            if not got:
-                break
-            start += got
-        return start
-
-    def __iter__(self):
-        carry, turn, first = b"", 0, True
-        capacity = min(self.first, self.size)
-        while True:
-            if len(carry) > capacity // 2:  # a line longer than half a piece: room
-                capacity = 2 * len(carry)
-            buffer = self.buffers[turn % len(self.buffers)]
-            if buffer is None or len(buffer) < capacity:
-                buffer = self.buffers[turn % len(self.buffers)] = bytearray(capacity)
-            capacity = min(2 * capacity, max(self.size, capacity))
-            buffer[: len(carry)] = carry
-            filled = self._fill(buffer, len(carry))
-            start = 0
-            if first:
-                first = False
-                if buffer.startswith(BOM, 0, filled):  # pyarrow drops it too
-                    start = len(BOM)
-            if buffer.startswith(BOM, start, filled):  # pyarrow would drop it; trec_eval keeps it
+    zero) megabytes of buffer; when the size of the text is ``known`` (a plain file) the
+    first one is sized to it, so a file of a few MB is one piece and a large one starts
+    with whole pieces (doubling from 64 KB, a W1 run gave its first chunk after eight small
+    parses)."""
+    turns: list[bytearray | None] = [None] * buffers
+    carry, turn, first = b"", 0, True
+    capacity = min(_FIRST_PIECE if known is None else known + 1, size)  # + 1: the end is seen
+    while True:
+        if len(carry) > capacity // 2:  # a line longer than half a piece: room
+            capacity = 2 * len(carry)
+        buffer = turns[turn % buffers]
+        if buffer is None or len(buffer) < capacity:
+            buffer = turns[turn % buffers] = bytearray(capacity)
+        capacity = min(2 * capacity, max(size, capacity))
+        buffer[: len(carry)] = carry
+        filled = _fill(stream, buffer, len(carry))
+        start = 0
+        if first:
+            first = False
+            if buffer.startswith(BOM, 0, filled):  # pyarrow drops it too
+                start = len(BOM)
+        if buffer.startswith(BOM, start, filled):  # pyarrow would drop it; trec_eval keeps it
+            raise NeedLineNumbers
+        at_end = filled < len(buffer)
+        if at_end:
+            cut = filled
+        else:
+            end = buffer.rfind(b"\n", start, filled)
+            if end < 0:
+                end = buffer.rfind(b"\r", start, filled)
+            if end < 0:  # no line end in a full buffer: a longer line
+                carry, turn = bytes(buffer[start:filled]), turn + 1
+                continue
+            cut = end + 1
+        if screen.see(buffer, start, cut):
+            raise NeedLineNumbers
+        if cut > start:
+            yield memoryview(buffer)[start:cut], at_end
+        if at_end:
+            if screen.see(b"", 0, 0):
                 raise NeedLineNumbers
-            at_end = filled < len(buffer)
-            if at_end:
-                cut = filled
-            else:
-                end = buffer.rfind(b"\n", start, filled)
-                if end < 0:
-                    end = buffer.rfind(b"\r", start, filled)
-                if end < 0:  # no line end in a full buffer: a longer line
-                    carry, turn = bytes(buffer[start:filled]), turn + 1
-                    continue
-                cut = end + 1
-            if self.screen.see(buffer, start, cut):
-                raise NeedLineNumbers
-            if cut > start:
-                self.ended = at_end
-                yield memoryview(buffer)[start:cut]
-            if at_end:
-                if self.screen.see(b"", 0, 0):
-                    raise NeedLineNumbers
-                return
-            carry, turn = bytes(buffer[cut:filled]), turn + 1
+            return
+        carry, turn = bytes(buffer[cut:filled]), turn + 1
+
+
+def _fill(stream: pa.NativeFile, buffer: bytearray, start: int) -> int:
+    """Read ``stream`` into ``buffer`` from ``start`` until it is full or the stream ends;
+    the bytes it holds now."""
+    view = memoryview(buffer)
+    while start < len(buffer):
+        got = stream.readinto(view[start:])
+        if not got:
+            break
+        start += got
+    return start
 
 
 def _checked_batches(table: pa.Table, value_column: str):
@@ -404,7 +387,10 @@ def _checked_batches(table: pa.Table, value_column: str):
     rule (:class:`NeedLineNumbers` for a value to report with its line)."""
     for batch in table.to_batches():
         values = batch.column(value_column)
-        if not _finite_floats(values):
+        # float scores without a null, all finite: nothing in them needs reporting, found by
+        # one sum over them in place
+        plain = values.type == pa.float64() and not values.null_count
+        if not (plain and all_finite(numpy_of(values))):
             try:  # by the one rule: a value to report goes to the line-aware path
                 typed_values(values, value_column, Place("<fast>"))
             except InputError:
