@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import citeval_irm
 
 
@@ -48,6 +50,7 @@ def test_importing_the_package_is_light():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_the_namespace_is_the_public_api():
     """``dir(citeval_irm)`` and ``help(citeval_irm)`` show the public names only: not the
     package's own helpers (``sys``, ``types``, ``importlib``, ``TYPE_CHECKING``,

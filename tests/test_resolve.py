@@ -364,6 +364,7 @@ def test_an_ascii_title_normalises_as_the_unicode_path_does():
     assert _plain("M\u00fcller \u2013 \uff27lo\u0056e") == "muller glove"  # the Unicode path
 
 
+@pytest.mark.slow
 def test_jobs_resolves_in_processes_with_the_same_decisions(corpus, tmp_path, capsys):
     """``citeval resolve --jobs 2`` (ExecutionOptions' jobs, as ``citeval table --jobs``)
     resolves in forked processes and writes the same run and decisions as ``--jobs 1``; a

@@ -71,6 +71,7 @@ def _differences(binary, folder, seeds) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_drawn_cases_match_the_binary_byte_for_byte(tmp_path, trec_eval_binary):
     assert _differences(trec_eval_binary, tmp_path, range(300)) == []
 
