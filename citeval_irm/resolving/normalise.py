@@ -6,7 +6,7 @@ A title is normalised by :func:`title_key`: LaTeX markup undone (``{\\em X}``, `
 spaces, white space collapsed, and a trailing year or venue (``... 2017``, ``... (ACL
 2015)``, ``... In Proceedings of ...``, ``... arXiv preprint``) stripped, so that both sides
 meet on the same key. The stripped trailing year is kept: it is the reference's year when
-the reference gives none (:func:`split_year`).
+the reference gives none (the ``year`` of :func:`title_key`'s :class:`Key`).
 
 Every step takes time linear in the text's length, whatever the text holds: a reference is
 a model's output and a catalogue line anyone's, and a pattern searched from every start
@@ -314,13 +314,6 @@ def strip_tail(words: list[str]) -> tuple[list[str], int | None]:
         year = year or _first_year(words[cut:])
         words = words[:cut]
     return words, year
-
-
-def split_year(text: str) -> tuple[str, int | None]:
-    """``text`` normalised (:func:`_plain`) without a trailing year or venue, and that
-    year (or ``None``)."""
-    words, year = strip_tail(_plain(text).split())
-    return " ".join(words), year
 
 
 class Key(NamedTuple):
