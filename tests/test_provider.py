@@ -140,3 +140,67 @@ def test_evaluate_keeps_its_error_for_no_query_in_common():
 
     with pytest.raises(InputError, match="no query in common"):
         evaluate({"zz": {"a": 1.0}}, EDGE_QRELS, "RR")
+
+
+def _frame(rows, columns):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=columns)
+
+
+SD, QR = ir_measures.ScoredDoc, ir_measures.Qrel
+RUN_COLUMNS, QRELS_COLUMNS = ["query_id", "doc_id", "score"], ["query_id", "doc_id", "relevance"]
+LENIENT = {
+    "run-repeat-records": (
+        EDGE_QRELS, [SD("q1", "a", 3.0), SD("q1", "b", 2.0), SD("q1", "a", 1.0)]
+    ),
+    "run-repeat-frame": (
+        EDGE_QRELS,
+        _frame([("q1", "b", 2.0), ("q1", "a", 1.0), ("q1", "b", 0.5)], RUN_COLUMNS),
+    ),
+    "qrels-repeat-records": (
+        [QR("q1", "a", 1), QR("q1", "b", 1), QR("q1", "a", 0)], {"q1": {"a": 2.0, "b": 1.0}}
+    ),
+    "qrels-repeat-frame": (
+        _frame([("q1", "a", 0), ("q1", "b", 0), ("q1", "a", 2)], QRELS_COLUMNS),
+        {"q1": {"a": 1.0, "b": 2.0}},
+    ),
+    "infinite-scores": (EDGE_QRELS, {"q1": {"a": float("-inf"), "b": float("inf"), "c": 1.0}}),
+    "boolean-scores": (EDGE_QRELS, {"q1": {"a": False, "b": True}, "q2": {"c": True}}),
+    "boolean-labels": ({"q1": {"a": True, "b": False}}, {"q1": {"a": 1.0, "b": 2.0}}),
+    "empty-doc-id": (EDGE_QRELS, {"q1": {"": 3.0, "a": 1.0}, "q2": {"c": 1.0}}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("qrels", "run"), list(LENIENT.values()), ids=list(LENIENT))
+def test_what_the_strict_reader_refuses_is_read_as_the_pytrec_eval_provider_reads_it(qrels, run):
+    """The drop-in mirrors: a repeated (query, doc) in a run or qrels (its last copy, as
+    ir-measures' converters keep it), an infinite or boolean score, a boolean label, an
+    empty id are read as ir-measures' pytrec_eval provider reads them, the same per-query
+    values and aggregates; citeval's own verb, ``evaluate``, still refuses each of them."""
+    from citeval_irm import InputError, evaluate
+
+    measures = RANKED
+    ours = {(q, m): v for q, m, v in _per_query(ir_measures.citeval, qrels, run, measures)}
+    theirs = {(q, m): v for q, m, v in _per_query(ir_measures.pytrec_eval, qrels, run, measures)}
+    assert ours == pytest.approx(theirs)
+    mine = ir_measures.citeval.calc_aggregate(measures, qrels, run)
+    reference = ir_measures.pytrec_eval.calc_aggregate(measures, qrels, run)
+    assert {str(k): v for k, v in mine.items()} == pytest.approx(
+        {str(k): v for k, v in reference.items()}
+    )
+    with pytest.raises(InputError):
+        evaluate(run, qrels, "RR")
+
+
+def test_a_nan_score_is_ranked_and_a_bad_value_is_still_refused():
+    """A NaN score has a rank of its own (trec_eval defines none): the provider answers.
+    A score that is not a number is refused by both providers, citeval's error naming it."""
+    values = ir_measures.citeval.calc_aggregate([RR], EDGE_QRELS, {"q1": {"a": float("nan")}})
+    assert 0.0 <= values[RR] <= 1.0
+    with pytest.raises(TypeError):
+        ir_measures.pytrec_eval.calc_aggregate([RR], EDGE_QRELS, {"q1": {"a": "x"}})
+    from citeval_irm import InputError
+
+    with pytest.raises(InputError, match="score 'x'"):
+        ir_measures.citeval.calc_aggregate([RR], EDGE_QRELS, {"q1": {"a": "x"}})

@@ -26,6 +26,7 @@ from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices
 
 from ..base import families  # noqa: F401 (trec_eval's families, registered first)
+from ..base.errors import InputError
 from ..base.options import EvalOptions
 
 if TYPE_CHECKING:
@@ -72,11 +73,16 @@ class CitevalProvider(providers.Provider):
 class CitevalEvaluator(providers.Evaluator):
     """Scores runs against one qrels, read once into columns.
 
-    A run may list a (query, doc) twice only in forms that allow it (a DataFrame, records):
-    the best-scored copy counts, as a dict-of-dicts would keep one. As a drop-in for
-    ir-measures' pytrec_eval provider, an empty run, a run sharing no query with the qrels
-    and qrels with no judged doc are no error: every qrels query is scored on an empty
-    ranking (0, as ``trec_eval -c``), and qrels with no query give no value at all.
+    A drop-in for ir-measures' pytrec_eval provider: what that provider accepts is no error
+    here. The qrels and each run are read by the package's one reader first (the fast
+    path); what it refuses because citeval's own verbs are strict is read again as the
+    pytrec_eval provider reads it (:func:`_as_pytrec_eval`): a (query, doc) given twice
+    keeps its last copy (ir-measures' converters build a dict of dicts), a score may be
+    infinite or NaN (NaN has a rank of its own, as in ``citeval trec_eval``: trec_eval
+    defines none), a boolean is the number it stands for, an id may be empty. An empty run,
+    a run sharing no query with the qrels and qrels with no judged doc are no error either:
+    every qrels query is scored on an empty ranking (0, as ``trec_eval -c``), and qrels with
+    no query give no value at all.
     """
 
     def __init__(self, measures, qrels):
@@ -99,13 +105,17 @@ class CitevalEvaluator(providers.Evaluator):
             unjudged = tuple(map(str, qrels)) if isinstance(qrels, Mapping) else ()
             self._qrels = Qrels.from_columns([], [], [], "<qrels>", unjudged=unjudged)
         else:
-            self._qrels = read_qrels(qrels)
+            try:
+                self._qrels = read_qrels(qrels)
+            except InputError as refused:
+                queries, docs, labels, unjudged = _as_pytrec_eval(qrels, "relevance", refused)
+                self._qrels = Qrels.from_columns(queries, docs, labels, unjudged=unjudged)
         super().__init__(measures, self._qrels.all_query_ids.to_pylist())
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from ..base.errors import issue
         from ..reading.io import read_run
-        from ..reading.tables import lookup
+        from ..reading.tables import Run, lookup
         from .parts import result_of, score_part, unranked_values
         from .population import counted_queries
         from .settings import Settings
@@ -115,11 +125,17 @@ class CitevalEvaluator(providers.Evaluator):
             return
         # a run with no row (``{}``, ``{"q1": {}}``, no record, an empty frame) ranks no query
         run, empty = _given(run)
-        table = None if empty else read_run(run, duplicates="keep_best")
+        table = None
+        if not empty:
+            try:
+                table = read_run(run)
+            except InputError as refused:
+                queries, docs, scores, _ = _as_pytrec_eval(run, "score", refused)
+                table = Run.from_columns(queries, docs, scores)
         if table is not None and (lookup(table.query_ids, qrels.all_query_ids) >= 0).any():
-            # the run is read (best-scored copies kept) and the measures checked: the
-            # in-memory evaluation itself, its warnings said at the caller's line
-            settings = Settings(measures, EvalOptions(duplicates="keep_best"))
+            # the run is read and the measures checked: the in-memory evaluation itself,
+            # its warnings said at the caller's line
+            settings = Settings(measures, EvalOptions())
             result = result_of(
                 score_part(table, qrels, settings), qrels, settings, None, table.source
             )
@@ -132,6 +148,45 @@ class CitevalEvaluator(providers.Evaluator):
         for row, query_id in enumerate(query_ids):
             for column, measure in enumerate(measures):
                 yield Metric(query_id=query_id, measure=measure, value=values[row][column])
+
+
+def _as_pytrec_eval(obj, column: str, refused: InputError) -> tuple[list, list, list, tuple]:
+    """The columns (query ids, doc ids, scores or labels, queries with no judgement) of a
+    run (``column="score"``) or qrels the package's reader refused, read as ir-measures'
+    pytrec_eval provider reads it: through ir-measures' own converter to a dict of dicts (a
+    (query, doc) given twice: its last copy), each score a float (an infinity, NaN or a
+    boolean too), each label an integer (a boolean too), ids as text (an empty one too). A
+    value that provider refuses as well (a label that is not a whole number, a score that
+    is not a number) is the reader's error, ``refused``."""
+    from ir_measures.util import QrelsConverter, RunConverter
+
+    converter = RunConverter(obj) if column == "score" else QrelsConverter(obj)
+    queries, docs, values, unjudged = [], [], [], []
+    try:
+        for query, ranking in converter.as_dict_of_dict().items():
+            if not ranking:
+                unjudged.append(str(query))
+            for doc, value in ranking.items():
+                queries.append(str(query))
+                docs.append(str(doc))
+                values.append(float(value) if column == "score" else _label(value))
+    except (TypeError, ValueError):
+        raise refused from None
+    return queries, docs, values, tuple(unjudged)
+
+
+def _label(value) -> int:
+    """A label as pytrec_eval takes it, an integer (a boolean is one), in the range the
+    package's labels have (pytrec_eval reads a larger one as a C ``int``: not imitated)."""
+    import numbers
+
+    from ..base.numbers import LABEL_RANGE
+
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(f"a label must be an integer, not {value!r}")
+    if not LABEL_RANGE[0] <= int(value) <= LABEL_RANGE[1]:
+        raise ValueError(f"label {value!r} out of range")
+    return int(value)
 
 
 def _given(obj) -> tuple[object, bool]:
