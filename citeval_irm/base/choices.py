@@ -48,6 +48,7 @@ WARNING_CODES = (
     "short_ranking",
     "duplicate_docs_dropped",
     "duplicate_docs_kept",
+    "duplicate_judgements_dropped",
     "run_extra_text",
     "run_comment_lines",
     "qrels_comment_lines",

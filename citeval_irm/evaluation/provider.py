@@ -153,26 +153,42 @@ class CitevalEvaluator(providers.Evaluator):
 def _as_pytrec_eval(obj, column: str, refused: InputError) -> tuple[list, list, list, tuple]:
     """The columns (query ids, doc ids, scores or labels, queries with no judgement) of a
     run (``column="score"``) or qrels the package's reader refused, read as ir-measures'
-    pytrec_eval provider reads it: through ir-measures' own converter to a dict of dicts (a
-    (query, doc) given twice: its last copy), each score a float (an infinity, NaN or a
-    boolean too), each label an integer (a boolean too), ids as text (an empty one too). A
-    value that provider refuses as well (a label that is not a whole number, a score that
-    is not a number) is the reader's error, ``refused``."""
+    pytrec_eval provider reads it, its converter's records into a dict of dicts (a (query,
+    doc) given twice: its last copy, the others counted in a warning issued here), each
+    score a float (an infinity, NaN or a boolean too), each label an integer (a boolean
+    too), ids as text (an empty one too). A value that provider refuses as well (a label
+    that is not a whole number, a score that is not a number) is the reader's error,
+    ``refused``."""
     from ir_measures.util import QrelsConverter, RunConverter
 
+    from ..base.errors import EvalWarning, examples_of, issue
+
     converter = RunConverter(obj) if column == "score" else QrelsConverter(obj)
-    queries, docs, values, unjudged = [], [], [], []
+    read: dict[str, dict[str, float | int]] = {}
+    repeated = []
     try:
-        for query, ranking in converter.as_dict_of_dict().items():
-            if not ranking:
-                unjudged.append(str(query))
-            for doc, value in ranking.items():
-                queries.append(str(query))
-                docs.append(str(doc))
-                values.append(float(value) if column == "score" else _label(value))
+        if isinstance(obj, Mapping):  # a dict of dicts already: no repeat possible
+            records = ((q, d, v) for q, ranking in obj.items() for d, v in ranking.items())
+            read = {str(q): {} for q in obj}
+        else:
+            records = (tuple(record)[:3] for record in converter.as_namedtuple_iter())
+        for query, doc, value in records:
+            ranking = read.setdefault(str(query), {})
+            if str(doc) in ranking:
+                repeated.append(f"{query}/{doc}")
+            ranking[str(doc)] = float(value) if column == "score" else _label(value)
     except (TypeError, ValueError):
         raise refused from None
-    return queries, docs, values, tuple(unjudged)
+    if repeated:
+        what = "run" if column == "score" else "qrels"
+        code = "duplicate_docs_dropped" if column == "score" else "duplicate_judgements_dropped"
+        message = f"duplicate (query, doc) rows in the {what}: kept the last copy, as "
+        message += "ir-measures' pytrec_eval provider does, dropped the others"
+        issue([EvalWarning(code, message, len(repeated), examples_of(repeated))])
+    queries = [q for q, ranking in read.items() for _ in ranking]
+    docs = [d for ranking in read.values() for d in ranking]
+    values = [v for ranking in read.values() for v in ranking.values()]
+    return queries, docs, values, tuple(q for q, ranking in read.items() if not ranking)
 
 
 def _label(value) -> int:
