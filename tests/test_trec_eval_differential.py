@@ -71,7 +71,6 @@ def _differences(binary, folder, seeds) -> list[str]:
     return found
 
 
-@pytest.mark.slow
 def test_drawn_cases_match_the_binary_byte_for_byte(tmp_path, trec_eval_binary):
     assert _differences(trec_eval_binary, tmp_path, range(300)) == []
 
@@ -110,3 +109,42 @@ def test_what_is_not_mirrored_yet_is_refused_saying_so(tmp_path, trec_eval_dir):
         status, out, err = run_ours(["-m", measure, qrels, run])
         assert status == 1 and out == b"" and b"not supported" in err
     assert not _not_yet(["-m", "ndcg.1=3,2=9", "-m", "ndcg_cut.10", "-mP.5"])
+
+
+QRELS = b"1 0 a 1\n1 0 b 0\n2 0 d 1\n"
+RUN = b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 d 1 5 t\n"
+BOM = b"\xef\xbb\xbf"
+ODD_FILES = {
+    "a lone CR in the run": (QRELS, b"1 Q0 a 1 3 t\r1 Q0 b 2 2 t\n2 Q0 d 1 5 t\n"),
+    "a lone CR in the qrels": (b"1 0 a 1\r1 0 b 0\n2 0 d 1\n", RUN),
+    "CRLF line ends": (QRELS.replace(b"\n", b"\r\n"), RUN.replace(b"\n", b"\r\n")),
+    "a byte-order mark opening the run": (QRELS, BOM + RUN),
+    "a byte-order mark opening the qrels": (BOM + QRELS, RUN),
+    "an indented comment in the qrels": (b"1 0 a 1\n #c 0 a 1\n2 0 d 1\n", RUN),
+    "a comment line then data in the qrels": (b"# c\n#q 0 a 1\n1 0 a 1\n2 0 d 1\n", RUN),
+    "two comment lines in the qrels": (b"# c\n# d\n1 0 a 1\n2 0 d 1\n", RUN),
+    "a blank line in the qrels": (b"1 0 a 1\n\n2 0 d 1\n", RUN),
+    "a label below a long": (b"1 0 a -99999999999999999999\n1 0 b 1\n", RUN),
+}
+ODD_MEASURES = [
+    ["-m", "num_ret", "-m", "num_rel", "-m", "map"],
+    ["-c", "-m", "num_ret", "-m", "num_rel", "-m", "map", "-m", "ndcg"],
+    ["-N", "99999999999999999999", "-m", "utility"],
+    ["-m", "relstring.99999999999999999999"],
+]
+
+
+@pytest.mark.parametrize("files", list(ODD_FILES.values()), ids=list(ODD_FILES))
+def test_files_the_package_reader_reads_otherwise_are_read_as_trec_eval_reads_them(
+    tmp_path, trec_eval_binary, files
+):
+    """What the package's reader accepts but reads otherwise than trec_eval (a carriage
+    return that ends no CRLF, a byte-order mark, the qrels' comment rule, a blank qrels
+    line), numbers beyond a C long on the command line or in a file: the binary's bytes and
+    exit status, never a traceback."""
+    (tmp_path / "qrels").write_bytes(files[0])
+    (tmp_path / "run").write_bytes(files[1])
+    for measures in ODD_MEASURES:
+        argv = ["-q", *measures, str(tmp_path / "qrels"), str(tmp_path / "run")]
+        theirs, ours = run_binary(trec_eval_binary, argv), run_ours(argv)
+        assert ours[:2] == theirs[:2], (measures, theirs[2], ours[2])

@@ -25,6 +25,7 @@ A file either reader cannot read is ``citeval: error:`` naming the file and line
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,11 +59,39 @@ def read_inputs(qrels_path: str, run_path: str) -> Inputs:
 
     for path in (qrels_path, run_path):
         _readable(path)
-    try:
-        return Inputs(read_qrels(qrels_path), read_run(run_path))
-    except InputError:
-        pass
+    if not (_read_otherwise(qrels_path, qrels=True) or _read_otherwise(run_path, qrels=False)):
+        try:
+            return Inputs(read_qrels(qrels_path), read_run(run_path))
+        except InputError:
+            pass
     return _as_trec_eval(qrels_path, run_path)
+
+
+def _read_otherwise(path: str, qrels: bool) -> bool:
+    """Whether the package's reader would read the file otherwise than trec_eval, though
+    it accepts it: a byte-order mark at its start (trec_eval keeps its bytes in the first
+    id), a carriage return that ends no CRLF (white space to trec_eval, a line end to the
+    reader); in qrels a ``#`` (``get_qrels.c`` skips only a line it opens, and reads the line
+    after as data whatever it holds) or a blank line (malformed to ``get_qrels.c``). Found
+    in the mapped file by C-speed searches; a gzip file is trec_eval's to refuse, the
+    reader's to read."""
+    import mmap
+    import re
+
+    with open(path, "rb") as handle:
+        if not os.fstat(handle.fileno()).st_size:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            if data[:2] == b"\x1f\x8b":
+                return False
+            if data[:3] == b"\xef\xbb\xbf":
+                return True
+            if data.find(b"\r") >= 0 and re.search(rb"\r(?!\n)", data):
+                return True
+            return qrels and (data.find(b"#") >= 0 or bool(re.search(_BLANK_LINE, data)))
+
+
+_BLANK_LINE = rb"(?:^|\n)[ \t\v\f\r]*\n|(?:^|\n)[ \t\v\f\r]+\Z"
 
 
 def _readable(path: str) -> None:

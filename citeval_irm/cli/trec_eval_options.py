@@ -71,11 +71,22 @@ _HEX = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP
 _WORD = re.compile(r"([+-]?)(infinity|inf|nan)", re.IGNORECASE)
 
 
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # a C long on the 64-bit systems trec_eval runs on
+
+
 def c_atol(text: str) -> int:
     """C's ``atol``: the leading whole number of ``text`` in ASCII digits after C's white
-    space (0 if none; ``５`` and ``١٠`` are not digits to it)."""
+    space (0 if none; ``５`` and ``１０`` are not digits to it), held at ``LONG_MIN`` or
+    ``LONG_MAX`` beyond them, as glibc's ``strtol`` holds it."""
     found = re.match(r"[+-]?[0-9]+", text.lstrip(_C_SPACE))
-    return int(found.group(0)) if found else 0
+    return min(max(int(found.group(0)), LONG_MIN), LONG_MAX) if found else 0
+
+
+def c_long(value: float) -> int:
+    """C's ``(long) value`` of a double on x86-64: its whole part, and ``LONG_MIN`` for a
+    value no long holds (an infinity, NaN, beyond 2**63: the instruction's "indefinite
+    integer")."""
+    return int(value) if LONG_MIN <= value < 2.0**63 else LONG_MIN
 
 
 def c_atof(text: str) -> float:

@@ -20,7 +20,7 @@ from ..evaluation.settings import Settings
 from ..reading.tables import lookup, lookup_unique
 from ..scoring.table import MEASURES, POOL_LEVELS, MeasureDef, TrecName
 from ..scoring.trec_names import trec_name_of
-from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol
+from .trec_eval_options import BOGUS_DOC, Options, TrecEvalExit, c_atof, c_atol, c_long
 
 
 def _cleared(name: str) -> bool:
@@ -471,7 +471,7 @@ class TrecEvaluation:
         from ..scoring.trec_kernels import relstrings
 
         text = self.options.params.get("relstring")
-        length = int(c_atof(text.split(",")[0])) if text else 10
+        length = c_long(c_atof(text.split(",")[0])) if text else 10
         counted = lookup(pa.array(query_ids, pa.string()), qrels.all_query_ids)
         rankings = build_rankings(run, qrels, counted)
         found = relstrings(rankings, length)
