@@ -131,6 +131,7 @@ ODD_MEASURES = [
     ["-c", "-m", "num_ret", "-m", "num_rel", "-m", "map", "-m", "ndcg"],
     ["-N", "99999999999999999999", "-m", "utility"],
     ["-m", "relstring.99999999999999999999"],
+    ["-m", "utility.nan,0,0,0", "-m", "ndcg.1=nan"],  # a NaN printed with its sign
 ]
 
 

@@ -125,12 +125,15 @@ def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Option
     return [(name, family(**base))]
 
 
+_ZERO_BY_ZERO = -np.nan  # 0.0 / 0.0 on x86-64: a NaN with its sign bit set
+
+
 def format_value(value: float, shown: str) -> str:
     """A value as trec_eval's printf prints it: ``%ld`` for a count, else ``%6.4f``."""
     if shown == "long":
         return str(int(value)) if math.isfinite(value) else "-9223372036854775808"
-    if math.isnan(value):
-        return "  -nan"
+    if math.isnan(value):  # glibc prints a NaN's sign: x86's 0 / 0 makes -nan
+        return "  -nan" if math.copysign(1.0, value) < 0 else "   nan"
     return f"{value:6.4f}"
 
 
@@ -456,13 +459,17 @@ class TrecEvaluation:
                 continue
             if p.trec == "iprec_at_recall":
                 zero = lround(np.float64(p.measure.params["recall"]) * r) == 0
-                values[str(p.measure)] = np.where(empty & zero, np.nan, values[str(p.measure)])
+                values[str(p.measure)] = np.where(
+                    empty & zero, _ZERO_BY_ZERO, values[str(p.measure)]
+                )
             elif p.trec == "11pt_avg":
                 levels = p.measure.params.get("recalls", tuple(i / 10 for i in range(11)))
                 zero = np.zeros(len(r), dtype=bool)
                 for level in levels:
                     zero |= lround(np.float64(level) * r) == 0
-                values[str(p.measure)] = np.where(empty & zero, np.nan, values[str(p.measure)])
+                values[str(p.measure)] = np.where(
+                    empty & zero, _ZERO_BY_ZERO, values[str(p.measure)]
+                )
 
     def _relstrings(self, run, qrels, query_ids, cleared) -> dict[str, str]:
         if not any(p.shown == "relstring" for p in self.printed):
