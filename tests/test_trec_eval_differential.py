@@ -132,6 +132,7 @@ ODD_MEASURES = [
     ["-N", "99999999999999999999", "-m", "utility"],
     ["-m", "relstring.99999999999999999999"],
     ["-m", "utility.nan,0,0,0", "-m", "ndcg.1=nan"],  # a NaN printed with its sign
+    ["-m", "Rprec_mult.1000000", "-m", "iprec_at_recall.123456789"],  # names cut as C cuts
 ]
 
 

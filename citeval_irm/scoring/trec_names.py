@@ -33,8 +33,8 @@ def trec_name_of(trec: TrecName, value) -> str:
     a recall level) or all of them (``"doubles"``, ``"pairs"``: a tuple, a dict)."""
     if trec.kind == "long_cuts":
         return f"{trec.name}_{int(value)}"
-    if trec.kind == "double_cuts":
-        return f"{trec.name}_{value:3.2f}"
+    if trec.kind == "double_cuts":  # meas_init.c's append_double: 8 bytes for the value
+        return f"{trec.name}_{value:3.2f}"[: len(trec.name) + 9]
     return f"{trec.name}_{printable(value)}"
 
 
