@@ -133,6 +133,8 @@ ODD_MEASURES = [
     ["-m", "relstring.99999999999999999999"],
     ["-m", "utility.nan,0,0,0", "-m", "ndcg.1=nan"],  # a NaN printed with its sign
     ["-m", "Rprec_mult.1000000", "-m", "iprec_at_recall.123456789"],  # names cut as C cuts
+    ["-m", "G.1=2,=3", "-m", "ndcg.=5"],  # an empty level: skipped, not malformed
+    ["-m", "G.1=2=3"],  # two '=' in a pair: malformed
 ]
 
 

@@ -69,8 +69,11 @@ def _values(trec: TrecName, text: str | None) -> list[float] | None:
 
 
 def _pairs(text: str, name: str) -> dict[str, float]:
+    """``level=gain`` pairs as meas_init.c's get_param_pairs reads them: malformed unless
+    each comma-separated part holds exactly one ``=`` (an empty level is not malformed:
+    gain_init.c skips it, as any level that is not a whole number)."""
     parts = [p.partition("=") for p in text.split(",")]
-    if not all(eq and level for level, eq, _ in parts):
+    if not all(p.count("=") == 1 for p in text.split(",")):
         raise TrecEvalExit(
             2,
             f"trec_eval: malformed pair parameters in '{text}'\n"
