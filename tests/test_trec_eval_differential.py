@@ -135,6 +135,7 @@ ODD_MEASURES = [
     ["-m", "Rprec_mult.1000000", "-m", "iprec_at_recall.123456789"],  # names cut as C cuts
     ["-m", "G.1=2,=3", "-m", "ndcg.=5"],  # an empty level: skipped, not malformed
     ["-m", "G.1=2=3"],  # two '=' in a pair: malformed
+    ["-J", "-m", "utility.-1,-1,-1,-1"],  # an all line of -0 values summed from +0
 ]
 
 

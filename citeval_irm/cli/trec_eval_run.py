@@ -400,7 +400,8 @@ class TrecEvaluation:
         if row.aggregate == "geometric":
             logs = np.log(np.maximum(column, 1e-5))
             return format_value(float(np.exp(np.cumsum(logs)[-1] / n)), "double")
-        total = float(np.cumsum(column)[-1]) if n else 0.0
+        # summed in order from +0 as meas_acc.c sums (a sum of -0s is +0 there)
+        total = 0.0 + float(np.cumsum(column)[-1]) if n else 0.0
         if row.summed:
             return format_value(total, "long")
         return format_value(total / n, "double")
