@@ -204,3 +204,5 @@ def test_a_nan_score_is_ranked_and_a_bad_value_is_still_refused():
 
     with pytest.raises(InputError, match="score 'x'"):
         ir_measures.citeval.calc_aggregate([RR], EDGE_QRELS, {"q1": {"a": "x"}})
+    with pytest.raises(InputError):  # a ranking that is no dict: the reader's error
+        ir_measures.citeval.calc_aggregate([RR], EDGE_QRELS, {"q1": [1.0, 2.0]})

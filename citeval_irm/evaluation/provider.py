@@ -177,7 +177,7 @@ def _as_pytrec_eval(obj, column: str, refused: InputError) -> tuple[list, list, 
             if str(doc) in ranking:
                 repeated.append(f"{query}/{doc}")
             ranking[str(doc)] = float(value) if column == "score" else _label(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, AttributeError):  # not a form that provider reads either
         raise refused from None
     if repeated:
         what = "run" if column == "score" else "qrels"
