@@ -51,7 +51,7 @@ _LONG = [
     "Max_retrieved_per_topic=",
     "Rel_info_format=",
     "Results_format=",
-    "Output_old_results_format",
+    "Output_old_results_format=",  # trec_eval.c: has_arg 1 (its value unused); -o takes none
     "Zscore=",
 ]
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c's document for a missing query
