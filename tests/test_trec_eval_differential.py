@@ -137,6 +137,7 @@ ODD_MEASURES = [
     ["-m", "G.1=2=3"],  # two '=' in a pair: malformed
     ["-J", "-m", "utility.-1,-1,-1,-1"],  # an all line of -0 values summed from +0
     ["--Output_old_results_format=x", "-m", "map"],  # -o's long form takes a value
+    ["-c", "-D", "0.1", "-m", "num_q", "-m", "map", "-m", "gm_map", "-m", "num_ret"],  # -c: all
 ]
 
 

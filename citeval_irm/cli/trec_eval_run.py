@@ -393,18 +393,22 @@ class TrecEvaluation:
         row = definition(p.measure) if p.measure is not None else None
         assert row is not None, f"{p.name}: no measure-table row to print its summary by"
         column = values[str(p.measure)]
+        # averaged over every qrels query with -c (meas_avg.c: num_q_rels), the n evaluated
+        # ones included: fewer only when -D names one query
+        queries = len(qrels.all_query_ids) if self.options.complete else n
         if p.trec == "num_q":
-            return str(n)
+            return str(queries)
         if p.trec == "num_rel" and self.options.complete:
             return str(int((qrels.relevance > 0).sum()))
-        if row.aggregate == "geometric":
-            logs = np.log(np.maximum(column, 1e-5))
-            return format_value(float(np.exp(np.cumsum(logs)[-1] / n)), "double")
+        if row.aggregate == "geometric":  # a query not evaluated counts as MIN_GEO_MEAN
+            logs = float(np.cumsum(np.log(np.maximum(column, 1e-5)))[-1])
+            logs += (queries - n) * math.log(1e-5)
+            return format_value(math.exp(logs / queries), "double")
         # summed in order from +0 as meas_acc.c sums (a sum of -0s is +0 there)
         total = 0.0 + float(np.cumsum(column)[-1]) if n else 0.0
         if row.summed:
             return format_value(total, "long")
-        return format_value(total / n, "double")
+        return format_value(total / queries, "double")
 
     def _parts_of_ndcg(self) -> dict[str, Measure]:
         """For each ``ndcg`` printed with gains for levels -1 or -2 (a gain an all-negative
