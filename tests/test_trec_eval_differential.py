@@ -138,6 +138,8 @@ ODD_MEASURES = [
     ["-J", "-m", "utility.-1,-1,-1,-1"],  # an all line of -0 values summed from +0
     ["--Output_old_results_format=x", "-m", "map"],  # -o's long form takes a value
     ["-c", "-D", "0.1", "-m", "num_q", "-m", "map", "-m", "gm_map", "-m", "num_ret"],  # -c: all
+    ["-R", "bogus", "-m", "map"],  # a format trec_eval does not know: its exit 2
+    ["-T", "qrels", "-m", "map"],
 ]
 
 

@@ -123,12 +123,14 @@ class Options:
         self.marked: list[str] = []
         self.params: dict[str, str] = {}
         self.debug_query: str | None = None
+        self.formats: dict[str, str] = {}
         for flag, value in pairs:
             self._take(flag.lstrip("-"), value)
         if self.help:
             return
         if len(rest) != 2:
             raise TrecEvalExit(1, USAGE)
+        self._check_formats()
         self.qrels, self.run = rest
         if not self.marked:
             self._mark("official")
@@ -194,16 +196,27 @@ class Options:
                     1, "citeval: error: trec_eval's debug output (-D above 0) is not supported"
                 )
             self.debug_query = query or None
-        elif flag in ("R", "T") and value not in ("qrels", "trec_results"):
-            what = "rel_info format" if flag == "R" else "results format"
-            raise TrecEvalExit(
-                1,
-                f"citeval: error: -{flag} {value}: only trec_eval's "
-                f"{what} {'qrels' if flag == 'R' else 'trec_results'} is "
-                "supported (not the preference formats)",
-            )
+        elif flag in ("R", "T"):
+            self.formats[flag] = value
         elif flag == "Z":
             raise TrecEvalExit(1, "citeval: error: -Z (Z scores) is not supported")
+
+    def _check_formats(self) -> None:
+        """``-R`` and ``-T`` as trec_eval.c checks them once its options are read: a format it
+        does not know is exit 2 (its message); a preference format it knows is not supported
+        here (exit 1, said so)."""
+        known = {"R": ("qrels", "qrels_jg", "prefs", "qrels_prefs"), "T": ("trec_results",)}
+        what = {"R": "rel_format", "T": "retrieval results format"}
+        for flag in ("R", "T"):
+            value = self.formats.get(flag, known[flag][0])
+            if value not in known[flag]:
+                raise TrecEvalExit(2, f"trec_eval: Illegal {what[flag]} '{value}'")
+            if value != known[flag][0]:
+                raise TrecEvalExit(
+                    1,
+                    f"citeval: error: -{flag} {value}: only trec_eval's rel_info format "
+                    "qrels is supported (not the preference formats)",
+                )
 
     def _mark(self, value: str) -> None:
         name, dot, params = value.partition(".")
