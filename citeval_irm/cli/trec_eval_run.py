@@ -72,14 +72,14 @@ def _pairs(text: str, name: str) -> dict[str, float]:
     """``level=gain`` pairs as meas_init.c's get_param_pairs reads them: malformed unless
     each comma-separated part holds exactly one ``=`` (an empty level is not malformed:
     gain_init.c skips it, as any level that is not a whole number)."""
-    parts = [p.partition("=") for p in text.split(",")]
-    if not all(p.count("=") == 1 for p in text.split(",")):
+    pieces = text.split(",")
+    if not all(piece.count("=") == 1 for piece in pieces):
         raise TrecEvalExit(
             2,
             f"trec_eval: malformed pair parameters in '{text}'\n"
             f"trec_eval: Cannot initialize measure '{name}'",
         )
-    return {level: c_atof(value) for level, _, value in parts}
+    return {level: c_atof(value) for level, _, value in (p.partition("=") for p in pieces)}
 
 
 def _measures(row: MeasureDef, trec: TrecName, text: str | None, options: Options):

@@ -163,7 +163,6 @@ def _as_pytrec_eval(obj, column: str, refused: InputError) -> tuple[list, list, 
 
     from ..base.errors import EvalWarning, examples_of, issue
 
-    converter = RunConverter(obj) if column == "score" else QrelsConverter(obj)
     read: dict[str, dict[str, float | int]] = {}
     repeated = []
     try:
@@ -171,6 +170,7 @@ def _as_pytrec_eval(obj, column: str, refused: InputError) -> tuple[list, list, 
             records = ((q, d, v) for q, ranking in obj.items() for d, v in ranking.items())
             read = {str(q): {} for q in obj}
         else:
+            converter = RunConverter(obj) if column == "score" else QrelsConverter(obj)
             records = (tuple(record)[:3] for record in converter.as_namedtuple_iter())
         for query, doc, value in records:
             ranking = read.setdefault(str(query), {})
